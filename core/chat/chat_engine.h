@@ -1,0 +1,76 @@
+#pragma once
+// The small API the desktop app and the tools use: open a model, answer a conversation with
+// streamed tokens, cancel, read statistics. LocalChatEngine implements it on the real
+// engine; UI tests implement it with a fake.
+//
+// Threading: every call may block for a long time and is meant to run on a worker thread.
+// Callbacks run on that same thread. `cancel` may be set from any thread.
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "chat/chat_message.h"
+#include "generate/generation_stats.h"
+#include "generate/sampling_params.h"
+#include "kv/compression_config.h"
+
+namespace pyramid {
+
+struct ModelInfo {
+    std::string path;
+    std::string name;
+    std::string format;     // "gguf" or "safetensors"
+    std::string backend;    // "cpu", "cuda: <device name>"
+    std::string backend_note;  // why this backend was chosen (e.g. why CUDA is not in use)
+    int n_layers = 0;
+    int n_vocab = 0;
+    int context_length = 0;
+    size_t weight_bytes = 0;
+};
+
+enum class PromptFormat { LlamaChat, Raw };  // Raw: plain text after BOS, for base models
+
+struct ChatRequest {
+    Conversation conversation;  // last message is the user's turn to answer
+    PromptFormat format = PromptFormat::LlamaChat;
+    SamplingParams sampling;
+    CompressionConfig compression;
+    int max_new_tokens = 512;
+};
+
+enum class FinishReason { EndOfSequence, MaxTokens, Cancelled, ContextFull, Error };
+
+struct ChatResult {
+    FinishReason reason = FinishReason::EndOfSequence;
+    std::string text;          // the whole reply
+    std::string error;         // set when reason == Error
+    GenerationStats stats;
+};
+
+struct LoadCallbacks {
+    std::function<void(double fraction)> progress;  // 0..1
+};
+
+struct StreamCallbacks {
+    std::function<void(const std::string& piece)> on_text;      // decoded text as it grows
+    std::function<void(const GenerationStats&)> on_stats;       // after prefill and each token
+};
+
+class ChatEngine {
+public:
+    virtual ~ChatEngine() = default;
+
+    // Throws pyramid::Error with a message fit for the user; the previous model stays usable
+    // when loading fails or is cancelled.
+    virtual ModelInfo load_model(const std::string& path, const LoadCallbacks& callbacks,
+                                 const std::atomic<bool>& cancel) = 0;
+    virtual bool has_model() const = 0;
+    virtual ModelInfo model_info() const = 0;
+
+    // Never throws for bad input: errors come back as FinishReason::Error.
+    virtual ChatResult reply(const ChatRequest& request, const StreamCallbacks& callbacks,
+                             const std::atomic<bool>& cancel) = 0;
+};
+
+} // namespace pyramid

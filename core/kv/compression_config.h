@@ -1,0 +1,53 @@
+#pragma once
+// Which KV-cache compression runs and with which knobs. The PyramidInfer knobs and their
+// meaning follow docs/pyramidinfer.md (the project's contract with the golden files).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyramid {
+
+enum class CompressionPolicyKind { Full, Pyramid, Local, H2O };
+enum class DecaySchedule { Cosine, Linear, Constant };
+
+struct PyramidSettings {
+    double recent_ratio = 0.2;
+    double prefill_decay_ratio = 0.9;
+    DecaySchedule prefill_decay_strategy = DecaySchedule::Cosine;
+    int min_context_length = 64;
+    int layerwise_downsample_interval = 1;
+    int sink_tokens = 4;
+    double distance_weight = 1.2;
+    double gen_decay_ratio = 0.1;
+    DecaySchedule gen_decay_strategy = DecaySchedule::Cosine;
+    double gen_compress_ratio = 0.9;
+    int exceed_length_to_compress = 16;
+};
+
+struct CompressionConfig {
+    CompressionPolicyKind policy = CompressionPolicyKind::Pyramid;
+    PyramidSettings pyramid;
+    // Baselines: entries each layer may keep after prefill. Empty: derived from what a
+    // PyramidInfer run with `pyramid` keeps for the same prompt (equal KV bytes).
+    std::vector<int> layer_budgets;
+    // H2O and local keep this fraction of their budget as the most recent entries.
+    double baseline_recent_fraction = 0.5;
+
+    // Throws pyramid::Error naming the first invalid field.
+    void validate() const;
+};
+
+// Presets named in docs/pyramidinfer.md: "reference-7b", "reference-13b".
+std::vector<std::string> compression_preset_names();
+CompressionConfig compression_preset(const std::string& name);  // throws for an unknown name
+
+std::string to_string(CompressionPolicyKind kind);
+std::string to_string(DecaySchedule schedule);
+CompressionPolicyKind parse_policy_kind(const std::string& text);  // throws
+DecaySchedule parse_decay_schedule(const std::string& text);         // throws
+
+// JSON in the golden files' "config" object form, plus "policy" and "layer_budgets".
+std::string compression_config_to_json(const CompressionConfig& config);
+CompressionConfig compression_config_from_json(const std::string& json);  // validates; throws
+
+} // namespace pyramid

@@ -1,0 +1,34 @@
+#pragma once
+// All weights of a loaded model as typed views, plus the storage that keeps them alive.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model_config.h"
+#include "model/weight_view.h"
+
+namespace pyramid {
+
+struct LayerWeights {
+    WeightView attn_norm;  // [1, dim], always F32 (the loader converts norms)
+    WeightView wq;         // [n_heads*head_dim, dim]
+    WeightView wk;         // [n_kv_heads*head_dim, dim]
+    WeightView wv;         // [n_kv_heads*head_dim, dim]
+    WeightView wo;         // [dim, n_heads*head_dim]
+    WeightView ffn_norm;   // [1, dim], always F32
+    WeightView w_gate;     // [ffn_dim, dim]
+    WeightView w_up;       // [ffn_dim, dim]
+    WeightView w_down;     // [dim, ffn_dim]
+};
+
+struct ModelWeights {
+    ModelConfig config;
+    WeightView token_embedding;  // [n_vocab, dim]
+    WeightView output_norm;      // [1, dim], always F32
+    WeightView output;           // [n_vocab, dim]; same view as token_embedding when tied
+    std::vector<LayerWeights> layers;
+    // Memory maps and converted buffers the views point into.
+    std::vector<std::shared_ptr<const void>> storage;
+};
+
+} // namespace pyramid
