@@ -1,0 +1,32 @@
+#pragma once
+// ChatEngine on this machine's hardware: loads a GGUF file or Hugging Face folder, picks the
+// CUDA backend when a device and runtime are present (else the CPU, saying why), and
+// answers conversations with the configured KV-cache compression.
+#include <memory>
+#include <mutex>
+
+#include "chat/chat_engine.h"
+
+namespace pyramid {
+
+class Model;
+
+class LocalChatEngine final : public ChatEngine {
+public:
+    LocalChatEngine();
+    ~LocalChatEngine() override;
+
+    ModelInfo load_model(const std::string& path, const LoadCallbacks& callbacks,
+                         const std::atomic<bool>& cancel) override;
+    bool has_model() const override;
+    ModelInfo model_info() const override;
+    ChatResult reply(const ChatRequest& request, const StreamCallbacks& callbacks,
+                     const std::atomic<bool>& cancel) override;
+
+private:
+    mutable std::mutex mutex_;  // guards model_ and info_ between load and reply
+    std::shared_ptr<Model> model_;
+    ModelInfo info_;
+};
+
+} // namespace pyramid
