@@ -1,0 +1,30 @@
+#pragma once
+// The prompt token sequences the model sees: LLaMA-2-Chat's dialogue format, or raw text.
+//
+// LLaMA-2-Chat, as Meta's reference `chat_completion` builds it:
+//
+//   <s>[INST] <<SYS>>\n{system}\n<</SYS>>\n\n{user} [/INST] {assistant} </s><s>[INST] {user} [/INST]
+//
+// Each answered turn is encode("[INST] {user} [/INST] {assistant} ") between a BOS and an
+// EOS id, the open last turn is encode("[INST] {user} [/INST]") after a BOS id, and a
+// system prompt is folded into the first user message. Messages are stripped of
+// surrounding whitespace (Python's str.strip()). BOS and EOS are inserted as ids and every
+// text segment is encoded on its own, so text such as "<s>" or "[INST]" typed by the user
+// stays plain text and can never become a control token.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "chat/chat_message.h"
+#include "tokenizer/tokenizer.h"
+
+namespace pyramid {
+
+// Throws pyramid::Error when the messages do not alternate user/assistant starting with the
+// user, when the last message is not the user's, or when the vocabulary lacks BOS or EOS.
+std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation& conversation);
+
+// BOS (when tok.add_bos()) followed by the tokens of `text`, unchanged: for base models.
+std::vector<int32_t> format_raw(const Tokenizer& tok, std::string_view text);
+
+} // namespace pyramid

@@ -1,0 +1,43 @@
+#pragma once
+// Turns generated token ids, fed one at a time, into the text to show as it grows.
+//
+// Decoding token by token is not the same as decoding the whole sequence: SentencePiece
+// drops the leading space of the first piece only, and byte-fallback pieces (<0xE2> <0x82>
+// <0xAC>) form one UTF-8 character across several tokens, decoding to U+FFFD while
+// incomplete. The streamer re-decodes a short window of recent tokens and hands out only
+// the part that can no longer change, so it never emits a partial or replaced character and
+//
+//     put(id_1) + put(id_2) + ... + put(id_n) + finish() == tokenizer.decode({id_1..id_n})
+//
+// Cost per token: two decodes of a window that is normally one or two tokens long.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tokenizer/tokenizer.h"
+
+namespace pyramid {
+
+class TextStreamer {
+public:
+    // `tokenizer` must outlive the streamer.
+    explicit TextStreamer(const Tokenizer& tokenizer);
+
+    // Adds the next token; returns the text that became final with it, often empty while a
+    // multi-byte character is still incomplete. Throws pyramid::Error for an id out of range.
+    std::string put(int32_t id);
+
+    // Returns the text still held back (a trailing incomplete character shows as U+FFFD, as
+    // in decode()) and starts a new sequence.
+    std::string finish();
+
+private:
+    const Tokenizer* tokenizer_;
+    // Tokens still needed to decode what comes next. When window_ does not start at the
+    // first token, its first token is an anchor whose text was already shown: it keeps
+    // SentencePiece from treating the next piece as the start of the text.
+    std::vector<int32_t> window_;
+    size_t shown_ = 0;  // bytes of decode(window_) already returned (or the anchor's)
+};
+
+} // namespace pyramid

@@ -1,0 +1,184 @@
+// TextStreamer: the streamed pieces must add up to decode() of the whole sequence and never
+// split a UTF-8 character, for real text (emoji, CJK, byte fallback) and random ids.
+#include <QtTest>
+
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+#include "shared_data.h"
+#include "tokenizer/text_streamer.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer_test_data.h"
+#include "util/error.h"
+
+using namespace pyramid;
+
+namespace {
+
+// True when `text` is complete, well-formed UTF-8 (no partial character at either end).
+bool is_valid_utf8(const std::string& text)
+{
+    size_t i = 0;
+    while (i < text.size()) {
+        const auto lead = static_cast<unsigned char>(text[i]);
+        const size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+        if (length == 0 || i + length > text.size())
+            return false;
+        for (size_t k = 1; k < length; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80)
+                return false;
+        i += length;
+    }
+    return true;
+}
+
+// Streams `ids`, checking every piece, and returns the concatenation (finish() included).
+std::string stream_all(TextStreamer& streamer, const std::vector<int32_t>& ids)
+{
+    std::string text;
+    for (const int32_t id : ids) {
+        const std::string piece = streamer.put(id);
+        if (!is_valid_utf8(piece))
+            throw std::runtime_error("streamer returned a partial UTF-8 character");
+        text += piece;
+    }
+    const std::string rest = streamer.finish();
+    if (!is_valid_utf8(rest))
+        throw std::runtime_error("finish() returned a partial UTF-8 character");
+    return text + rest;
+}
+
+int32_t byte_id(const Tokenizer& tok, unsigned byte)
+{
+    const char* hex = "0123456789ABCDEF";
+    const std::string piece = std::string("<0x") + hex[byte >> 4] + hex[byte & 15] + ">";
+    for (int32_t id = 0; id < tok.vocab_size(); ++id)
+        if (tok.piece(id) == piece)
+            return id;
+    return -1;
+}
+
+}  // namespace
+
+class TextStreamerTest : public QObject {
+    Q_OBJECT
+
+private:
+    std::optional<Tokenizer> tok_;
+
+private slots:
+    void init()
+    {
+        PYRAMID_REQUIRE_SHARED(model, "models/tokenizer.model");
+        if (!tok_)
+            tok_ = Tokenizer::from_model_file(model);
+    }
+
+    void matchesDecodeOnText_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("plain") << "Hello world, how are you?";
+        QTest::newRow("leading spaces") << "   indented\n\tand tabbed";
+        QTest::newRow("emoji") << "Hi 👋🏽! 🦙🦙 llamas 🎉";
+        QTest::newRow("cjk") << "你好，世界。日本語のテキストと한국어";
+        QTest::newRow("mixed") << "Ünïcödé — “quotes” … ½ ∑ ∫ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 😀 ok";
+        QTest::newRow("control text") << "<s> [INST] </s>";
+        QTest::newRow("only emoji") << "😀";
+    }
+
+    void matchesDecodeOnText()
+    {
+        QFETCH(QString, text);
+        const Tokenizer& tok = *tok_;
+        const auto ids = tok.encode(text.toStdString());
+        TextStreamer streamer(tok);
+        QCOMPARE(stream_all(streamer, ids), tok.decode(ids));
+
+        // The same after a BOS, and again on a reused streamer.
+        std::vector<int32_t> with_bos = {tok.bos_id()};
+        with_bos.insert(with_bos.end(), ids.begin(), ids.end());
+        QCOMPARE(stream_all(streamer, with_bos), tok.decode(with_bos));
+    }
+
+    void matchesDecodeOnVocabTestInputs()
+    {
+        PYRAMID_REQUIRE_SHARED(inp, "data/ggml-vocab-llama-spm.gguf.inp");
+        const Tokenizer& tok = *tok_;
+        TextStreamer streamer(tok);
+        for (const auto& text : test::split_vocab_test_inputs(test::read_text_file(inp))) {
+            const auto ids = tok.encode(text);
+            QCOMPARE(stream_all(streamer, ids), tok.decode(ids));
+        }
+    }
+
+    void matchesDecodeOnRandomIds()
+    {
+        // Mostly byte-fallback pieces, so runs form valid, truncated and invalid UTF-8,
+        // mixed with ordinary pieces and control tokens.
+        const Tokenizer& tok = *tok_;
+        std::mt19937 rng(20240601);
+        std::uniform_int_distribution<int32_t> any_id(0, tok.vocab_size() - 1);
+        std::uniform_int_distribution<unsigned> any_byte(0x80, 0xFF);
+        std::uniform_int_distribution<int> kind(0, 9);
+        std::uniform_int_distribution<int> length(1, 40);
+        std::vector<int32_t> byte_ids(256);
+        for (unsigned b = 0; b < 256; ++b)
+            byte_ids[b] = byte_id(tok, b);
+        TextStreamer streamer(tok);
+        for (int round = 0; round < 400; ++round) {
+            std::vector<int32_t> ids;
+            for (int n = length(rng); n > 0; --n) {
+                const int k = kind(rng);
+                ids.push_back(k < 5 ? byte_ids[any_byte(rng)] : k < 6 ? byte_ids[any_byte(rng) - 0x80] : k < 7 ? tok.eos_id() : any_id(rng));
+            }
+            QCOMPARE(stream_all(streamer, ids), tok.decode(ids));
+        }
+    }
+
+    void holdsIncompleteCharacter()
+    {
+        // "€" is E2 82 AC: nothing is shown until the third byte arrives.
+        const Tokenizer& tok = *tok_;
+        TextStreamer streamer(tok);
+        QCOMPARE(streamer.put(byte_id(tok, 0xE2)), std::string());
+        QCOMPARE(streamer.put(byte_id(tok, 0x82)), std::string());
+        QCOMPARE(streamer.put(byte_id(tok, 0xAC)), std::string("€"));
+        QCOMPARE(streamer.finish(), std::string());
+    }
+
+    void finishFlushesTruncatedCharacter()
+    {
+        const Tokenizer& tok = *tok_;
+        TextStreamer streamer(tok);
+        const std::vector<int32_t> ids = {tok.encode("ok")[0], byte_id(tok, 0xE2), byte_id(tok, 0x82)};
+        std::string shown;
+        for (const int32_t id : ids)
+            shown += streamer.put(id);
+        QCOMPARE(shown, std::string("ok"));
+        QCOMPARE(shown + streamer.finish(), tok.decode(ids));
+    }
+
+    void dropsOnlyTheFirstLeadingSpace()
+    {
+        const Tokenizer& tok = *tok_;
+        const auto ids = tok.encode("Hello world");
+        QCOMPARE(ids.size(), size_t(2));
+        TextStreamer streamer(tok);
+        QCOMPARE(streamer.put(ids[0]), std::string("Hello"));
+        QCOMPARE(streamer.put(ids[1]), std::string(" world"));
+        QCOMPARE(streamer.finish(), std::string());
+        // finish() started a new sequence: its first piece loses its space again.
+        QCOMPARE(streamer.put(ids[1]), std::string("world"));
+    }
+
+    void rejectsBadIds()
+    {
+        TextStreamer streamer(*tok_);
+        QVERIFY_THROWS_EXCEPTION(Error, streamer.put(tok_->vocab_size()));
+        QCOMPARE(streamer.put(tok_->encode("fine")[0]), std::string("fine"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TextStreamerTest)
+#include "text_streamer_test.moc"
