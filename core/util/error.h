@@ -12,4 +12,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Work stopped because the caller asked it to; not a failure to report as an error.
+class Cancelled : public Error {
+public:
+    Cancelled() : Error("cancelled") {}
+};
+
 } // namespace pyramid

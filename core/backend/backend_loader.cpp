@@ -1,0 +1,95 @@
+#include "backend/backend_loader.h"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "backend/cpu_backend.h"
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+std::vector<std::filesystem::path> plugin_candidates()
+{
+    std::vector<std::filesystem::path> out;
+    if (const char* dir = std::getenv("PYRAMID_BACKEND_DIR"))
+        out.emplace_back(std::filesystem::path(dir) / kCudaPluginLibrary);
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        // Build tree: <build>/app/cli/tool -> <build>/kernels; installed: <prefix>/bin -> <prefix>/lib.../pyramidchat
+        out.push_back(exe.parent_path() / kCudaPluginLibrary);
+        out.push_back(exe.parent_path().parent_path().parent_path() / "kernels" / kCudaPluginLibrary);
+        out.push_back(exe.parent_path().parent_path() / "kernels" / kCudaPluginLibrary);
+    }
+    out.push_back(std::filesystem::path(PYRAMID_BACKEND_INSTALL_DIR) / kCudaPluginLibrary);
+    return out;
+}
+
+// Tries to start the CUDA backend; on failure returns nullptr and says why.
+std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& why)
+{
+    std::string tried;
+    for (const auto& path : plugin_candidates()) {
+        if (!std::filesystem::exists(path)) {
+            tried += (tried.empty() ? "" : ", ") + path.string();
+            continue;
+        }
+        // Never unloaded: CUDA runtimes do not like being unloaded, and the process ends soon enough.
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            why = "cannot load " + path.string() + ": " + dlerror();
+            return nullptr;
+        }
+        auto create = reinterpret_cast<CreateBackendFn>(dlsym(handle, kCudaPluginSymbol));
+        if (!create) {
+            why = path.string() + " has no " + kCudaPluginSymbol;
+            return nullptr;
+        }
+        std::array<char, 1024> error{};
+        Backend* backend = create(kBackendPluginAbi, &weights, error.data(), error.size());
+        if (!backend) {
+            why = error.data();
+            return nullptr;
+        }
+        return std::unique_ptr<Backend>(backend);
+    }
+    why = "the CUDA backend library was not found (looked for " + tried + ")";
+    return nullptr;
+}
+
+} // namespace
+
+BackendPreference parse_backend_preference(const std::string& text)
+{
+    if (text == "auto")
+        return BackendPreference::Auto;
+    if (text == "cpu")
+        return BackendPreference::Cpu;
+    if (text == "cuda")
+        return BackendPreference::Cuda;
+    throw Error("unknown device '" + text + "' (known: auto, cpu, cuda)");
+}
+
+BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference)
+{
+    if (preference == BackendPreference::Cpu)
+        return {std::make_unique<CpuBackend>(weights), "CPU chosen in the settings"};
+    std::string why;
+    if (auto cuda = load_cuda(weights, why)) {
+        std::string note = "CUDA: " + cuda->info().device;
+        return {std::move(cuda), std::move(note)};
+    }
+    if (preference == BackendPreference::Cuda)
+        throw Error("CUDA was requested but is not available: " + why);
+    spdlog::info("running on the CPU: {}", why);
+    return {std::make_unique<CpuBackend>(weights), "running on the CPU: " + why};
+}
+
+} // namespace pyramid

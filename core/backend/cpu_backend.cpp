@@ -1,0 +1,141 @@
+#include "backend/cpu_backend.h"
+
+#include <algorithm>
+
+#include <omp.h>
+
+#include "backend/cpu_kernels.h"
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+class CpuHiddenStates final : public HiddenStates {
+public:
+    CpuHiddenStates(int rows, int dim) : dim(dim), values(static_cast<size_t>(rows) * dim) {}
+    int rows() const override { return static_cast<int>(values.size() / dim); }
+
+    int dim;
+    std::vector<float> values;
+};
+
+// Keeps only `indices` (ascending) of a row-major buffer of rows of `width` floats.
+void keep_rows(std::vector<float>& buffer, int width, std::span<const int> indices)
+{
+    size_t out = 0;
+    for (int index : indices) {
+        std::copy_n(buffer.begin() + static_cast<ptrdiff_t>(index) * width, width, buffer.begin() + out);
+        out += width;
+    }
+    buffer.resize(out);
+}
+
+class CpuKvLayerStore final : public KvLayerStore {
+public:
+    explicit CpuKvLayerStore(int width) : width(width) {}
+    int size() const override { return static_cast<int>(keys.size() / width); }
+    void keep(std::span<const int> indices) override
+    {
+        keep_rows(keys, width, indices);
+        keep_rows(values, width, indices);
+    }
+    size_t bytes() const override { return (keys.size() + values.size()) * sizeof(float); }
+
+    int width;
+    std::vector<float> keys;
+    std::vector<float> values;
+};
+
+CpuHiddenStates& cpu_states(HiddenStates& h) { return static_cast<CpuHiddenStates&>(h); }
+const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<const CpuHiddenStates&>(h); }
+
+} // namespace
+
+CpuBackend::CpuBackend(const ModelWeights& weights) : weights_(weights) {}
+
+BackendInfo CpuBackend::info() const
+{
+    return {"cpu", std::to_string(omp_get_max_threads()) + " threads", 0, 0};
+}
+
+std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
+{
+    const ModelConfig& c = config();
+    for (int32_t t : tokens)
+        if (t < 0 || t >= c.n_vocab)
+            throw Error("token id " + std::to_string(t) + " is outside the vocabulary (size " +
+                        std::to_string(c.n_vocab) + ")");
+    auto h = std::make_unique<CpuHiddenStates>(static_cast<int>(tokens.size()), c.dim);
+    cpu::embed_rows(weights_.token_embedding, tokens, h->values.data());
+    return h;
+}
+
+std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
+{
+    return std::make_unique<CpuKvLayerStore>(config().kv_dim());
+}
+
+void CpuBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
+                           const AttentionProbe* probe, std::vector<float>* probe_out)
+{
+    const ModelConfig& c = config();
+    const LayerWeights& w = weights_.layers.at(static_cast<size_t>(layer));
+    auto& h = cpu_states(hidden);
+    auto& kv = static_cast<CpuKvLayerStore&>(cache);
+    const int n = h.rows();
+    const int q_width = c.n_heads * c.head_dim;
+    const int kv_width = c.kv_dim();
+
+    std::vector<float> x(static_cast<size_t>(n) * c.dim);
+    cpu::rms_norm(h.values.data(), w.attn_norm, n, c.dim, c.rms_eps, x.data());
+
+    std::vector<float> q(static_cast<size_t>(n) * q_width);
+    const size_t old_entries = kv.keys.size();
+    kv.keys.resize(old_entries + static_cast<size_t>(n) * kv_width);
+    kv.values.resize(old_entries + static_cast<size_t>(n) * kv_width);
+    float* k_new = kv.keys.data() + old_entries;
+    cpu::matmul(w.wq, x.data(), n, q.data());
+    cpu::matmul(w.wk, x.data(), n, k_new);
+    cpu::matmul(w.wv, x.data(), n, kv.values.data() + old_entries);
+    cpu::rope(q.data(), n, c.n_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
+    cpu::rope(k_new, n, c.n_kv_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
+
+    const int len = kv.size();
+    std::vector<float> attended(static_cast<size_t>(n) * q_width);
+    if (probe)
+        probe_out->assign(static_cast<size_t>(len), 0.0f);
+    cpu::attention(q.data(), n, kv.keys.data(), kv.values.data(), len, {c.n_heads, c.n_kv_heads, c.head_dim},
+                   attended.data(), probe, probe ? probe_out->data() : nullptr);
+
+    std::vector<float> projected(static_cast<size_t>(n) * c.dim);
+    cpu::matmul(w.wo, attended.data(), n, projected.data());
+    cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
+
+    cpu::rms_norm(h.values.data(), w.ffn_norm, n, c.dim, c.rms_eps, x.data());
+    std::vector<float> gate(static_cast<size_t>(n) * c.ffn_dim), up(gate.size());
+    cpu::matmul(w.w_gate, x.data(), n, gate.data());
+    cpu::matmul(w.w_up, x.data(), n, up.data());
+    cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(gate.size()));
+    cpu::matmul(w.w_down, gate.data(), n, projected.data());
+    cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
+}
+
+void CpuBackend::gather(HiddenStates& hidden, std::span<const int> rows)
+{
+    auto& h = cpu_states(hidden);
+    keep_rows(h.values, h.dim, rows);
+}
+
+std::vector<float> CpuBackend::logits(const HiddenStates& hidden, int row)
+{
+    const ModelConfig& c = config();
+    const auto& h = cpu_states(hidden);
+    std::vector<float> x(static_cast<size_t>(c.dim));
+    cpu::rms_norm(h.values.data() + static_cast<size_t>(row) * c.dim, weights_.output_norm, 1, c.dim, c.rms_eps,
+                  x.data());
+    std::vector<float> out(static_cast<size_t>(c.n_vocab));
+    cpu::matmul(weights_.output, x.data(), 1, out.data());
+    return out;
+}
+
+} // namespace pyramid

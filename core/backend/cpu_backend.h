@@ -1,0 +1,27 @@
+#pragma once
+// The reference backend: float32 compute on the host, multithreaded, reading the weights
+// straight from the loader's views (quantized rows are decoded on the fly, never expanded).
+#include "backend/backend.h"
+
+namespace pyramid {
+
+class CpuBackend final : public Backend {
+public:
+    // The weights must outlive the backend.
+    explicit CpuBackend(const ModelWeights& weights);
+
+    BackendInfo info() const override;
+    const ModelConfig& config() const override { return weights_.config; }
+
+    std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
+    std::unique_ptr<KvLayerStore> new_kv_layer() override;
+    void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
+                   const AttentionProbe* probe, std::vector<float>* probe_out) override;
+    void gather(HiddenStates& hidden, std::span<const int> rows) override;
+    std::vector<float> logits(const HiddenStates& hidden, int row) override;
+
+private:
+    const ModelWeights& weights_;
+};
+
+} // namespace pyramid

@@ -1,0 +1,182 @@
+#include "backend/cpu_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <omp.h>
+
+namespace pyramid::cpu {
+namespace {
+
+float dot(const float* a, const float* b, int n)
+{
+    float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+    for (int i = 0; i < n; ++i)
+        sum += a[i] * b[i];
+    return sum;
+}
+
+// A float32 pointer to row r of w: the row itself for F32, else decoded into `scratch`.
+const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scratch)
+{
+    if (w.type == TensorType::F32)
+        return reinterpret_cast<const float*>(w.row(r));
+    scratch.resize(static_cast<size_t>(w.cols));
+    tensor_type_traits(w.type).to_float(w.row(r), scratch.data(), w.cols);
+    return scratch.data();
+}
+
+} // namespace
+
+void matmul(const WeightView& w, const float* x, int n, float* y)
+{
+    const int64_t rows = w.rows;
+    const int cols = static_cast<int>(w.cols);
+    // Tokens in tiles so a tile of x stays in cache while every weight row passes over it;
+    // each weight row is decoded once per tile.
+    constexpr int kTokenTile = 16;
+#pragma omp parallel
+    {
+        std::vector<float> scratch;
+        for (int t0 = 0; t0 < n; t0 += kTokenTile) {
+            const int t1 = std::min(n, t0 + kTokenTile);
+#pragma omp for schedule(static)
+            for (int64_t r = 0; r < rows; ++r) {
+                const float* wr = decoded_row(w, r, scratch);
+                for (int t = t0; t < t1; ++t)
+                    y[static_cast<int64_t>(t) * rows + r] = dot(wr, x + static_cast<int64_t>(t) * cols, cols);
+            }
+        }
+    }
+}
+
+void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out)
+{
+    std::vector<float> scratch;
+    for (size_t t = 0; t < tokens.size(); ++t) {
+        const float* row = decoded_row(table, tokens[t], scratch);
+        std::copy_n(row, table.cols, out + t * table.cols);
+    }
+}
+
+void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out)
+{
+    const float* w = reinterpret_cast<const float*>(weight.data);
+#pragma omp parallel for schedule(static) if (n > 8)
+    for (int t = 0; t < n; ++t) {
+        const float* xt = x + static_cast<int64_t>(t) * dim;
+        float* ot = out + static_cast<int64_t>(t) * dim;
+        const float scale = 1.0f / std::sqrt(dot(xt, xt, dim) / static_cast<float>(dim) + eps);
+        for (int i = 0; i < dim; ++i)
+            ot[i] = xt[i] * scale * w[i];
+    }
+}
+
+void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> positions, float theta,
+          RopeLayout layout)
+{
+    const int half = head_dim / 2;
+    // Pair i of a head is (i0, i1): adjacent elements in GGUF layout, halves in HF layout.
+    const int stride_in_pair = layout == RopeLayout::Interleaved ? 1 : half;
+    const int pair_step = layout == RopeLayout::Interleaved ? 2 : 1;
+#pragma omp parallel for schedule(static) if (n > 8)
+    for (int t = 0; t < n; ++t) {
+        std::vector<float> cosines(half), sines(half);
+        for (int i = 0; i < half; ++i) {
+            const double freq = std::pow(static_cast<double>(theta), -2.0 * i / head_dim);
+            const double angle = positions[t] * freq;
+            cosines[i] = static_cast<float>(std::cos(angle));
+            sines[i] = static_cast<float>(std::sin(angle));
+        }
+        for (int h = 0; h < n_heads; ++h) {
+            float* head = x + (static_cast<int64_t>(t) * n_heads + h) * head_dim;
+            for (int i = 0; i < half; ++i) {
+                float& a = head[i * pair_step];
+                float& b = head[i * pair_step + stride_in_pair];
+                const float a0 = a, b0 = b;
+                a = a0 * cosines[i] - b0 * sines[i];
+                b = a0 * sines[i] + b0 * cosines[i];
+            }
+        }
+    }
+}
+
+void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
+               float* out, const AttentionProbe* probe, float* probe_out)
+{
+    const int hd = shape.head_dim;
+    const int q_width = shape.n_heads * hd;
+    const int kv_width = shape.n_kv_heads * hd;
+    const int group = shape.n_heads / shape.n_kv_heads;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const int first_visible = len - n_q;  // row i sees entries [0, first_visible + i]
+    const int64_t work = static_cast<int64_t>(n_q) * shape.n_heads;
+
+    if (probe)
+        std::fill_n(probe_out, len, 0.0f);
+    const int n_threads = omp_get_max_threads();
+    // Probe columns accumulate per thread, then sum: memory is threads x len, never n x len.
+    std::vector<float> probe_partials(probe ? static_cast<size_t>(n_threads) * len : 0, 0.0f);
+
+#pragma omp parallel num_threads(n_threads)
+    {
+        std::vector<float> p(static_cast<size_t>(len));
+        float* partial = probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num()) * len : nullptr;
+#pragma omp for schedule(dynamic, 4)
+        for (int64_t item = 0; item < work; ++item) {
+            const int i = static_cast<int>(item / shape.n_heads);
+            const int h = static_cast<int>(item % shape.n_heads);
+            const int visible = first_visible + i + 1;
+            const float* qh = q + static_cast<int64_t>(i) * q_width + h * hd;
+            const int kv_offset = (h / group) * hd;
+
+            float max_score = -std::numeric_limits<float>::infinity();
+            for (int j = 0; j < visible; ++j) {
+                p[j] = dot(qh, k + static_cast<int64_t>(j) * kv_width + kv_offset, hd) * scale;
+                max_score = std::max(max_score, p[j]);
+            }
+            float sum = 0.0f;
+            for (int j = 0; j < visible; ++j) {
+                p[j] = std::exp(p[j] - max_score);
+                sum += p[j];
+            }
+            const float inv_sum = 1.0f / sum;
+            float* oh = out + static_cast<int64_t>(i) * q_width + h * hd;
+            std::fill_n(oh, hd, 0.0f);
+            for (int j = 0; j < visible; ++j) {
+                p[j] *= inv_sum;
+                const float* vj = v + static_cast<int64_t>(j) * kv_width + kv_offset;
+#pragma omp simd
+                for (int d = 0; d < hd; ++d)
+                    oh[d] += p[j] * vj[d];
+            }
+            if (probe && i >= probe->first_row) {
+                const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
+                for (int j = 0; j < visible; ++j)
+                    partial[j] += weight * p[j];
+            }
+        }
+    }
+    if (probe)
+        for (int t = 0; t < n_threads; ++t)
+            add_in_place(probe_out, probe_partials.data() + static_cast<size_t>(t) * len, len);
+}
+
+void swiglu(float* gate, const float* up, int64_t count)
+{
+#pragma omp parallel for simd schedule(static) if (count > 4096)
+    for (int64_t i = 0; i < count; ++i)
+        gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void add_in_place(float* y, const float* x, int64_t count)
+{
+#pragma omp simd
+    for (int64_t i = 0; i < count; ++i)
+        y[i] += x[i];
+}
+
+} // namespace pyramid::cpu

@@ -1,0 +1,43 @@
+#pragma once
+// Float32 building blocks of the CPU backend, multithreaded with OpenMP. Row-major buffers:
+// a matrix of n rows and `width` columns is n * width contiguous floats.
+#include <cstdint>
+#include <span>
+
+#include "backend/backend.h"
+#include "model/model_config.h"
+#include "model/weight_view.h"
+
+namespace pyramid::cpu {
+
+// y[t, r] = sum_c w[r, c] * x[t, c] for t < n; w decoded row by row from its stored type.
+void matmul(const WeightView& w, const float* x, int n, float* y);
+
+// out[t, :] = the embedding row of tokens[t], decoded to float32.
+void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out);
+
+// out[t, :] = x[t, :] / rms(x[t, :]) * weight   (weight: an F32 view of `dim` values)
+void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out);
+
+// Rotates every head of every row by its position (one per row), in place.
+void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> positions, float theta,
+          RopeLayout layout);
+
+// Causal grouped-query attention of n_q new rows against a cache of `len` entries whose last
+// n_q entries are those rows. q: [n_q, n_heads*head_dim]; k, v: [len, n_kv_heads*head_dim];
+// out: [n_q, n_heads*head_dim]. With a probe, probe_out gets its column scores (len values).
+struct AttentionShape {
+    int n_heads = 0;
+    int n_kv_heads = 0;
+    int head_dim = 0;
+};
+void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
+               float* out, const AttentionProbe* probe, float* probe_out);
+
+// gate[t, :] = silu(gate[t, :]) * up[t, :]
+void swiglu(float* gate, const float* up, int64_t count);
+
+// y += x
+void add_in_place(float* y, const float* x, int64_t count);
+
+} // namespace pyramid::cpu
