@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "chat/chat_message.h"
+#include "generate/finish_reason.h"
 #include "generate/generation_stats.h"
 #include "generate/sampling_params.h"
 #include "kv/compression_config.h"
@@ -38,8 +39,6 @@ struct ChatRequest {
     CompressionConfig compression;
     int max_new_tokens = 512;
 };
-
-enum class FinishReason { EndOfSequence, MaxTokens, Cancelled, ContextFull, Error };
 
 struct ChatResult {
     FinishReason reason = FinishReason::EndOfSequence;

@@ -44,6 +44,13 @@ void CompressionConfig::validate() const
                 layer_budgets[l]);
 }
 
+CompressionConfig CompressionConfig::full_cache()
+{
+    CompressionConfig config;
+    config.policy = CompressionPolicyKind::Full;
+    return config;
+}
+
 std::vector<std::string> compression_preset_names() { return {"reference-7b", "reference-13b"}; }
 
 CompressionConfig compression_preset(const std::string& name)
@@ -128,7 +135,7 @@ CompressionConfig compression_config_from_json(const std::string& text)
         throw Error(std::string("compression config is not valid JSON: ") + e.what());
     }
     if (j.is_null())  // the golden files' way of saying "full cache"
-        return CompressionConfig{CompressionPolicyKind::Full};
+        return CompressionConfig::full_cache();
     if (!j.is_object())
         throw Error("compression config must be a JSON object or null");
 

@@ -35,6 +35,8 @@ struct CompressionConfig {
 
     // Throws pyramid::Error naming the first invalid field.
     void validate() const;
+
+    static CompressionConfig full_cache();
 };
 
 // Presets named in docs/pyramidinfer.md: "reference-7b", "reference-13b".

@@ -1,0 +1,107 @@
+#include "generate/generator.h"
+
+#include <chrono>
+
+#include "generate/sampler.h"
+#include "tokenizer/text_streamer.h"
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
+{
+    stats.layer_kv_lengths = session.cache().lengths();
+    stats.layers_compressed = session.layers_compressed();
+    stats.full_kv_length = session.tokens_seen();
+    stats.kv_bytes = session.cache().bytes();
+    stats.full_kv_bytes = session.full_cache_bytes();
+    stats.context_length = session.context_length();
+}
+
+} // namespace
+
+GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, std::span<const int32_t> prompt,
+                        const GenerateOptions& options, const GenerateCallbacks& callbacks,
+                        const std::atomic<bool>& cancel)
+{
+    GenerateResult result;
+    GenerationStats& stats = result.stats;
+    stats.prompt_tokens = static_cast<int>(prompt.size());
+    const auto publish = [&] {
+        fill_cache_stats(session, stats);
+        if (callbacks.on_stats)
+            callbacks.on_stats(stats);
+    };
+
+    const auto start = Clock::now();
+    std::vector<float> logits;
+    try {
+        logits = session.prefill(prompt, &cancel);
+    } catch (const Cancelled&) {
+        result.reason = FinishReason::Cancelled;
+        stats.phase = GenerationPhase::Finished;
+        return result;
+    }
+    stats.prefill_ms = ms_since(start);
+    stats.phase = GenerationPhase::Decode;
+    publish();
+
+    Sampler sampler(options.sampling);
+    TextStreamer streamer(tokenizer);
+    std::vector<int32_t> history(prompt.begin(), prompt.end());
+    const auto decode_start = Clock::now();
+    result.reason = FinishReason::MaxTokens;
+    for (int i = 0; i < options.max_new_tokens; ++i) {
+        if (cancel.load()) {
+            result.reason = FinishReason::Cancelled;
+            break;
+        }
+        const int32_t token = sampler.sample(logits, history);
+        if (i == 0)
+            stats.time_to_first_token_ms = ms_since(start);
+        if (options.stop_at_eos && token == tokenizer.eos_id()) {
+            result.reason = FinishReason::EndOfSequence;
+            break;
+        }
+        history.push_back(token);
+        result.tokens.push_back(token);
+        const std::string text = streamer.put(token);
+        result.text += text;
+        if (callbacks.on_token)
+            callbacks.on_token(token, text);
+        ++stats.generated_tokens;
+
+        if (session.tokens_seen() >= session.context_length()) {
+            result.reason = FinishReason::ContextFull;
+            break;
+        }
+        if (i + 1 == options.max_new_tokens)
+            break;  // the last token needs no forward pass
+        logits = session.decode(token);
+        stats.decode_ms = ms_since(decode_start);
+        stats.decode_tokens_per_second = stats.generated_tokens / (stats.decode_ms / 1000.0);
+        publish();
+    }
+    const std::string rest = streamer.finish();
+    if (!rest.empty()) {
+        result.text += rest;
+        if (callbacks.on_token)
+            callbacks.on_token(-1, rest);
+    }
+    stats.decode_ms = ms_since(decode_start);
+    if (stats.decode_ms > 0)
+        stats.decode_tokens_per_second = stats.generated_tokens / (stats.decode_ms / 1000.0);
+    stats.phase = GenerationPhase::Finished;
+    publish();
+    return result;
+}
+
+} // namespace pyramid

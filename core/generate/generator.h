@@ -1,0 +1,43 @@
+#pragma once
+// The generation loop: prefill the prompt, then sample, stream and decode token by token
+// until end of sequence, the token limit, a full context or cancellation. Statistics (per-layer
+// cache lengths, bytes, timings) are published after the prefill and after every token.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "generate/finish_reason.h"
+#include "generate/generation_stats.h"
+#include "generate/inference_session.h"
+#include "generate/sampling_params.h"
+#include "tokenizer/tokenizer.h"
+
+namespace pyramid {
+
+struct GenerateOptions {
+    int max_new_tokens = 256;
+    SamplingParams sampling;
+    bool stop_at_eos = true;
+};
+
+struct GenerateCallbacks {
+    std::function<void(int32_t token, const std::string& text)> on_token;  // text: the new visible text
+    std::function<void(const GenerationStats&)> on_stats;
+};
+
+struct GenerateResult {
+    FinishReason reason = FinishReason::EndOfSequence;
+    std::vector<int32_t> tokens;  // generated, without the prompt and without EOS
+    std::string text;
+    GenerationStats stats;
+};
+
+// Throws pyramid::Error for a prompt the session refuses (empty, longer than the context).
+GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, std::span<const int32_t> prompt,
+                        const GenerateOptions& options, const GenerateCallbacks& callbacks,
+                        const std::atomic<bool>& cancel);
+
+} // namespace pyramid

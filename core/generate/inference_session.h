@@ -1,0 +1,45 @@
+#pragma once
+// One sequence running through a model: its KV cache, its compression policy, and the two
+// steps of inference. prefill() runs a whole prompt layer by layer, letting the policy prune
+// tokens and entries after each layer; decode() feeds one token at the next position.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backend/backend.h"
+#include "kv/compression_config.h"
+#include "kv/compression_policy.h"
+#include "kv/kv_cache.h"
+
+namespace pyramid {
+
+class InferenceSession {
+public:
+    InferenceSession(Backend& backend, const CompressionConfig& config);
+
+    // Runs the prompt into an empty cache and returns the logits after its last token.
+    // Throws pyramid::Error for an empty prompt or one longer than the model's context, and
+    // when `cancel` is set (checked between layers; the cache is then left empty).
+    std::vector<float> prefill(std::span<const int32_t> tokens, const std::atomic<bool>* cancel = nullptr);
+    // Feeds one token at the next position and returns the logits after it.
+    std::vector<float> decode(int32_t token);
+
+    const KvCache& cache() const { return cache_; }
+    int tokens_seen() const { return next_position_; }
+    int context_length() const { return backend_.config().context_length; }
+    // Layers whose cache (or, in the prefill, token set) shrank during the last step.
+    const std::vector<bool>& layers_compressed() const { return layers_compressed_; }
+    size_t full_cache_bytes() const;  // what an uncompressed cache would hold now
+
+private:
+    Backend& backend_;
+    CompressionConfig config_;
+    std::unique_ptr<CompressionPolicy> policy_;
+    KvCache cache_;
+    int next_position_ = 0;
+    std::vector<bool> layers_compressed_;
+};
+
+} // namespace pyramid

@@ -1,0 +1,80 @@
+#include "generate/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_set>
+
+namespace pyramid {
+
+Sampler::Sampler(const SamplingParams& params)
+    : params_(params), rng_(params.seed != 0 ? params.seed : std::random_device{}())
+{
+}
+
+int32_t Sampler::argmax(std::span<const float> logits)
+{
+    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> history)
+{
+    std::vector<float> scores(logits.begin(), logits.end());
+    if (params_.repetition_penalty != 1.0f && params_.repetition_window > 0) {
+        // CTRL-style penalty: push seen tokens towards "less likely" whatever their sign.
+        const size_t window = std::min(history.size(), static_cast<size_t>(params_.repetition_window));
+        std::unordered_set<int32_t> seen(history.end() - static_cast<ptrdiff_t>(window), history.end());
+        for (int32_t t : seen)
+            if (t >= 0 && static_cast<size_t>(t) < scores.size()) {
+                float& s = scores[static_cast<size_t>(t)];
+                s = s > 0 ? s / params_.repetition_penalty : s * params_.repetition_penalty;
+            }
+    }
+    if (params_.temperature <= 0.0f)
+        return argmax(scores);
+
+    std::vector<int32_t> ids(scores.size());
+    std::iota(ids.begin(), ids.end(), 0);
+    const auto higher = [&](int32_t a, int32_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); };
+    size_t keep = ids.size();
+    if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < keep) {
+        keep = static_cast<size_t>(params_.top_k);
+        std::partial_sort(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(keep), ids.end(), higher);
+    } else {
+        std::sort(ids.begin(), ids.end(), higher);
+    }
+    ids.resize(keep);
+
+    // Softmax at the temperature over the survivors, in descending order.
+    std::vector<double> probs(ids.size());
+    const double top = scores[ids[0]];
+    double sum = 0.0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        probs[i] = std::exp((scores[ids[i]] - top) / params_.temperature);
+        sum += probs[i];
+    }
+    for (double& p : probs)
+        p /= sum;
+
+    size_t cut = probs.size();
+    if (params_.min_p > 0.0f) {
+        const double floor_p = params_.min_p * probs[0];
+        cut = static_cast<size_t>(std::find_if(probs.begin(), probs.end(), [&](double p) { return p < floor_p; }) -
+                                  probs.begin());
+    }
+    if (params_.top_p < 1.0f) {
+        double cumulative = 0.0;
+        for (size_t i = 0; i < cut; ++i) {
+            cumulative += probs[i];
+            if (cumulative >= params_.top_p) {
+                cut = i + 1;
+                break;
+            }
+        }
+    }
+    cut = std::max<size_t>(cut, 1);
+    std::discrete_distribution<size_t> draw(probs.begin(), probs.begin() + static_cast<ptrdiff_t>(cut));
+    return ids[draw(rng_)];
+}
+
+} // namespace pyramid

@@ -1,0 +1,49 @@
+#include "kv/baseline_budget.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "util/error.h"
+
+namespace pyramid {
+
+BaselineBudget::BaselineBudget(const CompressionConfig& config, int n_layers, Shape shape)
+    : config_(config), n_layers_(n_layers), shape_(shape)
+{
+    if (!config_.layer_budgets.empty() && static_cast<int>(config_.layer_budgets.size()) != n_layers)
+        throw Error("layer_budgets has " + std::to_string(config_.layer_budgets.size()) +
+                    " entries but the model has " + std::to_string(n_layers) + " layers");
+}
+
+void BaselineBudget::begin(int n_tokens)
+{
+    n_tokens_ = n_tokens;
+    if (config_.layer_budgets.empty())
+        plan_ = plan_pyramid_lengths(config_.pyramid, n_layers_, n_tokens, 0);
+}
+
+int BaselineBudget::pick(const std::vector<int>& lengths, int layer) const
+{
+    if (shape_ == Shape::PerLayer)
+        return lengths[static_cast<size_t>(layer)];
+    const double total = std::accumulate(lengths.begin(), lengths.end(), 0.0);
+    return static_cast<int>(std::lround(total / n_layers_));
+}
+
+int BaselineBudget::after_prefill(int layer) const
+{
+    if (!config_.layer_budgets.empty())
+        return config_.layer_budgets[static_cast<size_t>(layer)];
+    return pick(plan_.after_prefill, layer);
+}
+
+int BaselineBudget::after_step(int layer, int step)
+{
+    if (!config_.layer_budgets.empty())
+        return config_.layer_budgets[static_cast<size_t>(layer)];
+    if (step >= static_cast<int>(plan_.after_step.size()))
+        plan_ = plan_pyramid_lengths(config_.pyramid, n_layers_, n_tokens_, std::max(64, 2 * (step + 1)));
+    return pick(plan_.after_step[static_cast<size_t>(step)], layer);
+}
+
+} // namespace pyramid

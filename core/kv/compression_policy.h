@@ -1,0 +1,37 @@
+#pragma once
+// A compression policy decides which KV entries (and, for PyramidInfer, which tokens' hidden
+// states) survive; the cache stores and the backend computes. The generator asks the policy
+// before each layer which attention statistics it needs (a probe) and hands it the result
+// after the layer ran. One policy object serves one sequence.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "kv/compression_config.h"
+
+namespace pyramid {
+
+struct PrefillDecision {
+    std::optional<std::vector<int>> keep_rows;     // tokens whose hidden states go on to the next layer
+    std::optional<std::vector<int>> keep_entries;  // entries this layer's cache keeps
+};
+
+class CompressionPolicy {
+public:
+    virtual ~CompressionPolicy() = default;
+
+    // Prefill of a prompt of n_tokens into an empty cache.
+    virtual void begin_prefill(int n_tokens) = 0;
+    virtual std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) = 0;
+    virtual PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) = 0;
+
+    // One decode step appended one entry to every layer; len counts it.
+    virtual std::optional<AttentionProbe> decode_probe(int layer) = 0;
+    virtual std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) = 0;
+};
+
+std::unique_ptr<CompressionPolicy> make_compression_policy(const CompressionConfig& config, int n_layers);
+
+} // namespace pyramid

@@ -1,0 +1,69 @@
+#include "kv/h2o_policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kv/top_k.h"
+
+namespace pyramid {
+
+H2OPolicy::H2OPolicy(const CompressionConfig& config, int n_layers)
+    : recent_fraction_(config.baseline_recent_fraction),
+      budget_(config, n_layers, BaselineBudget::Shape::Uniform),
+      accumulated_(static_cast<size_t>(n_layers)),
+      steps_(static_cast<size_t>(n_layers), 0)
+{
+}
+
+void H2OPolicy::begin_prefill(int n_tokens)
+{
+    budget_.begin(n_tokens);
+    for (auto& a : accumulated_)
+        a.clear();
+    std::fill(steps_.begin(), steps_.end(), 0);
+}
+
+std::optional<AttentionProbe> H2OPolicy::prefill_probe(int, int n_rows)
+{
+    return AttentionProbe{0, std::vector<float>(static_cast<size_t>(n_rows), 1.0f)};
+}
+
+std::optional<AttentionProbe> H2OPolicy::decode_probe(int)
+{
+    return AttentionProbe{0, {1.0f}};
+}
+
+std::optional<std::vector<int>> H2OPolicy::evict(int layer, int budget)
+{
+    std::vector<float>& acc = accumulated_[static_cast<size_t>(layer)];
+    const int len = static_cast<int>(acc.size());
+    if (len <= budget)
+        return std::nullopt;
+    const int recent = static_cast<int>(std::floor(budget * recent_fraction_));
+    std::vector<int> keep =
+        select_top_k(std::span<const float>(acc.data(), static_cast<size_t>(len - recent)), budget - recent);
+    for (int j = len - recent; j < len; ++j)
+        keep.push_back(j);
+    std::vector<float> kept;
+    for (int j : keep)
+        kept.push_back(acc[static_cast<size_t>(j)]);
+    acc = std::move(kept);
+    return keep;
+}
+
+PrefillDecision H2OPolicy::after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores)
+{
+    accumulated_[static_cast<size_t>(layer)].assign(scores.begin(), scores.begin() + n_rows);
+    return {std::nullopt, evict(layer, budget_.after_prefill(layer))};
+}
+
+std::optional<std::vector<int>> H2OPolicy::after_decode_layer(int layer, int len, const std::vector<float>& scores)
+{
+    std::vector<float>& acc = accumulated_[static_cast<size_t>(layer)];
+    acc.resize(static_cast<size_t>(len), 0.0f);
+    for (int j = 0; j < len; ++j)
+        acc[static_cast<size_t>(j)] += scores[static_cast<size_t>(j)];
+    return evict(layer, budget_.after_step(layer, steps_[static_cast<size_t>(layer)]++));
+}
+
+} // namespace pyramid

@@ -1,0 +1,68 @@
+#include "kv/kv_cache.h"
+
+#include "util/error.h"
+
+namespace pyramid {
+
+KvCache::KvCache(Backend& backend, int n_layers) : backend_(backend)
+{
+    layers_.resize(static_cast<size_t>(n_layers));
+    for (Layer& layer : layers_)
+        layer.store = backend_.new_kv_layer();
+}
+
+std::vector<int> KvCache::lengths() const
+{
+    std::vector<int> out;
+    for (int l = 0; l < n_layers(); ++l)
+        out.push_back(length(l));
+    return out;
+}
+
+void KvCache::append_positions(int layer, std::span<const int32_t> positions)
+{
+    auto& p = layers_[layer].positions;
+    p.insert(p.end(), positions.begin(), positions.end());
+    if (static_cast<int>(p.size()) != layers_[layer].store->size())
+        throw Error("KV cache layer " + std::to_string(layer) + " holds " +
+                    std::to_string(layers_[layer].store->size()) + " entries but " + std::to_string(p.size()) +
+                    " positions");
+}
+
+void KvCache::keep(int layer, std::span<const int> indices)
+{
+    Layer& l = layers_[layer];
+    std::vector<int32_t> kept;
+    kept.reserve(indices.size());
+    for (int i : indices)
+        kept.push_back(l.positions.at(static_cast<size_t>(i)));
+    l.positions = std::move(kept);
+    l.store->keep(indices);
+}
+
+size_t KvCache::bytes() const
+{
+    size_t total = 0;
+    for (const Layer& l : layers_)
+        total += l.store->bytes();
+    return total;
+}
+
+size_t KvCache::bytes_per_entry() const
+{
+    const ModelConfig& c = backend_.config();
+    const size_t entries = static_cast<size_t>(length(0));
+    if (entries > 0)
+        return layers_[0].store->bytes() / entries;
+    return 2 * static_cast<size_t>(c.kv_dim()) * sizeof(float);
+}
+
+void KvCache::clear()
+{
+    for (Layer& layer : layers_) {
+        layer.store = backend_.new_kv_layer();
+        layer.positions.clear();
+    }
+}
+
+} // namespace pyramid

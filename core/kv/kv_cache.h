@@ -1,0 +1,44 @@
+#pragma once
+// The key/value cache of one sequence: per layer, its own number of entries, each entry with
+// the original position it was encoded at. Entries are appended by the backend and removed
+// by the compression policies through keep().
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace pyramid {
+
+class KvCache {
+public:
+    KvCache(Backend& backend, int n_layers);
+
+    int n_layers() const { return static_cast<int>(layers_.size()); }
+    int length(int layer) const { return static_cast<int>(layers_[layer].positions.size()); }
+    std::vector<int> lengths() const;
+    std::span<const int32_t> positions(int layer) const { return layers_[layer].positions; }
+    KvLayerStore& store(int layer) { return *layers_[layer].store; }
+
+    // Records the positions of entries the backend has just appended to `layer`.
+    void append_positions(int layer, std::span<const int32_t> positions);
+    // Keeps only the entries at these ascending indices.
+    void keep(int layer, std::span<const int> indices);
+
+    size_t bytes() const;
+    // Bytes of one entry in one layer (keys and values), from what the stores hold.
+    size_t bytes_per_entry() const;
+    void clear();
+
+private:
+    struct Layer {
+        std::unique_ptr<KvLayerStore> store;
+        std::vector<int32_t> positions;
+    };
+    Backend& backend_;
+    std::vector<Layer> layers_;
+};
+
+} // namespace pyramid

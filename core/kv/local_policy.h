@@ -1,0 +1,27 @@
+#pragma once
+// StreamingLLM-style baseline: the first sink entries plus the most recent ones, within the
+// budget of each layer. Every layer sees every prompt token; only the cache is trimmed.
+#include "kv/baseline_budget.h"
+#include "kv/compression_policy.h"
+
+namespace pyramid {
+
+class LocalPolicy final : public CompressionPolicy {
+public:
+    LocalPolicy(const CompressionConfig& config, int n_layers);
+
+    void begin_prefill(int n_tokens) override;
+    std::optional<AttentionProbe> prefill_probe(int, int) override { return std::nullopt; }
+    PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) override;
+    std::optional<AttentionProbe> decode_probe(int) override { return std::nullopt; }
+    std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
+
+private:
+    std::optional<std::vector<int>> trim(int len, int budget) const;
+
+    int sink_tokens_;
+    BaselineBudget budget_;
+    std::vector<int> steps_;  // decode steps seen per layer
+};
+
+} // namespace pyramid

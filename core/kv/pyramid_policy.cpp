@@ -1,0 +1,131 @@
+#include "kv/pyramid_policy.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "kv/pyramid_schedule.h"
+#include "kv/top_k.h"
+
+namespace pyramid {
+
+PyramidPolicy::PyramidPolicy(const PyramidSettings& settings, int n_layers)
+    : settings_(settings), n_layers_(n_layers), layers_(static_cast<size_t>(n_layers))
+{
+}
+
+void PyramidPolicy::begin_prefill(int n_tokens)
+{
+    recent_ = recent_window_extra(n_tokens, settings_);
+    min_ctx_ = std::min(settings_.min_context_length, n_tokens - 1 - recent_);
+    layers_.assign(static_cast<size_t>(n_layers_), LayerState{});
+}
+
+int PyramidPolicy::keep_count(int layer, int ctx) const
+{
+    if (layer % settings_.layerwise_downsample_interval != 0)
+        return ctx;
+    return prefill_keep_count(
+        ctx, min_ctx_,
+        decay_schedule(settings_.prefill_decay_strategy, layer, n_layers_, settings_.prefill_decay_ratio));
+}
+
+std::vector<float> PyramidPolicy::window_weights() const
+{
+    // linspace(1, distance_weight, 1 + r), oldest row first, divided by the row count so the
+    // column sums are the weighted mean of the spec.
+    const int rows = 1 + recent_;
+    std::vector<float> w(static_cast<size_t>(rows));
+    for (int i = 0; i < rows; ++i) {
+        const double t = rows == 1 ? 0.0 : static_cast<double>(i) / (rows - 1);  // numpy: [1.0] for one row
+        const double weight = 1.0 + t * (settings_.distance_weight - 1.0);
+        w[static_cast<size_t>(i)] = static_cast<float>(weight / rows);
+    }
+    return w;
+}
+
+std::optional<AttentionProbe> PyramidPolicy::prefill_probe(int layer, int n_rows)
+{
+    const int ctx = n_rows - (1 + recent_);
+    if (keep_count(layer, ctx) == ctx)
+        return std::nullopt;  // no selection at this layer: skip the scoring work
+    return AttentionProbe{n_rows - 1 - recent_, window_weights()};
+}
+
+PrefillDecision PyramidPolicy::after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores)
+{
+    LayerState& state = layers_[static_cast<size_t>(layer)];
+    state.past = n_rows;
+    state.tail_start = n_rows - 1;
+    const int ctx = n_rows - (1 + recent_);
+    const int k = keep_count(layer, ctx);
+    if (k == ctx)
+        return {};
+
+    std::vector<float> s(scores.begin(), scores.begin() + ctx);
+    std::fill_n(s.begin(), std::min(settings_.sink_tokens, ctx), std::numeric_limits<float>::infinity());
+    std::vector<int> keep = select_top_k(s, k);
+    for (int j = ctx; j < n_rows; ++j)
+        keep.push_back(j);
+    return {std::move(keep), std::nullopt};
+}
+
+std::optional<AttentionProbe> PyramidPolicy::decode_probe(int)
+{
+    return AttentionProbe{0, {1.0f}};
+}
+
+std::optional<std::vector<int>> PyramidPolicy::after_decode_layer(int layer, int len, const std::vector<float>& scores)
+{
+    LayerState& state = layers_[static_cast<size_t>(layer)];
+    state.rows.emplace_back(scores.begin() + state.tail_start, scores.begin() + len);
+
+    const int E = settings_.exceed_length_to_compress;
+    const int window = 1 + recent_;
+    std::optional<std::vector<int>> keep;
+    if (len - recent_ - state.past >= E) {
+        const int chunk_begin = len - (window + E);
+        // Weighted mean over the last 1 + r rows (fewer only if E < 1, which validate() forbids).
+        const std::vector<float> weights = window_weights();
+        const int n_rows = static_cast<int>(state.rows.size());
+        const int used = std::min(window, n_rows);
+        std::vector<float> chunk_scores(static_cast<size_t>(E), 0.0f);
+        for (int i = 0; i < used; ++i) {
+            const std::vector<float>& row = state.rows[static_cast<size_t>(n_rows - used + i)];
+            const float w = weights[static_cast<size_t>(window - used + i)];
+            for (int c = 0; c < E; ++c) {
+                const size_t col = static_cast<size_t>(chunk_begin + c - state.tail_start);
+                chunk_scores[static_cast<size_t>(c)] += col < row.size() ? w * row[col] : 0.0f;
+            }
+        }
+        const std::vector<int> chosen =
+            select_top_k(chunk_scores, generation_keep_count(settings_, layer, n_layers_));
+
+        std::vector<int> indices(static_cast<size_t>(chunk_begin));
+        std::iota(indices.begin(), indices.end(), 0);
+        for (int c : chosen)
+            indices.push_back(chunk_begin + c);
+        for (int j = chunk_begin + E; j < len; ++j)
+            indices.push_back(j);
+
+        // Re-index the kept rows' columns to the surviving entries from the new tail on.
+        const int new_len = static_cast<int>(indices.size());
+        const int new_tail = new_len - recent_ - 1;
+        for (std::vector<float>& row : state.rows) {
+            std::vector<float> remapped;
+            for (int j = new_tail; j < new_len; ++j) {
+                const size_t col = static_cast<size_t>(indices[static_cast<size_t>(j)] - state.tail_start);
+                remapped.push_back(col < row.size() ? row[col] : 0.0f);
+            }
+            row = std::move(remapped);
+        }
+        state.tail_start = new_tail;
+        state.past = new_len - recent_;
+        keep = std::move(indices);
+    }
+    while (static_cast<int>(state.rows.size()) > window)
+        state.rows.pop_front();
+    return keep;
+}
+
+} // namespace pyramid

@@ -1,0 +1,40 @@
+#pragma once
+// PyramidInfer (docs/pyramidinfer.md): layer-wise selection of the pivotal context in the
+// prefill, dropping the unselected tokens' hidden states, and chunk-wise compression of
+// generated entries by the recent window's attention.
+#include <deque>
+
+#include "kv/compression_policy.h"
+
+namespace pyramid {
+
+class PyramidPolicy final : public CompressionPolicy {
+public:
+    PyramidPolicy(const PyramidSettings& settings, int n_layers);
+
+    void begin_prefill(int n_tokens) override;
+    std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) override;
+    PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) override;
+    std::optional<AttentionProbe> decode_probe(int layer) override;
+    std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
+
+private:
+    // Generation-phase state of one layer. Only entries from index tail_start on can ever be
+    // part of a future chunk, so the attention rows are kept over those columns alone.
+    struct LayerState {
+        int past = 0;
+        int tail_start = 0;
+        std::deque<std::vector<float>> rows;  // rows[i][c] is column tail_start + c (missing: 0)
+    };
+
+    int keep_count(int layer, int ctx) const;
+    std::vector<float> window_weights() const;
+
+    PyramidSettings settings_;
+    int n_layers_;
+    int recent_ = 0;   // r
+    int min_ctx_ = 0;
+    std::vector<LayerState> layers_;
+};
+
+} // namespace pyramid
