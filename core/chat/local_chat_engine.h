@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backend/backend_loader.h"
 #include "chat/chat_engine.h"
 
 namespace pyramid {
@@ -13,7 +14,7 @@ class Model;
 
 class LocalChatEngine final : public ChatEngine {
 public:
-    LocalChatEngine();
+    explicit LocalChatEngine(BackendPreference preference = BackendPreference::Auto);
     ~LocalChatEngine() override;
 
     ModelInfo load_model(const std::string& path, const LoadCallbacks& callbacks,
@@ -24,6 +25,7 @@ public:
                      const std::atomic<bool>& cancel) override;
 
 private:
+    BackendPreference preference_;
     mutable std::mutex mutex_;  // guards model_ and info_ between load and reply
     std::shared_ptr<Model> model_;
     ModelInfo info_;

@@ -1,0 +1,54 @@
+#include "model/model.h"
+
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+Tokenizer load_tokenizer(const std::filesystem::path& path, const LoadedModel& files)
+{
+    if (files.vocab)
+        return Tokenizer::from_embedded_vocab(*files.vocab);
+    if (!files.tokenizer_model.empty())
+        return Tokenizer::from_model_file(files.tokenizer_model);
+    throw Error(path.string() + ": no tokenizer (neither an embedded vocabulary nor a tokenizer.model)");
+}
+
+} // namespace
+
+Model::Model(std::filesystem::path path, LoadedModel files, Tokenizer tokenizer)
+    : path_(std::move(path)), files_(std::move(files)), tokenizer_(std::move(tokenizer))
+{
+}
+
+std::shared_ptr<Model> Model::open(const std::filesystem::path& path, BackendPreference preference,
+                                   const std::function<void(double)>& progress)
+{
+    LoadedModel files = load_model_files(path, progress);
+    Tokenizer tokenizer = load_tokenizer(path, files);
+    // Embeddings may be padded past the vocabulary; the reverse would index past the table.
+    if (tokenizer.vocab_size() > files.weights.config.n_vocab)
+        throw Error(path.string() + ": the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " tokens but the model's embedding has " + std::to_string(files.weights.config.n_vocab) +
+                    " rows");
+    std::shared_ptr<Model> model(new Model(path, std::move(files), std::move(tokenizer)));
+    // The backend keeps a reference to the weights, which now have their final address.
+    BackendChoice choice = choose_backend(model->files_.weights, preference);
+    model->backend_ = std::move(choice.backend);
+    model->backend_note_ = std::move(choice.note);
+    return model;
+}
+
+size_t Model::weight_bytes() const
+{
+    const ModelWeights& w = files_.weights;
+    size_t total = w.token_embedding.bytes() + w.output_norm.bytes();
+    if (!w.config.tied_output)
+        total += w.output.bytes();
+    for (const LayerWeights& l : w.layers)
+        for (const WeightView* v : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
+            total += v->bytes();
+    return total;
+}
+
+} // namespace pyramid

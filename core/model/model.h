@@ -1,0 +1,41 @@
+#pragma once
+// A model ready to run: its weights (memory-mapped), its tokenizer, and the backend that
+// computes with them.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "backend/backend_loader.h"
+#include "model/model_loader.h"
+#include "tokenizer/tokenizer.h"
+
+namespace pyramid {
+
+class Model {
+public:
+    // Throws pyramid::Error naming the file and the problem.
+    static std::shared_ptr<Model> open(const std::filesystem::path& path,
+                                       BackendPreference preference = BackendPreference::Auto,
+                                       const std::function<void(double)>& progress = {});
+
+    const ModelConfig& config() const { return files_.weights.config; }
+    const LoadedModel& files() const { return files_; }
+    const Tokenizer& tokenizer() const { return tokenizer_; }
+    Backend& backend() { return *backend_; }
+    const std::string& backend_note() const { return backend_note_; }
+    const std::filesystem::path& path() const { return path_; }
+    size_t weight_bytes() const;
+
+private:
+    Model(std::filesystem::path path, LoadedModel files, Tokenizer tokenizer);
+
+    std::filesystem::path path_;
+    LoadedModel files_;
+    Tokenizer tokenizer_;
+    std::unique_ptr<Backend> backend_;
+    std::string backend_note_;
+};
+
+} // namespace pyramid
