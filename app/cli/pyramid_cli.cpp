@@ -1,0 +1,163 @@
+// pyramid-cli: chat with a model in the terminal, or run one prompt. Generated text goes to
+// stdout and nothing else does; logs, prompts and statistics go to stderr.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "chat/local_chat_engine.h"
+#include "engine_options.h"
+#include "model_search.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace {
+
+std::atomic<bool> g_cancel{false};  // set by SIGINT: stops the reply, not the program
+
+void on_interrupt(int) { g_cancel.store(true); }
+
+std::string join(const std::vector<int>& values)
+{
+    std::string out;
+    for (int v : values)
+        out += (out.empty() ? "" : " ") + std::to_string(v);
+    return out;
+}
+
+void print_prefill_stats(const pyramid::GenerationStats& s)
+{
+    fmt::print(stderr, "[prefill] {} tokens in {:.1f} ms; KV entries per layer: {} (full: {}); KV {:.1f} KiB of {:.1f} KiB\n",
+               s.prompt_tokens, s.prefill_ms, join(s.layer_kv_lengths), s.full_kv_length, s.kv_bytes / 1024.0,
+               s.full_kv_bytes / 1024.0);
+}
+
+void print_final_stats(const pyramid::ChatResult& r)
+{
+    const pyramid::GenerationStats& s = r.stats;
+    const double saving = s.full_kv_bytes ? 100.0 * (1.0 - double(s.kv_bytes) / double(s.full_kv_bytes)) : 0.0;
+    fmt::print(stderr,
+               "\n[stats] {} tokens generated, {:.2f} tokens/s, time to first token {:.1f} ms; "
+               "KV entries per layer: {} (full: {}), {:.1f}% smaller than a full cache\n",
+               s.generated_tokens, s.decode_tokens_per_second, s.time_to_first_token_ms, join(s.layer_kv_lengths),
+               s.full_kv_length, saving);
+}
+
+// Runs one reply; returns false when it failed.
+bool answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& request)
+{
+    g_cancel.store(false);
+    pyramid::StreamCallbacks callbacks;
+    callbacks.on_text = [](const std::string& text) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+    };
+    callbacks.on_stats = [](const pyramid::GenerationStats& s) {
+        if (s.phase == pyramid::GenerationPhase::Decode && s.generated_tokens == 0)
+            print_prefill_stats(s);
+    };
+    const pyramid::ChatResult result = engine.reply(request, callbacks, g_cancel);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    if (result.reason == pyramid::FinishReason::Error || result.reason == pyramid::FinishReason::ContextFull) {
+        fmt::print(stderr, "pyramid-cli: {}\n", result.error);
+        return false;
+    }
+    if (result.reason == pyramid::FinishReason::Cancelled)
+        fmt::print(stderr, "[stopped]\n");
+    print_final_stats(result);
+    request.conversation.messages.push_back({pyramid::ChatRole::Assistant, result.text});
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Chat with a LLaMA model in the terminal, with PyramidInfer KV-cache compression.", "pyramid-cli"};
+    std::string model_path, prompt, system_prompt;
+    bool raw = false, verbose = false;
+    int max_tokens = 256;
+    app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (default: first found of " +
+                                                 [] {
+                                                     std::string s;
+                                                     for (const auto& p : pyramid::default_model_candidates())
+                                                         s += (s.empty() ? "" : ", ") + p.string();
+                                                     return s;
+                                                 }() + ")");
+    app.add_option("-p,--prompt", prompt, "answer this one prompt and exit (default: interactive chat)");
+    app.add_option("-s,--system", system_prompt, "system prompt (LLaMA-2-Chat format)");
+    app.add_flag("--raw", raw, "feed the prompt as plain text after BOS (base models such as stories260K)");
+    app.add_option("-n,--max-tokens", max_tokens, "most tokens to generate per reply")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
+    pyramid::SamplingOptions sampling;
+    sampling.add_to(app);
+    // Full cache by default so greedy output is the model's own; --policy pyramid compresses.
+    pyramid::CompressionOptions compression("full");
+    compression.add_to(app);
+    pyramid::DeviceOption device;
+    device.add_to(app);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "pyramid-cli: {} (see --help)\n", e.what());
+        return 2;
+    }
+    pyramid::init_logging({verbose, true, "pyramid-cli"});
+
+    pyramid::ChatRequest request;
+    try {
+        request.compression = compression.resolve();
+        if (model_path.empty()) {
+            const auto found = pyramid::find_default_model();
+            if (!found)
+                throw pyramid::Error("no model given and none found in the default places (see --help)");
+            model_path = found->string();
+        }
+        request.sampling = sampling.params();
+        request.max_new_tokens = max_tokens;
+        request.format = raw ? pyramid::PromptFormat::Raw : pyramid::PromptFormat::LlamaChat;
+        request.conversation.system_prompt = system_prompt;
+    } catch (const pyramid::Error& e) {
+        fmt::print(stderr, "pyramid-cli: {}\n", e.what());
+        return 2;
+    }
+
+    pyramid::LocalChatEngine engine(device.preference());
+    try {
+        const std::atomic<bool> never{false};
+        const pyramid::ModelInfo info = engine.load_model(model_path, {}, never);
+        fmt::print(stderr, "[model] {} ({}, {} layers, context {}) on {}{}\n", info.name, info.format,
+                   info.n_layers, info.context_length, info.backend,
+                   info.backend_note.empty() ? "" : " — " + info.backend_note);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "pyramid-cli: {}\n", e.what());
+        return 3;
+    }
+    std::signal(SIGINT, on_interrupt);
+
+    if (!prompt.empty()) {
+        request.conversation.messages.push_back({pyramid::ChatRole::User, prompt});
+        return answer(engine, request) ? 0 : 4;
+    }
+    fmt::print(stderr, "Interactive chat: type a message and press Enter; Ctrl-C stops a reply, Ctrl-D quits.\n");
+    for (std::string line;;) {
+        fmt::print(stderr, "> ");
+        if (!std::getline(std::cin, line))
+            break;
+        if (line.empty())
+            continue;
+        request.conversation.messages.push_back({pyramid::ChatRole::User, line});
+        if (!answer(engine, request))
+            request.conversation.messages.pop_back();  // keep the conversation consistent
+    }
+    return 0;
+}

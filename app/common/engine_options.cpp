@@ -1,0 +1,84 @@
+#include "engine_options.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace pyramid {
+
+void CompressionOptions::add_to(CLI::App& app)
+{
+    const std::string group = "KV-cache compression";
+    app.add_option("--policy", policy_, "full, pyramid, local or h2o")
+        ->check(CLI::IsMember({"full", "pyramid", "local", "h2o"}))
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--preset", preset_, "PyramidInfer preset: reference-7b or reference-13b")->group(group);
+    app.add_option("--config", config_file_, "JSON compression config (golden-file form)")
+        ->check(CLI::ExistingFile)
+        ->group(group);
+    app.add_option("--recent-ratio", recent_ratio_, "recent window as a fraction of the prompt")->group(group);
+    app.add_option("--decay-ratio", decay_ratio_, "prefill retention ratio at the deepest layer")->group(group);
+    app.add_option("--decay-strategy", decay_strategy_, "cosine, linear or constant")->group(group);
+    app.add_option("--min-context", min_context_, "never shrink the context below this")->group(group);
+    app.add_option("--sink-tokens", sink_tokens_, "first tokens always kept")->group(group);
+    app.add_option("--distance-weight", distance_weight_, "weight of the newest recent row")->group(group);
+    app.add_option("--interval", interval_, "select at every n-th layer")->group(group);
+    app.add_option("--gen-decay-ratio", gen_decay_ratio_, "generation-phase schedule end value")->group(group);
+    app.add_option("--gen-decay-strategy", gen_decay_strategy_, "cosine, linear or constant")->group(group);
+    app.add_option("--gen-compress-ratio", gen_compress_ratio_, "fraction of a generated chunk kept")->group(group);
+    app.add_option("--chunk", chunk_, "generated entries compressed at once (E)")->group(group);
+    app.add_option("--budgets", budgets_, "local/h2o: entries per layer (default: PyramidInfer's)")
+        ->delimiter(',')
+        ->group(group);
+}
+
+CompressionConfig CompressionOptions::resolve() const
+{
+    CompressionConfig config;
+    if (!config_file_.empty()) {
+        std::ifstream in(config_file_);
+        std::stringstream text;
+        text << in.rdbuf();
+        config = compression_config_from_json(text.str());
+    } else if (!preset_.empty()) {
+        config = compression_preset(preset_);
+    }
+    config.policy = parse_policy_kind(policy_);
+    PyramidSettings& p = config.pyramid;
+    if (recent_ratio_) p.recent_ratio = *recent_ratio_;
+    if (decay_ratio_) p.prefill_decay_ratio = *decay_ratio_;
+    if (decay_strategy_) p.prefill_decay_strategy = parse_decay_schedule(*decay_strategy_);
+    if (min_context_) p.min_context_length = *min_context_;
+    if (sink_tokens_) p.sink_tokens = *sink_tokens_;
+    if (distance_weight_) p.distance_weight = *distance_weight_;
+    if (interval_) p.layerwise_downsample_interval = *interval_;
+    if (gen_decay_ratio_) p.gen_decay_ratio = *gen_decay_ratio_;
+    if (gen_decay_strategy_) p.gen_decay_strategy = parse_decay_schedule(*gen_decay_strategy_);
+    if (gen_compress_ratio_) p.gen_compress_ratio = *gen_compress_ratio_;
+    if (chunk_) p.exceed_length_to_compress = *chunk_;
+    if (!budgets_.empty()) config.layer_budgets = budgets_;
+    config.validate();
+    return config;
+}
+
+void SamplingOptions::add_to(CLI::App& app)
+{
+    const std::string group = "Sampling";
+    app.add_option("--temperature", params_.temperature, "0 for greedy")->capture_default_str()->group(group);
+    app.add_option("--top-k", params_.top_k, "0: off")->capture_default_str()->group(group);
+    app.add_option("--top-p", params_.top_p, "1: off")->capture_default_str()->group(group);
+    app.add_option("--min-p", params_.min_p, "0: off")->capture_default_str()->group(group);
+    app.add_option("--repeat-penalty", params_.repetition_penalty, "1: off")->capture_default_str()->group(group);
+    app.add_option("--seed", params_.seed, "0: random")->capture_default_str()->group(group);
+}
+
+void DeviceOption::add_to(CLI::App& app)
+{
+    app.add_option("--device", device_, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+}
+
+} // namespace pyramid

@@ -1,0 +1,49 @@
+#pragma once
+// Command-line options the tools share: sampling, KV-cache compression (policy, preset,
+// JSON config, individual knobs) and the device. Registered on a CLI11 app; resolved after
+// parsing into the core's settings (validated, with messages naming the flag).
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "backend/backend_loader.h"
+#include "generate/sampling_params.h"
+#include "kv/compression_config.h"
+
+namespace pyramid {
+
+class CompressionOptions {
+public:
+    explicit CompressionOptions(std::string default_policy) : policy_(std::move(default_policy)) {}
+    void add_to(CLI::App& app);
+    CompressionConfig resolve() const;  // throws pyramid::Error
+
+private:
+    std::string policy_;
+    std::string preset_;
+    std::string config_file_;
+    std::optional<double> recent_ratio_, decay_ratio_, distance_weight_, gen_decay_ratio_, gen_compress_ratio_;
+    std::optional<std::string> decay_strategy_, gen_decay_strategy_;
+    std::optional<int> min_context_, sink_tokens_, interval_, chunk_;
+    std::vector<int> budgets_;
+};
+
+class SamplingOptions {
+public:
+    void add_to(CLI::App& app);
+    SamplingParams params() const { return params_; }
+
+private:
+    SamplingParams params_;
+};
+
+class DeviceOption {
+public:
+    void add_to(CLI::App& app);
+    BackendPreference preference() const { return parse_backend_preference(device_); }
+
+private:
+    std::string device_ = "auto";
+};
+
+} // namespace pyramid

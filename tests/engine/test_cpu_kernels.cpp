@@ -1,0 +1,125 @@
+// CPU kernels against float64 references computed the slow obvious way, on fresh random
+// inputs at several sizes (odd lengths, GQA ratios). Tolerances are for float32 sums.
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "backend/cpu_kernels.h"
+
+using namespace pyramid;
+
+namespace {
+
+std::vector<float> random_vector(size_t n, std::mt19937& rng, float scale = 1.0f)
+{
+    std::normal_distribution<float> d(0.0f, scale);
+    std::vector<float> v(n);
+    for (float& x : v)
+        x = d(rng);
+    return v;
+}
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b)
+{
+    double m = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        m = std::max(m, std::abs(a[i] - b[i]));
+    return m;
+}
+
+} // namespace
+
+class CpuKernelsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void matmul_f32()
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (auto [rows, cols, n] : {std::tuple{7, 33, 1}, {64, 64, 17}, {172, 64, 40}}) {
+            std::vector<float> w = random_vector(size_t(rows) * cols, rng), x = random_vector(size_t(n) * cols, rng);
+            WeightView view{"w", TensorType::F32, rows, cols, reinterpret_cast<const std::byte*>(w.data())};
+            std::vector<float> y(size_t(n) * rows);
+            cpu::matmul(view, x.data(), n, y.data());
+            std::vector<double> ref(y.size());
+            for (int t = 0; t < n; ++t)
+                for (int r = 0; r < rows; ++r)
+                    for (int c = 0; c < cols; ++c)
+                        ref[size_t(t) * rows + r] += double(w[size_t(r) * cols + c]) * x[size_t(t) * cols + c];
+            QVERIFY(max_abs_diff(y, ref) < 1e-4);
+        }
+    }
+
+    void attention_and_probe()
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (auto [heads, kv_heads, hd, len, n_q] :
+             {std::tuple{8, 4, 8, 37, 37}, {4, 1, 16, 50, 9}, {6, 6, 4, 13, 1}}) {
+            const int qw = heads * hd, kw = kv_heads * hd;
+            auto q = random_vector(size_t(n_q) * qw, rng), k = random_vector(size_t(len) * kw, rng),
+                 v = random_vector(size_t(len) * kw, rng);
+            AttentionProbe probe;
+            probe.first_row = n_q / 3;
+            for (int i = probe.first_row; i < n_q; ++i)
+                probe.row_weights.push_back(1.0f + 0.1f * i);
+            std::vector<float> out(size_t(n_q) * qw, NAN), probe_out(size_t(len), NAN);
+            cpu::attention(q.data(), n_q, k.data(), v.data(), len, {heads, kv_heads, hd}, out.data(), &probe,
+                           probe_out.data());
+
+            std::vector<double> ref_out(out.size(), 0.0), ref_probe(size_t(len), 0.0);
+            for (int i = 0; i < n_q; ++i)
+                for (int h = 0; h < heads; ++h) {
+                    const int g = h / (heads / kv_heads), visible = len - n_q + i + 1;
+                    std::vector<double> s(static_cast<size_t>(visible));
+                    double mx = -INFINITY, sum = 0;
+                    for (int j = 0; j < visible; ++j) {
+                        double d = 0;
+                        for (int e = 0; e < hd; ++e)
+                            d += double(q[size_t(i) * qw + h * hd + e]) * k[size_t(j) * kw + g * hd + e];
+                        s[size_t(j)] = d / std::sqrt(double(hd));
+                        mx = std::max(mx, s[size_t(j)]);
+                    }
+                    for (double& x : s)
+                        sum += (x = std::exp(x - mx));
+                    for (int j = 0; j < visible; ++j) {
+                        const double p = s[size_t(j)] / sum;
+                        for (int e = 0; e < hd; ++e)
+                            ref_out[size_t(i) * qw + h * hd + e] += p * v[size_t(j) * kw + g * hd + e];
+                        if (i >= probe.first_row)
+                            ref_probe[size_t(j)] += probe.row_weights[size_t(i - probe.first_row)] * p / heads;
+                    }
+                }
+            QVERIFY(max_abs_diff(out, ref_out) < 1e-5);
+            QVERIFY(max_abs_diff(probe_out, ref_probe) < 1e-5);
+        }
+    }
+
+    void rope_layouts_are_permutations_of_each_other()
+    {
+        std::mt19937 rng(std::random_device{}());
+        const int n = 5, heads = 3, hd = 8;
+        auto x = random_vector(size_t(n) * heads * hd, rng);
+        std::vector<int32_t> pos = {0, 3, 7, 100, 2047};
+        // Interleaved element 2i/2i+1 is rotate-half element i / i + hd/2.
+        std::vector<float> half(x.size());
+        for (int t = 0; t < n * heads; ++t)
+            for (int i = 0; i < hd / 2; ++i) {
+                half[size_t(t) * hd + i] = x[size_t(t) * hd + 2 * i];
+                half[size_t(t) * hd + i + hd / 2] = x[size_t(t) * hd + 2 * i + 1];
+            }
+        cpu::rope(x.data(), n, heads, hd, pos, 10000.0f, RopeLayout::Interleaved);
+        cpu::rope(half.data(), n, heads, hd, pos, 10000.0f, RopeLayout::RotateHalf);
+        for (int t = 0; t < n * heads; ++t)
+            for (int i = 0; i < hd / 2; ++i) {
+                QCOMPARE(half[size_t(t) * hd + i], x[size_t(t) * hd + 2 * i]);
+                QCOMPARE(half[size_t(t) * hd + i + hd / 2], x[size_t(t) * hd + 2 * i + 1]);
+            }
+        // Position 0 is the identity; position p rotates pair 0 by p radians.
+        std::vector<float> y = {1, 0, 1, 0};
+        cpu::rope(y.data(), 1, 1, 4, std::vector<int32_t>{2}, 10000.0f, RopeLayout::Interleaved);
+        QVERIFY(std::abs(y[0] - std::cos(2.0f)) < 1e-6 && std::abs(y[1] - std::sin(2.0f)) < 1e-6);
+    }
+};
+
+QTEST_APPLESS_MAIN(CpuKernelsTest)
+#include "test_cpu_kernels.moc"

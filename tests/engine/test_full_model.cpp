@@ -1,0 +1,87 @@
+// stories260K end to end on the CPU: the greedy reference story from BOS, and the same logits
+// from the GGUF file and the Hugging Face folders (F32 exact to float rounding, F16 within
+// its own rounding).
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+#include "eval/replay.h"
+#include "generate/inference_session.h"
+#include "generate/sampler.h"
+#include "model/model.h"
+#include "shared_data.h"
+#include "util/error.h"
+
+using namespace pyramid;
+
+namespace {
+
+std::vector<float> prompt_logits(const std::filesystem::path& path, const std::vector<int32_t>& prompt)
+{
+    auto model = Model::open(path, BackendPreference::Cpu);
+    InferenceSession session(model->backend(), CompressionConfig::full_cache());
+    return session.prefill(prompt);
+}
+
+} // namespace
+
+class FullModelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void greedy_reference_from_bos()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(reference_path, "data/stories260K_greedy256_reference.txt");
+        std::ifstream in(reference_path);
+        std::string line;
+        for (int i = 0; i < 3; ++i)
+            std::getline(in, line);
+        std::vector<int32_t> expected;
+        std::istringstream ids(line);
+        for (int32_t id; ids >> id;)
+            expected.push_back(id);
+        QCOMPARE(expected.size(), size_t(256));
+
+        auto model = Model::open(model_path, BackendPreference::Cpu);
+        InferenceSession session(model->backend(), CompressionConfig::full_cache());
+        std::vector<float> logits = session.prefill(std::vector<int32_t>{model->tokenizer().bos_id()});
+        std::vector<int32_t> got;
+        for (int step = 0; step < 256; ++step) {
+            got.push_back(Sampler::argmax(logits));
+            if (step + 1 < 256)
+                logits = session.decode(got.back());
+        }
+        QCOMPARE(got, expected);
+        QVERIFY(model->tokenizer().decode(got).starts_with("Once upon a time"));
+    }
+
+    void formats_agree()
+    {
+        PYRAMID_REQUIRE_SHARED(gguf, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(hf32, "models/stories260K-hf");
+        PYRAMID_REQUIRE_SHARED(hf16, "models/stories260K-hf-f16");
+        PYRAMID_REQUIRE_SHARED(golden, "golden/full_cache.json");
+        const std::vector<int32_t> prompt = load_replay_case(golden.string()).prompt_tokens;
+        const auto reference = prompt_logits(gguf, prompt);
+        const double f32_error = relative_error(prompt_logits(hf32, prompt), reference);
+        const double f16_error = relative_error(prompt_logits(hf16, prompt), reference);
+        qInfo("relative logit error vs GGUF: HF F32 %.3g, HF F16 %.3g", f32_error, f16_error);
+        QVERIFY(f32_error < 1e-5);
+        QVERIFY(f16_error < 2e-2);  // half precision keeps 11 significant bits of every weight
+        QVERIFY(f16_error > 0.0);   // it really is a different file
+    }
+
+    void prompt_longer_than_context_is_refused()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        auto model = Model::open(model_path, BackendPreference::Cpu);
+        InferenceSession session(model->backend(), CompressionConfig{});
+        std::vector<int32_t> prompt(static_cast<size_t>(model->config().context_length) + 1, 300);
+        QVERIFY_THROWS_EXCEPTION(Error, session.prefill(prompt));
+        QVERIFY_THROWS_EXCEPTION(Error, session.prefill(std::vector<int32_t>{}));
+    }
+};
+
+QTEST_APPLESS_MAIN(FullModelTest)
+#include "test_full_model.moc"
