@@ -66,6 +66,8 @@ bool answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& request)
         fmt::print(stderr, "pyramid-cli: {}\n", result.error);
         return false;
     }
+    if (!result.notice.empty())
+        fmt::print(stderr, "[note] {}\n", result.notice);
     if (result.reason == pyramid::FinishReason::Cancelled)
         fmt::print(stderr, "[stopped]\n");
     print_final_stats(result);
@@ -93,6 +95,14 @@ int main(int argc, char** argv)
     app.add_flag("--raw", raw, "feed the prompt as plain text after BOS (base models such as stories260K)");
     app.add_option("-n,--max-tokens", max_tokens, "most tokens to generate per reply")
         ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    std::string context_mode = "extend", overflow = "stop";
+    app.add_option("--context-mode", context_mode,
+                   "next turn: extend the compressed cache, or rebuild it from the whole conversation")
+        ->check(CLI::IsMember({"extend", "rebuild"}))
+        ->capture_default_str();
+    app.add_option("--overflow", overflow, "when the conversation outgrows the context: stop, or drop-oldest turns")
+        ->check(CLI::IsMember({"stop", "drop-oldest"}))
         ->capture_default_str();
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
     pyramid::SamplingOptions sampling;
@@ -126,6 +136,8 @@ int main(int argc, char** argv)
         request.max_new_tokens = max_tokens;
         request.format = raw ? pyramid::PromptFormat::Raw : pyramid::PromptFormat::LlamaChat;
         request.conversation.system_prompt = system_prompt;
+        request.context_mode = context_mode == "extend" ? pyramid::ContextMode::Extend : pyramid::ContextMode::Rebuild;
+        request.overflow = overflow == "stop" ? pyramid::OverflowPolicy::Stop : pyramid::OverflowPolicy::DropOldestTurns;
     } catch (const pyramid::Error& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 2;

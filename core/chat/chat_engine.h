@@ -32,18 +32,34 @@ struct ModelInfo {
 
 enum class PromptFormat { LlamaChat, Raw };  // Raw: plain text after BOS, for base models
 
+// What happens to the compressed cache when the user sends the next message
+// (docs/multi-turn.md): Extend keeps it and prefills only the new tokens; Rebuild prefills
+// the whole conversation again.
+enum class ContextMode { Extend, Rebuild };
+
+// What happens when the conversation no longer fits the model's context.
+enum class OverflowPolicy {
+    Stop,             // refuse with a message
+    DropOldestTurns,  // forget the oldest exchanges (never the system prompt) and rebuild
+};
+
 struct ChatRequest {
     Conversation conversation;  // last message is the user's turn to answer
     PromptFormat format = PromptFormat::LlamaChat;
     SamplingParams sampling;
     CompressionConfig compression;
     int max_new_tokens = 512;
+    ContextMode context_mode = ContextMode::Extend;
+    OverflowPolicy overflow = OverflowPolicy::Stop;
 };
 
 struct ChatResult {
     FinishReason reason = FinishReason::EndOfSequence;
     std::string text;          // the whole reply
-    std::string error;         // set when reason == Error
+    std::string error;         // set when reason == Error or ContextFull
+    std::string notice;        // something the user should see, e.g. turns dropped to fit
+    int dropped_turns = 0;     // oldest user/assistant exchanges left out of the prompt
+    bool reused_cache = false; // Extend: the previous turns' cache was kept
     GenerationStats stats;
 };
 

@@ -2,26 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "chat/chat_format.h"
-#include "generate/generator.h"
-#include "generate/inference_session.h"
+#include "chat/chat_session.h"
 #include "model/model.h"
 #include "util/error.h"
 
 namespace pyramid {
-namespace {
-
-std::vector<int32_t> prompt_tokens(const Model& model, const ChatRequest& request)
-{
-    if (request.format == PromptFormat::LlamaChat)
-        return format_llama2_chat(model.tokenizer(), request.conversation);
-    std::string text;
-    for (const ChatMessage& m : request.conversation.messages)
-        text += (text.empty() ? "" : "\n") + m.text;
-    return format_raw(model.tokenizer(), text);
-}
-
-} // namespace
 
 LocalChatEngine::LocalChatEngine(BackendPreference preference) : preference_(preference) {}
 LocalChatEngine::~LocalChatEngine() = default;
@@ -51,6 +36,7 @@ ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbac
 
     std::lock_guard lock(mutex_);
     model_ = std::move(model);
+    chat_.reset();
     info_ = info;
     return info;
 }
@@ -70,45 +56,20 @@ ModelInfo LocalChatEngine::model_info() const
 ChatResult LocalChatEngine::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
                                   const std::atomic<bool>& cancel)
 {
-    ChatResult result;
     std::shared_ptr<Model> model;
     {
         std::lock_guard lock(mutex_);
         model = model_;
+        if (model && !chat_)
+            chat_ = std::make_unique<ChatSession>(model);
     }
     if (!model) {
+        ChatResult result;
         result.reason = FinishReason::Error;
         result.error = "no model is loaded";
         return result;
     }
-    try {
-        const std::vector<int32_t> prompt = prompt_tokens(*model, request);
-        if (static_cast<int>(prompt.size()) >= model->config().context_length) {
-            result.reason = FinishReason::ContextFull;
-            result.error = "the conversation has " + std::to_string(prompt.size()) +
-                           " tokens but the model's context holds " + std::to_string(model->config().context_length);
-            return result;
-        }
-        InferenceSession session(model->backend(), request.compression);
-        GenerateOptions options;
-        options.max_new_tokens = request.max_new_tokens;
-        options.sampling = request.sampling;
-        GenerateCallbacks cb;
-        cb.on_token = [&](int32_t, const std::string& text) {
-            if (callbacks.on_text && !text.empty())
-                callbacks.on_text(text);
-        };
-        cb.on_stats = callbacks.on_stats;
-        GenerateResult generated = generate(session, model->tokenizer(), prompt, options, cb, cancel);
-        result.reason = generated.reason;
-        result.text = std::move(generated.text);
-        result.stats = std::move(generated.stats);
-    } catch (const std::exception& e) {
-        result.reason = FinishReason::Error;
-        result.error = e.what();
-        spdlog::error("reply failed: {}", e.what());
-    }
-    return result;
+    return chat_->reply(request, callbacks, cancel);
 }
 
 } // namespace pyramid

@@ -10,6 +10,7 @@
 
 namespace pyramid {
 
+class ChatSession;
 class Model;
 
 class LocalChatEngine final : public ChatEngine {
@@ -28,6 +29,8 @@ private:
     BackendPreference preference_;
     mutable std::mutex mutex_;  // guards model_ and info_ between load and reply
     std::shared_ptr<Model> model_;
+    // The last conversation's cache, kept so its next turn can extend it.
+    std::unique_ptr<ChatSession> chat_;
     ModelInfo info_;
 };
 

@@ -44,7 +44,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
     const auto start = Clock::now();
     std::vector<float> logits;
     try {
-        logits = session.prefill(prompt, &cancel);
+        logits = options.extend_cache ? session.extend(prompt, &cancel) : session.prefill(prompt, &cancel);
     } catch (const Cancelled&) {
         result.reason = FinishReason::Cancelled;
         stats.phase = GenerationPhase::Finished;
@@ -64,6 +64,10 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             result.reason = FinishReason::Cancelled;
             break;
         }
+        if (session.tokens_seen() >= session.context_length()) {
+            result.reason = FinishReason::ContextFull;
+            break;
+        }
         const int32_t token = sampler.sample(logits, history);
         if (i == 0)
             stats.time_to_first_token_ms = ms_since(start);
@@ -79,12 +83,6 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             callbacks.on_token(token, text);
         ++stats.generated_tokens;
 
-        if (session.tokens_seen() >= session.context_length()) {
-            result.reason = FinishReason::ContextFull;
-            break;
-        }
-        if (i + 1 == options.max_new_tokens)
-            break;  // the last token needs no forward pass
         logits = session.decode(token);
         stats.decode_ms = ms_since(decode_start);
         stats.decode_tokens_per_second = stats.generated_tokens / (stats.decode_ms / 1000.0);

@@ -21,6 +21,9 @@ struct GenerateOptions {
     int max_new_tokens = 256;
     SamplingParams sampling;
     bool stop_at_eos = true;
+    // Feed the prompt after what the session's cache already holds (a conversation's next
+    // turn) instead of starting afresh.
+    bool extend_cache = false;
 };
 
 struct GenerateCallbacks {
@@ -30,7 +33,9 @@ struct GenerateCallbacks {
 
 struct GenerateResult {
     FinishReason reason = FinishReason::EndOfSequence;
-    std::vector<int32_t> tokens;  // generated, without the prompt and without EOS
+    // Generated, without the prompt and without EOS. All of them are in the session's cache,
+    // so a next turn continues right after the last one.
+    std::vector<int32_t> tokens;
     std::string text;
     GenerationStats stats;
 };

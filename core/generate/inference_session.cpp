@@ -15,25 +15,35 @@ InferenceSession::InferenceSession(Backend& backend, const CompressionConfig& co
 {
 }
 
+void InferenceSession::reset()
+{
+    cache_.clear();
+    next_position_ = 0;
+}
+
 std::vector<float> InferenceSession::prefill(std::span<const int32_t> tokens, const std::atomic<bool>* cancel)
+{
+    reset();
+    return extend(tokens, cancel);
+}
+
+std::vector<float> InferenceSession::extend(std::span<const int32_t> tokens, const std::atomic<bool>* cancel)
 {
     const int n = static_cast<int>(tokens.size());
     if (n == 0)
         throw Error("the prompt is empty");
-    if (n > context_length())
-        throw Error("the prompt has " + std::to_string(n) + " tokens but the model's context holds " +
-                    std::to_string(context_length()));
-    cache_.clear();
-    next_position_ = 0;
-    policy_->begin_prefill(n);
+    if (next_position_ + n > context_length())
+        throw Error("the prompt has " + std::to_string(next_position_ + n) +
+                    " tokens but the model's context holds " + std::to_string(context_length()));
+    policy_->begin_prefill(n, next_position_);
 
     std::vector<int32_t> positions(static_cast<size_t>(n));
-    std::iota(positions.begin(), positions.end(), 0);
+    std::iota(positions.begin(), positions.end(), next_position_);
     std::unique_ptr<HiddenStates> hidden = backend_.embed(tokens);
     std::vector<float> scores;
     for (int l = 0; l < cache_.n_layers(); ++l) {
         if (cancel && cancel->load()) {
-            cache_.clear();
+            reset();  // a half-run prompt leaves layers inconsistent
             throw Cancelled();
         }
         const int rows = hidden->rows();
@@ -41,7 +51,7 @@ std::vector<float> InferenceSession::prefill(std::span<const int32_t> tokens, co
         backend_.run_layer(l, *hidden, positions, cache_.store(l), probe ? &*probe : nullptr, &scores);
         cache_.append_positions(l, positions);
 
-        const PrefillDecision decision = policy_->after_prefill_layer(l, rows, scores);
+        const PrefillDecision decision = policy_->after_prefill_layer(l, rows, cache_.length(l), scores);
         layers_compressed_[static_cast<size_t>(l)] = decision.keep_rows || decision.keep_entries;
         if (decision.keep_rows) {
             std::vector<int32_t> kept;
@@ -53,7 +63,7 @@ std::vector<float> InferenceSession::prefill(std::span<const int32_t> tokens, co
         if (decision.keep_entries)
             cache_.keep(l, *decision.keep_entries);
     }
-    next_position_ = n;
+    next_position_ += n;
     return backend_.logits(*hidden, hidden->rows() - 1);
 }
 

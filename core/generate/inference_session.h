@@ -21,8 +21,13 @@ public:
 
     // Runs the prompt into an empty cache and returns the logits after its last token.
     // Throws pyramid::Error for an empty prompt or one longer than the model's context, and
-    // when `cancel` is set (checked between layers; the cache is then left empty).
+    // pyramid::Cancelled when `cancel` is set (checked between layers; the cache is then empty).
     std::vector<float> prefill(std::span<const int32_t> tokens, const std::atomic<bool>* cancel = nullptr);
+    // Runs more prompt tokens after what the cache holds (the next turn of a conversation),
+    // with the policy's selection applied to the new tokens only. Same errors as prefill.
+    std::vector<float> extend(std::span<const int32_t> tokens, const std::atomic<bool>* cancel = nullptr);
+    // Forgets everything: the next call must be prefill().
+    void reset();
     // Feeds one token at the next position and returns the logits after it.
     std::vector<float> decode(int32_t token);
 

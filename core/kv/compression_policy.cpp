@@ -9,9 +9,9 @@ namespace {
 
 class FullPolicy final : public CompressionPolicy {
 public:
-    void begin_prefill(int) override {}
+    void begin_prefill(int, int) override {}
     std::optional<AttentionProbe> prefill_probe(int, int) override { return std::nullopt; }
-    PrefillDecision after_prefill_layer(int, int, const std::vector<float>&) override { return {}; }
+    PrefillDecision after_prefill_layer(int, int, int, const std::vector<float>&) override { return {}; }
     std::optional<AttentionProbe> decode_probe(int) override { return std::nullopt; }
     std::optional<std::vector<int>> after_decode_layer(int, int, const std::vector<float>&) override
     {

@@ -22,10 +22,14 @@ class CompressionPolicy {
 public:
     virtual ~CompressionPolicy() = default;
 
-    // Prefill of a prompt of n_tokens into an empty cache.
-    virtual void begin_prefill(int n_tokens) = 0;
+    // Prefill of n_new prompt tokens after n_cached tokens already in the cache (0 for a fresh
+    // prompt; more when a conversation extends its compressed cache). n_rows counts the new
+    // tokens entering `layer`; cache_len the layer's entries after they were appended (the
+    // new rows are the last ones); scores are over all cache_len entries.
+    virtual void begin_prefill(int n_new, int n_cached) = 0;
     virtual std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) = 0;
-    virtual PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) = 0;
+    virtual PrefillDecision after_prefill_layer(int layer, int n_rows, int cache_len,
+                                                const std::vector<float>& scores) = 0;
 
     // One decode step appended one entry to every layer; len counts it.
     virtual std::optional<AttentionProbe> decode_probe(int layer) = 0;

@@ -15,12 +15,21 @@ H2OPolicy::H2OPolicy(const CompressionConfig& config, int n_layers)
 {
 }
 
-void H2OPolicy::begin_prefill(int n_tokens)
+void H2OPolicy::begin_prefill(int n_new, int n_cached)
 {
-    budget_.begin(n_tokens);
-    for (auto& a : accumulated_)
-        a.clear();
+    budget_.begin(n_cached + n_new);
+    if (n_cached == 0)
+        for (auto& a : accumulated_)
+            a.clear();
     std::fill(steps_.begin(), steps_.end(), 0);
+}
+
+void H2OPolicy::accumulate(int layer, int len, const std::vector<float>& scores)
+{
+    std::vector<float>& acc = accumulated_[static_cast<size_t>(layer)];
+    acc.resize(static_cast<size_t>(len), 0.0f);
+    for (int j = 0; j < len; ++j)
+        acc[static_cast<size_t>(j)] += scores[static_cast<size_t>(j)];
 }
 
 std::optional<AttentionProbe> H2OPolicy::prefill_probe(int, int n_rows)
@@ -51,18 +60,15 @@ std::optional<std::vector<int>> H2OPolicy::evict(int layer, int budget)
     return keep;
 }
 
-PrefillDecision H2OPolicy::after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores)
+PrefillDecision H2OPolicy::after_prefill_layer(int layer, int, int cache_len, const std::vector<float>& scores)
 {
-    accumulated_[static_cast<size_t>(layer)].assign(scores.begin(), scores.begin() + n_rows);
+    accumulate(layer, cache_len, scores);
     return {std::nullopt, evict(layer, budget_.after_prefill(layer))};
 }
 
 std::optional<std::vector<int>> H2OPolicy::after_decode_layer(int layer, int len, const std::vector<float>& scores)
 {
-    std::vector<float>& acc = accumulated_[static_cast<size_t>(layer)];
-    acc.resize(static_cast<size_t>(len), 0.0f);
-    for (int j = 0; j < len; ++j)
-        acc[static_cast<size_t>(j)] += scores[static_cast<size_t>(j)];
+    accumulate(layer, len, scores);
     return evict(layer, budget_.after_step(layer, steps_[static_cast<size_t>(layer)]++));
 }
 

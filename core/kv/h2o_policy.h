@@ -11,14 +11,15 @@ class H2OPolicy final : public CompressionPolicy {
 public:
     H2OPolicy(const CompressionConfig& config, int n_layers);
 
-    void begin_prefill(int n_tokens) override;
+    void begin_prefill(int n_new, int n_cached) override;
     std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) override;
-    PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) override;
+    PrefillDecision after_prefill_layer(int layer, int n_rows, int cache_len, const std::vector<float>& scores) override;
     std::optional<AttentionProbe> decode_probe(int layer) override;
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 
 private:
     std::optional<std::vector<int>> evict(int layer, int budget);
+    void accumulate(int layer, int len, const std::vector<float>& scores);
 
     double recent_fraction_;
     BaselineBudget budget_;

@@ -11,9 +11,9 @@ LocalPolicy::LocalPolicy(const CompressionConfig& config, int n_layers)
 {
 }
 
-void LocalPolicy::begin_prefill(int n_tokens)
+void LocalPolicy::begin_prefill(int n_new, int n_cached)
 {
-    budget_.begin(n_tokens);
+    budget_.begin(n_cached + n_new);
     std::fill(steps_.begin(), steps_.end(), 0);
 }
 
@@ -30,9 +30,9 @@ std::optional<std::vector<int>> LocalPolicy::trim(int len, int budget) const
     return keep;
 }
 
-PrefillDecision LocalPolicy::after_prefill_layer(int layer, int n_rows, const std::vector<float>&)
+PrefillDecision LocalPolicy::after_prefill_layer(int layer, int, int cache_len, const std::vector<float>&)
 {
-    return {std::nullopt, trim(n_rows, budget_.after_prefill(layer))};
+    return {std::nullopt, trim(cache_len, budget_.after_prefill(layer))};
 }
 
 std::optional<std::vector<int>> LocalPolicy::after_decode_layer(int layer, int len, const std::vector<float>&)

@@ -10,9 +10,9 @@ class LocalPolicy final : public CompressionPolicy {
 public:
     LocalPolicy(const CompressionConfig& config, int n_layers);
 
-    void begin_prefill(int n_tokens) override;
+    void begin_prefill(int n_new, int n_cached) override;
     std::optional<AttentionProbe> prefill_probe(int, int) override { return std::nullopt; }
-    PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) override;
+    PrefillDecision after_prefill_layer(int layer, int n_rows, int cache_len, const std::vector<float>& scores) override;
     std::optional<AttentionProbe> decode_probe(int) override { return std::nullopt; }
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 

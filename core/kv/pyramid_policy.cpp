@@ -14,10 +14,11 @@ PyramidPolicy::PyramidPolicy(const PyramidSettings& settings, int n_layers)
 {
 }
 
-void PyramidPolicy::begin_prefill(int n_tokens)
+void PyramidPolicy::begin_prefill(int n_new, int n_cached)
 {
-    recent_ = recent_window_extra(n_tokens, settings_);
-    min_ctx_ = std::min(settings_.min_context_length, n_tokens - 1 - recent_);
+    recent_ = recent_window_extra(n_new, settings_);
+    min_ctx_ = std::min(settings_.min_context_length, n_new - 1 - recent_);
+    sinks_ = std::max(0, settings_.sink_tokens - n_cached);
     layers_.assign(static_cast<size_t>(n_layers_), LayerState{});
 }
 
@@ -52,18 +53,21 @@ std::optional<AttentionProbe> PyramidPolicy::prefill_probe(int layer, int n_rows
     return AttentionProbe{n_rows - 1 - recent_, window_weights()};
 }
 
-PrefillDecision PyramidPolicy::after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores)
+PrefillDecision PyramidPolicy::after_prefill_layer(int layer, int n_rows, int cache_len,
+                                                   const std::vector<float>& scores)
 {
     LayerState& state = layers_[static_cast<size_t>(layer)];
-    state.past = n_rows;
-    state.tail_start = n_rows - 1;
+    state.past = cache_len;
+    state.tail_start = cache_len - 1;
     const int ctx = n_rows - (1 + recent_);
     const int k = keep_count(layer, ctx);
     if (k == ctx)
         return {};
 
-    std::vector<float> s(scores.begin(), scores.begin() + ctx);
-    std::fill_n(s.begin(), std::min(settings_.sink_tokens, ctx), std::numeric_limits<float>::infinity());
+    // Only the new tokens compete; entries cached by earlier turns are never pruned again.
+    const auto first_new = scores.begin() + (cache_len - n_rows);
+    std::vector<float> s(first_new, first_new + ctx);
+    std::fill_n(s.begin(), std::min(sinks_, ctx), std::numeric_limits<float>::infinity());
     std::vector<int> keep = select_top_k(s, k);
     for (int j = ctx; j < n_rows; ++j)
         keep.push_back(j);

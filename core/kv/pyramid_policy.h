@@ -12,9 +12,9 @@ class PyramidPolicy final : public CompressionPolicy {
 public:
     PyramidPolicy(const PyramidSettings& settings, int n_layers);
 
-    void begin_prefill(int n_tokens) override;
+    void begin_prefill(int n_new, int n_cached) override;
     std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) override;
-    PrefillDecision after_prefill_layer(int layer, int n_rows, const std::vector<float>& scores) override;
+    PrefillDecision after_prefill_layer(int layer, int n_rows, int cache_len, const std::vector<float>& scores) override;
     std::optional<AttentionProbe> decode_probe(int layer) override;
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 
@@ -34,6 +34,7 @@ private:
     int n_layers_;
     int recent_ = 0;   // r
     int min_ctx_ = 0;
+    int sinks_ = 0;    // sink tokens among the new ones (none once the cache holds them)
     std::vector<LayerState> layers_;
 };
 

@@ -54,10 +54,10 @@ private slots:
         config.policy = CompressionPolicyKind::Local;
         config.layer_budgets = {40, 10};
         auto policy = make_compression_policy(config, 2);
-        policy->begin_prefill(30);
+        policy->begin_prefill(30, 0);
         QVERIFY(!policy->prefill_probe(0, 30));
-        QVERIFY(!policy->after_prefill_layer(0, 30, {}).keep_entries);  // within budget
-        const PrefillDecision d = policy->after_prefill_layer(1, 30, {});
+        QVERIFY(!policy->after_prefill_layer(0, 30, 30, {}).keep_entries);  // within budget
+        const PrefillDecision d = policy->after_prefill_layer(1, 30, 30, {});
         QVERIFY(!d.keep_rows);  // the next layer still sees every token
         std::vector<int> expected = range(0, 4);
         for (int j : range(24, 30))
@@ -78,11 +78,11 @@ private slots:
         config.layer_budgets = {12};
         config.baseline_recent_fraction = 0.5;
         auto policy = make_compression_policy(config, 1);
-        policy->begin_prefill(40);
+        policy->begin_prefill(40, 0);
         const auto probe = policy->prefill_probe(0, 40);
         QVERIFY(probe && probe->first_row == 0 && probe->row_weights.size() == 40u);  // every row counts
         const std::vector<float> scores = random_scores(40, 7);
-        const PrefillDecision d = policy->after_prefill_layer(0, 40, scores);
+        const PrefillDecision d = policy->after_prefill_layer(0, 40, 40, scores);
         std::vector<int> expected = brute_top(scores, 34, 6);
         for (int j : range(34, 40))
             expected.push_back(j);
@@ -104,7 +104,7 @@ private slots:
         config.pyramid.prefill_decay_ratio = 0.5;
         auto policy = make_compression_policy(config, 4);
         const int n = 100;  // r = 20, window 21, context 79
-        policy->begin_prefill(n);
+        policy->begin_prefill(n, 0);
         QVERIFY(!policy->prefill_probe(0, n));  // cosine schedule is 1 at layer 0
         const auto probe = policy->prefill_probe(1, n);
         QVERIFY(probe);
@@ -113,7 +113,7 @@ private slots:
         QVERIFY(probe->row_weights.back() > probe->row_weights.front());  // newest rows weigh more
 
         const std::vector<float> scores = random_scores(n, 11);
-        const PrefillDecision d = policy->after_prefill_layer(1, n, scores);
+        const PrefillDecision d = policy->after_prefill_layer(1, n, n, scores);
         QVERIFY(d.keep_rows && !d.keep_entries);  // drops hidden states; layer 1's cache keeps all
         const int k = prefill_keep_count(79, 4, decay_schedule(DecaySchedule::Cosine, 1, 4, 0.5));
         std::vector<float> with_sinks = scores;

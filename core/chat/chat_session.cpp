@@ -1,0 +1,184 @@
+#include "chat/chat_session.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "chat/chat_format.h"
+#include "generate/generator.h"
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+std::string strip(const std::string& s)
+{
+    const auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return {};
+    return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+bool same_messages(const std::vector<ChatMessage>& a, const std::vector<ChatMessage>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const ChatMessage& x, const ChatMessage& y) {
+        return x.role == y.role && strip(x.text) == strip(y.text);
+    });
+}
+
+// Room a reply needs besides the prompt before a conversation counts as not fitting.
+int reply_room(const ChatRequest& request, int context)
+{
+    return std::clamp(request.max_new_tokens, 1, std::max(1, context / 4));
+}
+
+} // namespace
+
+ChatSession::ChatSession(std::shared_ptr<Model> model) : model_(std::move(model)) {}
+
+void ChatSession::forget()
+{
+    fed_.clear();
+    fed_conversation_ = {};
+    fed_dropped_turns_ = 0;
+    if (session_)
+        session_->reset();
+}
+
+std::vector<int32_t> ChatSession::conversation_tokens(const ChatRequest& request,
+                                                      const Conversation& conversation) const
+{
+    const Tokenizer& tok = model_->tokenizer();
+    if (request.format == PromptFormat::LlamaChat)
+        return format_llama2_chat(tok, conversation);
+    // Raw (base models): the messages' texts one after another, each encoded on its own so a
+    // conversation extends exactly as it would be rebuilt.
+    std::vector<int32_t> tokens = format_raw(tok, "");
+    for (const ChatMessage& m : conversation.messages) {
+        const auto piece = tok.encode(strip(m.text));
+        tokens.insert(tokens.end(), piece.begin(), piece.end());
+    }
+    return tokens;
+}
+
+std::vector<int32_t> ChatSession::next_turn_tokens(const ChatRequest& request) const
+{
+    const Tokenizer& tok = model_->tokenizer();
+    const std::string& user = request.conversation.messages.back().text;
+    if (request.format == PromptFormat::Raw)
+        return tok.encode(strip(user));
+    // Close the previous answer, then open a turn exactly as the chat format opens its last one.
+    std::vector<int32_t> tokens{tok.eos_id()};
+    const auto open = format_llama2_chat(tok, Conversation{"", {{ChatRole::User, user}}});
+    tokens.insert(tokens.end(), open.begin(), open.end());
+    return tokens;
+}
+
+bool ChatSession::can_extend(const ChatRequest& request) const
+{
+    const auto& messages = request.conversation.messages;
+    const size_t skipped = 2 * static_cast<size_t>(fed_dropped_turns_);
+    if (messages.size() < skipped + 1)
+        return false;
+    return request.context_mode == ContextMode::Extend && session_ && !fed_.empty() &&
+           session_config_ == compression_config_to_json(request.compression) && fed_format_ == request.format &&
+           strip(fed_conversation_.system_prompt) == strip(request.conversation.system_prompt) &&
+           same_messages(fed_conversation_.messages,
+                         std::vector<ChatMessage>(messages.begin() + static_cast<ptrdiff_t>(skipped), messages.end() - 1));
+}
+
+ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& refusal) const
+{
+    const int context = model_->config().context_length;
+    const int room = reply_room(request, context);
+    if (can_extend(request)) {
+        Plan p{next_turn_tokens(request), true, fed_dropped_turns_};
+        if (static_cast<int>(fed_.size() + p.tokens.size()) + room <= context)
+            return p;
+    }
+    Conversation conversation = request.conversation;
+    Plan p{conversation_tokens(request, conversation), false, 0};
+    while (static_cast<int>(p.tokens.size()) + room > context) {
+        if (request.overflow == OverflowPolicy::Stop || conversation.messages.size() < 3) {
+            refusal = "the conversation needs " + std::to_string(p.tokens.size()) + " tokens plus " +
+                      std::to_string(room) + " for the reply, but the model's context holds " +
+                      std::to_string(context) +
+                      (request.overflow == OverflowPolicy::Stop ? "; start a new conversation or allow dropping old turns"
+                                                                : "; the last message alone is too long");
+            return {};
+        }
+        conversation.messages.erase(conversation.messages.begin(), conversation.messages.begin() + 2);
+        ++p.dropped_turns;
+        p.tokens = conversation_tokens(request, conversation);
+    }
+    return p;
+}
+
+ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
+                              const std::atomic<bool>& cancel)
+{
+    ChatResult result;
+    try {
+        const auto& messages = request.conversation.messages;
+        if (messages.empty() || messages.back().role != ChatRole::User)
+            throw Error("the conversation must end with a user message");
+        std::string refusal;
+        const Plan p = plan(request, refusal);
+        if (!refusal.empty()) {
+            result.reason = FinishReason::ContextFull;
+            result.error = refusal;
+            return result;
+        }
+        const std::string config = compression_config_to_json(request.compression);
+        if (!session_ || config != session_config_) {
+            session_ = std::make_unique<InferenceSession>(model_->backend(), request.compression);
+            session_config_ = config;
+        }
+        const int previously_dropped = fed_dropped_turns_;
+        if (!p.extend)
+            forget();
+        result.dropped_turns = p.dropped_turns;
+        result.reused_cache = p.extend;
+        if (p.dropped_turns > previously_dropped || (!p.extend && p.dropped_turns > 0))
+            result.notice = "the conversation outgrew the model's context: the oldest " +
+                            std::to_string(p.dropped_turns) + " exchange(s) were left out of the prompt";
+        spdlog::debug("reply: {} {} tokens ({} cached)", p.extend ? "extending with" : "prefilling", p.tokens.size(),
+                      fed_.size());
+
+        GenerateOptions options;
+        options.max_new_tokens = request.max_new_tokens;
+        options.sampling = request.sampling;
+        options.extend_cache = p.extend;
+        GenerateCallbacks cb;
+        cb.on_token = [&](int32_t, const std::string& text) {
+            if (callbacks.on_text && !text.empty())
+                callbacks.on_text(text);
+        };
+        cb.on_stats = callbacks.on_stats;
+        GenerateResult generated = generate(*session_, model_->tokenizer(), p.tokens, options, cb, cancel);
+        result.reason = generated.reason;
+        result.text = std::move(generated.text);
+        result.stats = std::move(generated.stats);
+
+        if (session_->tokens_seen() == 0) {  // cancelled during the prompt: nothing is cached
+            forget();
+            return result;
+        }
+        fed_.insert(fed_.end(), p.tokens.begin(), p.tokens.end());
+        fed_.insert(fed_.end(), generated.tokens.begin(), generated.tokens.end());
+        fed_conversation_ = request.conversation;
+        fed_conversation_.messages.erase(fed_conversation_.messages.begin(),
+                                         fed_conversation_.messages.begin() + 2 * p.dropped_turns);
+        fed_dropped_turns_ = p.dropped_turns;
+        fed_conversation_.messages.push_back({ChatRole::Assistant, result.text});
+        fed_format_ = request.format;
+    } catch (const std::exception& e) {
+        forget();
+        result.reason = FinishReason::Error;
+        result.error = e.what();
+        spdlog::error("reply failed: {}", e.what());
+    }
+    return result;
+}
+
+} // namespace pyramid

@@ -1,0 +1,51 @@
+#pragma once
+// One conversation's inference state across turns. Each reply either extends the cache the
+// previous turns left (prefilling only the new tokens, with the compression's selection
+// applied to them) or rebuilds it from the whole conversation; when the conversation does not
+// fit the context it stops with a message or drops the oldest exchanges, as the request says.
+// The rules are written down in docs/multi-turn.md.
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chat/chat_engine.h"
+#include "generate/inference_session.h"
+#include "model/model.h"
+
+namespace pyramid {
+
+class ChatSession {
+public:
+    explicit ChatSession(std::shared_ptr<Model> model);
+
+    // Never throws for bad input: errors come back as FinishReason::Error / ContextFull.
+    ChatResult reply(const ChatRequest& request, const StreamCallbacks& callbacks, const std::atomic<bool>& cancel);
+
+    // Tokens the cache holds, in the order they were fed (for tests and diagnostics).
+    const std::vector<int32_t>& fed_tokens() const { return fed_; }
+
+private:
+    struct Plan {
+        std::vector<int32_t> tokens;  // what to feed now
+        bool extend = false;          // after fed_, or from an empty cache
+        int dropped_turns = 0;
+    };
+
+    Plan plan(const ChatRequest& request, std::string& refusal) const;
+    bool can_extend(const ChatRequest& request) const;
+    std::vector<int32_t> conversation_tokens(const ChatRequest& request, const Conversation& conversation) const;
+    std::vector<int32_t> next_turn_tokens(const ChatRequest& request) const;
+    void forget();
+
+    std::shared_ptr<Model> model_;
+    std::unique_ptr<InferenceSession> session_;
+    std::string session_config_;   // JSON of the compression the session runs
+    // The conversation the cache holds, the last reply included, and its exact tokens.
+    Conversation fed_conversation_;
+    int fed_dropped_turns_ = 0;    // oldest exchanges of the app's conversation not in the cache
+    PromptFormat fed_format_ = PromptFormat::LlamaChat;
+    std::vector<int32_t> fed_;
+};
+
+} // namespace pyramid

@@ -1,0 +1,164 @@
+// Multi-turn conversations through ChatSession: extending the cache equals rebuilding it
+// (full cache), compressed entries of earlier turns are never pruned again, edited history
+// falls back to a rebuild, and an overflowing conversation stops or drops its oldest turns.
+#include <QtTest>
+
+#include "chat/chat_format.h"
+#include "chat/chat_session.h"
+#include "eval/replay.h"
+#include "generate/inference_session.h"
+#include "shared_data.h"
+
+using namespace pyramid;
+
+namespace {
+
+ChatRequest request_for(const Conversation& conversation, CompressionPolicyKind policy)
+{
+    ChatRequest r;
+    r.conversation = conversation;
+    r.compression.policy = policy;
+    r.compression.pyramid.min_context_length = 8;
+    r.sampling.temperature = 0.0f;
+    r.max_new_tokens = 40;
+    return r;
+}
+
+std::string words(int n)
+{
+    static const char* vocabulary[] = {"the", "cat", "sat", "on", "a", "big", "red", "mat", "and", "smiled"};
+    std::string s;
+    for (int i = 0; i < n; ++i)
+        s += std::string(i ? " " : "") + vocabulary[(i * 7 + n) % 10];
+    return s;
+}
+
+} // namespace
+
+class ChatSessionTest : public QObject {
+    Q_OBJECT
+    std::shared_ptr<Model> model_;
+
+private slots:
+    void initTestCase()
+    {
+        PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        model_ = Model::open(path, BackendPreference::Cpu);
+    }
+
+    void extend_with_full_cache_equals_rebuild()
+    {
+        ChatSession chat(model_);
+        Conversation c{"Be brief.", {{ChatRole::User, "Tell me about the cat."}}};
+        const std::atomic<bool> never{false};
+        ChatResult first = chat.reply(request_for(c, CompressionPolicyKind::Full), {}, never);
+        QCOMPARE(first.reason, FinishReason::MaxTokens);
+        QVERIFY(!first.reused_cache);
+        c.messages.push_back({ChatRole::Assistant, first.text});
+        c.messages.push_back({ChatRole::User, "And the dog?"});
+
+        StreamCallbacks none;
+        ChatRequest second = request_for(c, CompressionPolicyKind::Full);
+        second.max_new_tokens = 1;
+        const ChatResult r = chat.reply(second, none, never);
+        QVERIFY(r.reused_cache);
+        // Only the new turn was fed: EOS, then the turn opened as the chat format opens one.
+        const auto open = format_llama2_chat(model_->tokenizer(), Conversation{"", {{ChatRole::User, "And the dog?"}}});
+        QCOMPARE(r.stats.prompt_tokens, 1 + static_cast<int>(open.size()));
+
+        // The cached tokens, run from scratch, give the same next token and logits.
+        const std::vector<int32_t> fed = chat.fed_tokens();
+        InferenceSession from_scratch(model_->backend(), CompressionConfig::full_cache());
+        const std::vector<int32_t> prompt(fed.begin(), fed.end() - 1);
+        from_scratch.prefill(prompt);
+        InferenceSession incremental(model_->backend(), CompressionConfig::full_cache());
+        const size_t half = prompt.size() / 2;
+        incremental.prefill(std::span(prompt).first(half));
+        const auto a = incremental.extend(std::span(prompt).subspan(half));
+        const auto b = InferenceSession(model_->backend(), CompressionConfig::full_cache()).prefill(prompt);
+        QVERIFY(relative_error(a, b) < 1e-5);
+        QCOMPARE(incremental.cache().lengths(), from_scratch.cache().lengths());
+    }
+
+    void earlier_turns_are_not_pruned_again()
+    {
+        CompressionConfig config;
+        config.pyramid.min_context_length = 8;
+        config.pyramid.prefill_decay_ratio = 0.5;
+        InferenceSession session(model_->backend(), config);
+        std::vector<int32_t> turn1(200), turn2(120);
+        for (size_t i = 0; i < turn1.size(); ++i)
+            turn1[i] = static_cast<int32_t>(3 + (i * 37) % 500);
+        for (size_t i = 0; i < turn2.size(); ++i)
+            turn2[i] = static_cast<int32_t>(3 + (i * 11) % 500);
+        session.prefill(turn1);
+        std::vector<std::vector<int32_t>> before;
+        for (int l = 0; l < 5; ++l)
+            before.emplace_back(session.cache().positions(l).begin(), session.cache().positions(l).end());
+        session.extend(turn2);
+        for (int l = 0; l < 5; ++l) {
+            const auto pos = session.cache().positions(l);
+            std::vector<int32_t> old(pos.begin(), pos.begin() + static_cast<ptrdiff_t>(before[l].size()));
+            QCOMPARE(old, before[l]);  // every earlier entry survives, in order
+            QVERIFY(pos.back() == 319);
+            QVERIFY(std::is_sorted(pos.begin(), pos.end()));
+        }
+        // ... and the new turn itself was pruned layer by layer.
+        QVERIFY(session.cache().length(4) - static_cast<int>(before[4].size()) < 120);
+    }
+
+    void edited_history_rebuilds()
+    {
+        ChatSession chat(model_);
+        const std::atomic<bool> never{false};
+        Conversation c{"", {{ChatRole::User, "Hello there."}}};
+        const ChatResult first = chat.reply(request_for(c, CompressionPolicyKind::Pyramid), {}, never);
+        c.messages.push_back({ChatRole::Assistant, first.text + " (edited)"});
+        c.messages.push_back({ChatRole::User, "Go on."});
+        const ChatResult second = chat.reply(request_for(c, CompressionPolicyKind::Pyramid), {}, never);
+        QVERIFY(!second.reused_cache);
+        QCOMPARE(second.stats.prompt_tokens, static_cast<int>(format_llama2_chat(model_->tokenizer(), c).size()));
+
+        ChatRequest rebuild = request_for(c, CompressionPolicyKind::Pyramid);
+        rebuild.context_mode = ContextMode::Rebuild;
+        QVERIFY(!chat.reply(rebuild, {}, never).reused_cache);
+    }
+
+    void overflow_stops_or_drops_oldest_turns()
+    {
+        const std::atomic<bool> never{false};
+        Conversation c;
+        for (int turn = 0; turn < 4; ++turn) {
+            c.messages.push_back({ChatRole::User, words(300)});
+            c.messages.push_back({ChatRole::Assistant, words(250)});
+        }
+        c.messages.push_back({ChatRole::User, words(100)});
+        const int context = model_->config().context_length;
+        QVERIFY(static_cast<int>(format_llama2_chat(model_->tokenizer(), c).size()) > context);
+
+        ChatSession chat(model_);
+        ChatRequest stop = request_for(c, CompressionPolicyKind::Pyramid);
+        const ChatResult refused = chat.reply(stop, {}, never);
+        QCOMPARE(refused.reason, FinishReason::ContextFull);
+        QVERIFY(QString::fromStdString(refused.error).contains("context holds"));
+
+        ChatRequest drop = stop;
+        drop.overflow = OverflowPolicy::DropOldestTurns;
+        const ChatResult dropped = chat.reply(drop, {}, never);
+        QCOMPARE(dropped.reason, FinishReason::MaxTokens);
+        QVERIFY(dropped.dropped_turns >= 1);
+        QVERIFY(!dropped.notice.empty());
+        QVERIFY(dropped.stats.prompt_tokens + drop.max_new_tokens <= context);
+
+        // The next turn extends the shortened conversation instead of rebuilding again.
+        c.messages.push_back({ChatRole::Assistant, dropped.text});
+        c.messages.push_back({ChatRole::User, "More."});
+        drop.conversation = c;
+        const ChatResult next = chat.reply(drop, {}, never);
+        QVERIFY(next.reused_cache);
+        QCOMPARE(next.dropped_turns, dropped.dropped_turns);
+    }
+};
+
+QTEST_APPLESS_MAIN(ChatSessionTest)
+#include "test_chat_session.moc"
