@@ -101,8 +101,9 @@ int main(int argc, char** argv)
                    "next turn: extend the compressed cache, or rebuild it from the whole conversation")
         ->check(CLI::IsMember({"extend", "rebuild"}))
         ->capture_default_str();
-    app.add_option("--overflow", overflow, "when the conversation outgrows the context: stop, or drop-oldest turns")
-        ->check(CLI::IsMember({"stop", "drop-oldest"}))
+    app.add_option("--overflow", overflow,
+                   "when the conversation outgrows the context: stop, drop-oldest turns, or reencode positions")
+        ->check(CLI::IsMember({"stop", "drop-oldest", "reencode"}))
         ->capture_default_str();
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
     pyramid::SamplingOptions sampling;
@@ -137,7 +138,9 @@ int main(int argc, char** argv)
         request.format = raw ? pyramid::PromptFormat::Raw : pyramid::PromptFormat::LlamaChat;
         request.conversation.system_prompt = system_prompt;
         request.context_mode = context_mode == "extend" ? pyramid::ContextMode::Extend : pyramid::ContextMode::Rebuild;
-        request.overflow = overflow == "stop" ? pyramid::OverflowPolicy::Stop : pyramid::OverflowPolicy::DropOldestTurns;
+        request.overflow = overflow == "stop"          ? pyramid::OverflowPolicy::Stop
+                           : overflow == "drop-oldest" ? pyramid::OverflowPolicy::DropOldestTurns
+                                                       : pyramid::OverflowPolicy::Reencode;
     } catch (const pyramid::Error& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 2;

@@ -73,6 +73,12 @@ public:
     // Keeps only the rows at these ascending indices.
     virtual void gather(HiddenStates& hidden, std::span<const int> rows) = 0;
 
+    // Moves every cached key of `cache` from the position it was encoded at to a new one
+    // (one shift per entry, new = old + shift), by rotating it further: RoPE rotations
+    // compose. Values do not depend on position. Used to renumber positions inside a full
+    // context (the "re-encode" overflow policy).
+    virtual void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) = 0;
+
     // Final norm and output projection of one row: n_vocab logits.
     virtual std::vector<float> logits(const HiddenStates& hidden, int row) = 0;
 };

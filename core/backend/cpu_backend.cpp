@@ -126,6 +126,16 @@ void CpuBackend::gather(HiddenStates& hidden, std::span<const int> rows)
     keep_rows(h.values, h.dim, rows);
 }
 
+void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts)
+{
+    const ModelConfig& c = config();
+    auto& kv = static_cast<CpuKvLayerStore&>(cache);
+    if (static_cast<int>(shifts.size()) != kv.size())
+        throw Error("shift_key_positions: " + std::to_string(shifts.size()) + " shifts for " +
+                    std::to_string(kv.size()) + " entries");
+    cpu::rope(kv.keys.data(), kv.size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+}
+
 std::vector<float> CpuBackend::logits(const HiddenStates& hidden, int row)
 {
     const ModelConfig& c = config();

@@ -18,6 +18,7 @@ public:
     void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
                    const AttentionProbe* probe, std::vector<float>* probe_out) override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
+    void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
     std::vector<float> logits(const HiddenStates& hidden, int row) override;
 
 private:

@@ -10,6 +10,10 @@
 namespace pyramid::cpu {
 namespace {
 
+// Below this many multiply-adds a parallel region costs more than it saves (and idle
+// threads spinning on a busy machine cost far more): run on the calling thread.
+constexpr int64_t kParallelWork = int64_t(1) << 16;
+
 float dot(const float* a, const float* b, int n)
 {
     float sum = 0.0f;
@@ -38,7 +42,7 @@ void matmul(const WeightView& w, const float* x, int n, float* y)
     // Tokens in tiles so a tile of x stays in cache while every weight row passes over it;
     // each weight row is decoded once per tile.
     constexpr int kTokenTile = 16;
-#pragma omp parallel
+#pragma omp parallel if (rows * cols * n >= kParallelWork)
     {
         std::vector<float> scratch;
         for (int t0 = 0; t0 < n; t0 += kTokenTile) {
@@ -65,7 +69,7 @@ void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float*
 void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out)
 {
     const float* w = reinterpret_cast<const float*>(weight.data);
-#pragma omp parallel for schedule(static) if (n > 8)
+#pragma omp parallel for schedule(static) if (int64_t(n) * dim >= kParallelWork)
     for (int t = 0; t < n; ++t) {
         const float* xt = x + static_cast<int64_t>(t) * dim;
         float* ot = out + static_cast<int64_t>(t) * dim;
@@ -82,7 +86,7 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
     // Pair i of a head is (i0, i1): adjacent elements in GGUF layout, halves in HF layout.
     const int stride_in_pair = layout == RopeLayout::Interleaved ? 1 : half;
     const int pair_step = layout == RopeLayout::Interleaved ? 2 : 1;
-#pragma omp parallel for schedule(static) if (n > 8)
+#pragma omp parallel for schedule(static) if (int64_t(n) * n_heads * head_dim >= kParallelWork)
     for (int t = 0; t < n; ++t) {
         std::vector<float> cosines(half), sines(half);
         for (int i = 0; i < half; ++i) {
@@ -121,7 +125,8 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
     // Probe columns accumulate per thread, then sum: memory is threads x len, never n x len.
     std::vector<float> probe_partials(probe ? static_cast<size_t>(n_threads) * len : 0, 0.0f);
 
-#pragma omp parallel num_threads(n_threads)
+    const bool parallel = work * len * hd >= kParallelWork;
+#pragma omp parallel num_threads(n_threads) if (parallel)
     {
         std::vector<float> p(static_cast<size_t>(len));
         float* partial = probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num()) * len : nullptr;
@@ -161,13 +166,13 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
         }
     }
     if (probe)
-        for (int t = 0; t < n_threads; ++t)
+        for (int t = 0; t < (parallel ? n_threads : 1); ++t)
             add_in_place(probe_out, probe_partials.data() + static_cast<size_t>(t) * len, len);
 }
 
 void swiglu(float* gate, const float* up, int64_t count)
 {
-#pragma omp parallel for simd schedule(static) if (count > 4096)
+#pragma omp parallel for simd schedule(static) if (count >= kParallelWork)
     for (int64_t i = 0; i < count; ++i)
         gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }

@@ -41,6 +41,7 @@ enum class ContextMode { Extend, Rebuild };
 enum class OverflowPolicy {
     Stop,             // refuse with a message
     DropOldestTurns,  // forget the oldest exchanges (never the system prompt) and rebuild
+    Reencode,         // keep the sink tokens and the most recent positions, renumbered (StreamingLLM-style)
 };
 
 struct ChatRequest {

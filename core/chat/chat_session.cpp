@@ -93,12 +93,18 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
     const int room = reply_room(request, context);
     if (can_extend(request)) {
         Plan p{next_turn_tokens(request), true, fed_dropped_turns_};
-        if (static_cast<int>(fed_.size() + p.tokens.size()) + room <= context)
+        const int needed = static_cast<int>(p.tokens.size()) + room;
+        if (session_->tokens_seen() + needed <= context)
             return p;
+        if (request.overflow == OverflowPolicy::Reencode && needed < context) {
+            p.room_needed = needed;
+            return p;
+        }
     }
     Conversation conversation = request.conversation;
     Plan p{conversation_tokens(request, conversation), false, 0};
     while (static_cast<int>(p.tokens.size()) + room > context) {
+        // Re-encoding needs a cache to keep; a conversation rebuilt from text drops turns instead.
         if (request.overflow == OverflowPolicy::Stop || conversation.messages.size() < 3) {
             refusal = "the conversation needs " + std::to_string(p.tokens.size()) + " tokens plus " +
                       std::to_string(room) + " for the reply, but the model's context holds " +
@@ -145,10 +151,12 @@ ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks&
         spdlog::debug("reply: {} {} tokens ({} cached)", p.extend ? "extending with" : "prefilling", p.tokens.size(),
                       fed_.size());
 
+        int positions_freed = p.room_needed > 0 ? session_->make_room(p.room_needed) : 0;
         GenerateOptions options;
         options.max_new_tokens = request.max_new_tokens;
         options.sampling = request.sampling;
         options.extend_cache = p.extend;
+        options.make_room_when_full = request.overflow == OverflowPolicy::Reencode;
         GenerateCallbacks cb;
         cb.on_token = [&](int32_t, const std::string& text) {
             if (callbacks.on_text && !text.empty())
@@ -159,6 +167,10 @@ ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks&
         result.reason = generated.reason;
         result.text = std::move(generated.text);
         result.stats = std::move(generated.stats);
+        positions_freed += generated.positions_freed;
+        if (positions_freed > 0)
+            result.notice = "the context was full: " + std::to_string(positions_freed) +
+                            " of the oldest positions were dropped and the rest renumbered";
 
         if (session_->tokens_seen() == 0) {  // cancelled during the prompt: nothing is cached
             forget();

@@ -30,6 +30,7 @@ private:
         std::vector<int32_t> tokens;  // what to feed now
         bool extend = false;          // after fed_, or from an empty cache
         int dropped_turns = 0;
+        int room_needed = 0;          // Reencode: positions to free before extending
     };
 
     Plan plan(const ChatRequest& request, std::string& refusal) const;

@@ -1,5 +1,6 @@
 #include "generate/generator.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "generate/sampler.h"
@@ -65,8 +66,11 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             break;
         }
         if (session.tokens_seen() >= session.context_length()) {
-            result.reason = FinishReason::ContextFull;
-            break;
+            if (!options.make_room_when_full) {
+                result.reason = FinishReason::ContextFull;
+                break;
+            }
+            result.positions_freed += session.make_room(std::max(1, session.context_length() / 4));
         }
         const int32_t token = sampler.sample(logits, history);
         if (i == 0)

@@ -24,6 +24,9 @@ struct GenerateOptions {
     // Feed the prompt after what the session's cache already holds (a conversation's next
     // turn) instead of starting afresh.
     bool extend_cache = false;
+    // When the context fills up mid-reply: make room (InferenceSession::make_room, a quarter
+    // of the context) and keep going, instead of ending with ContextFull.
+    bool make_room_when_full = false;
 };
 
 struct GenerateCallbacks {
@@ -37,6 +40,7 @@ struct GenerateResult {
     // so a next turn continues right after the last one.
     std::vector<int32_t> tokens;
     std::string text;
+    int positions_freed = 0;  // by make_room_when_full
     GenerationStats stats;
 };
 

@@ -28,6 +28,11 @@ public:
     std::vector<float> extend(std::span<const int32_t> tokens, const std::atomic<bool>* cancel = nullptr);
     // Forgets everything: the next call must be prefill().
     void reset();
+    // Makes room for `room` more positions in a full context, StreamingLLM-style: keeps the
+    // sink tokens and the most recent positions, drops older entries from every layer, and
+    // renumbers the survivors' positions consecutively (re-rotating their keys). Returns the
+    // number of positions freed. Throws pyramid::Error when the context is too small.
+    int make_room(int room);
     // Feeds one token at the next position and returns the logits after it.
     std::vector<float> decode(int32_t token);
 

@@ -17,6 +17,7 @@ public:
     {
         return std::nullopt;
     }
+    void entries_removed(int, const std::vector<int>&) override {}
 };
 
 } // namespace

@@ -4,6 +4,7 @@
 // before each layer which attention statistics it needs (a probe) and hands it the result
 // after the layer ran. One policy object serves one sequence.
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ public:
     // One decode step appended one entry to every layer; len counts it.
     virtual std::optional<AttentionProbe> decode_probe(int layer) = 0;
     virtual std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) = 0;
+
+    // The cache kept only these ascending indices of `layer` for a reason of its own (room
+    // made in a full context): per-entry state must follow.
+    virtual void entries_removed(int layer, const std::vector<int>& kept) = 0;
 };
 
 std::unique_ptr<CompressionPolicy> make_compression_policy(const CompressionConfig& config, int n_layers);

@@ -42,6 +42,16 @@ std::optional<AttentionProbe> H2OPolicy::decode_probe(int)
     return AttentionProbe{0, {1.0f}};
 }
 
+void H2OPolicy::entries_removed(int layer, const std::vector<int>& kept)
+{
+    std::vector<float>& acc = accumulated_[static_cast<size_t>(layer)];
+    std::vector<float> remaining;
+    for (int j : kept)
+        if (j < static_cast<int>(acc.size()))
+            remaining.push_back(acc[static_cast<size_t>(j)]);
+    acc = std::move(remaining);
+}
+
 std::optional<std::vector<int>> H2OPolicy::evict(int layer, int budget)
 {
     std::vector<float>& acc = accumulated_[static_cast<size_t>(layer)];

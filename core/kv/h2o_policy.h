@@ -17,6 +17,8 @@ public:
     std::optional<AttentionProbe> decode_probe(int layer) override;
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 
+    void entries_removed(int layer, const std::vector<int>& kept) override;
+
 private:
     std::optional<std::vector<int>> evict(int layer, int budget);
     void accumulate(int layer, int len, const std::vector<float>& scores);

@@ -40,6 +40,14 @@ void KvCache::keep(int layer, std::span<const int> indices)
     l.store->keep(indices);
 }
 
+void KvCache::set_positions(int layer, std::vector<int32_t> positions)
+{
+    if (static_cast<int>(positions.size()) != length(layer))
+        throw Error("KV cache layer " + std::to_string(layer) + ": " + std::to_string(positions.size()) +
+                    " new positions for " + std::to_string(length(layer)) + " entries");
+    layers_[layer].positions = std::move(positions);
+}
+
 size_t KvCache::bytes() const
 {
     size_t total = 0;

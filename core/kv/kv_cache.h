@@ -26,6 +26,8 @@ public:
     void append_positions(int layer, std::span<const int32_t> positions);
     // Keeps only the entries at these ascending indices.
     void keep(int layer, std::span<const int> indices);
+    // Renumbers the positions of `layer` (keys must have been re-rotated by the backend).
+    void set_positions(int layer, std::vector<int32_t> positions);
 
     size_t bytes() const;
     // Bytes of one entry in one layer (keys and values), from what the stores hold.

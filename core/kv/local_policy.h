@@ -16,6 +16,8 @@ public:
     std::optional<AttentionProbe> decode_probe(int) override { return std::nullopt; }
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 
+    void entries_removed(int, const std::vector<int>&) override {}
+
 private:
     std::optional<std::vector<int>> trim(int len, int budget) const;
 

@@ -74,6 +74,26 @@ PrefillDecision PyramidPolicy::after_prefill_layer(int layer, int n_rows, int ca
     return {std::move(keep), std::nullopt};
 }
 
+void PyramidPolicy::entries_removed(int layer, const std::vector<int>& kept)
+{
+    LayerState& state = layers_[static_cast<size_t>(layer)];
+    const auto count_below = [&](int index) {
+        return static_cast<int>(std::lower_bound(kept.begin(), kept.end(), index) - kept.begin());
+    };
+    // Row columns follow the surviving entries from the tail on.
+    const int new_tail = count_below(state.tail_start);
+    for (std::vector<float>& row : state.rows) {
+        std::vector<float> remapped;
+        for (size_t i = static_cast<size_t>(new_tail); i < kept.size(); ++i) {
+            const size_t col = static_cast<size_t>(kept[i] - state.tail_start);
+            remapped.push_back(col < row.size() ? row[col] : 0.0f);
+        }
+        row = std::move(remapped);
+    }
+    state.past = count_below(state.past);
+    state.tail_start = new_tail;
+}
+
 std::optional<AttentionProbe> PyramidPolicy::decode_probe(int)
 {
     return AttentionProbe{0, {1.0f}};

@@ -18,6 +18,8 @@ public:
     std::optional<AttentionProbe> decode_probe(int layer) override;
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 
+    void entries_removed(int layer, const std::vector<int>& kept) override;
+
 private:
     // Generation-phase state of one layer. Only entries from index tail_start on can ever be
     // part of a future chunk, so the attention rows are kept over those columns alone.

@@ -158,6 +158,52 @@ private slots:
         QVERIFY(next.reused_cache);
         QCOMPARE(next.dropped_turns, dropped.dropped_turns);
     }
+
+    void make_room_renumbers_positions()
+    {
+        InferenceSession session(model_->backend(), CompressionConfig{});
+        std::vector<int32_t> prompt(300);
+        for (size_t i = 0; i < prompt.size(); ++i)
+            prompt[i] = static_cast<int32_t>(3 + (i * 13) % 500);
+        session.prefill(prompt);
+        const int context = session.context_length();
+        const int freed = session.make_room(context - 150);  // keep 4 sinks + 146 recent positions
+        QCOMPARE(session.tokens_seen(), 300 - freed);
+        for (int l = 0; l < 5; ++l) {
+            const auto pos = session.cache().positions(l);
+            QVERIFY(std::is_sorted(pos.begin(), pos.end()));
+            QCOMPARE(pos.front(), 0);
+            QVERIFY(pos.back() < session.tokens_seen());
+        }
+        QCOMPARE(session.cache().length(0), 150);  // layer 0 keeps every position it had
+        const auto logits = session.decode(42);
+        QVERIFY(std::all_of(logits.begin(), logits.end(), [](float v) { return std::isfinite(v); }));
+        QCOMPARE(session.cache().positions(0).back(), session.tokens_seen() - 1);
+    }
+
+    void reencode_keeps_going_past_the_context()
+    {
+        const std::atomic<bool> never{false};
+        ChatSession chat(model_);
+        Conversation c;
+        ChatRequest r = request_for(c, CompressionPolicyKind::Pyramid);
+        r.overflow = OverflowPolicy::Reencode;
+        r.max_new_tokens = 100;
+        const int context = model_->config().context_length;
+        bool renumbered = false;
+        for (int turn = 0; turn < 6 && !renumbered; ++turn) {
+            c.messages.push_back({ChatRole::User, words(380)});
+            r.conversation = c;
+            const ChatResult result = chat.reply(r, {}, never);
+            QVERIFY2(result.reason != FinishReason::ContextFull && result.reason != FinishReason::Error,
+                     result.error.c_str());
+            QCOMPARE(result.reused_cache, turn > 0);
+            renumbered = result.notice.find("renumbered") != std::string::npos;
+            c.messages.push_back({ChatRole::Assistant, result.text});
+        }
+        QVERIFY(renumbered);
+        QVERIFY(static_cast<int>(chat.fed_tokens().size()) > context);  // more than fits, yet it went on
+    }
 };
 
 QTEST_APPLESS_MAIN(ChatSessionTest)

@@ -94,6 +94,24 @@ private slots:
         }
     }
 
+    void rope_rotations_compose()  // what shift_key_positions relies on
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::RotateHalf}) {
+            const int n = 4, heads = 2, hd = 16;
+            const auto x = random_vector(size_t(n) * heads * hd, rng);
+            std::vector<int32_t> pos = {5, 900, 4095, 17}, shift = {-5, -850, -4000, 3}, sum(4);
+            for (int i = 0; i < n; ++i)
+                sum[size_t(i)] = pos[size_t(i)] + shift[size_t(i)];
+            std::vector<float> twice = x, once = x;
+            cpu::rope(twice.data(), n, heads, hd, pos, 10000.0f, layout);
+            cpu::rope(twice.data(), n, heads, hd, shift, 10000.0f, layout);
+            cpu::rope(once.data(), n, heads, hd, sum, 10000.0f, layout);
+            std::vector<double> reference(once.begin(), once.end());
+            QVERIFY(max_abs_diff(twice, reference) < 1e-4);
+        }
+    }
+
     void rope_layouts_are_permutations_of_each_other()
     {
         std::mt19937 rng(std::random_device{}());
