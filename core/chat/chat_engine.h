@@ -52,6 +52,7 @@ struct ChatRequest {
     int max_new_tokens = 512;
     ContextMode context_mode = ContextMode::Extend;
     OverflowPolicy overflow = OverflowPolicy::Stop;
+    size_t kv_memory_limit = 0;  // bytes the KV cache may hold; 0: no limit
 };
 
 struct ChatResult {

@@ -26,6 +26,12 @@ bool same_messages(const std::vector<ChatMessage>& a, const std::vector<ChatMess
     });
 }
 
+// What an InferenceSession is built from: a request with another key needs a new session.
+std::string session_key(const ChatRequest& request)
+{
+    return compression_config_to_json(request.compression) + "\nkv limit " + std::to_string(request.kv_memory_limit);
+}
+
 // Room a reply needs besides the prompt before a conversation counts as not fitting.
 int reply_room(const ChatRequest& request, int context)
 {
@@ -81,7 +87,7 @@ bool ChatSession::can_extend(const ChatRequest& request) const
     if (messages.size() < skipped + 1)
         return false;
     return request.context_mode == ContextMode::Extend && session_ && !fed_.empty() &&
-           session_config_ == compression_config_to_json(request.compression) && fed_format_ == request.format &&
+           session_config_ == session_key(request) && fed_format_ == request.format &&
            strip(fed_conversation_.system_prompt) == strip(request.conversation.system_prompt) &&
            same_messages(fed_conversation_.messages,
                          std::vector<ChatMessage>(messages.begin() + static_cast<ptrdiff_t>(skipped), messages.end() - 1));
@@ -135,9 +141,10 @@ ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks&
             result.error = refusal;
             return result;
         }
-        const std::string config = compression_config_to_json(request.compression);
+        const std::string config = session_key(request);
         if (!session_ || config != session_config_) {
-            session_ = std::make_unique<InferenceSession>(model_->backend(), request.compression);
+            session_ = std::make_unique<InferenceSession>(model_->backend(), request.compression,
+                                                          request.kv_memory_limit);
             session_config_ = config;
         }
         const int previously_dropped = fed_dropped_turns_;
@@ -172,6 +179,12 @@ ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks&
             result.notice = "the context was full: " + std::to_string(positions_freed) +
                             " of the oldest positions were dropped and the rest renumbered";
 
+        if (generated.reason == FinishReason::Error) {  // the cache may be half-updated
+            result.error = generated.error;
+            spdlog::error("reply ended early: {}", generated.error);
+            forget();
+            return result;
+        }
         if (session_->tokens_seen() == 0) {  // cancelled during the prompt: nothing is cached
             forget();
             return result;

@@ -87,7 +87,13 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             callbacks.on_token(token, text);
         ++stats.generated_tokens;
 
-        logits = session.decode(token);
+        try {
+            logits = session.decode(token);
+        } catch (const Error& e) {  // e.g. out of KV memory: end the reply, keep what it said
+            result.reason = FinishReason::Error;
+            result.error = e.what();
+            break;
+        }
         stats.decode_ms = ms_since(decode_start);
         stats.decode_tokens_per_second = stats.generated_tokens / (stats.decode_ms / 1000.0);
         publish();

@@ -40,6 +40,7 @@ struct GenerateResult {
     // so a next turn continues right after the last one.
     std::vector<int32_t> tokens;
     std::string text;
+    std::string error;        // reason == Error: what failed mid-reply (the session must be reset)
     int positions_freed = 0;  // by make_room_when_full
     GenerationStats stats;
 };

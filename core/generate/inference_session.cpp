@@ -7,13 +7,14 @@
 
 namespace pyramid {
 
-InferenceSession::InferenceSession(Backend& backend, const CompressionConfig& config)
+InferenceSession::InferenceSession(Backend& backend, const CompressionConfig& config, size_t kv_byte_limit)
     : backend_(backend),
       config_(config),
       policy_(make_compression_policy(config, backend.config().n_layers)),
       cache_(backend, backend.config().n_layers),
       layers_compressed_(static_cast<size_t>(backend.config().n_layers), false)
 {
+    cache_.set_byte_limit(kv_byte_limit);
 }
 
 void InferenceSession::reset()
@@ -89,6 +90,7 @@ std::vector<float> InferenceSession::extend(std::span<const int32_t> tokens, con
             throw Cancelled();
         }
         const int rows = hidden->rows();
+        cache_.check_room(l, rows);
         const std::optional<AttentionProbe> probe = policy_->prefill_probe(l, rows);
         backend_.run_layer(l, *hidden, positions, cache_.store(l), probe ? &*probe : nullptr, &scores);
         cache_.append_positions(l, positions);
@@ -117,6 +119,7 @@ std::vector<float> InferenceSession::decode(int32_t token)
     std::unique_ptr<HiddenStates> hidden = backend_.embed(std::span<const int32_t>(&token, 1));
     std::vector<float> scores;
     for (int l = 0; l < cache_.n_layers(); ++l) {
+        cache_.check_room(l, 1);
         const std::optional<AttentionProbe> probe = policy_->decode_probe(l);
         backend_.run_layer(l, *hidden, std::span<const int32_t>(&position, 1), cache_.store(l),
                            probe ? &*probe : nullptr, &scores);

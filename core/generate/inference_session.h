@@ -17,7 +17,9 @@ namespace pyramid {
 
 class InferenceSession {
 public:
-    InferenceSession(Backend& backend, const CompressionConfig& config);
+    // kv_byte_limit: the most bytes the cache may hold (0: as much as memory allows); past it
+    // a step fails with pyramid::Error and the session must be reset.
+    InferenceSession(Backend& backend, const CompressionConfig& config, size_t kv_byte_limit = 0);
 
     // Runs the prompt into an empty cache and returns the logits after its last token.
     // Throws pyramid::Error for an empty prompt or one longer than the model's context, and

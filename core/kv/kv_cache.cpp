@@ -48,6 +48,17 @@ void KvCache::set_positions(int layer, std::vector<int32_t> positions)
     layers_[layer].positions = std::move(positions);
 }
 
+void KvCache::check_room(int layer, int n) const
+{
+    if (byte_limit_ == 0)
+        return;
+    const size_t needed = bytes() + static_cast<size_t>(n) * bytes_per_entry();
+    if (needed > byte_limit_)
+        throw Error("out of KV-cache memory: layer " + std::to_string(layer) + " needs room for " +
+                    std::to_string(n) + " more entries (" + std::to_string(needed >> 10) + " KiB in all) but the cache is limited to " +
+                    std::to_string(byte_limit_ >> 10) + " KiB");
+}
+
 size_t KvCache::bytes() const
 {
     size_t total = 0;

@@ -30,6 +30,10 @@ public:
     void set_positions(int layer, std::vector<int32_t> positions);
 
     size_t bytes() const;
+    // Caps the bytes the cache may hold (0: no cap), as a memory pool of that size would.
+    void set_byte_limit(size_t bytes) { byte_limit_ = bytes; }
+    // Throws pyramid::Error when appending n entries to `layer` would pass the cap.
+    void check_room(int layer, int n) const;
     // Bytes of one entry in one layer (keys and values), from what the stores hold.
     size_t bytes_per_entry() const;
     void clear();
@@ -41,6 +45,7 @@ private:
     };
     Backend& backend_;
     std::vector<Layer> layers_;
+    size_t byte_limit_ = 0;
 };
 
 } // namespace pyramid
