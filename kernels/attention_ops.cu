@@ -1,0 +1,319 @@
+#include "attention_ops.h"
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "cuda_check.h"
+#include "element_type.cuh"
+
+namespace pyramid::cuda {
+namespace {
+
+// A block is 4 warps; each warp carries 4 (query row, head) pairs of one KV head, so a block
+// loads each tile of 32 keys and values once for 16 pairs. One lane scores one key of a tile.
+constexpr int kWarps = 4;
+constexpr int kPairsPerWarp = 4;
+constexpr int kPairsPerBlock = kWarps * kPairsPerWarp;
+constexpr int kTile = 32;
+constexpr int kProbeRows = 32;  // query rows per probe block (grid z)
+
+// Shared-memory rows are padded so 32 lanes reading 32 different rows hit 32 different banks.
+template <typename T>
+__host__ __device__ constexpr int row_stride(int head_dim) { return head_dim + (sizeof(T) == 2 ? 2 : 1); }
+
+template <typename T>
+__device__ __forceinline__ const T* entry_row(const KvBlockTable& table, int e, bool value, int column)
+{
+    const T* block = static_cast<const T*>(table.blocks[e / table.block_entries]);
+    return block + (value ? int64_t(table.block_entries) * table.kv_dim : 0) +
+           int64_t(e % table.block_entries) * table.kv_dim + column;
+}
+
+// Copies one head's slice of entries [t0, t0 + count): keys into ks, and values into vs when given.
+template <typename T>
+__device__ void load_tile(const KvBlockTable& table, int t0, int count, int column, int head_dim, int stride, T* ks,
+                          T* vs)
+{
+    for (int idx = threadIdx.x; idx < count * head_dim; idx += blockDim.x) {
+        const int r = idx / head_dim, d = idx % head_dim;
+        ks[r * stride + d] = entry_row<T>(table, t0 + r, false, column)[d];
+        if (vs)
+            vs[r * stride + d] = entry_row<T>(table, t0 + r, true, column)[d];
+    }
+}
+
+// The attention score, summed in the same order by both kernels so the probe's recomputed
+// scores match the statistics of the attention pass.
+template <typename T>
+__device__ __forceinline__ float score(const float* scaled_q, const T* key, int head_dim)
+{
+    float s = 0.0f;
+    for (int d = 0; d < head_dim; ++d)
+        s += scaled_q[d] * to_float(key[d]);
+    return s;
+}
+
+struct Params {
+    const float* q;
+    int n;
+    KvBlockTable cache;
+    int len;
+    int n_heads;
+    int group;  // query heads per KV head
+    int head_dim;
+    float scale;
+    void* out;            // attention
+    float* stats;         // attention (written, may be null) / probe (read)
+    int first_row;        // probe
+    const float* row_weights;
+    float* probe_out;
+};
+
+// Grid: x = tiles of 16 pairs, y = KV head. DL = head dimensions per lane (head_dim <= 32 * DL).
+template <typename T, int DL>
+__global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
+{
+    extern __shared__ float4 shared_words[];
+    const int hd = p.head_dim;
+    const int stride = row_stride<T>(hd);
+    float* qs = reinterpret_cast<float*>(shared_words);  // [kPairsPerBlock][hd], pre-scaled
+    T* ks = reinterpret_cast<T*>(qs + kPairsPerBlock * hd);
+    T* vs = ks + kTile * stride;
+
+    const int g = blockIdx.y;
+    const int total_pairs = p.n * p.group;
+    const int pair0 = blockIdx.x * kPairsPerBlock;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int first_visible = p.len - p.n;  // row i sees entries [0, first_visible + i]
+    const int q_width = p.n_heads * hd;
+
+    for (int idx = threadIdx.x; idx < kPairsPerBlock * hd; idx += blockDim.x) {
+        const int pair = pair0 + idx / hd;
+        float value = 0.0f;
+        if (pair < total_pairs) {
+            const int i = pair / p.group, h = g * p.group + pair % p.group;
+            value = p.q[int64_t(i) * q_width + h * hd + idx % hd] * p.scale;
+        }
+        qs[idx] = value;
+    }
+    const int last_pair = min(pair0 + kPairsPerBlock, total_pairs) - 1;
+    const int block_visible = first_visible + last_pair / p.group + 1;
+
+    float m[kPairsPerWarp], l[kPairsPerWarp], acc[kPairsPerWarp][DL];
+#pragma unroll
+    for (int k = 0; k < kPairsPerWarp; ++k) {
+        m[k] = -INFINITY;
+        l[k] = 0.0f;
+#pragma unroll
+        for (int c = 0; c < DL; ++c)
+            acc[k][c] = 0.0f;
+    }
+
+    for (int t0 = 0; t0 < block_visible; t0 += kTile) {
+        __syncthreads();  // the previous tile is consumed (and qs is written, the first time)
+        load_tile<T>(p.cache, t0, min(kTile, block_visible - t0), g * hd, hd, stride, ks, vs);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < kPairsPerWarp; ++k) {
+            const int local = warp * kPairsPerWarp + k;
+            const int pair = pair0 + local;
+            if (pair >= total_pairs)
+                continue;
+            const int valid = min(kTile, first_visible + pair / p.group + 1 - t0);
+            if (valid <= 0)
+                continue;
+            // Online softmax: rescale what was accumulated when the running maximum grows.
+            const float s = lane < valid ? score(qs + local * hd, ks + lane * stride, hd) : -INFINITY;
+            const float m_new = fmaxf(m[k], warp_max(s));
+            const float correction = expf(m[k] - m_new);
+            const float e = lane < valid ? expf(s - m_new) : 0.0f;
+            l[k] = l[k] * correction + warp_sum(e);
+            m[k] = m_new;
+#pragma unroll
+            for (int c = 0; c < DL; ++c)
+                acc[k][c] *= correction;
+            for (int j = 0; j < valid; ++j) {
+                const float pj = __shfl_sync(kFullWarp, e, j);
+                const T* v = vs + j * stride;
+#pragma unroll
+                for (int c = 0; c < DL; ++c) {
+                    const int d = lane + 32 * c;
+                    if (d < hd)
+                        acc[k][c] += pj * to_float(v[d]);
+                }
+            }
+        }
+    }
+
+    T* out = static_cast<T*>(p.out);
+#pragma unroll
+    for (int k = 0; k < kPairsPerWarp; ++k) {
+        const int pair = pair0 + warp * kPairsPerWarp + k;
+        if (pair >= total_pairs)
+            continue;
+        const int i = pair / p.group, h = g * p.group + pair % p.group;
+        const float inv_sum = 1.0f / l[k];
+#pragma unroll
+        for (int c = 0; c < DL; ++c) {
+            const int d = lane + 32 * c;
+            if (d < hd)
+                out[int64_t(i) * q_width + h * hd + d] = from_float<T>(acc[k][c] * inv_sum);
+        }
+        if (p.stats && lane == 0) {
+            p.stats[(int64_t(i) * p.n_heads + h) * 2] = m[k];
+            p.stats[(int64_t(i) * p.n_heads + h) * 2 + 1] = l[k];
+        }
+    }
+}
+
+// Grid: x = tiles of 32 cache entries, y = KV head, z = chunks of kProbeRows query rows from
+// first_row. Each lane owns one entry of the tile and sums its weighted probabilities over the
+// block's (row, head) pairs; warps combine in shared memory, blocks with one atomic per entry.
+template <typename T>
+__global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
+{
+    extern __shared__ float4 shared_words[];
+    const int hd = p.head_dim;
+    const int stride = row_stride<T>(hd);
+    float* q_rows = reinterpret_cast<float*>(shared_words);  // [kWarps][hd]
+    float* partial = q_rows + kWarps * hd;                    // [kWarps][kTile]
+    T* ks = reinterpret_cast<T*>(partial + kWarps * kTile);   // [kTile][stride]
+
+    const int g = blockIdx.y;
+    const int t0 = blockIdx.x * kTile;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int first_visible = p.len - p.n;
+    // Rows before t0 - first_visible see none of this tile.
+    const int row_begin = max(p.first_row + int(blockIdx.z) * kProbeRows, t0 - first_visible);
+    const int row_end = min(p.n, p.first_row + (int(blockIdx.z) + 1) * kProbeRows);
+    if (row_begin >= row_end)
+        return;  // uniform across the block
+    const int tile_n = min(kTile, p.len - t0);
+    load_tile<T>(p.cache, t0, tile_n, g * hd, hd, stride, ks, static_cast<T*>(nullptr));
+    __syncthreads();
+
+    const int q_width = p.n_heads * hd;
+    float* q_row = q_rows + warp * hd;
+    float sum = 0.0f;
+    const int pairs = (row_end - row_begin) * p.group;
+    for (int pair = warp; pair < pairs; pair += kWarps) {
+        const int i = row_begin + pair / p.group, h = g * p.group + pair % p.group;
+        __syncwarp();
+        for (int d = lane; d < hd; d += 32)
+            q_row[d] = p.q[int64_t(i) * q_width + h * hd + d] * p.scale;
+        __syncwarp();
+        const int valid = min(tile_n, first_visible + i + 1 - t0);
+        if (lane < valid) {
+            const float s = score(q_row, ks + lane * stride, hd);
+            const float* st = p.stats + (int64_t(i) * p.n_heads + h) * 2;
+            const float weight = p.row_weights[i - p.first_row] / float(p.n_heads);
+            sum += weight * (expf(s - st[0]) * (1.0f / st[1]));
+        }
+    }
+    partial[warp * kTile + lane] = sum;
+    __syncthreads();
+    if (warp == 0 && lane < tile_n) {
+        float total = 0.0f;
+        for (int w = 0; w < kWarps; ++w)
+            total += partial[w * kTile + lane];
+        atomicAdd(p.probe_out + t0 + lane, total);
+    }
+}
+
+void validate(const char* what, int n, int len, const AttentionDims& dims)
+{
+    const int hd = dims.head_dim;
+    if (hd <= 0 || hd % 2 != 0 || hd > kMaxHeadDim || dims.n_kv_heads <= 0 || dims.n_heads % dims.n_kv_heads != 0 ||
+        n < 0 || n > len)
+        throw Error(std::string(what) + ": unsupported shape (head_dim " + std::to_string(hd) + ", heads " +
+                    std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) + ", rows " +
+                    std::to_string(n) + " of " + std::to_string(len) + "; head_dim must be even and at most " +
+                    std::to_string(kMaxHeadDim) + ")");
+}
+
+Params make_params(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims)
+{
+    Params p{};
+    p.q = q;
+    p.n = n;
+    p.cache = cache;
+    p.len = len;
+    p.n_heads = dims.n_heads;
+    p.group = dims.n_heads / dims.n_kv_heads;
+    p.head_dim = dims.head_dim;
+    p.scale = 1.0f / std::sqrt(static_cast<float>(dims.head_dim));
+    return p;
+}
+
+template <typename Kernel>
+void allow_shared_memory(Kernel kernel, size_t bytes, const char* what)
+{
+    // Above 48 KB a kernel must opt in (every architecture built here allows at least 99 KB).
+    if (bytes > 48 * 1024)
+        check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+              what);
+}
+
+template <typename T, int DL>
+void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
+{
+    const size_t shared = sizeof(float) * kPairsPerBlock * p.head_dim + 2 * sizeof(T) * kTile * row_stride<T>(p.head_dim);
+    allow_shared_memory(attention_kernel<T, DL>, shared, "attention (shared memory)");
+    const dim3 grid((p.n * p.group + kPairsPerBlock - 1) / kPairsPerBlock, n_kv_heads);
+    attention_kernel<T, DL><<<grid, kWarps * 32, shared, stream>>>(p);
+}
+
+} // namespace
+
+void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
+               void* out, float* stats, cudaStream_t stream)
+{
+    validate("attention", n, len, dims);
+    if (n == 0)
+        return;
+    Params p = make_params(q, n, cache, len, dims);
+    p.out = out;
+    p.stats = stats;
+    dispatch(type, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        if (dims.head_dim <= 32)
+            launch_attention<T, 1>(p, dims.n_kv_heads, stream);
+        else if (dims.head_dim <= 64)
+            launch_attention<T, 2>(p, dims.n_kv_heads, stream);
+        else if (dims.head_dim <= 128)
+            launch_attention<T, 4>(p, dims.n_kv_heads, stream);
+        else
+            launch_attention<T, 8>(p, dims.n_kv_heads, stream);
+    });
+    check_launch("attention");
+}
+
+void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                     Precision type, const float* stats, int first_row, const float* row_weights, float* out,
+                     cudaStream_t stream)
+{
+    validate("attention_probe", n, len, dims);
+    if (len == 0)
+        return;
+    check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream), "attention_probe (clear)");
+    if (first_row < 0)
+        throw Error("attention_probe: first_row " + std::to_string(first_row) + " is negative");
+    if (first_row >= n)
+        return;
+    Params p = make_params(q, n, cache, len, dims);
+    p.stats = const_cast<float*>(stats);
+    p.first_row = first_row;
+    p.row_weights = row_weights;
+    p.probe_out = out;
+    const dim3 grid((len + kTile - 1) / kTile, dims.n_kv_heads, (n - first_row + kProbeRows - 1) / kProbeRows);
+    dispatch(type, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        const size_t shared = sizeof(float) * kWarps * (dims.head_dim + kTile) + sizeof(T) * kTile * row_stride<T>(dims.head_dim);
+        allow_shared_memory(probe_kernel<T>, shared, "attention_probe (shared memory)");
+        probe_kernel<T><<<grid, kWarps * 32, shared, stream>>>(p);
+    });
+    check_launch("attention_probe");
+}
+
+} // namespace pyramid::cuda

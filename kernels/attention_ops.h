@@ -1,0 +1,35 @@
+#pragma once
+// Causal grouped-query attention over one layer's block-organised cache, and the attention
+// probe the compression policies read (see AttentionProbe in core/backend/backend.h).
+// Neither ever forms an n x len matrix: attention keeps a running (online) softmax per
+// query row and head, and the probe recomputes each score from the softmax statistics the
+// attention pass left behind.
+#include <cuda_runtime.h>
+
+#include "kv_block_table.h"
+#include "precision.h"
+
+namespace pyramid::cuda {
+
+struct AttentionDims {
+    int n_heads = 0;
+    int n_kv_heads = 0;  // divides n_heads
+    int head_dim = 0;    // even, at most kMaxHeadDim
+};
+inline constexpr int kMaxHeadDim = 256;
+
+// q: float32 [n, n_heads * head_dim], RoPE applied. The cache holds `len` entries whose last n
+// are these rows, so row i sees entries [0, len - n + i]. out: [n, n_heads * head_dim] in
+// `type`. stats (may be null): per row and head, the row's largest scaled score and the sum of
+// exp(score - largest), two floats at (i * n_heads + h) * 2.
+void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
+               void* out, float* stats, cudaStream_t stream);
+
+// out[j] (len floats, overwritten) = sum over rows i >= first_row of
+//   row_weights[i - first_row] * mean over heads of softmax(i, j),
+// from the same q and cache as attention() and the stats it wrote.
+void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                     Precision type, const float* stats, int first_row, const float* row_weights, float* out,
+                     cudaStream_t stream);
+
+} // namespace pyramid::cuda

@@ -1,0 +1,278 @@
+#include "cuda_backend.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "attention_ops.h"
+#include "cuda_check.h"
+#include "cuda_kv_layer_store.h"
+#include "elementwise_ops.h"
+#include "kv_ops.h"
+#include "projection.h"
+
+namespace pyramid::cuda {
+namespace {
+
+constexpr size_t kMaxPoolChunkBytes = 256u << 20;
+
+void validate_shape(const ModelConfig& c)
+{
+    const bool ok = c.dim > 0 && c.n_layers > 0 && c.n_vocab > 0 && c.ffn_dim > 0 && c.n_heads > 0 &&
+                    c.n_kv_heads > 0 && c.n_heads % c.n_kv_heads == 0 && c.head_dim > 0 && c.head_dim % 2 == 0 &&
+                    c.head_dim <= kMaxHeadDim && c.context_length > 0;
+    if (!ok)
+        throw Error("the CUDA backend does not support this model's shape (dim " + std::to_string(c.dim) + ", heads " +
+                    std::to_string(c.n_heads) + "/" + std::to_string(c.n_kv_heads) + ", head_dim " +
+                    std::to_string(c.head_dim) + ", context " + std::to_string(c.context_length) +
+                    "): head_dim must be even and at most " + std::to_string(kMaxHeadDim) +
+                    ", and the KV heads must divide the heads");
+}
+
+CudaHiddenStates& device_states(HiddenStates& h) { return static_cast<CudaHiddenStates&>(h); }
+const CudaHiddenStates& device_states(const HiddenStates& h) { return static_cast<const CudaHiddenStates&>(h); }
+
+} // namespace
+
+CudaBackendOptions CudaBackendOptions::from_environment()
+{
+    CudaBackendOptions o;
+    if (const char* p = std::getenv("PYRAMID_CUDA_PRECISION"); p && *p)
+        o.precision = parse_precision(p);
+    if (const char* d = std::getenv("PYRAMID_CUDA_DEVICE"); d && *d) {
+        char* end = nullptr;
+        const long index = std::strtol(d, &end, 10);
+        if (*end != '\0' || index < 0)
+            throw Error(std::string("PYRAMID_CUDA_DEVICE must be a device index, not '") + d + "'");
+        o.device = static_cast<int>(index);
+    }
+    return o;
+}
+
+CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options)
+    : weights_(weights), options_(options)
+{
+    const ModelConfig& c = weights.config;
+    validate_shape(c);
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (options.device < 0 || options.device >= count)
+        throw Error("CUDA device " + std::to_string(options.device) + " does not exist (" + std::to_string(count) +
+                    " found)");
+    use_device();
+    cudaDeviceProp props{};
+    check(cudaGetDeviceProperties(&props, options.device), "cudaGetDeviceProperties");
+    device_name_ = std::string(props.name) + " (sm_" + std::to_string(props.major) + std::to_string(props.minor) +
+                   ", " + precision_name(options.precision) + ")";
+
+    const size_t needed = DeviceWeights::bytes_needed(weights, options.precision);
+    const DeviceMemory memory = device_memory();
+    if (needed > memory.free)
+        throw Error("the model's weights need " + format_bytes(needed) + " of GPU memory in " +
+                    precision_name(options.precision) + " but " + props.name + " has " + format_bytes(memory.free) +
+                    " free of " + format_bytes(memory.total));
+
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    stream_.reset(stream);
+    cublasHandle_t handle = nullptr;
+    check(cublasCreate(&handle), "cublasCreate");
+    cublas_.reset(handle);
+    check(cublasSetStream(handle, stream), "cublasSetStream");
+    // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
+    check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
+          "cublasSetMathMode");
+
+    device_weights_ = std::make_unique<DeviceWeights>(weights, options.precision);
+    // Weight uploads ran on the legacy stream; the work stream must not overtake them.
+    check(cudaDeviceSynchronize(), "weight upload");
+
+    const KvGeometry geometry{c.kv_dim(), options.kv_block_entries, options.precision};
+    if (geometry.block_entries <= 0)
+        throw Error("KV blocks must hold at least one entry");
+    const int table_capacity = (c.context_length + geometry.block_entries - 1) / geometry.block_entries;
+    // Growth step: one full-length sequence in every layer, but never more than 256 MiB at once.
+    const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
+                                                   std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
+    kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity, stream);
+    workspace_ = std::make_unique<Workspace>(c, options.precision, stream);
+    hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
+}
+
+CudaBackend::~CudaBackend()
+{
+    // Buffers are freed below; nothing queued may still use them.
+    cudaSetDevice(options_.device);
+    cudaStreamSynchronize(stream_.get());
+}
+
+void CudaBackend::use_device() const
+{
+    // The engine may call from any thread, and the current device is per thread.
+    check(cudaSetDevice(options_.device), "cudaSetDevice");
+}
+
+void CudaBackend::upload(void* device, const void* host, size_t bytes, const char* what)
+{
+    if (bytes > 0)
+        check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_.get()), what);
+}
+
+BackendInfo CudaBackend::info() const
+{
+    use_device();
+    const DeviceMemory m = device_memory();
+    return {"cuda", device_name_, m.total, m.total - m.free};
+}
+
+size_t CudaBackend::bytes_held() const
+{
+    return device_weights_->bytes() + workspace_->bytes() + kv_->pool().bytes_reserved();
+}
+
+void CudaBackend::reserve_kv_blocks(size_t blocks)
+{
+    use_device();
+    kv_->pool().reserve(blocks);
+}
+
+std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
+{
+    use_device();
+    const ModelConfig& c = config();
+    for (int32_t t : tokens)
+        if (t < 0 || t >= c.n_vocab)
+            throw Error("token id " + std::to_string(t) + " is outside the vocabulary (size " +
+                        std::to_string(c.n_vocab) + ")");
+    const int n = static_cast<int>(tokens.size());
+    workspace_->reserve_rows(n);
+    auto h = std::make_unique<CudaHiddenStates>(*hidden_pool_, n, c.dim);
+    upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
+    const DeviceMatrix& table = device_weights_->token_embedding();
+    embed_rows(table.data, table.type, c.dim, workspace_->row_indices(), n, h->data(), stream_.get());
+    return h;
+}
+
+std::unique_ptr<KvLayerStore> CudaBackend::new_kv_layer()
+{
+    return std::make_unique<CudaKvLayerStore>(*kv_);
+}
+
+void CudaBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
+                            const AttentionProbe* probe, std::vector<float>* probe_out)
+{
+    use_device();
+    const ModelConfig& c = config();
+    if (layer < 0 || layer >= c.n_layers)
+        throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
+                    std::to_string(c.n_layers) + ")");
+    auto& h = device_states(hidden);
+    auto& kv = static_cast<CudaKvLayerStore&>(cache);
+    const int n = h.rows();
+    if (static_cast<int>(positions.size()) != n)
+        throw Error("run_layer: " + std::to_string(positions.size()) + " positions for " + std::to_string(n) + " rows");
+    if (probe && !probe_out)
+        throw Error("run_layer: a probe needs somewhere to write its scores");
+    if (probe && probe->first_row < n &&
+        static_cast<int>(probe->row_weights.size()) != n - std::max(0, probe->first_row))
+        throw Error("run_layer: the probe has " + std::to_string(probe->row_weights.size()) + " row weights for " +
+                    std::to_string(n - probe->first_row) + " rows");
+
+    const DeviceLayer& w = device_weights_->layer(layer);
+    const Precision p = options_.precision;
+    cudaStream_t s = stream_.get();
+    cublasHandle_t blas = cublas_.get();
+    Workspace& ws = *workspace_;
+    ws.reserve_rows(n);
+
+    upload(ws.positions(), positions.data(), positions.size_bytes(), "run_layer (positions)");
+    rms_norm(h.data(), w.attn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
+    project(blas, w.wq, ws.normed(), n, ws.q());
+    project(blas, w.wk, ws.normed(), n, ws.k());
+    project(blas, w.wv, ws.normed(), n, ws.v());
+    rope(ws.q(), n, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
+    rope(ws.k(), n, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
+
+    const int first_entry = kv.size();
+    kv.reserve_append(n);
+    const KvBlockTable table = kv.table();
+    store_kv(ws.k(), ws.v(), n, first_entry, table, p, s);
+    kv.commit_append(n);
+    const int len = kv.size();
+
+    const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
+    attention(ws.q(), n, table, len, dims, p, ws.attended(), probe ? ws.stats() : nullptr, s);
+    if (probe) {
+        ws.reserve_entries(len);
+        if (probe->first_row < n)
+            upload(ws.row_weights(), probe->row_weights.data(), probe->row_weights.size() * sizeof(float),
+                   "run_layer (probe weights)");
+        attention_probe(ws.q(), n, table, len, dims, p, ws.stats(), probe->first_row, ws.row_weights(), ws.probe(), s);
+        probe_out->resize(static_cast<size_t>(len));
+        // Device to pageable host memory: returns once the scores are there.
+        check(cudaMemcpyAsync(probe_out->data(), ws.probe(), static_cast<size_t>(len) * sizeof(float),
+                              cudaMemcpyDeviceToHost, s),
+              "run_layer (probe scores)");
+        check(cudaStreamSynchronize(s), "run_layer (probe scores)");
+    }
+    project(blas, w.wo, ws.attended(), n, h.data(), 1.0f);  // residual: h += attention output
+
+    rms_norm(h.data(), w.ffn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
+    project(blas, w.w_gate, ws.normed(), n, ws.gate());
+    project(blas, w.w_up, ws.normed(), n, ws.up());
+    swiglu(ws.gate(), ws.up(), static_cast<int64_t>(n) * c.ffn_dim, ws.activated(), p, s);
+    project(blas, w.w_down, ws.activated(), n, h.data(), 1.0f);  // residual: h += feed-forward output
+}
+
+void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
+{
+    use_device();
+    auto& h = device_states(hidden);
+    for (size_t t = 0; t < rows.size(); ++t)
+        if (rows[t] < 0 || rows[t] >= h.rows() || (t > 0 && rows[t] <= rows[t - 1]))
+            throw Error("gather: row " + std::to_string(rows[t]) + " at " + std::to_string(t) +
+                        " is out of order or outside the " + std::to_string(h.rows()) + " rows");
+    const int n = static_cast<int>(rows.size());
+    const int dim = config().dim;
+    cudaStream_t s = stream_.get();
+    workspace_->reserve_rows(h.rows());
+    upload(workspace_->row_indices(), rows.data(), rows.size_bytes(), "gather (rows)");
+    gather_rows(h.data(), dim, workspace_->row_indices(), n, workspace_->hidden_scratch(), s);
+    check(cudaMemcpyAsync(h.data(), workspace_->hidden_scratch(), static_cast<size_t>(n) * dim * sizeof(float),
+                          cudaMemcpyDeviceToDevice, s),
+          "gather (copy back)");
+    h.set_rows(n);
+}
+
+void CudaBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts)
+{
+    use_device();
+    const ModelConfig& c = config();
+    auto& kv = static_cast<CudaKvLayerStore&>(cache);
+    if (static_cast<int>(shifts.size()) != kv.size())
+        throw Error("shift_key_positions: " + std::to_string(shifts.size()) + " shifts for " +
+                    std::to_string(kv.size()) + " entries");
+    const int32_t* device_shifts = kv_->upload_entry_ints(shifts);
+    shift_keys(kv.table(), options_.precision, kv.size(), c.n_kv_heads, c.head_dim, device_shifts, c.rope_theta,
+               c.rope_layout, stream_.get());
+}
+
+std::vector<float> CudaBackend::logits(const HiddenStates& hidden, int row)
+{
+    use_device();
+    const ModelConfig& c = config();
+    const auto& h = device_states(hidden);
+    if (row < 0 || row >= h.rows())
+        throw Error("logits: row " + std::to_string(row) + " of " + std::to_string(h.rows()));
+    cudaStream_t s = stream_.get();
+    Workspace& ws = *workspace_;
+    rms_norm(h.data() + static_cast<size_t>(row) * c.dim, device_weights_->output_norm(), 1, c.dim, c.rms_eps,
+             ws.normed(), options_.precision, s);
+    project(cublas_.get(), device_weights_->output(), ws.normed(), 1, ws.logits());
+    std::vector<float> out(static_cast<size_t>(c.n_vocab));
+    check(cudaMemcpyAsync(out.data(), ws.logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
+          "logits (download)");
+    check(cudaStreamSynchronize(s), "logits");
+    return out;
+}
+
+} // namespace pyramid::cuda

@@ -1,0 +1,81 @@
+#pragma once
+// The CUDA implementation of pyramid::Backend (see core/backend/backend.h).
+//
+// Weights live on the GPU in the chosen precision; projections run through cuBLAS and the rest
+// through this library's kernels on one stream. Keys and values are stored in fixed-size blocks
+// from a pool shared by all layers and sequences of the backend. Only token ids, positions,
+// probe weights and keep-indices go up, and only logits and probe scores come down.
+// Stores and hidden states the backend hands out must not outlive it.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "cuda_hidden_states.h"
+#include "device_weights.h"
+#include "kv_memory.h"
+#include "precision.h"
+#include "workspace.h"
+
+namespace pyramid::cuda {
+
+struct CudaBackendOptions {
+    Precision precision = Precision::Fp16;
+    int device = 0;
+    int kv_block_entries = 16;
+
+    // PYRAMID_CUDA_PRECISION (fp16 | fp32) and PYRAMID_CUDA_DEVICE (an index) when set.
+    static CudaBackendOptions from_environment();
+};
+
+class CudaBackend final : public Backend {
+public:
+    // The weights must outlive the backend. Throws pyramid::Error when there is no such device,
+    // the model's shape is unsupported, or the weights do not fit (bytes needed vs free).
+    explicit CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options = {});
+    ~CudaBackend() override;
+
+    BackendInfo info() const override;
+    const ModelConfig& config() const override { return weights_.config; }
+
+    std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
+    std::unique_ptr<KvLayerStore> new_kv_layer() override;
+    void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
+                   const AttentionProbe* probe, std::vector<float>* probe_out) override;
+    void gather(HiddenStates& hidden, std::span<const int> rows) override;
+    void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
+    std::vector<float> logits(const HiddenStates& hidden, int row) override;
+
+    Precision precision() const { return options_.precision; }
+    const KvBlockPool& kv_pool() const { return kv_->pool(); }
+    // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
+    void reserve_kv_blocks(size_t blocks);
+    // Device memory this backend holds: weights, activations and the KV pool.
+    size_t bytes_held() const;
+    cudaStream_t stream() const { return stream_.get(); }
+
+private:
+    struct StreamDeleter {
+        void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
+    };
+    struct CublasDeleter {
+        void operator()(cublasHandle_t h) const { cublasDestroy(h); }
+    };
+
+    void use_device() const;
+    void upload(void* device, const void* host, size_t bytes, const char* what);
+
+    const ModelWeights& weights_;
+    CudaBackendOptions options_;
+    std::string device_name_;
+    std::unique_ptr<CUstream_st, StreamDeleter> stream_;
+    std::unique_ptr<cublasContext, CublasDeleter> cublas_;
+    std::unique_ptr<DeviceWeights> device_weights_;
+    std::unique_ptr<KvMemory> kv_;
+    std::unique_ptr<Workspace> workspace_;
+    std::unique_ptr<HiddenBufferPool> hidden_pool_;
+};
+
+} // namespace pyramid::cuda

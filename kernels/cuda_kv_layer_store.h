@@ -1,0 +1,44 @@
+#pragma once
+// One layer's keys and values on the GPU: a list of pool blocks (the block table, mirrored on
+// the device for the kernels) holding `size` entries in order. keep() compacts in place on the
+// GPU and hands emptied blocks back to the pool. A store must not outlive its backend.
+#include <span>
+#include <vector>
+
+#include "backend/backend.h"
+#include "device_buffer.h"
+#include "kv_memory.h"
+
+namespace pyramid::cuda {
+
+class CudaKvLayerStore final : public KvLayerStore {
+public:
+    explicit CudaKvLayerStore(KvMemory& memory);
+    ~CudaKvLayerStore() override;
+    CudaKvLayerStore(const CudaKvLayerStore&) = delete;
+    CudaKvLayerStore& operator=(const CudaKvLayerStore&) = delete;
+
+    int size() const override { return size_; }
+    void keep(std::span<const int> indices) override;
+    size_t bytes() const override { return static_cast<size_t>(size_) * memory_.geometry().entry_bytes(); }
+
+    // Takes blocks for n more entries (all or none: throws pyramid::Error when out of memory).
+    void reserve_append(int n);
+    // Counts n entries written at [size(), size() + n) as stored.
+    void commit_append(int n) { size_ += n; }
+    // The device view of the blocks, uploaded first if they changed.
+    KvBlockTable table();
+    int blocks_held() const { return static_cast<int>(blocks_.size()); }
+
+private:
+    void release_blocks_beyond(size_t keep_blocks);
+
+    KvMemory& memory_;
+    std::vector<void*> blocks_;
+    DeviceBuffer device_table_;
+    size_t device_capacity_ = 0;  // block pointers device_table_ holds
+    bool table_dirty_ = true;
+    int size_ = 0;
+};
+
+} // namespace pyramid::cuda

@@ -1,0 +1,126 @@
+#include "device_weights.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "cuda_check.h"
+#include "util/float16.h"
+
+namespace pyramid::cuda {
+namespace {
+
+constexpr size_t kAlignment = 256;     // cuBLAS and vector loads like aligned matrices
+constexpr size_t kStagingBytes = 32u << 20;  // host conversion buffer per chunk of rows
+
+size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+bool is_tied(const ModelWeights& w)
+{
+    return w.output.data == w.token_embedding.data && w.output.type == w.token_embedding.type &&
+           w.output.rows == w.token_embedding.rows && w.output.cols == w.token_embedding.cols;
+}
+
+// Visits every tensor in upload order: f(view, element precision).
+void for_each_tensor(const ModelWeights& w, Precision precision,
+                     const std::function<void(const WeightView&, Precision)>& f)
+{
+    f(w.token_embedding, precision);
+    if (!is_tied(w))
+        f(w.output, precision);
+    f(w.output_norm, Precision::Fp32);
+    for (const LayerWeights& l : w.layers) {
+        f(l.attn_norm, Precision::Fp32);
+        for (const WeightView* m : {&l.wq, &l.wk, &l.wv, &l.wo})
+            f(*m, precision);
+        f(l.ffn_norm, Precision::Fp32);
+        for (const WeightView* m : {&l.w_gate, &l.w_up, &l.w_down})
+            f(*m, precision);
+    }
+}
+
+size_t tensor_bytes(const WeightView& v, Precision p)
+{
+    return aligned(static_cast<size_t>(v.rows) * static_cast<size_t>(v.cols) * element_bytes(p));
+}
+
+// Decodes `view` a chunk of rows at a time into `staging` (rows in parallel) and copies each
+// chunk to `device`.
+void upload(const WeightView& view, Precision p, std::byte* device, std::vector<std::byte>& staging)
+{
+    if (!view.data)
+        throw Error("weight " + view.name + " has no data");
+    const auto& traits = tensor_type_traits(view.type);
+    const int64_t cols = view.cols;
+    const size_t row_out = static_cast<size_t>(cols) * element_bytes(p);
+    const int64_t chunk_rows = std::max<int64_t>(1, static_cast<int64_t>(kStagingBytes / std::max<size_t>(row_out, 1)));
+    staging.resize(static_cast<size_t>(std::min(chunk_rows, view.rows)) * row_out);
+    for (int64_t r0 = 0; r0 < view.rows; r0 += chunk_rows) {
+        const int64_t r1 = std::min(view.rows, r0 + chunk_rows);
+#pragma omp parallel
+        {
+            std::vector<float> row(static_cast<size_t>(cols));
+#pragma omp for schedule(static)
+            for (int64_t r = r0; r < r1; ++r) {
+                traits.to_float(view.row(r), row.data(), cols);
+                std::byte* dst = staging.data() + static_cast<size_t>(r - r0) * row_out;
+                if (p == Precision::Fp32) {
+                    std::copy_n(reinterpret_cast<const std::byte*>(row.data()), row_out, dst);
+                } else {
+                    auto* half = reinterpret_cast<uint16_t*>(dst);
+                    for (int64_t c = 0; c < cols; ++c)
+                        half[c] = fp32_to_fp16(row[static_cast<size_t>(c)]);
+                }
+            }
+        }
+        check(cudaMemcpy(device + static_cast<size_t>(r0) * row_out, staging.data(),
+                         static_cast<size_t>(r1 - r0) * row_out, cudaMemcpyHostToDevice),
+              ("upload of " + view.name).c_str());
+    }
+}
+
+} // namespace
+
+size_t DeviceWeights::bytes_needed(const ModelWeights& weights, Precision precision)
+{
+    size_t total = 0;
+    for_each_tensor(weights, precision, [&](const WeightView& v, Precision p) { total += tensor_bytes(v, p); });
+    return total;
+}
+
+DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
+    : arena_(bytes_needed(weights, precision), std::string("the model's weights (") + precision_name(precision) + ")")
+{
+    std::vector<std::byte> staging;
+    std::vector<const void*> placed;
+    auto* next = arena_.as<std::byte>();
+    for_each_tensor(weights, precision, [&](const WeightView& v, Precision p) {
+        upload(v, p, next, staging);
+        placed.push_back(next);
+        next += tensor_bytes(v, p);
+    });
+
+    // Same order as for_each_tensor.
+    size_t i = 0;
+    const auto matrix = [&](const WeightView& v) {
+        return DeviceMatrix{placed[i++], v.rows, v.cols, precision};
+    };
+    const auto vector = [&]() { return static_cast<const float*>(placed[i++]); };
+    embedding_ = matrix(weights.token_embedding);
+    output_ = is_tied(weights) ? embedding_ : matrix(weights.output);
+    output_norm_ = vector();
+    for (const LayerWeights& l : weights.layers) {
+        DeviceLayer d;
+        d.attn_norm = vector();
+        d.wq = matrix(l.wq);
+        d.wk = matrix(l.wk);
+        d.wv = matrix(l.wv);
+        d.wo = matrix(l.wo);
+        d.ffn_norm = vector();
+        d.w_gate = matrix(l.w_gate);
+        d.w_up = matrix(l.w_up);
+        d.w_down = matrix(l.w_down);
+        layers_.push_back(d);
+    }
+}
+
+} // namespace pyramid::cuda

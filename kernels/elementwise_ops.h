@@ -1,0 +1,32 @@
+#pragma once
+// The per-row kernels of a transformer layer, as host functions that enqueue work on `stream`.
+// All pointers are device pointers; matrices are row-major, n rows of `width` elements.
+// "void*" buffers hold elements of the given Precision; float* buffers are float32.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "model/model_config.h"
+#include "precision.h"
+
+namespace pyramid::cuda {
+
+// out[t, :] = table[tokens[t], :] as float32. Token ids must be valid (checked by the caller).
+void embed_rows(const void* table, Precision table_type, int dim, const int32_t* tokens, int n, float* out,
+                cudaStream_t stream);
+
+// out[t, :] = x[t, :] / rms(x[t, :]) * weight, rounded to out_type.
+void rms_norm(const float* x, const float* weight, int n, int dim, float eps, void* out, Precision out_type,
+              cudaStream_t stream);
+
+// Rotates every head of every row of x [n, n_heads * head_dim] in place by its row's position.
+void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, float theta, RopeLayout layout,
+          cudaStream_t stream);
+
+// out[i] = silu(gate[i]) * up[i], rounded to out_type.
+void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, cudaStream_t stream);
+
+// dst[t, :] = src[rows[t], :] for t < n (dst must not overlap src).
+void gather_rows(const float* src, int width, const int32_t* rows, int n, float* dst, cudaStream_t stream);
+
+} // namespace pyramid::cuda

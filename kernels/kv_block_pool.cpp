@@ -1,0 +1,46 @@
+#include "kv_block_pool.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "util/error.h"
+
+namespace pyramid::cuda {
+
+KvBlockPool::KvBlockPool(size_t block_bytes, size_t chunk_blocks)
+    : block_bytes_(block_bytes), chunk_blocks_(std::max<size_t>(chunk_blocks, 1))
+{
+    if (block_bytes == 0)
+        throw Error("KV block pool: blocks of 0 bytes");
+}
+
+void KvBlockPool::reserve(size_t count)
+{
+    if (free_.size() >= count)
+        return;
+    const size_t blocks = std::max(chunk_blocks_, count - free_.size());
+    if (blocks > std::numeric_limits<size_t>::max() / block_bytes_)
+        throw Error("KV block pool: " + std::to_string(blocks) + " blocks of " + std::to_string(block_bytes_) +
+                    " bytes exceed the address space");
+    DeviceBuffer chunk(blocks * block_bytes_, "the KV cache pool (" + std::to_string(blocks) + " blocks of " +
+                                                  std::to_string(block_bytes_) + " bytes)");
+    auto* base = chunk.as<std::byte>();
+    // Lowest addresses handed out first: free_ is used as a stack.
+    for (size_t b = blocks; b-- > 0;)
+        free_.push_back(base + b * block_bytes_);
+    chunks_.push_back(std::move(chunk));
+    total_ += blocks;
+}
+
+void KvBlockPool::acquire(size_t count, std::vector<void*>& out)
+{
+    reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        out.push_back(free_.back());
+        free_.pop_back();
+    }
+}
+
+void KvBlockPool::release(void* block) { free_.push_back(block); }
+
+} // namespace pyramid::cuda

@@ -1,0 +1,37 @@
+#pragma once
+// Device memory for key/value entries, handed out in fixed-size blocks so caches of any length
+// grow and shrink without a cudaMalloc per step. The pool takes memory from the device in big
+// chunks when it runs out and keeps freed blocks for reuse until it is destroyed.
+#include <cstddef>
+#include <vector>
+
+#include "device_buffer.h"
+
+namespace pyramid::cuda {
+
+class KvBlockPool {
+public:
+    // block_bytes: one block's size; chunk_blocks: how many blocks each growth allocates at least.
+    KvBlockPool(size_t block_bytes, size_t chunk_blocks);
+
+    // Appends `count` blocks to `out`: all of them or, when the device is out of memory, none
+    // (throws pyramid::Error with the bytes needed and free).
+    void acquire(size_t count, std::vector<void*>& out);
+    void release(void* block);
+    // Makes sure `count` blocks are free without allocating later; throws like acquire().
+    void reserve(size_t count);
+
+    size_t block_bytes() const { return block_bytes_; }
+    size_t blocks_total() const { return total_; }
+    size_t blocks_in_use() const { return total_ - free_.size(); }
+    size_t bytes_reserved() const { return total_ * block_bytes_; }
+
+private:
+    size_t block_bytes_;
+    size_t chunk_blocks_;
+    size_t total_ = 0;
+    std::vector<DeviceBuffer> chunks_;
+    std::vector<void*> free_;
+};
+
+} // namespace pyramid::cuda

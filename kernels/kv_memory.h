@@ -1,0 +1,54 @@
+#pragma once
+// What all of one backend's KV layer stores share: the block pool, the stream their kernels
+// run on, the entry geometry, and the scratch space compaction moves entries through.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "device_buffer.h"
+#include "kv_block_pool.h"
+#include "kv_block_table.h"
+#include "precision.h"
+
+namespace pyramid::cuda {
+
+struct KvGeometry {
+    int kv_dim = 0;          // key (and value) elements per entry
+    int block_entries = 16;  // entries per pool block
+    Precision type = Precision::Fp16;
+
+    size_t entry_bytes() const { return 2 * static_cast<size_t>(kv_dim) * element_bytes(type); }  // key + value
+    size_t block_bytes() const { return entry_bytes() * static_cast<size_t>(block_entries); }
+};
+
+class KvMemory {
+public:
+    // chunk_blocks: the pool's growth step; table_capacity: block-table slots a new store
+    // allocates up front (enough for a full context, so tables never grow in practice).
+    KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, cudaStream_t stream);
+
+    const KvGeometry& geometry() const { return geometry_; }
+    KvBlockPool& pool() { return pool_; }
+    const KvBlockPool& pool() const { return pool_; }
+    cudaStream_t stream() const { return stream_; }
+    int table_capacity() const { return table_capacity_; }
+
+    // Moves entry sources[t] to entry first + t of `table`, in place (see compact_kv).
+    void compact(const KvBlockTable& table, std::span<const int> sources, int first);
+    // Copies one int per entry to the device; valid until the next upload or compaction.
+    const int32_t* upload_entry_ints(std::span<const int32_t> values);
+
+private:
+    void reserve(size_t entries);
+
+    KvGeometry geometry_;
+    KvBlockPool pool_;
+    cudaStream_t stream_;
+    int table_capacity_;
+    DeviceBuffer scratch_;  // grows to the largest compaction seen
+    DeviceBuffer entry_ints_;
+};
+
+} // namespace pyramid::cuda

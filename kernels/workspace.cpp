@@ -1,0 +1,70 @@
+#include "workspace.h"
+
+#include <algorithm>
+
+#include "cuda_check.h"
+
+namespace pyramid::cuda {
+
+Workspace::Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream)
+    : config_(config), precision_(precision), stream_(stream),
+      logits_(static_cast<size_t>(config.n_vocab) * sizeof(float), "the logits buffer")
+{
+    reserve_rows(std::min(64, std::max(1, config.context_length)));
+    reserve_entries(std::max(1, config.context_length));
+}
+
+void Workspace::reserve_rows(int rows)
+{
+    if (rows <= rows_)
+        return;
+    check(cudaStreamSynchronize(stream_), "workspace growth");
+    // Doubling keeps a prompt that grows step by step from reallocating every time.
+    const int capacity = std::max(rows, std::min(2 * rows_, std::max(rows, config_.context_length)));
+    const size_t r = static_cast<size_t>(capacity);
+    const size_t e = element_bytes(precision_);
+    const size_t q_width = static_cast<size_t>(config_.n_heads) * config_.head_dim;
+    const size_t kv = static_cast<size_t>(config_.kv_dim());
+    const size_t dim = static_cast<size_t>(config_.dim), ffn = static_cast<size_t>(config_.ffn_dim);
+    const std::string what = "activations for " + std::to_string(capacity) + " rows";
+    // Free the old buffers first so the peak is the new size, not old + new.
+    for (DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &gate_, &up_, &activated_, &stats_, &hidden_scratch_,
+                            &positions_, &row_indices_, &row_weights_})
+        *b = DeviceBuffer();
+    normed_ = DeviceBuffer(r * dim * e, what);
+    q_ = DeviceBuffer(r * q_width * sizeof(float), what);
+    k_ = DeviceBuffer(r * kv * sizeof(float), what);
+    v_ = DeviceBuffer(r * kv * sizeof(float), what);
+    attended_ = DeviceBuffer(r * q_width * e, what);
+    gate_ = DeviceBuffer(r * ffn * sizeof(float), what);
+    up_ = DeviceBuffer(r * ffn * sizeof(float), what);
+    activated_ = DeviceBuffer(r * ffn * e, what);
+    stats_ = DeviceBuffer(r * static_cast<size_t>(config_.n_heads) * 2 * sizeof(float), what);
+    hidden_scratch_ = DeviceBuffer(r * dim * sizeof(float), what);
+    positions_ = DeviceBuffer(r * sizeof(int32_t), what);
+    row_indices_ = DeviceBuffer(r * sizeof(int32_t), what);
+    row_weights_ = DeviceBuffer(r * sizeof(float), what);
+    rows_ = capacity;
+}
+
+void Workspace::reserve_entries(int entries)
+{
+    if (entries <= entries_)
+        return;
+    check(cudaStreamSynchronize(stream_), "workspace growth");
+    const int capacity = std::max(entries, 2 * entries_);
+    probe_ = DeviceBuffer();
+    probe_ = DeviceBuffer(static_cast<size_t>(capacity) * sizeof(float), "attention probe scores");
+    entries_ = capacity;
+}
+
+size_t Workspace::bytes() const
+{
+    size_t total = 0;
+    for (const DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &gate_, &up_, &activated_, &stats_,
+                                  &hidden_scratch_, &positions_, &row_indices_, &row_weights_, &probe_, &logits_})
+        total += b->bytes();
+    return total;
+}
+
+} // namespace pyramid::cuda

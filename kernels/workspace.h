@@ -1,0 +1,52 @@
+#pragma once
+// The activation buffers one layer step needs, sized for the largest number of rows seen so
+// far (decode steps reuse them without allocating; a longer prompt grows them once).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "device_buffer.h"
+#include "model/model_config.h"
+#include "precision.h"
+
+namespace pyramid::cuda {
+
+class Workspace {
+public:
+    Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream);
+
+    // Room for `rows` rows; synchronizes the stream before replacing buffers in use.
+    void reserve_rows(int rows);
+    // Room for probe scores over `entries` cache entries.
+    void reserve_entries(int entries);
+
+    // [rows, dim] in the precision: norm outputs, the input of the next projection.
+    void* normed() const { return normed_.data(); }
+    float* q() const { return q_.as<float>(); }          // [rows, n_heads * head_dim]
+    float* k() const { return k_.as<float>(); }          // [rows, kv_dim]
+    float* v() const { return v_.as<float>(); }          // [rows, kv_dim]
+    void* attended() const { return attended_.data(); }  // [rows, n_heads * head_dim] in the precision
+    float* gate() const { return gate_.as<float>(); }    // [rows, ffn_dim]
+    float* up() const { return up_.as<float>(); }        // [rows, ffn_dim]
+    void* activated() const { return activated_.data(); }  // [rows, ffn_dim] in the precision
+    float* stats() const { return stats_.as<float>(); }  // [rows, n_heads, 2]
+    float* hidden_scratch() const { return hidden_scratch_.as<float>(); }  // [rows, dim]
+    int32_t* positions() const { return positions_.as<int32_t>(); }        // [rows]
+    int32_t* row_indices() const { return row_indices_.as<int32_t>(); }    // [rows]
+    float* row_weights() const { return row_weights_.as<float>(); }        // [rows]
+    float* probe() const { return probe_.as<float>(); }    // [entries]
+    float* logits() const { return logits_.as<float>(); }  // [n_vocab]
+
+    size_t bytes() const;
+
+private:
+    const ModelConfig& config_;
+    Precision precision_;
+    cudaStream_t stream_;
+    int rows_ = 0;
+    int entries_ = 0;
+    DeviceBuffer normed_, q_, k_, v_, attended_, gate_, up_, activated_, stats_, hidden_scratch_;
+    DeviceBuffer positions_, row_indices_, row_weights_, probe_, logits_;
+};
+
+} // namespace pyramid::cuda
