@@ -1,8 +1,10 @@
 #include "cuda_kv_layer_store.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "cuda_check.h"
+#include "util/float16.h"
 
 namespace pyramid::cuda {
 
@@ -47,6 +49,36 @@ KvBlockTable CudaKvLayerStore::table()
     }
     const KvGeometry& g = memory_.geometry();
     return {device_table_.as<void* const>(), g.block_entries, g.kv_dim};
+}
+
+CudaKvLayerStore::Contents CudaKvLayerStore::download() const
+{
+    const KvGeometry& g = memory_.geometry();
+    const size_t row = static_cast<size_t>(g.kv_dim);
+    const size_t element = element_bytes(g.type);
+    Contents out;
+    out.keys.resize(static_cast<size_t>(size_) * row);
+    out.values.resize(out.keys.size());
+    check(cudaStreamSynchronize(memory_.stream()), "KV download");
+    std::vector<std::byte> block(g.block_bytes());
+    const auto decode = [&](const std::byte* src, float* dst) {
+        if (g.type == Precision::Fp32)
+            std::memcpy(dst, src, row * sizeof(float));
+        else
+            fp16_to_fp32_row(src, dst, static_cast<int64_t>(row));
+    };
+    for (int e0 = 0; e0 < size_; e0 += g.block_entries) {
+        check(cudaMemcpy(block.data(), blocks_[static_cast<size_t>(e0 / g.block_entries)], block.size(),
+                         cudaMemcpyDeviceToHost),
+              "KV download");
+        for (int e = e0; e < std::min(size_, e0 + g.block_entries); ++e) {
+            const size_t slot = static_cast<size_t>(e - e0);
+            decode(block.data() + slot * row * element, out.keys.data() + static_cast<size_t>(e) * row);
+            decode(block.data() + (static_cast<size_t>(g.block_entries) + slot) * row * element,
+                   out.values.data() + static_cast<size_t>(e) * row);
+        }
+    }
+    return out;
 }
 
 void CudaKvLayerStore::keep(std::span<const int> indices)

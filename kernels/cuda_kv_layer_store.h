@@ -30,6 +30,14 @@ public:
     KvBlockTable table();
     int blocks_held() const { return static_cast<int>(blocks_.size()); }
 
+    // The entries as float32 on the host, [size, kv_dim] each (tests and diagnostics; waits
+    // for the stream).
+    struct Contents {
+        std::vector<float> keys;
+        std::vector<float> values;
+    };
+    Contents download() const;
+
 private:
     void release_blocks_beyond(size_t keep_blocks);
 

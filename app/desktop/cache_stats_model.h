@@ -1,0 +1,77 @@
+#pragma once
+// What the live panel shows about the running (or last) reply: one row per layer with the
+// KV entries it holds against what a full cache would hold (the pyramid), plus the totals,
+// speed, time to first token, context fill and process memory, as ready-to-show text.
+#include <QAbstractListModel>
+#include <QVector>
+
+#include "generate/generation_stats.h"
+
+class CacheStatsModel : public QAbstractListModel {
+    Q_OBJECT
+    Q_PROPERTY(bool hasStats READ hasStats NOTIFY changed)
+    Q_PROPERTY(int fullLength READ fullLength NOTIFY changed)
+    Q_PROPERTY(double kvBytes READ kvBytes NOTIFY changed)
+    Q_PROPERTY(double fullKvBytes READ fullKvBytes NOTIFY changed)
+    Q_PROPERTY(double savingFraction READ savingFraction NOTIFY changed)  // 0..1 of the full cache saved
+    Q_PROPERTY(double tokensPerSecond READ tokensPerSecond NOTIFY changed)
+    Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY changed)
+    Q_PROPERTY(double contextFill READ contextFill NOTIFY changed)  // 0..1 of the model's positions
+    Q_PROPERTY(double memoryBytes READ memoryBytes NOTIFY memoryChanged)
+    Q_PROPERTY(QString kvText READ kvText NOTIFY changed)
+    Q_PROPERTY(QString savingText READ savingText NOTIFY changed)
+    Q_PROPERTY(QString speedText READ speedText NOTIFY changed)
+    Q_PROPERTY(QString ttftText READ ttftText NOTIFY changed)
+    Q_PROPERTY(QString contextText READ contextText NOTIFY changed)
+    Q_PROPERTY(QString tokensText READ tokensText NOTIFY changed)
+    Q_PROPERTY(QString phaseText READ phaseText NOTIFY changed)
+    Q_PROPERTY(QString memoryText READ memoryText NOTIFY memoryChanged)
+
+public:
+    enum Role {
+        LayerRole = Qt::UserRole + 1,
+        LengthRole,      // entries this layer holds
+        FractionRole,    // of the full length, 0..1
+        CompressedRole,  // dropped entries on the last step
+    };
+
+    explicit CacheStatsModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    void update(const pyramid::GenerationStats& stats);
+    void clear();
+    // Re-reads the process memory; called with every update and by the panel's timer.
+    Q_INVOKABLE void refreshMemory();
+
+    bool hasStats() const { return hasStats_; }
+    int fullLength() const { return stats_.full_kv_length; }
+    int layerLength(int layer) const { return stats_.layer_kv_lengths.at(layer); }
+    double kvBytes() const { return static_cast<double>(stats_.kv_bytes); }
+    double fullKvBytes() const { return static_cast<double>(stats_.full_kv_bytes); }
+    double savingFraction() const;
+    double tokensPerSecond() const { return stats_.decode_tokens_per_second; }
+    double timeToFirstTokenMs() const { return stats_.time_to_first_token_ms; }
+    double contextFill() const;
+    double memoryBytes() const { return static_cast<double>(memoryBytes_); }
+
+    QString kvText() const;
+    QString savingText() const;
+    QString speedText() const;
+    QString ttftText() const;
+    QString contextText() const;
+    QString tokensText() const;
+    QString phaseText() const;
+    QString memoryText() const;
+
+signals:
+    void changed();
+    void memoryChanged();
+
+private:
+    pyramid::GenerationStats stats_;
+    bool hasStats_ = false;
+    int64_t memoryBytes_ = 0;
+};

@@ -1,0 +1,236 @@
+#include "chat_controller.h"
+
+#include "cache_stats_model.h"
+#include "chat_store.h"
+#include "conversation_list_model.h"
+#include "engine_worker.h"
+#include "message_list_model.h"
+#include "settings_model.h"
+
+using pyramid::ChatRole;
+using pyramid::FinishReason;
+
+ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, ChatStore& store,
+                               ConversationListModel& conversations, MessageListModel& messages,
+                               SettingsModel& settings, CacheStatsModel& stats, QObject* parent)
+    : QObject(parent),
+      engine_(std::move(engine)),
+      store_(store),
+      conversations_(conversations),
+      messages_(messages),
+      settings_(settings),
+      stats_(stats),
+      worker_(std::make_unique<EngineWorker>(*engine_, cancelReply_, cancelLoad_))
+{
+    thread_.setObjectName(QStringLiteral("engine"));
+    worker_->moveToThread(&thread_);
+    connect(worker_.get(), &EngineWorker::replyText, this, &ChatController::onReplyText);
+    connect(worker_.get(), &EngineWorker::replyStats, this, &ChatController::onReplyStats);
+    connect(worker_.get(), &EngineWorker::replyFinished, this, &ChatController::onReplyFinished);
+    connect(worker_.get(), &EngineWorker::loadProgress, this, &ChatController::modelLoadProgress);
+    connect(worker_.get(), &EngineWorker::loaded, this, [this](const pyramid::ModelInfo& info) {
+        hasModel_ = true;
+        setLoading(false);
+        emit modelLoaded(info);
+    });
+    connect(worker_.get(), &EngineWorker::loadFailed, this, [this](const QString& message) {
+        setLoading(false);
+        emit modelLoadFailed(message);
+    });
+    thread_.start();
+
+    connect(&conversations_, &ConversationListModel::currentIdChanged, this, &ChatController::showCurrentConversation);
+    connect(&messages_, &MessageListModel::countChanged, this, &ChatController::actionsChanged);
+    showCurrentConversation();
+}
+
+ChatController::~ChatController()
+{
+    cancelReply_ = true;
+    cancelLoad_ = true;
+    thread_.quit();
+    thread_.wait();
+}
+
+bool ChatController::canRegenerate() const { return canSend() && messages_.count() > 0; }
+
+bool ChatController::canEditLast() const { return canSend() && messages_.lastRow(ChatRole::User) >= 0; }
+
+QString ChatController::lastUserText() const
+{
+    const int row = messages_.lastRow(ChatRole::User);
+    return row < 0 ? QString() : messages_.at(row).text;
+}
+
+void ChatController::showCurrentConversation()
+{
+    // A reply keeps running only while its conversation is on screen; it is stored as stopped.
+    stop();
+    const qint64 id = conversations_.currentId();
+    messages_.setConversation(id, store_.messages(id));
+    settings_.setConversation(id);
+    emit actionsChanged();
+}
+
+bool ChatController::send(const QString& text)
+{
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty() || busy_ || loading_)
+        return false;
+    if (!hasModel_) {
+        setError(tr("Open a model before sending a message."));
+        return false;
+    }
+    const qint64 conversation = conversations_.currentId();
+    StoredMessage message;
+    message.role = ChatRole::User;
+    message.text = trimmed;
+    message.createdAt = QDateTime::currentDateTime();
+    message.id = store_.addMessage(conversation, message);
+    messages_.append(message);
+    conversations_.nameAfterFirstMessage(conversation, trimmed);
+    conversations_.refresh();
+    startReply();
+    return true;
+}
+
+bool ChatController::regenerate()
+{
+    if (!canRegenerate())
+        return false;
+    const int last = messages_.count() - 1;
+    if (messages_.at(last).role == ChatRole::Assistant) {
+        if (last == 0)
+            return false;  // a reply with no question before it: nothing to answer again
+        store_.deleteMessage(messages_.at(last).id);
+        messages_.removeFrom(last);
+    }
+    startReply();
+    return true;
+}
+
+bool ChatController::editAndResend(const QString& text)
+{
+    const QString trimmed = text.trimmed();
+    const int row = messages_.lastRow(ChatRole::User);
+    if (trimmed.isEmpty() || !canEditLast())
+        return false;
+    for (int later = row + 1; later < messages_.count(); ++later)
+        store_.deleteMessage(messages_.at(later).id);
+    messages_.removeFrom(row + 1);
+    store_.updateMessageText(messages_.at(row).id, trimmed);
+    messages_.replaceText(row, trimmed);
+    startReply();
+    return true;
+}
+
+void ChatController::startReply()
+{
+    // The settings are read now: edits made while this reply runs apply to the next turn.
+    const ChatSettings& settings = settings_.current();
+    pyramid::ChatRequest request;
+    request.conversation.system_prompt = settings_.systemPrompt().toStdString();
+    for (int row = 0; row < messages_.count(); ++row)
+        request.conversation.messages.push_back({messages_.at(row).role, messages_.at(row).text.toStdString()});
+    request.format = settings.promptFormat;
+    request.sampling = settings.sampling;
+    request.compression = settings.compression;
+    request.max_new_tokens = settings.maxNewTokens;
+
+    clearError();
+    cancelReply_ = false;
+    const quint64 turn = ++turn_;
+    replyConversation_ = messages_.conversationId();
+    messages_.beginReply();
+    setBusy(true);
+    EngineWorker* worker = worker_.get();
+    QMetaObject::invokeMethod(worker, [worker, turn, request] { worker->reply(turn, request); }, Qt::QueuedConnection);
+}
+
+void ChatController::stop()
+{
+    if (busy_)
+        cancelReply_ = true;
+}
+
+void ChatController::onReplyText(quint64 turn, const QString& text)
+{
+    if (turn == turn_ && messages_.conversationId() == replyConversation_)
+        messages_.appendReplyText(text);
+}
+
+void ChatController::onReplyStats(quint64 turn, const pyramid::GenerationStats& stats)
+{
+    if (turn == turn_)
+        stats_.update(stats);
+}
+
+void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& result)
+{
+    if (turn != turn_)
+        return;
+    const bool onScreen = messages_.conversationId() == replyConversation_;
+    if (result.reason == FinishReason::Error) {
+        if (onScreen)
+            messages_.discardReply();
+        setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
+    } else {
+        StoredMessage reply;
+        reply.role = ChatRole::Assistant;
+        reply.text = QString::fromStdString(result.text);
+        reply.finish = result.reason;
+        reply.stats = messageStatsFrom(result.stats);
+        reply.createdAt = QDateTime::currentDateTime();
+        reply.id = store_.addMessage(replyConversation_, reply);
+        if (onScreen)
+            messages_.finishReply(reply);
+        if (!result.stats.layer_kv_lengths.empty())
+            stats_.update(result.stats);
+        conversations_.refresh();
+    }
+    setBusy(false);
+    emit replyFinished();
+}
+
+void ChatController::loadModel(const QString& path)
+{
+    if (loading_)
+        return;
+    cancelLoad_ = false;
+    setLoading(true);
+    EngineWorker* worker = worker_.get();
+    QMetaObject::invokeMethod(worker, [worker, path] { worker->load(path); }, Qt::QueuedConnection);
+}
+
+void ChatController::cancelLoad()
+{
+    if (loading_)
+        cancelLoad_ = true;
+}
+
+void ChatController::clearError() { setError({}); }
+
+void ChatController::setBusy(bool busy)
+{
+    if (busy == busy_)
+        return;
+    busy_ = busy;
+    emit busyChanged();
+    emit actionsChanged();
+}
+
+void ChatController::setLoading(bool loading)
+{
+    if (loading == loading_)
+        return;
+    loading_ = loading;
+    emit actionsChanged();
+}
+
+void ChatController::setError(const QString& error)
+{
+    if (error == error_)
+        return;
+    error_ = error;
+    emit errorChanged();
+}

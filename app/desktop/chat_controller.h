@@ -1,0 +1,93 @@
+#pragma once
+// Runs the conversation: sends the user's turn to the engine on a worker thread, streams the
+// reply into the MessageListModel and the statistics into the CacheStatsModel, and stores
+// each message in the ChatStore once it is complete (a stopped reply is stored as stopped).
+//
+// The UI thread never waits on the engine: requests are posted to the worker, results come
+// back as queued signals, and stop() only sets an atomic flag the engine polls. One reply
+// runs at a time; loading a model queues behind it on the same thread.
+#include <QObject>
+#include <QThread>
+#include <atomic>
+#include <memory>
+
+#include "chat/chat_engine.h"
+
+class CacheStatsModel;
+class ChatStore;
+class ConversationListModel;
+class EngineWorker;
+class MessageListModel;
+class SettingsModel;
+
+class ChatController : public QObject {
+    Q_OBJECT
+    Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
+    Q_PROPERTY(bool canSend READ canSend NOTIFY actionsChanged)
+    Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY actionsChanged)
+    Q_PROPERTY(bool canEditLast READ canEditLast NOTIFY actionsChanged)
+    Q_PROPERTY(QString lastUserText READ lastUserText NOTIFY actionsChanged)
+    Q_PROPERTY(QString error READ error NOTIFY errorChanged)
+
+public:
+    ChatController(std::unique_ptr<pyramid::ChatEngine> engine, ChatStore& store,
+                   ConversationListModel& conversations, MessageListModel& messages, SettingsModel& settings,
+                   CacheStatsModel& stats, QObject* parent = nullptr);
+    ~ChatController() override;  // cancels what runs and joins the worker thread
+
+    bool busy() const { return busy_; }
+    bool canSend() const { return !busy_ && !loading_ && hasModel_; }
+    bool canRegenerate() const;
+    bool canEditLast() const;
+    QString lastUserText() const;
+    QString error() const { return error_; }
+
+    // Each returns false (and changes nothing) when it cannot start a reply now.
+    Q_INVOKABLE bool send(const QString& text);
+    Q_INVOKABLE bool regenerate();                     // replaces the last reply
+    Q_INVOKABLE bool editAndResend(const QString& text);  // rewrites the last user message
+    Q_INVOKABLE void stop();
+    Q_INVOKABLE void clearError();
+
+    // For ModelManager: loads on the worker thread; the result comes back as a signal.
+    void loadModel(const QString& path);
+    void cancelLoad();
+
+signals:
+    void busyChanged();
+    void actionsChanged();
+    void errorChanged();
+    void replyFinished();  // a turn ended, for any reason, and was stored
+    void modelLoadProgress(double fraction);
+    void modelLoaded(const pyramid::ModelInfo& info);
+    void modelLoadFailed(const QString& message);
+
+private:
+    void showCurrentConversation();
+    void startReply();
+    void onReplyText(quint64 turn, const QString& text);
+    void onReplyStats(quint64 turn, const pyramid::GenerationStats& stats);
+    void onReplyFinished(quint64 turn, const pyramid::ChatResult& result);
+    void setBusy(bool busy);
+    void setLoading(bool loading);
+    void setError(const QString& error);
+
+    std::unique_ptr<pyramid::ChatEngine> engine_;
+    ChatStore& store_;
+    ConversationListModel& conversations_;
+    MessageListModel& messages_;
+    SettingsModel& settings_;
+    CacheStatsModel& stats_;
+
+    std::atomic<bool> cancelReply_{false};
+    std::atomic<bool> cancelLoad_{false};
+    QThread thread_;
+    std::unique_ptr<EngineWorker> worker_;  // lives on thread_
+
+    quint64 turn_ = 0;               // the reply in flight (or the last one)
+    qint64 replyConversation_ = 0;   // where that reply is stored
+    bool busy_ = false;
+    bool loading_ = false;
+    bool hasModel_ = false;
+    QString error_;
+};

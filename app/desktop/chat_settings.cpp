@@ -1,0 +1,206 @@
+#include "chat_settings.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+#include <cmath>
+#include <optional>
+#include <type_traits>
+
+#include "util/error.h"
+
+using pyramid::CompressionPolicyKind;
+using pyramid::DecaySchedule;
+using pyramid::PromptFormat;
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("SettingsModel", text); }
+
+template <typename T>
+QString formatNumber(T value)
+{
+    if constexpr (std::is_integral_v<T>)
+        return QString::number(value);
+    else
+        return QString::number(static_cast<double>(value), 'g', 6);
+}
+
+// Accepts the C locale and the user's locale ("0.5" and "0,5").
+template <typename T>
+std::optional<T> parseNumber(const QString& text)
+{
+    const QString trimmed = text.trimmed();
+    bool ok = false;
+    if constexpr (std::is_same_v<T, uint64_t>) {
+        const qulonglong v = trimmed.toULongLong(&ok);
+        return ok ? std::optional<T>(v) : std::nullopt;
+    } else if constexpr (std::is_integral_v<T>) {
+        const int v = trimmed.toInt(&ok);
+        return ok ? std::optional<T>(v) : std::nullopt;
+    } else {
+        double v = trimmed.toDouble(&ok);
+        if (!ok)
+            v = QLocale().toDouble(trimmed, &ok);
+        return ok && std::isfinite(v) ? std::optional<T>(static_cast<T>(v)) : std::nullopt;
+    }
+}
+
+// `ref` is a generic lambda returning a reference to the field in a ChatSettings.
+template <typename Ref>
+SettingField numberField(const char* key, const char* group, const char* label, const char* help, Ref ref)
+{
+    using T = std::remove_cvref_t<decltype(ref(std::declval<ChatSettings&>()))>;
+    return {QString::fromLatin1(key), group, label, help,
+            std::is_integral_v<T> ? SettingField::Kind::Integer : SettingField::Kind::Real, {},
+            [ref](const ChatSettings& s) { return formatNumber(ref(s)); },
+            [ref](ChatSettings& s, const QString& text) {
+                const std::optional<T> value = parseNumber<T>(text);
+                if (value)
+                    ref(s) = *value;
+                return value.has_value();
+            }};
+}
+
+// A choice among an enum's values, named by `name` and read back by matching those names.
+template <typename Enum, typename Ref, typename Name>
+SettingField choiceField(const char* key, const char* group, const char* label, const char* help,
+                         std::initializer_list<Enum> values, Ref ref, Name name)
+{
+    QStringList choices;
+    for (Enum value : values)
+        choices.push_back(name(value));
+    const std::vector<Enum> all(values);
+    return {QString::fromLatin1(key), group, label, help, SettingField::Kind::Choice, choices,
+            [ref, name](const ChatSettings& s) { return name(ref(s)); },
+            [ref, name, all](ChatSettings& s, const QString& text) {
+                for (Enum value : all) {
+                    if (name(value) == text.trimmed()) {
+                        ref(s) = value;
+                        return true;
+                    }
+                }
+                return false;
+            }};
+}
+
+QString policyName(CompressionPolicyKind kind) { return QString::fromStdString(pyramid::to_string(kind)); }
+QString scheduleName(DecaySchedule schedule) { return QString::fromStdString(pyramid::to_string(schedule)); }
+
+QVector<SettingField> makeFields()
+{
+    const char* generation = QT_TRANSLATE_NOOP("SettingsModel", "Generation");
+    const char* cache = QT_TRANSLATE_NOOP("SettingsModel", "KV cache");
+    const char* pyramidGroup = QT_TRANSLATE_NOOP("SettingsModel", "PyramidInfer");
+    const auto decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
+    return {
+        choiceField("prompt_format", generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "LLaMA-2-Chat turns for chat models, raw text for base models"),
+                    {PromptFormat::LlamaChat, PromptFormat::Raw}, [](auto& s) -> auto& { return s.promptFormat; },
+                    promptFormatName),
+        numberField("max_new_tokens", generation, QT_TRANSLATE_NOOP("SettingsModel", "Reply length limit (tokens)"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "The most tokens one reply may have"),
+                    [](auto& s) -> auto& { return s.maxNewTokens; }),
+        numberField("temperature", generation, QT_TRANSLATE_NOOP("SettingsModel", "Temperature"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "0 picks the most likely token every time"),
+                    [](auto& s) -> auto& { return s.sampling.temperature; }),
+        numberField("top_k", generation, QT_TRANSLATE_NOOP("SettingsModel", "Top-k"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Sample among this many most likely tokens (0: off)"),
+                    [](auto& s) -> auto& { return s.sampling.top_k; }),
+        numberField("top_p", generation, QT_TRANSLATE_NOOP("SettingsModel", "Top-p"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Sample among the tokens covering this probability (1: off)"),
+                    [](auto& s) -> auto& { return s.sampling.top_p; }),
+        numberField("min_p", generation, QT_TRANSLATE_NOOP("SettingsModel", "Min-p"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Drop tokens below this fraction of the best one (0: off)"),
+                    [](auto& s) -> auto& { return s.sampling.min_p; }),
+        numberField("repetition_penalty", generation, QT_TRANSLATE_NOOP("SettingsModel", "Repetition penalty"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Above 1 discourages repeating recent tokens (1: off)"),
+                    [](auto& s) -> auto& { return s.sampling.repetition_penalty; }),
+        numberField("repetition_window", generation, QT_TRANSLATE_NOOP("SettingsModel", "Repetition window"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "How many recent tokens the penalty looks at"),
+                    [](auto& s) -> auto& { return s.sampling.repetition_window; }),
+        numberField("seed", generation, QT_TRANSLATE_NOOP("SettingsModel", "Seed"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "0 draws a fresh seed for every reply"),
+                    [](auto& s) -> auto& { return s.sampling.seed; }),
+        choiceField("policy", cache, QT_TRANSLATE_NOOP("SettingsModel", "Compression"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "pyramid: PyramidInfer; full: no compression; local, h2o: baselines"),
+                    {CompressionPolicyKind::Pyramid, CompressionPolicyKind::Full, CompressionPolicyKind::Local,
+                     CompressionPolicyKind::H2O},
+                    [](auto& s) -> auto& { return s.compression.policy; }, policyName),
+        numberField("baseline_recent_fraction", cache, QT_TRANSLATE_NOOP("SettingsModel", "Baseline recent fraction"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Share of a local or H2O budget kept for the newest entries"),
+                    [](auto& s) -> auto& { return s.compression.baseline_recent_fraction; }),
+        numberField("recent_ratio", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Recent ratio"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Share of the prompt whose attention decides what is kept"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.recent_ratio; }),
+        numberField("prefill_decay_ratio", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Prefill decay ratio"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "How much each deeper layer keeps after the prompt"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.prefill_decay_ratio; }),
+        choiceField("prefill_decay_strategy", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Prefill decay schedule"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "How the kept share falls from layer to layer"), decay,
+                    [](auto& s) -> auto& { return s.compression.pyramid.prefill_decay_strategy; }, scheduleName),
+        numberField("min_context_length", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Minimum context length"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "No layer keeps fewer entries than this"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.min_context_length; }),
+        numberField("layerwise_downsample_interval", pyramidGroup,
+                    QT_TRANSLATE_NOOP("SettingsModel", "Layer interval"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Compress every this many layers"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.layerwise_downsample_interval; }),
+        numberField("sink_tokens", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Sink tokens"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "First entries that are always kept"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.sink_tokens; }),
+        numberField("distance_weight", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Distance weight"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Weight of the newest queries in the attention score"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.distance_weight; }),
+        numberField("gen_decay_ratio", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Generation decay ratio"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "How much each deeper layer keeps while generating"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.gen_decay_ratio; }),
+        choiceField("gen_decay_strategy", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Generation decay schedule"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "How that share falls from layer to layer"), decay,
+                    [](auto& s) -> auto& { return s.compression.pyramid.gen_decay_strategy; }, scheduleName),
+        numberField("gen_compress_ratio", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Generation compress ratio"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Share of the new entries kept at each compression"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.gen_compress_ratio; }),
+        numberField("exceed_length_to_compress", pyramidGroup,
+                    QT_TRANSLATE_NOOP("SettingsModel", "Compress after (tokens)"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "New entries that trigger a compression while generating"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.exceed_length_to_compress; }),
+    };
+}
+
+} // namespace
+
+QString promptFormatName(PromptFormat format)
+{
+    return format == PromptFormat::Raw ? QStringLiteral("raw") : QStringLiteral("llama-2-chat");
+}
+
+const QVector<SettingField>& settingFields()
+{
+    static const QVector<SettingField> fields = makeFields();
+    return fields;
+}
+
+QString validateChatSettings(const ChatSettings& s)
+{
+    const pyramid::SamplingParams& p = s.sampling;
+    if (s.maxNewTokens < 1)
+        return tr("The reply length limit must be at least 1.");
+    if (!(p.temperature >= 0))
+        return tr("Temperature must not be negative.");
+    if (p.top_k < 0)
+        return tr("Top-k must not be negative.");
+    if (!(p.top_p > 0 && p.top_p <= 1))
+        return tr("Top-p must be greater than 0 and at most 1.");
+    if (!(p.min_p >= 0 && p.min_p < 1))
+        return tr("Min-p must be at least 0 and below 1.");
+    if (!(p.repetition_penalty > 0))
+        return tr("The repetition penalty must be positive.");
+    if (p.repetition_window < 0)
+        return tr("The repetition window must not be negative.");
+    try {
+        s.compression.validate();
+    } catch (const pyramid::Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}

@@ -1,0 +1,36 @@
+#pragma once
+// Everything a turn is generated with apart from the conversation itself, and the editable
+// fields the settings panel shows for it.
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <functional>
+
+#include "chat/chat_engine.h"
+
+struct ChatSettings {
+    pyramid::SamplingParams sampling;
+    pyramid::CompressionConfig compression;
+    pyramid::PromptFormat promptFormat = pyramid::PromptFormat::LlamaChat;
+    int maxNewTokens = 512;
+};
+
+// The first problem found, worded for the user; empty when the settings can run.
+QString validateChatSettings(const ChatSettings& settings);
+
+QString promptFormatName(pyramid::PromptFormat format);  // "llama-2-chat" / "raw"
+
+// One editable setting. Values travel as text so a field can show exactly what was typed.
+struct SettingField {
+    enum class Kind { Real, Integer, Choice };
+    QString key;        // also the QSettings key; the compression knobs use their JSON names
+    const char* group;  // untranslated, translated in the "SettingsModel" context
+    const char* label;
+    const char* help;
+    Kind kind;
+    QStringList choices;  // Choice only
+    std::function<QString(const ChatSettings&)> get;
+    std::function<bool(ChatSettings&, const QString&)> set;  // false: not a value of this kind
+};
+
+const QVector<SettingField>& settingFields();

@@ -1,0 +1,257 @@
+#include "chat_store.h"
+
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+#include <spdlog/spdlog.h>
+
+#include "util/error.h"
+
+namespace {
+
+// Qt binds a null QString as SQL NULL; the text columns are NOT NULL, and empty is meant.
+QString nonNull(const QString& text) { return text.isNull() ? QStringLiteral("") : text; }
+
+qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
+
+QDateTime fromMs(const QVariant& value) { return QDateTime::fromMSecsSinceEpoch(value.toLongLong()); }
+
+// LIKE pattern matching `text` anywhere, with LIKE's wildcards taken literally.
+QString containsPattern(QString text)
+{
+    text.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
+    text.replace(QLatin1Char('%'), QLatin1String("\\%"));
+    text.replace(QLatin1Char('_'), QLatin1String("\\_"));
+    return QLatin1Char('%') + text + QLatin1Char('%');
+}
+
+const char* const kSchema[] = {
+    "CREATE TABLE IF NOT EXISTS conversations ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL DEFAULT '',"
+    " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)",
+    "CREATE TABLE IF NOT EXISTS messages ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+    " role TEXT NOT NULL, text TEXT NOT NULL, finish TEXT NOT NULL DEFAULT 'end',"
+    " prompt_tokens INTEGER NOT NULL DEFAULT 0, generated_tokens INTEGER NOT NULL DEFAULT 0,"
+    " tokens_per_second REAL NOT NULL DEFAULT 0, ttft_ms REAL NOT NULL DEFAULT 0,"
+    " created_at INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id)",
+    "CREATE TABLE IF NOT EXISTS conversation_settings ("
+    " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+    " key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (conversation_id, key))",
+    "CREATE TABLE IF NOT EXISTS app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+};
+
+} // namespace
+
+ChatStore::ChatStore(const QString& path)
+    : path_(path), connection_(QStringLiteral("chatstore-") + QUuid::createUuid().toString(QUuid::WithoutBraces))
+{
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection_);
+    db.setDatabaseName(path);
+    if (!db.open()) {
+        const QString why = db.lastError().text();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(connection_);
+        throw pyramid::Error("cannot open chat database " + path.toStdString() + ": " + why.toStdString());
+    }
+    QSqlQuery query(db);
+    // WAL: readers never block the writer and a crash never corrupts finished writes.
+    if (!query.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !query.next() ||
+        query.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
+        spdlog::warn("chat database {}: WAL mode unavailable, using the default journal", path.toStdString());
+    query.exec(QStringLiteral("PRAGMA foreign_keys=ON"));
+    for (const char* statement : kSchema) {
+        if (!query.exec(QString::fromLatin1(statement)))
+            throw pyramid::Error("cannot create the tables of chat database " + path.toStdString() + ": " +
+                                 query.lastError().text().toStdString());
+    }
+    // Conversations deleted in an earlier session can no longer be undone.
+    purgeDeleted();
+}
+
+ChatStore::~ChatStore()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(connection_, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection_);
+}
+
+QSqlQuery ChatStore::prepare(const QString& sql, const QVariantList& values) const
+{
+    QSqlQuery query(QSqlDatabase::database(connection_, false));
+    query.prepare(sql);
+    for (const QVariant& value : values)
+        query.addBindValue(value);
+    return query;
+}
+
+bool ChatStore::run(QSqlQuery& query) const
+{
+    if (query.exec())
+        return true;
+    spdlog::error("chat database {}: {} ({})", path_.toStdString(), query.lastError().text().toStdString(),
+                  query.lastQuery().toStdString());
+    return false;
+}
+
+qint64 ChatStore::createConversation(const QString& title)
+{
+    const qint64 now = nowMs();
+    QSqlQuery query = prepare(QStringLiteral("INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)"),
+                              {nonNull(title), now, now});
+    return run(query) ? query.lastInsertId().toLongLong() : 0;
+}
+
+void ChatStore::renameConversation(qint64 id, const QString& title)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"), {nonNull(title), id});
+    run(query);
+}
+
+void ChatStore::setDeleted(qint64 id, bool deleted)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE conversations SET deleted = ? WHERE id = ?"), {deleted ? 1 : 0, id});
+    run(query);
+}
+
+void ChatStore::purgeDeleted()
+{
+    QSqlQuery query = prepare(QStringLiteral("DELETE FROM conversations WHERE deleted = 1"), {});
+    run(query);
+}
+
+QVector<StoredConversation> ChatStore::conversations(const QString& search) const
+{
+    QSqlQuery query = search.isEmpty()
+        ? prepare(QStringLiteral("SELECT id, title, created_at, updated_at FROM conversations WHERE deleted = 0"
+                                 " ORDER BY updated_at DESC, id DESC"),
+                  {})
+        : prepare(QStringLiteral("SELECT id, title, created_at, updated_at FROM conversations WHERE deleted = 0"
+                                 " AND (title LIKE ? ESCAPE '\\' OR id IN (SELECT conversation_id FROM messages"
+                                 " WHERE text LIKE ? ESCAPE '\\')) ORDER BY updated_at DESC, id DESC"),
+                  {containsPattern(search), containsPattern(search)});
+    QVector<StoredConversation> out;
+    if (!run(query))
+        return out;
+    while (query.next())
+        out.push_back({query.value(0).toLongLong(), query.value(1).toString(), fromMs(query.value(2)),
+                       fromMs(query.value(3))});
+    return out;
+}
+
+std::optional<StoredConversation> ChatStore::conversation(qint64 id) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT id, title, created_at, updated_at FROM conversations WHERE id = ?"), {id});
+    if (!run(query) || !query.next())
+        return std::nullopt;
+    return StoredConversation{query.value(0).toLongLong(), query.value(1).toString(), fromMs(query.value(2)),
+                              fromMs(query.value(3))};
+}
+
+QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT id, role, text, finish, prompt_tokens, generated_tokens,"
+                                             " tokens_per_second, ttft_ms, created_at FROM messages"
+                                             " WHERE conversation_id = ? ORDER BY id"),
+                              {conversationId});
+    QVector<StoredMessage> out;
+    if (!run(query))
+        return out;
+    while (query.next()) {
+        StoredMessage m;
+        m.id = query.value(0).toLongLong();
+        m.role = roleFromName(query.value(1).toString());
+        m.text = query.value(2).toString();
+        m.finish = finishReasonFromName(query.value(3).toString());
+        m.stats.promptTokens = query.value(4).toInt();
+        m.stats.generatedTokens = query.value(5).toInt();
+        m.stats.tokensPerSecond = query.value(6).toDouble();
+        m.stats.timeToFirstTokenMs = query.value(7).toDouble();
+        m.createdAt = fromMs(query.value(8));
+        out.push_back(m);
+    }
+    return out;
+}
+
+int ChatStore::messageCount(qint64 conversationId) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT COUNT(*) FROM messages WHERE conversation_id = ?"), {conversationId});
+    return run(query) && query.next() ? query.value(0).toInt() : 0;
+}
+
+qint64 ChatStore::addMessage(qint64 conversationId, const StoredMessage& m)
+{
+    const qint64 created = m.createdAt.isValid() ? m.createdAt.toMSecsSinceEpoch() : nowMs();
+    QSqlQuery query = prepare(QStringLiteral("INSERT INTO messages (conversation_id, role, text, finish, prompt_tokens,"
+                                             " generated_tokens, tokens_per_second, ttft_ms, created_at)"
+                                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                              {conversationId, roleName(m.role), nonNull(m.text), finishReasonName(m.finish),
+                               m.stats.promptTokens, m.stats.generatedTokens, m.stats.tokensPerSecond,
+                               m.stats.timeToFirstTokenMs, created});
+    if (!run(query))
+        return 0;
+    touch(conversationId);
+    return query.lastInsertId().toLongLong();
+}
+
+void ChatStore::updateMessageText(qint64 messageId, const QString& text)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE messages SET text = ? WHERE id = ?"), {nonNull(text), messageId});
+    run(query);
+}
+
+void ChatStore::deleteMessage(qint64 messageId)
+{
+    QSqlQuery query = prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"), {messageId});
+    run(query);
+}
+
+QString ChatStore::setting(qint64 conversationId, const QString& key) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT value FROM conversation_settings WHERE conversation_id = ? AND key = ?"),
+                              {conversationId, key});
+    return run(query) && query.next() ? query.value(0).toString() : QString();
+}
+
+void ChatStore::setSetting(qint64 conversationId, const QString& key, const QString& value)
+{
+    QSqlQuery query = prepare(QStringLiteral("INSERT OR REPLACE INTO conversation_settings (conversation_id, key, value)"
+                                             " VALUES (?, ?, ?)"),
+                              {conversationId, key, nonNull(value)});
+    run(query);
+}
+
+QString ChatStore::systemPrompt(qint64 conversationId) const
+{
+    return setting(conversationId, QStringLiteral("system_prompt"));
+}
+
+void ChatStore::setSystemPrompt(qint64 conversationId, const QString& text)
+{
+    setSetting(conversationId, QStringLiteral("system_prompt"), text);
+}
+
+qint64 ChatStore::lastConversation() const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT value FROM app_state WHERE key = 'last_conversation'"), {});
+    return run(query) && query.next() ? query.value(0).toLongLong() : 0;
+}
+
+void ChatStore::setLastConversation(qint64 id)
+{
+    QSqlQuery query = prepare(QStringLiteral("INSERT OR REPLACE INTO app_state (key, value) VALUES ('last_conversation', ?)"),
+                              {QString::number(id)});
+    run(query);
+}
+
+void ChatStore::touch(qint64 conversationId)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE conversations SET updated_at = ? WHERE id = ?"),
+                              {nowMs(), conversationId});
+    run(query);
+}

@@ -1,0 +1,67 @@
+#pragma once
+// Conversations, their messages and per-conversation settings in one SQLite file. WAL mode
+// keeps finished messages safe when the app dies mid-reply. Used from the UI thread only;
+// every write is a single statement, so each message lands on disk as soon as it is added.
+//
+// Deleting is two-step so it can be undone: setDeleted() hides a conversation, purgeDeleted()
+// removes the hidden ones for good.
+#include <QDateTime>
+#include <QString>
+#include <QVariantList>
+#include <QVector>
+#include <optional>
+
+#include "stored_message.h"
+
+class QSqlQuery;
+
+struct StoredConversation {
+    qint64 id = 0;
+    QString title;  // empty until the first message names it
+    QDateTime createdAt;
+    QDateTime updatedAt;
+};
+
+class ChatStore {
+public:
+    // Opens or creates the database. Throws pyramid::Error naming the file when it cannot.
+    explicit ChatStore(const QString& path);
+    ~ChatStore();
+    ChatStore(const ChatStore&) = delete;
+    ChatStore& operator=(const ChatStore&) = delete;
+
+    QString path() const { return path_; }
+
+    qint64 createConversation(const QString& title = {});
+    void renameConversation(qint64 id, const QString& title);
+    void setDeleted(qint64 id, bool deleted);
+    void purgeDeleted();
+    // Visible conversations, most recently updated first. A non-empty search matches titles
+    // and message text, case-insensitively.
+    QVector<StoredConversation> conversations(const QString& search = {}) const;
+    std::optional<StoredConversation> conversation(qint64 id) const;  // also finds deleted ones
+
+    QVector<StoredMessage> messages(qint64 conversationId) const;  // oldest first
+    int messageCount(qint64 conversationId) const;
+    // Stores the message at the end of the conversation and returns its id.
+    qint64 addMessage(qint64 conversationId, const StoredMessage& message);
+    void updateMessageText(qint64 messageId, const QString& text);
+    void deleteMessage(qint64 messageId);
+
+    // Per-conversation settings, kept as key/value rows so later settings need no new columns.
+    QString systemPrompt(qint64 conversationId) const;  // empty if unset
+    void setSystemPrompt(qint64 conversationId, const QString& text);
+
+    qint64 lastConversation() const;  // 0 when none was recorded
+    void setLastConversation(qint64 id);
+
+private:
+    bool run(QSqlQuery& query) const;
+    QSqlQuery prepare(const QString& sql, const QVariantList& values) const;
+    void touch(qint64 conversationId);
+    QString setting(qint64 conversationId, const QString& key) const;
+    void setSetting(qint64 conversationId, const QString& key, const QString& value);
+
+    QString path_;
+    QString connection_;  // one connection per store, so tests can open several
+};

@@ -1,0 +1,55 @@
+#include "conversation_export.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using pyramid::ChatRole;
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("ConversationExport", text); }
+
+} // namespace
+
+QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty() ? tr("New chat") : c.title; }
+
+QString conversationToMarkdown(const ConversationExport& c)
+{
+    QString out = QStringLiteral("# ") + conversationTitle(c.conversation) + QStringLiteral("\n\n");
+    if (!c.systemPrompt.isEmpty())
+        out += QStringLiteral("> **") + tr("System prompt") + QStringLiteral(":** ") + c.systemPrompt + QStringLiteral("\n\n");
+    for (const StoredMessage& m : c.messages) {
+        out += QStringLiteral("## ") + (m.role == ChatRole::User ? tr("User") : tr("Assistant")) + QStringLiteral("\n\n");
+        out += m.text + QStringLiteral("\n\n");
+        if (m.stopped())
+            out += QStringLiteral("*") + tr("(stopped)") + QStringLiteral("*\n\n");
+    }
+    return out;
+}
+
+QByteArray conversationToJson(const ConversationExport& c)
+{
+    QJsonArray messages;
+    for (const StoredMessage& m : c.messages) {
+        QJsonObject message{{QStringLiteral("role"), roleName(m.role)},
+                            {QStringLiteral("text"), m.text},
+                            {QStringLiteral("created_at"), m.createdAt.toString(Qt::ISODateWithMs)}};
+        if (m.role == ChatRole::Assistant) {
+            message.insert(QStringLiteral("finish"), finishReasonName(m.finish));
+            message.insert(QStringLiteral("stopped"), m.stopped());
+            message.insert(QStringLiteral("stats"),
+                           QJsonObject{{QStringLiteral("prompt_tokens"), m.stats.promptTokens},
+                                       {QStringLiteral("generated_tokens"), m.stats.generatedTokens},
+                                       {QStringLiteral("tokens_per_second"), m.stats.tokensPerSecond},
+                                       {QStringLiteral("ttft_ms"), m.stats.timeToFirstTokenMs}});
+        }
+        messages.push_back(message);
+    }
+    const QJsonObject root{{QStringLiteral("title"), c.conversation.title},
+                           {QStringLiteral("created_at"), c.conversation.createdAt.toString(Qt::ISODateWithMs)},
+                           {QStringLiteral("system_prompt"), c.systemPrompt},
+                           {QStringLiteral("messages"), messages}};
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}

@@ -1,0 +1,175 @@
+#include "conversation_list_model.h"
+
+#include <algorithm>
+
+#include <QFile>
+#include <QLocale>
+
+#include "conversation_export.h"
+
+ConversationListModel::ConversationListModel(ChatStore& store, QObject* parent)
+    : QAbstractListModel(parent), store_(store)
+{
+    refresh();
+    const qint64 last = store_.lastConversation();
+    if (std::any_of(rows_.begin(), rows_.end(), [&](const StoredConversation& c) { return c.id == last; }))
+        setCurrentId(last);
+    else if (!rows_.isEmpty())
+        setCurrentId(rows_.front().id);
+    else
+        createConversation();
+}
+
+int ConversationListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_.size(); }
+
+QVariant ConversationListModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rows_.size())
+        return {};
+    const StoredConversation& c = rows_.at(index.row());
+    switch (role) {
+    case IdRole: return c.id;
+    case Qt::DisplayRole:
+    case TitleRole: return conversationTitle(c);
+    case UpdatedRole: {
+        const QLocale locale;
+        return c.updatedAt.date() == QDate::currentDate() ? locale.toString(c.updatedAt.time(), QLocale::ShortFormat)
+                                                          : locale.toString(c.updatedAt.date(), QLocale::ShortFormat);
+    }
+    case CurrentRole: return c.id == currentId_;
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> ConversationListModel::roleNames() const
+{
+    return {{IdRole, "conversationId"}, {TitleRole, "title"}, {UpdatedRole, "updated"}, {CurrentRole, "current"}};
+}
+
+void ConversationListModel::refresh()
+{
+    const int before = rows_.size();
+    beginResetModel();
+    rows_ = store_.conversations(searchText_);
+    endResetModel();
+    if (rows_.size() != before)
+        emit countChanged();
+    updateCurrentTitle();
+}
+
+void ConversationListModel::updateCurrentTitle()
+{
+    const auto current = store_.conversation(currentId_);
+    const QString title = current ? conversationTitle(*current) : QString();
+    if (title != currentTitle_) {
+        currentTitle_ = title;
+        emit currentTitleChanged();
+    }
+}
+
+void ConversationListModel::setCurrentId(qint64 id)
+{
+    if (id == currentId_)
+        return;
+    currentId_ = id;
+    store_.setLastConversation(id);
+    if (!rows_.isEmpty())
+        emit dataChanged(index(0), index(rows_.size() - 1), {CurrentRole});
+    updateCurrentTitle();
+    emit currentIdChanged();
+}
+
+QString ConversationListModel::currentTitle() const { return currentTitle_; }
+
+void ConversationListModel::setSearchText(const QString& text)
+{
+    if (text == searchText_)
+        return;
+    searchText_ = text;
+    refresh();
+    emit searchTextChanged();
+}
+
+QString ConversationListModel::undoText() const
+{
+    return removedId_ == 0 ? QString() : tr("Deleted “%1”").arg(removedTitle_);
+}
+
+qint64 ConversationListModel::createConversation()
+{
+    setSearchText({});
+    if (currentId_ != 0 && store_.conversation(currentId_) && store_.messageCount(currentId_) == 0)
+        return currentId_;
+    const qint64 id = store_.createConversation();
+    refresh();
+    setCurrentId(id);
+    return id;
+}
+
+void ConversationListModel::rename(qint64 id, const QString& title)
+{
+    const QString trimmed = title.simplified();
+    if (trimmed.isEmpty())
+        return;
+    store_.renameConversation(id, trimmed);
+    refresh();
+}
+
+void ConversationListModel::nameAfterFirstMessage(qint64 id, const QString& message)
+{
+    constexpr int kMaxTitle = 48;
+    const auto conversation = store_.conversation(id);
+    if (!conversation || !conversation->title.isEmpty())
+        return;
+    QString title = message.simplified();
+    if (title.size() > kMaxTitle)
+        title = title.left(kMaxTitle - 1).trimmed() + QChar(0x2026);  // ellipsis
+    store_.renameConversation(id, title);
+}
+
+void ConversationListModel::remove(qint64 id)
+{
+    const auto conversation = store_.conversation(id);
+    if (!conversation)
+        return;
+    store_.purgeDeleted();  // one level of undo: the previous removal becomes final
+    store_.setDeleted(id, true);
+    removedId_ = id;
+    removedTitle_ = conversationTitle(*conversation);
+    refresh();
+    emit undoChanged();
+    if (id == currentId_) {
+        if (!rows_.isEmpty())
+            setCurrentId(rows_.front().id);
+        else
+            createConversation();
+    }
+}
+
+void ConversationListModel::undoRemove()
+{
+    if (removedId_ == 0)
+        return;
+    const qint64 id = removedId_;
+    store_.setDeleted(id, false);
+    removedId_ = 0;
+    removedTitle_.clear();
+    emit undoChanged();
+    refresh();
+    setCurrentId(id);
+}
+
+QString ConversationListModel::exportConversation(qint64 id, const QUrl& file, const QString& format) const
+{
+    const auto conversation = store_.conversation(id);
+    if (!conversation)
+        return tr("The conversation no longer exists.");
+    const ConversationExport data{*conversation, store_.systemPrompt(id), store_.messages(id)};
+    const QByteArray bytes = format == QLatin1String("json") ? conversationToJson(data)
+                                                             : conversationToMarkdown(data).toUtf8();
+    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size())
+        return tr("Could not write %1: %2").arg(path, out.errorString());
+    return {};
+}

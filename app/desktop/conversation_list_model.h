@@ -1,0 +1,69 @@
+#pragma once
+// The conversations in the sidebar: the current one, search, rename, delete with undo and
+// export. Opens on the conversation used last, so the app reopens where the user left off.
+#include <QAbstractListModel>
+#include <QUrl>
+#include <QVector>
+
+#include "chat_store.h"
+
+class ConversationListModel : public QAbstractListModel {
+    Q_OBJECT
+    Q_PROPERTY(qint64 currentId READ currentId WRITE setCurrentId NOTIFY currentIdChanged)
+    Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentTitleChanged)
+    Q_PROPERTY(QString searchText READ searchText WRITE setSearchText NOTIFY searchTextChanged)
+    Q_PROPERTY(bool canUndoRemove READ canUndoRemove NOTIFY undoChanged)
+    Q_PROPERTY(QString undoText READ undoText NOTIFY undoChanged)
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+
+public:
+    enum Role { IdRole = Qt::UserRole + 1, TitleRole, UpdatedRole, CurrentRole };
+
+    explicit ConversationListModel(ChatStore& store, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    qint64 currentId() const { return currentId_; }
+    void setCurrentId(qint64 id);
+    QString currentTitle() const;
+    QString searchText() const { return searchText_; }
+    void setSearchText(const QString& text);
+    bool canUndoRemove() const { return removedId_ != 0; }
+    QString undoText() const;
+    int count() const { return rows_.size(); }
+    qint64 idAt(int row) const { return rows_.at(row).id; }
+
+    // Makes a fresh conversation current; the current one is reused while it is still empty.
+    Q_INVOKABLE qint64 createConversation();
+    Q_INVOKABLE void rename(qint64 id, const QString& title);
+    // Hides the conversation until undoRemove() or the next remove(), which deletes it for good.
+    Q_INVOKABLE void remove(qint64 id);
+    Q_INVOKABLE void undoRemove();
+    // format: "markdown" or "json". Returns an error for the user, empty on success.
+    Q_INVOKABLE QString exportConversation(qint64 id, const QUrl& file, const QString& format) const;
+
+    // Titles an untitled conversation after the start of its first message (call refresh()).
+    void nameAfterFirstMessage(qint64 id, const QString& message);
+    // Re-reads the list, e.g. after a message moved a conversation to the top.
+    void refresh();
+
+signals:
+    void currentIdChanged();
+    void currentTitleChanged();
+    void searchTextChanged();
+    void undoChanged();
+    void countChanged();
+
+private:
+    void updateCurrentTitle();
+
+    ChatStore& store_;
+    QVector<StoredConversation> rows_;
+    qint64 currentId_ = 0;
+    QString currentTitle_;
+    QString searchText_;
+    qint64 removedId_ = 0;
+    QString removedTitle_;
+};

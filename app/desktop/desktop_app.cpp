@@ -1,0 +1,31 @@
+#include "desktop_app.h"
+
+#include <QQmlApplicationEngine>
+#include <QSettings>
+#include <QUrl>
+
+DesktopApp::DesktopApp(std::unique_ptr<pyramid::ChatEngine> engine, QSettings& settings, const Paths& paths)
+    : store_(paths.database),
+      conversations_(store_),
+      settings_(settings, store_),
+      chat_(std::move(engine), store_, conversations_, messages_, settings_, stats_),
+      models_(chat_, settings_, settings, paths.modelSearchDirs)
+{
+}
+
+bool DesktopApp::showWindow(QQmlApplicationEngine& qml)
+{
+    // Handed to the window as its required properties: no globals, no context properties.
+    const std::pair<const char*, QObject*> objects[] = {
+        {"conversations", &conversations_}, {"messages", &messages_}, {"settings", &settings_},
+        {"stats", &stats_}, {"chat", &chat_}, {"models", &models_}, {"clipboard", &clipboard_},
+    };
+    QVariantMap properties;
+    for (const auto& [name, object] : objects) {
+        QQmlEngine::setObjectOwnership(object, QQmlEngine::CppOwnership);  // this app owns them
+        properties.insert(QString::fromLatin1(name), QVariant::fromValue(object));
+    }
+    qml.setInitialProperties(properties);
+    qml.load(QUrl(QStringLiteral("qrc:/pyramidchat/qml/Main.qml")));
+    return !qml.rootObjects().isEmpty();
+}

@@ -1,0 +1,192 @@
+#include "model_manager.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLocale>
+#include <QSettings>
+#include <QUrl>
+
+#include "chat_controller.h"
+#include "settings_model.h"
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const QString kRecentKey = QStringLiteral("models/recent");
+
+// A Hugging Face model folder: a config.json beside the weights.
+bool isModelFolder(const QString& path)
+{
+    const QDir dir(path);
+    return dir.exists(QStringLiteral("config.json")) &&
+           !dir.entryList({QStringLiteral("*.safetensors")}, QDir::Files).isEmpty();
+}
+
+// Chat-tuned models want their turn format; anything else (a base model) gets raw text.
+pyramid::PromptFormat promptFormatFor(const QString& path, const pyramid::ModelInfo& info)
+{
+    const QString name = QFileInfo(path).fileName() + QLatin1Char(' ') + QString::fromStdString(info.name);
+    const bool chat = name.contains(QLatin1String("chat"), Qt::CaseInsensitive) ||
+                      name.contains(QLatin1String("instruct"), Qt::CaseInsensitive);
+    return chat ? pyramid::PromptFormat::LlamaChat : pyramid::PromptFormat::Raw;
+}
+
+} // namespace
+
+ModelManager::ModelManager(ChatController& controller, SettingsModel& settings, QSettings& store,
+                           QStringList searchDirs, QObject* parent)
+    : QObject(parent), controller_(controller), settings_(settings), store_(store), searchDirs_(std::move(searchDirs))
+{
+    recent_ = store_.value(kRecentKey).toStringList();
+    connect(&controller_, &ChatController::modelLoadProgress, this, [this](double fraction) {
+        progress_ = fraction;
+        emit progressChanged();
+    });
+    connect(&controller_, &ChatController::modelLoaded, this, &ModelManager::onLoaded);
+    connect(&controller_, &ChatController::modelLoadFailed, this, &ModelManager::onFailed);
+    rescan();
+}
+
+QStringList ModelManager::defaultSearchDirs(const QString& appDataDir, const QString& sharedDir)
+{
+    QStringList dirs{QDir(appDataDir).filePath(QStringLiteral("models"))};
+    if (!sharedDir.isEmpty())
+        dirs.push_back(QDir::cleanPath(QDir(sharedDir).filePath(QStringLiteral("models"))));
+    return dirs;
+}
+
+void ModelManager::open(const QString& pathOrUrl)
+{
+    const QUrl url(pathOrUrl);
+    const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
+    if (loading() || path.isEmpty())
+        return;
+    const QFileInfo file(path);
+    if (!file.exists()) {
+        setError(tr("%1 does not exist.").arg(path));
+        return;
+    }
+    if (file.isDir() && !isModelFolder(path)) {
+        setError(tr("%1 is not a model folder: it needs config.json and .safetensors weights.").arg(path));
+        return;
+    }
+    setError({});
+    loadingPath_ = file.absoluteFilePath();
+    cancelRequested_ = false;
+    progress_ = 0;
+    emit loadingChanged();
+    emit progressChanged();
+    controller_.loadModel(loadingPath_);
+}
+
+void ModelManager::openInitial()
+{
+    for (const QString& path : recent_) {
+        if (QFileInfo::exists(path)) {
+            open(path);
+            return;
+        }
+    }
+    const QString fallback = defaultModelPath();
+    if (fallback.isEmpty())
+        setError(tr("No model found in %1. Open a GGUF file or a Hugging Face folder.")
+                     .arg(searchDirs_.join(QStringLiteral(", "))));
+    else
+        open(fallback);
+}
+
+void ModelManager::cancel()
+{
+    if (!loading())
+        return;
+    cancelRequested_ = true;
+    controller_.cancelLoad();
+}
+
+void ModelManager::rescan()
+{
+    QStringList found;
+    for (const QString& dirPath : searchDirs_) {
+        const QDir dir(dirPath);
+        for (const QFileInfo& entry : dir.entryInfoList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name))
+            found.push_back(entry.absoluteFilePath());
+        for (const QFileInfo& entry : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            if (isModelFolder(entry.absoluteFilePath()))
+                found.push_back(entry.absoluteFilePath());
+        }
+    }
+    if (found != available_) {
+        available_ = found;
+        emit availableModelsChanged();
+    }
+}
+
+void ModelManager::clearError() { setError({}); }
+
+QString ModelManager::displayName(const QString& path) const { return QFileInfo(path).fileName(); }
+
+QString ModelManager::defaultModelPath() const
+{
+    for (const QString& dir : searchDirs_) {
+        const QString candidate = QDir(dir).filePath(QString::fromLatin1(kDefaultModelFile));
+        if (QFileInfo::exists(candidate))
+            return candidate;
+    }
+    return available_.isEmpty() ? QString() : available_.front();
+}
+
+QString ModelManager::modelName() const
+{
+    // The file or folder name: the name inside a GGUF file is often just the architecture.
+    return displayName(modelPath_);
+}
+
+QString ModelManager::modelSummary() const
+{
+    if (!hasModel())
+        return tr("No model open");
+    const QLocale locale;
+    return tr("%1 · %2 layers · %3 positions · %4 · %5")
+        .arg(QString::fromStdString(info_.name), locale.toString(info_.n_layers), locale.toString(info_.context_length),
+             locale.formattedDataSize(qint64(info_.weight_bytes)), QString::fromStdString(info_.format));
+}
+
+void ModelManager::onLoaded(const pyramid::ModelInfo& info)
+{
+    const QString path = loadingPath_;
+    info_ = info;
+    modelPath_ = path;
+    settings_.setPromptFormat(promptFormatFor(path, info));
+    recent_.removeAll(path);
+    recent_.prepend(path);
+    while (recent_.size() > kMaxRecent)
+        recent_.removeLast();
+    store_.setValue(kRecentKey, recent_);
+    finishLoading();
+    emit modelChanged();
+    emit recentModelsChanged();
+}
+
+void ModelManager::onFailed(const QString& message)
+{
+    const QString path = loadingPath_;
+    const bool cancelled = cancelRequested_;
+    finishLoading();
+    if (!cancelled)
+        setError(tr("Could not open %1: %2").arg(displayName(path), message));
+}
+
+void ModelManager::finishLoading()
+{
+    loadingPath_.clear();
+    cancelRequested_ = false;
+    emit loadingChanged();
+}
+
+void ModelManager::setError(const QString& error)
+{
+    if (error == error_)
+        return;
+    error_ = error;
+    emit errorChanged();
+}

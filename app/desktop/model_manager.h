@@ -1,0 +1,92 @@
+#pragma once
+// Which model is open: opening a GGUF file or a Hugging Face folder (with progress and
+// cancel), the models found in the search folders, the recently used ones, and load errors,
+// which are shown but never fatal (the previous model stays in use).
+#include <QObject>
+#include <QStringList>
+
+#include "chat/chat_engine.h"
+
+class ChatController;
+class QSettings;
+class SettingsModel;
+
+class ModelManager : public QObject {
+    Q_OBJECT
+    Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
+    Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
+    Q_PROPERTY(QString loadingName READ loadingName NOTIFY loadingChanged)
+    Q_PROPERTY(QString error READ error NOTIFY errorChanged)
+    Q_PROPERTY(bool hasModel READ hasModel NOTIFY modelChanged)
+    Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
+    Q_PROPERTY(QString modelPath READ modelPath NOTIFY modelChanged)
+    Q_PROPERTY(QString modelSummary READ modelSummary NOTIFY modelChanged)
+    Q_PROPERTY(QString backend READ backend NOTIFY modelChanged)
+    Q_PROPERTY(QString backendNote READ backendNote NOTIFY modelChanged)
+    Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
+    Q_PROPERTY(QStringList availableModels READ availableModels NOTIFY availableModelsChanged)
+    Q_PROPERTY(QStringList searchDirs READ searchDirs CONSTANT)
+
+public:
+    // The model every fresh install opens: a tiny base model, so it gets the raw prompt format.
+    static constexpr const char* kDefaultModelFile = "stories260K.gguf";
+
+    ModelManager(ChatController& controller, SettingsModel& settings, QSettings& store, QStringList searchDirs,
+                 QObject* parent = nullptr);
+
+    // The app data folder's "models" (the one the command-line tools search too) and the
+    // shared models folder beside the source checkout.
+    static QStringList defaultSearchDirs(const QString& appDataDir, const QString& sharedDir);
+
+    // Accepts a path or a file:// URL (as the file dialogs give).
+    Q_INVOKABLE void open(const QString& pathOrUrl);
+    // The most recent model that still exists, else the default model; nothing if neither is found.
+    Q_INVOKABLE void openInitial();
+    Q_INVOKABLE void cancel();
+    Q_INVOKABLE void rescan();
+    Q_INVOKABLE void clearError();
+    Q_INVOKABLE QString displayName(const QString& path) const;  // the file or folder name
+
+    QString defaultModelPath() const;  // empty when none of the search folders has one
+
+    bool loading() const { return !loadingPath_.isEmpty(); }
+    double progress() const { return progress_; }
+    QString loadingName() const { return displayName(loadingPath_); }
+    QString error() const { return error_; }
+    bool hasModel() const { return !modelPath_.isEmpty(); }
+    QString modelName() const;
+    QString modelPath() const { return modelPath_; }
+    QString modelSummary() const;
+    QString backend() const { return QString::fromStdString(info_.backend); }
+    QString backendNote() const { return QString::fromStdString(info_.backend_note); }
+    QStringList recentModels() const { return recent_; }
+    QStringList availableModels() const { return available_; }
+    QStringList searchDirs() const { return searchDirs_; }
+
+signals:
+    void loadingChanged();
+    void progressChanged();
+    void errorChanged();
+    void modelChanged();
+    void recentModelsChanged();
+    void availableModelsChanged();
+
+private:
+    void onLoaded(const pyramid::ModelInfo& info);
+    void onFailed(const QString& message);
+    void setError(const QString& error);
+    void finishLoading();
+
+    ChatController& controller_;
+    SettingsModel& settings_;
+    QSettings& store_;
+    QStringList searchDirs_;
+    QStringList recent_;
+    QStringList available_;
+    QString loadingPath_;
+    bool cancelRequested_ = false;
+    double progress_ = 0;
+    QString error_;
+    QString modelPath_;
+    pyramid::ModelInfo info_;
+};

@@ -1,0 +1,199 @@
+// The conversation list: new chat, search, select, rename, export, delete with undo.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+
+Pane {
+    id: sidebar
+
+    required property var conversations
+
+    // The conversation a menu or dialog acts on.
+    property var actionId: 0
+    property string actionTitle: ""
+    property string exportFormat: "markdown"
+
+    padding: 8
+
+    SystemPalette { id: pal }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 6
+
+        Button {
+            text: qsTr("New chat")
+            icon.name: "document-new"
+            onClicked: sidebar.conversations.createConversation()
+            Layout.fillWidth: true
+            Accessible.name: qsTr("New chat")
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Start a new conversation (Ctrl+N)")
+        }
+
+        TextField {
+            placeholderText: qsTr("Search conversations")
+            text: sidebar.conversations.searchText
+            onTextEdited: sidebar.conversations.searchText = text
+            selectByMouse: true
+            Layout.fillWidth: true
+            Accessible.name: qsTr("Search conversations")
+        }
+
+        ListView {
+            id: list
+            model: sidebar.conversations
+            clip: true
+            spacing: 2
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            Accessible.name: qsTr("Conversations")
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: ItemDelegate {
+                id: row
+                required property var conversationId
+                required property string title
+                required property string updated
+                required property bool current
+
+                width: ListView.view.width
+                highlighted: current
+                onClicked: sidebar.conversations.currentId = conversationId
+                Accessible.name: title
+
+                contentItem: RowLayout {
+                    spacing: 4
+                    ColumnLayout {
+                        spacing: 0
+                        Layout.fillWidth: true
+                        Label {
+                            text: row.title
+                            elide: Text.ElideRight
+                            font.bold: row.current
+                            color: row.highlighted ? pal.highlightedText : pal.text
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            text: row.updated
+                            font.pixelSize: 10
+                            opacity: 0.7
+                            color: row.highlighted ? pal.highlightedText : pal.text
+                        }
+                    }
+                    ToolButton {
+                        text: "⋯"
+                        onClicked: {
+                            sidebar.actionId = row.conversationId
+                            sidebar.actionTitle = row.title
+                            rowMenu.popup()
+                        }
+                        Accessible.name: qsTr("Actions for %1").arg(row.title)
+                    }
+                }
+            }
+
+            Label {
+                anchors.centerIn: parent
+                visible: list.count === 0
+                text: sidebar.conversations.searchText === "" ? qsTr("No conversations") : qsTr("Nothing found")
+                opacity: 0.7
+            }
+        }
+
+        Frame {
+            visible: sidebar.conversations.canUndoRemove
+            Layout.fillWidth: true
+            RowLayout {
+                anchors.fill: parent
+                Label {
+                    text: sidebar.conversations.undoText
+                    elide: Text.ElideRight
+                    Layout.fillWidth: true
+                }
+                Button {
+                    text: qsTr("Undo")
+                    onClicked: sidebar.conversations.undoRemove()
+                    Accessible.name: qsTr("Undo delete")
+                }
+            }
+        }
+    }
+
+    Menu {
+        id: rowMenu
+        MenuItem {
+            text: qsTr("Rename…")
+            onTriggered: {
+                renameField.text = sidebar.actionTitle
+                renameDialog.open()
+            }
+        }
+        MenuItem {
+            text: qsTr("Export as Markdown…")
+            onTriggered: {
+                sidebar.exportFormat = "markdown"
+                exportDialog.open()
+            }
+        }
+        MenuItem {
+            text: qsTr("Export as JSON…")
+            onTriggered: {
+                sidebar.exportFormat = "json"
+                exportDialog.open()
+            }
+        }
+        MenuSeparator {}
+        MenuItem {
+            text: qsTr("Delete")
+            onTriggered: sidebar.conversations.remove(sidebar.actionId)
+        }
+    }
+
+    Dialog {
+        id: renameDialog
+        title: qsTr("Rename conversation")
+        modal: true
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        onAccepted: sidebar.conversations.rename(sidebar.actionId, renameField.text)
+        TextField {
+            id: renameField
+            width: 320
+            selectByMouse: true
+            onAccepted: renameDialog.accept()
+            Accessible.name: qsTr("New title")
+        }
+    }
+
+    FileDialog {
+        id: exportDialog
+        title: qsTr("Export conversation")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: sidebar.exportFormat === "json" ? "json" : "md"
+        nameFilters: sidebar.exportFormat === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
+        onAccepted: {
+            const problem = sidebar.conversations.exportConversation(sidebar.actionId, selectedFile, sidebar.exportFormat)
+            if (problem !== "") {
+                exportError.text = problem
+                exportError.open()
+            }
+        }
+    }
+
+    Dialog {
+        id: exportError
+        property alias text: exportErrorLabel.text
+        title: qsTr("Export failed")
+        modal: true
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok
+        Label {
+            id: exportErrorLabel
+            wrapMode: Text.Wrap
+        }
+    }
+}

@@ -1,0 +1,83 @@
+// The KV entries each layer holds, as bars against the full cache's length: layer 0 at the
+// bottom, the deepest layer on top, centred, so PyramidInfer's shrinking deeper layers draw
+// a pyramid and a full cache draws a column.
+import QtQuick
+import QtQuick.Controls
+
+Item {
+    id: pyramid
+
+    required property var stats
+
+    SystemPalette { id: pal }
+
+    readonly property int layerCount: bars.count
+    readonly property real barHeight: layerCount > 0
+        ? Math.max(3, Math.min(34, (height - (layerCount - 1) * bars.spacing) / layerCount)) : 0
+    readonly property real labelWidth: 84
+
+    ListView {
+        id: bars
+        objectName: "layerBars"
+        // As tall as the bars need, centred in the space the panel gives.
+        width: parent.width
+        height: Math.min(parent.height, pyramid.layerCount * (pyramid.barHeight + spacing))
+        anchors.verticalCenter: parent.verticalCenter
+        interactive: false
+        verticalLayoutDirection: ListView.BottomToTop
+        spacing: pyramid.layerCount > 24 ? 1 : 3
+        model: pyramid.stats
+        Accessible.name: qsTr("KV cache length per layer")
+
+        delegate: Item {
+            id: bar
+            required property int layerIndex
+            required property int length
+            required property real fraction
+            required property bool compressed
+
+            width: bars.width
+            height: pyramid.barHeight
+            Accessible.name: qsTr("Layer %1: %2 of %3 entries").arg(layerIndex).arg(length).arg(pyramid.stats.fullLength)
+
+            Label {
+                id: label
+                width: pyramid.labelWidth
+                anchors.verticalCenter: parent.verticalCenter
+                visible: pyramid.barHeight >= 11
+                text: qsTr("L%1  %2").arg(bar.layerIndex).arg(bar.length)
+                font.pixelSize: Math.min(12, pyramid.barHeight)
+                font.family: "monospace"
+            }
+
+            // The full cache's length: the same for every layer.
+            Rectangle {
+                id: track
+                x: pyramid.labelWidth
+                width: parent.width - pyramid.labelWidth
+                height: parent.height
+                radius: 2
+                color: "transparent"
+                border.color: Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.3)
+            }
+            Rectangle {
+                width: track.width * bar.fraction
+                height: parent.height
+                x: track.x + (track.width - width) / 2
+                radius: 2
+                color: bar.compressed ? Qt.lighter(pal.highlight, 1.25) : pal.highlight
+                Behavior on width { NumberAnimation { duration: 120 } }
+            }
+        }
+    }
+
+    Label {
+        anchors.centerIn: parent
+        width: parent.width
+        visible: pyramid.layerCount === 0
+        text: qsTr("Send a message to see how much of each layer's cache is kept.")
+        wrapMode: Text.Wrap
+        horizontalAlignment: Text.AlignHCenter
+        opacity: 0.7
+    }
+}

@@ -1,0 +1,117 @@
+// Live numbers for the reply that runs (or ran last): the per-layer pyramid, cache bytes
+// against a full cache, context fill, speed, time to first token and memory.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Pane {
+    id: panel
+
+    required property var stats
+    required property var models
+
+    SystemPalette { id: pal }
+
+    // /proc/self/statm is cheap to read; once a second keeps the number honest while idle.
+    Timer {
+        interval: 1000
+        running: panel.visible
+        repeat: true
+        onTriggered: panel.stats.refreshMemory()
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 8
+
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                text: qsTr("KV cache")
+                font.bold: true
+                font.pixelSize: 15
+                Layout.fillWidth: true
+            }
+            Label {
+                text: panel.stats.phaseText
+                opacity: 0.7
+            }
+        }
+
+        Label {
+            text: panel.stats.hasStats ? qsTr("Entries per layer (bar) against a full cache of %1 (outline)")
+                                             .arg(panel.stats.fullLength)
+                                       : ""
+            visible: panel.stats.hasStats
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            opacity: 0.8
+            Layout.fillWidth: true
+        }
+
+        LayerPyramid {
+            stats: panel.stats
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            Layout.minimumHeight: 120
+        }
+
+        GridLayout {
+            columns: 2
+            columnSpacing: 10
+            rowSpacing: 6
+            Layout.fillWidth: true
+
+            Label { text: qsTr("KV memory"); opacity: 0.8 }
+            Label { text: panel.stats.kvText; font.bold: true; wrapMode: Text.Wrap; Layout.fillWidth: true }
+
+            Label { text: qsTr("Saved"); opacity: 0.8 }
+            RowLayout {
+                Layout.fillWidth: true
+                ProgressBar {
+                    value: panel.stats.savingFraction
+                    Layout.fillWidth: true
+                    Accessible.name: qsTr("KV cache saving")
+                }
+                Label { text: panel.stats.savingText; font.bold: true }
+            }
+
+            Label { text: qsTr("Context"); opacity: 0.8 }
+            RowLayout {
+                Layout.fillWidth: true
+                ProgressBar {
+                    value: panel.stats.contextFill
+                    Layout.fillWidth: true
+                    Accessible.name: qsTr("Context fill")
+                }
+                Label { text: panel.stats.contextText }
+            }
+
+            Label { text: qsTr("Tokens"); opacity: 0.8 }
+            Label { text: panel.stats.tokensText; wrapMode: Text.Wrap; Layout.fillWidth: true }
+
+            Label { text: qsTr("Speed"); opacity: 0.8 }
+            Label { text: panel.stats.speedText; font.bold: true }
+
+            Label { text: qsTr("First token"); opacity: 0.8 }
+            Label { text: panel.stats.ttftText }
+
+            Label { text: qsTr("Process memory"); opacity: 0.8 }
+            Label { text: panel.stats.memoryText }
+
+            Label { text: qsTr("Backend"); opacity: 0.8 }
+            Label {
+                text: panel.models.hasModel ? panel.models.backend : qsTr("–")
+                elide: Text.ElideRight
+                Layout.fillWidth: true
+                ToolTip.visible: backendArea.containsMouse && panel.models.backendNote !== ""
+                ToolTip.text: panel.models.backendNote
+                MouseArea {
+                    id: backendArea
+                    anchors.fill: parent
+                    hoverEnabled: true
+                }
+            }
+        }
+    }
+}

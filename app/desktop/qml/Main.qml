@@ -1,0 +1,89 @@
+// The main window: conversations on the left, the chat in the middle, the live cache panel
+// on the right. All state lives in the C++ objects handed in as required properties.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ApplicationWindow {
+    id: window
+
+    required property var conversations
+    required property var messages
+    required property var settings
+    required property var stats
+    required property var chat
+    required property var models
+    required property var clipboard
+
+    // Narrow windows (800x600) start without the sidebar; the toolbar brings it back.
+    readonly property bool compact: width < 1100
+    property bool sidebarShown: !compact
+    property bool panelShown: true
+
+    width: 1280
+    height: 800
+    minimumWidth: 800
+    minimumHeight: 600
+    visible: true
+    title: qsTr("%1 — PyramidChat").arg(conversations.currentTitle)
+
+    onCompactChanged: sidebarShown = !compact
+
+    header: ModelBar {
+        models: window.models
+        sidebarShown: window.sidebarShown
+        panelShown: window.panelShown
+        onToggleSidebar: window.sidebarShown = !window.sidebarShown
+        onTogglePanel: window.panelShown = !window.panelShown
+        onOpenSettings: settingsDialog.open()
+    }
+
+    Shortcut {
+        sequence: "Ctrl+N"
+        onActivated: window.conversations.createConversation()
+    }
+    Shortcut {
+        sequence: "Esc"
+        enabled: window.chat.busy
+        onActivated: window.chat.stop()
+    }
+    Shortcut {
+        sequence: "Ctrl+,"
+        onActivated: settingsDialog.open()
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        ConversationSidebar {
+            visible: window.sidebarShown
+            conversations: window.conversations
+            Layout.preferredWidth: window.compact ? 210 : 250
+            Layout.fillHeight: true
+        }
+        ChatView {
+            conversations: window.conversations
+            messages: window.messages
+            chat: window.chat
+            clipboard: window.clipboard
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+        }
+        LivePanel {
+            visible: window.panelShown
+            stats: window.stats
+            models: window.models
+            Layout.preferredWidth: window.compact ? 250 : 310
+            Layout.fillHeight: true
+        }
+    }
+
+    SettingsDialog {
+        id: settingsDialog
+        settings: window.settings
+        anchors.centerIn: parent
+        width: Math.min(window.width - 60, 680)
+        height: window.height - 60
+    }
+}

@@ -1,0 +1,159 @@
+// One message: who wrote it, its text (Markdown prose and code blocks with a copy button),
+// and for replies the tokens, speed and time to first token.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Item {
+    id: message
+
+    required property string role
+    required property string text
+    required property var segments
+    required property bool streaming
+    required property bool stopped
+    required property string finishNote
+    required property string statsText
+    required property var clipboard
+
+    readonly property bool fromUser: role === "user"
+
+    implicitHeight: bubble.height
+
+    SystemPalette { id: pal }
+
+    Rectangle {
+        id: bubble
+        x: message.fromUser ? message.width - width - 12 : 12
+        // Replies use the full width; the user's messages hug their text, right-aligned.
+        width: message.fromUser ? Math.min(message.width * 0.8, Math.max(body.implicitWidth + 24, 160))
+                                : message.width - 24
+        height: body.implicitHeight + 20
+        radius: 8
+        color: message.fromUser ? Qt.tint(pal.base, Qt.rgba(pal.highlight.r, pal.highlight.g, pal.highlight.b, 0.18))
+                                : pal.alternateBase
+        border.color: Qt.tint(pal.base, Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.15))
+
+        ColumnLayout {
+            id: body
+            x: 12
+            y: 10
+            width: bubble.width - 24
+            spacing: 6
+
+            RowLayout {
+                Layout.fillWidth: true
+                Label {
+                    text: message.fromUser ? qsTr("You") : qsTr("Assistant")
+                    font.bold: true
+                    Layout.fillWidth: true
+                }
+                BusyIndicator {
+                    visible: message.streaming
+                    running: message.streaming
+                    Layout.preferredWidth: 20
+                    Layout.preferredHeight: 20
+                    Accessible.name: qsTr("Reply in progress")
+                }
+                ToolButton {
+                    text: qsTr("Copy")
+                    visible: !message.streaming && message.text !== ""
+                    font.pixelSize: 11
+                    onClicked: message.clipboard.copy(message.text)
+                    Accessible.name: qsTr("Copy the message")
+                }
+            }
+
+            Repeater {
+                model: message.segments
+                delegate: ColumnLayout {
+                    id: segment
+                    required property var modelData
+                    Layout.fillWidth: true
+
+                    TextEdit {
+                        visible: !segment.modelData.code
+                        text: segment.modelData.code ? "" : segment.modelData.text
+                        textFormat: message.fromUser ? TextEdit.PlainText : TextEdit.MarkdownText
+                        wrapMode: TextEdit.Wrap
+                        readOnly: true
+                        selectByMouse: true
+                        color: pal.text
+                        selectionColor: pal.highlight
+                        selectedTextColor: pal.highlightedText
+                        Layout.fillWidth: true
+                        Accessible.name: text
+                        Accessible.role: Accessible.StaticText
+                    }
+
+                    Rectangle {
+                        visible: segment.modelData.code
+                        implicitHeight: code.implicitHeight + codeHeader.implicitHeight + 12
+                        radius: 4
+                        color: Qt.tint(pal.base, Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.07))
+                        border.color: Qt.tint(pal.base, Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.2))
+                        Layout.fillWidth: true
+
+                        RowLayout {
+                            id: codeHeader
+                            x: 8
+                            y: 2
+                            width: parent.width - 16
+                            Label {
+                                text: segment.modelData.language !== "" ? segment.modelData.language : qsTr("code")
+                                font.pixelSize: 11
+                                opacity: 0.7
+                                Layout.fillWidth: true
+                            }
+                            ToolButton {
+                                text: qsTr("Copy code")
+                                font.pixelSize: 11
+                                onClicked: message.clipboard.copy(segment.modelData.text)
+                                Accessible.name: qsTr("Copy the code")
+                            }
+                        }
+                        TextEdit {
+                            id: code
+                            x: 8
+                            y: codeHeader.y + codeHeader.height + 2
+                            width: parent.width - 16
+                            text: segment.modelData.code ? segment.modelData.text : ""
+                            textFormat: TextEdit.PlainText
+                            font.family: "monospace"
+                            wrapMode: TextEdit.WrapAnywhere
+                            readOnly: true
+                            selectByMouse: true
+                            color: pal.text
+                            selectionColor: pal.highlight
+                            selectedTextColor: pal.highlightedText
+                            Accessible.name: qsTr("Code")
+                        }
+                    }
+                }
+            }
+
+            Label {
+                visible: message.streaming && message.text === ""
+                text: qsTr("Thinking…")
+                opacity: 0.7
+            }
+
+            RowLayout {
+                visible: message.statsText !== "" || message.finishNote !== ""
+                spacing: 10
+                Layout.fillWidth: true
+                Label {
+                    text: message.statsText
+                    font.pixelSize: 11
+                    opacity: 0.7
+                }
+                Label {
+                    text: message.finishNote
+                    font.pixelSize: 11
+                    font.italic: true
+                    color: message.stopped ? "#c77700" : pal.text
+                }
+            }
+        }
+    }
+}

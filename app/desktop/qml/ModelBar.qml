@@ -1,0 +1,183 @@
+// The toolbar: panel toggles, the open model (with load progress and cancel), the model
+// menu and the settings button; load errors show in a strip below it.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+
+ToolBar {
+    id: bar
+
+    required property var models
+    required property bool sidebarShown
+    required property bool panelShown
+
+    signal toggleSidebar()
+    signal togglePanel()
+    signal openSettings()
+
+    SystemPalette { id: pal }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.leftMargin: 4
+            Layout.rightMargin: 4
+            spacing: 8
+
+            ToolButton {
+                text: "☰"
+                checkable: true
+                checked: bar.sidebarShown
+                onClicked: bar.toggleSidebar()
+                Accessible.name: qsTr("Show conversations")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Show or hide the conversations")
+            }
+
+            Image {
+                source: "qrc:/pyramidchat/icons/pyramidchat.svg"
+                sourceSize.width: 24
+                sourceSize.height: 24
+                Accessible.ignored: true
+            }
+
+            ColumnLayout {
+                spacing: 0
+                Layout.fillWidth: true
+                Label {
+                    text: bar.models.loading ? qsTr("Opening %1…").arg(bar.models.loadingName)
+                                             : bar.models.hasModel ? bar.models.modelName : qsTr("No model open")
+                    font.bold: true
+                    elide: Text.ElideRight
+                    Layout.fillWidth: true
+                }
+                Label {
+                    visible: bar.models.hasModel && !bar.models.loading
+                    text: qsTr("%1 · %2").arg(bar.models.modelSummary).arg(bar.models.backend)
+                    opacity: 0.7
+                    font.pixelSize: 11
+                    elide: Text.ElideRight
+                    Layout.fillWidth: true
+                }
+            }
+
+            ProgressBar {
+                visible: bar.models.loading
+                value: bar.models.progress
+                Layout.preferredWidth: 160
+                Accessible.name: qsTr("Model loading progress")
+            }
+            Button {
+                visible: bar.models.loading
+                text: qsTr("Cancel")
+                onClicked: bar.models.cancel()
+                Accessible.name: qsTr("Cancel opening the model")
+            }
+
+            ToolButton {
+                id: modelButton
+                text: qsTr("Model ▾")
+                enabled: !bar.models.loading
+                onClicked: modelMenu.open()
+                Accessible.name: qsTr("Model menu")
+
+                Menu {
+                    id: modelMenu
+                    y: modelButton.height
+
+                    MenuItem {
+                        text: qsTr("Open GGUF file…")
+                        onTriggered: fileDialog.open()
+                    }
+                    MenuItem {
+                        text: qsTr("Open Hugging Face folder…")
+                        onTriggered: folderDialog.open()
+                    }
+                    MenuSeparator {}
+                    MenuItem {
+                        text: qsTr("Models found")
+                        enabled: false
+                    }
+                    Instantiator {
+                        model: bar.models.availableModels
+                        delegate: MenuItem {
+                            required property string modelData
+                            text: bar.models.displayName(modelData)
+                            onTriggered: bar.models.open(modelData)
+                        }
+                        onObjectAdded: (index, object) => modelMenu.insertItem(4 + index, object)
+                        onObjectRemoved: (index, object) => modelMenu.removeItem(object)
+                    }
+                    MenuSeparator {}
+                    MenuItem {
+                        text: qsTr("Recent")
+                        enabled: false
+                    }
+                    Instantiator {
+                        model: bar.models.recentModels
+                        delegate: MenuItem {
+                            required property string modelData
+                            text: modelData
+                            onTriggered: bar.models.open(modelData)
+                        }
+                        onObjectAdded: (index, object) => modelMenu.addItem(object)
+                        onObjectRemoved: (index, object) => modelMenu.removeItem(object)
+                    }
+                }
+            }
+
+            ToolButton {
+                text: qsTr("Settings")
+                onClicked: bar.openSettings()
+                Accessible.name: qsTr("Open the settings")
+            }
+            ToolButton {
+                text: qsTr("Cache panel")
+                checkable: true
+                checked: bar.panelShown
+                onClicked: bar.togglePanel()
+                Accessible.name: qsTr("Show the cache panel")
+            }
+        }
+
+        Rectangle {
+            visible: bar.models.error !== ""
+            color: Qt.rgba(0.85, 0.2, 0.2, 0.18)
+            Layout.fillWidth: true
+            Layout.preferredHeight: errorRow.implicitHeight + 8
+
+            RowLayout {
+                id: errorRow
+                anchors.fill: parent
+                anchors.margins: 4
+                Label {
+                    text: bar.models.error
+                    wrapMode: Text.Wrap
+                    color: pal.windowText
+                    Layout.fillWidth: true
+                }
+                Button {
+                    text: qsTr("Dismiss")
+                    onClicked: bar.models.clearError()
+                    Accessible.name: qsTr("Dismiss the model error")
+                }
+            }
+        }
+    }
+
+    FileDialog {
+        id: fileDialog
+        title: qsTr("Open a GGUF model")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: bar.models.open(selectedFile)
+    }
+    FolderDialog {
+        id: folderDialog
+        title: qsTr("Open a Hugging Face model folder")
+        onAccepted: bar.models.open(selectedFolder)
+    }
+}

@@ -1,0 +1,158 @@
+// The settings: this conversation's system prompt, then every generation and compression
+// knob as a field with its error beside it. Valid changes apply to the next reply.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+Dialog {
+    id: dialog
+
+    required property var settings
+
+    title: qsTr("Settings")
+    modal: true
+    standardButtons: Dialog.Close
+    parent: Overlay.overlay
+
+    SystemPalette { id: pal }
+
+    readonly property color errorColor: pal.window.hslLightness < 0.5 ? "#ff8a80" : "#c62828"
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 8
+
+        Label {
+            text: qsTr("System prompt for this conversation")
+            font.bold: true
+        }
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 64
+            background: Rectangle {
+                color: pal.base
+                radius: 3
+                border.color: systemPrompt.activeFocus ? pal.highlight : Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.3)
+            }
+            TextArea {
+                id: systemPrompt
+                text: dialog.settings.systemPrompt
+                placeholderText: qsTr("None")
+                wrapMode: TextEdit.Wrap
+                selectByMouse: true
+                onEditingFinished: dialog.settings.systemPrompt = text
+                Accessible.name: qsTr("System prompt for this conversation")
+            }
+        }
+
+        RowLayout {
+            spacing: 6
+            Layout.fillWidth: true
+            Label { text: qsTr("Compression preset") }
+            ComboBox {
+                id: preset
+                model: dialog.settings.presetNames
+                Accessible.name: qsTr("Compression preset")
+            }
+            Button {
+                text: qsTr("Apply")
+                onClicked: dialog.settings.applyPreset(preset.currentText)
+                Accessible.name: qsTr("Apply the compression preset")
+            }
+            Item { Layout.fillWidth: true }
+            Button {
+                text: qsTr("Reset all")
+                onClicked: dialog.settings.resetToDefaults()
+                Accessible.name: qsTr("Reset all settings to their defaults")
+            }
+        }
+
+        Label {
+            text: dialog.settings.hasErrors ? qsTr("Fields marked in red are not applied; replies use their last valid value.")
+                                            : qsTr("Changes apply to the next reply.")
+            color: dialog.settings.hasErrors ? dialog.errorColor : pal.windowText
+            opacity: dialog.settings.hasErrors ? 1 : 0.7
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+
+        ListView {
+            id: fields
+            objectName: "settingsFields"
+            model: dialog.settings
+            clip: true
+            spacing: 4
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            ScrollBar.vertical: ScrollBar {}
+            Accessible.name: qsTr("Settings")
+
+            section.property: "group"
+            section.delegate: Label {
+                required property string section
+                text: section
+                font.bold: true
+                topPadding: 10
+                bottomPadding: 2
+            }
+
+            delegate: ColumnLayout {
+                id: field
+                required property string key
+                required property string label
+                required property string help
+                required property string kind
+                required property string text
+                required property string error
+                required property var choices
+                required property int choiceIndex
+
+                width: ListView.view.width - 12
+                spacing: 1
+
+                RowLayout {
+                    Layout.fillWidth: true
+                    Label {
+                        text: field.label
+                        Layout.fillWidth: true
+                        ToolTip.visible: labelArea.containsMouse
+                        ToolTip.text: field.help
+                        MouseArea {
+                            id: labelArea
+                            anchors.fill: parent
+                            hoverEnabled: true
+                        }
+                    }
+                    TextField {
+                        visible: field.kind !== "choice"
+                        text: field.text
+                        selectByMouse: true
+                        horizontalAlignment: TextInput.AlignRight
+                        inputMethodHints: field.kind === "integer" ? Qt.ImhDigitsOnly : Qt.ImhFormattedNumbersOnly
+                        onEditingFinished: dialog.settings.setValue(field.key, text)
+                        Layout.preferredWidth: 140
+                        Accessible.name: field.label
+                        Accessible.description: field.help
+                    }
+                    ComboBox {
+                        visible: field.kind === "choice"
+                        model: field.choices
+                        currentIndex: field.choiceIndex
+                        onActivated: dialog.settings.setValue(field.key, currentText)
+                        Layout.preferredWidth: 140
+                        Accessible.name: field.label
+                        Accessible.description: field.help
+                    }
+                }
+                Label {
+                    visible: field.error !== ""
+                    text: field.error
+                    color: dialog.errorColor
+                    wrapMode: Text.Wrap
+                    font.pixelSize: 11
+                    Layout.fillWidth: true
+                }
+            }
+        }
+    }
+}

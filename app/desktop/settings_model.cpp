@@ -1,0 +1,180 @@
+#include "settings_model.h"
+
+#include <QSettings>
+#include <spdlog/spdlog.h>
+
+#include "chat_store.h"
+#include "util/error.h"
+
+namespace {
+
+const QString kGroup = QStringLiteral("chat/");
+
+QString kindName(SettingField::Kind kind)
+{
+    switch (kind) {
+    case SettingField::Kind::Real: return QStringLiteral("real");
+    case SettingField::Kind::Integer: return QStringLiteral("integer");
+    case SettingField::Kind::Choice: return QStringLiteral("choice");
+    }
+    return {};
+}
+
+} // namespace
+
+SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* parent)
+    : QAbstractListModel(parent), settings_(settings), store_(store)
+{
+    ChatSettings loaded;
+    for (const SettingField& field : settingFields()) {
+        const QVariant stored = settings_.value(kGroup + field.key);
+        if (stored.isValid() && !field.set(loaded, stored.toString()))
+            spdlog::warn("settings: ignoring unreadable {} = '{}'", field.key.toStdString(),
+                         stored.toString().toStdString());
+    }
+    const QString problem = validateChatSettings(loaded);
+    if (problem.isEmpty()) {
+        current_ = loaded;
+    } else {
+        spdlog::warn("settings: stored settings are invalid ({}); using the defaults", problem.toStdString());
+    }
+}
+
+int SettingsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : settingFields().size(); }
+
+QVariant SettingsModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= settingFields().size())
+        return {};
+    const SettingField& field = settingFields().at(index.row());
+    const auto draft = drafts_.constFind(field.key);
+    switch (role) {
+    case KeyRole: return field.key;
+    case GroupRole: return tr(field.group);
+    case Qt::DisplayRole:
+    case LabelRole: return tr(field.label);
+    case HelpRole: return tr(field.help);
+    case KindRole: return kindName(field.kind);
+    case TextRole: return draft != drafts_.constEnd() ? draft->text : field.get(current_);
+    case ErrorRole: return draft != drafts_.constEnd() ? draft->error : QString();
+    case ChoicesRole: return field.choices;
+    case ChoiceIndexRole: return field.choices.indexOf(field.get(current_));
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> SettingsModel::roleNames() const
+{
+    return {{KeyRole, "key"},   {GroupRole, "group"}, {LabelRole, "label"},     {HelpRole, "help"},
+            {KindRole, "kind"}, {TextRole, "text"},   {ErrorRole, "error"},     {ChoicesRole, "choices"},
+            {ChoiceIndexRole, "choiceIndex"}};
+}
+
+int SettingsModel::rowOf(const QString& key) const
+{
+    const QVector<SettingField>& fields = settingFields();
+    for (int row = 0; row < fields.size(); ++row) {
+        if (fields.at(row).key == key)
+            return row;
+    }
+    return -1;
+}
+
+bool SettingsModel::setValue(const QString& key, const QString& text)
+{
+    const int row = rowOf(key);
+    if (row < 0)
+        return false;
+    const SettingField& field = settingFields().at(row);
+    // Other fields hold valid values, so any problem found is this field's.
+    ChatSettings candidate = current_;
+    QString problem;
+    if (!field.set(candidate, text))
+        problem = field.kind == SettingField::Kind::Integer ? tr("Enter a whole number.")
+                  : field.kind == SettingField::Kind::Real  ? tr("Enter a number.")
+                                                            : tr("Choose one of: %1").arg(field.choices.join(QStringLiteral(", ")));
+    else
+        problem = validateChatSettings(candidate);
+
+    const bool hadErrors = hasErrors();
+    if (problem.isEmpty()) {
+        current_ = candidate;
+        drafts_.remove(key);
+        save();
+    } else {
+        drafts_.insert(key, {text, problem});
+    }
+    emit dataChanged(index(row), index(row));
+    if (hadErrors != hasErrors())
+        emit errorsChanged();
+    return problem.isEmpty();
+}
+
+QString SettingsModel::value(const QString& key) const
+{
+    const int row = rowOf(key);
+    return row < 0 ? QString() : settingFields().at(row).get(current_);
+}
+
+QString SettingsModel::error(const QString& key) const { return drafts_.value(key).error; }
+
+QStringList SettingsModel::presetNames() const
+{
+    QStringList names;
+    for (const std::string& name : pyramid::compression_preset_names())
+        names.push_back(QString::fromStdString(name));
+    return names;
+}
+
+void SettingsModel::applyPreset(const QString& name)
+{
+    ChatSettings next = current_;
+    try {
+        next.compression = pyramid::compression_preset(name.toStdString());
+    } catch (const pyramid::Error& e) {
+        spdlog::warn("settings: {}", e.what());
+        return;
+    }
+    replaceAll(next);
+}
+
+void SettingsModel::resetToDefaults() { replaceAll(ChatSettings{}); }
+
+void SettingsModel::setPromptFormat(pyramid::PromptFormat format) { setValue(QStringLiteral("prompt_format"), promptFormatName(format)); }
+
+void SettingsModel::replaceAll(const ChatSettings& settings)
+{
+    const bool hadErrors = hasErrors();
+    current_ = settings;
+    drafts_.clear();
+    save();
+    emit dataChanged(index(0), index(settingFields().size() - 1));
+    if (hadErrors)
+        emit errorsChanged();
+}
+
+void SettingsModel::save() const
+{
+    for (const SettingField& field : settingFields())
+        settings_.setValue(kGroup + field.key, field.get(current_));
+}
+
+void SettingsModel::setConversation(qint64 conversationId)
+{
+    conversationId_ = conversationId;
+    const QString text = store_.systemPrompt(conversationId);
+    if (text != systemPrompt_) {
+        systemPrompt_ = text;
+        emit systemPromptChanged();
+    }
+}
+
+void SettingsModel::setSystemPrompt(const QString& text)
+{
+    if (text == systemPrompt_)
+        return;
+    systemPrompt_ = text;
+    if (conversationId_ != 0)
+        store_.setSystemPrompt(conversationId_, text);
+    emit systemPromptChanged();
+}

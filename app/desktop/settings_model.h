@@ -1,0 +1,79 @@
+#pragma once
+// The generation and compression settings as a list of editable fields (see chat_settings.h),
+// kept in QSettings, plus the current conversation's system prompt, kept in the ChatStore.
+//
+// An edit that does not validate is not applied: the field keeps the text and shows the
+// error beside it, and turns go on with the last valid settings. A valid edit applies to the
+// next turn; a reply already running keeps the settings it started with.
+#include <QAbstractListModel>
+#include <QHash>
+#include <QStringList>
+
+#include "chat_settings.h"
+
+class ChatStore;
+class QSettings;
+
+class SettingsModel : public QAbstractListModel {
+    Q_OBJECT
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY systemPromptChanged)
+    Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
+    Q_PROPERTY(bool hasErrors READ hasErrors NOTIFY errorsChanged)
+
+public:
+    enum Role {
+        KeyRole = Qt::UserRole + 1,
+        GroupRole,
+        LabelRole,
+        HelpRole,
+        KindRole,         // "real", "integer" or "choice"
+        TextRole,         // the value, or what was typed while it is invalid
+        ErrorRole,        // empty when the field is valid
+        ChoicesRole,
+        ChoiceIndexRole,  // -1 for number fields
+    };
+
+    SettingsModel(QSettings& settings, ChatStore& store, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    // The last valid settings: what the next turn runs with.
+    const ChatSettings& current() const { return current_; }
+
+    // Returns false and records an error for the field when the value is refused.
+    Q_INVOKABLE bool setValue(const QString& key, const QString& text);
+    Q_INVOKABLE QString value(const QString& key) const;
+    Q_INVOKABLE QString error(const QString& key) const;
+    Q_INVOKABLE void applyPreset(const QString& name);
+    Q_INVOKABLE void resetToDefaults();
+    void setPromptFormat(pyramid::PromptFormat format);
+
+    QStringList presetNames() const;
+    bool hasErrors() const { return !drafts_.isEmpty(); }
+
+    void setConversation(qint64 conversationId);  // whose system prompt is shown and edited
+    QString systemPrompt() const { return systemPrompt_; }
+    void setSystemPrompt(const QString& text);
+
+signals:
+    void systemPromptChanged();
+    void errorsChanged();
+
+private:
+    struct Draft {
+        QString text;
+        QString error;
+    };
+    void replaceAll(const ChatSettings& settings);  // clears drafts, saves, refreshes every row
+    void save() const;
+    int rowOf(const QString& key) const;
+
+    QSettings& settings_;
+    ChatStore& store_;
+    ChatSettings current_;
+    QHash<QString, Draft> drafts_;  // refused edits by key
+    qint64 conversationId_ = 0;
+    QString systemPrompt_;
+};

@@ -1,0 +1,35 @@
+#pragma once
+// One finished chat message as the store keeps it: text, who wrote it, how the reply ended
+// and what it cost to generate. Replies are only ever stored complete (or stopped).
+#include <QDateTime>
+#include <QString>
+
+#include "chat/chat_engine.h"
+
+struct MessageStats {
+    int promptTokens = 0;
+    int generatedTokens = 0;
+    double tokensPerSecond = 0;
+    double timeToFirstTokenMs = 0;
+};
+
+struct StoredMessage {
+    qint64 id = 0;  // 0 until stored
+    pyramid::ChatRole role = pyramid::ChatRole::User;
+    QString text;
+    // How an assistant reply ended; EndOfSequence for user messages.
+    pyramid::FinishReason finish = pyramid::FinishReason::EndOfSequence;
+    MessageStats stats;
+    QDateTime createdAt;
+
+    bool stopped() const { return finish == pyramid::FinishReason::Cancelled; }
+};
+
+MessageStats messageStatsFrom(const pyramid::GenerationStats& stats);
+
+// Stable names for the database and the exports ("end", "max_tokens", "stopped", ...).
+QString finishReasonName(pyramid::FinishReason reason);
+pyramid::FinishReason finishReasonFromName(const QString& name);  // unknown: EndOfSequence
+
+QString roleName(pyramid::ChatRole role);  // "user" / "assistant"
+pyramid::ChatRole roleFromName(const QString& name);

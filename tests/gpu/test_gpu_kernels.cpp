@@ -1,0 +1,383 @@
+// Every CUDA kernel against the CPU reference (core/backend/cpu_kernels.h) on fresh random
+// inputs at several sizes: odd lengths, lengths that are not a multiple of the KV block size,
+// grouped-query ratios from 1 to 8, both RoPE layouts and both precisions. Outputs are filled
+// with NaN before each run, so anything a kernel fails to write shows up.
+//
+// Tolerances: fp32 results differ from the reference only by summation order (1e-5 relative
+// for short sums, 1e-4 for long ones). fp16 results are compared with a reference computed on
+// the same fp16-rounded inputs, so what remains is the rounding of the output itself: half
+// precision keeps 11 significant bits, a relative step of 2^-11 ~ 4.9e-4.
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "attention_ops.h"
+#include "cuda_check.h"
+#include "backend/cpu_kernels.h"
+#include "cuda_kv_layer_store.h"
+#include "elementwise_ops.h"
+#include "gpu_test.h"
+#include "kv_memory.h"
+#include "kv_ops.h"
+#include "projection.h"
+
+using namespace pyramid;
+using namespace pyramid::gpu_test;
+using cuda::Precision;
+
+namespace {
+
+std::mt19937 rng(20261121);
+constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Fp16};
+constexpr double kHalfStep = 1.0 / 2048;
+
+std::string label(const std::string& what, Precision p) { return what + " [" + cuda::precision_name(p) + "]"; }
+
+WeightView f32_view(const std::vector<float>& values, int64_t rows, int64_t cols)
+{
+    WeightView v;
+    v.name = "test";
+    v.type = TensorType::F32;
+    v.rows = rows;
+    v.cols = cols;
+    v.data = reinterpret_cast<const std::byte*>(values.data());
+    return v;
+}
+
+std::vector<int32_t> random_positions(size_t n, int limit)
+{
+    std::uniform_int_distribution<int32_t> d(0, limit);
+    std::vector<int32_t> out(n);
+    for (int32_t& p : out)
+        p = d(rng);
+    return out;
+}
+
+// A random ascending subset of [0, n), each index kept with probability `keep`.
+std::vector<int> random_subset(int n, double keep)
+{
+    std::bernoulli_distribution d(keep);
+    std::vector<int> out;
+    for (int i = 0; i < n; ++i)
+        if (d(rng))
+            out.push_back(i);
+    return out;
+}
+
+void rms_norm_matches()
+{
+    for (Precision p : kPrecisions)
+        for (int n : {1, 3, 17})
+            for (int dim : {8, 64, 257, 4096}) {
+                const auto x = random_floats(rng, size_t(n) * dim, -3.0f, 3.0f);
+                const auto w = random_floats(rng, size_t(dim), 0.5f, 1.5f);
+                std::vector<float> expected(x.size());
+                cpu::rms_norm(x.data(), f32_view(w, 1, dim), n, dim, 1e-5f, expected.data());
+                auto dx = upload(x), dw = upload(w);
+                auto out = poisoned(x.size(), p);
+                cuda::rms_norm(dx.as<float>(), dw.as<float>(), n, dim, 1e-5f, out.data(), p, nullptr);
+                const double rel = p == Precision::Fp32 ? 1e-5 : kHalfStep;
+                check_close(label("rms_norm n=" + std::to_string(n) + " dim=" + std::to_string(dim), p),
+                            download(out.data(), x.size(), p), expected, 1e-6, rel);
+            }
+}
+
+void rope_matches()
+{
+    for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::RotateHalf})
+        for (int n : {1, 5, 33})
+            for (int heads : {1, 4})
+                for (int hd : {8, 64, 128}) {
+                    const auto x = random_floats(rng, size_t(n) * heads * hd);
+                    const auto positions = random_positions(size_t(n), 4000);
+                    std::vector<float> expected = x;
+                    cpu::rope(expected.data(), n, heads, hd, positions, 10000.0f, layout);
+                    auto dx = upload(x);
+                    auto dp = upload_raw(positions);
+                    cuda::rope(dx.as<float>(), n, heads, hd, dp.as<int32_t>(), 10000.0f, layout, nullptr);
+                    check_close(std::string("rope ") + (layout == RopeLayout::Interleaved ? "interleaved" : "rotate-half") +
+                                    " n=" + std::to_string(n) + " heads=" + std::to_string(heads) +
+                                    " hd=" + std::to_string(hd),
+                                download(dx.data(), x.size()), expected, 1e-5, 1e-5);
+                }
+}
+
+void swiglu_matches()
+{
+    for (Precision p : kPrecisions)
+        for (int64_t count : {int64_t(1), int64_t(1000), int64_t(3 * 11008 + 5)}) {
+            const auto gate = random_floats(rng, size_t(count), -6.0f, 6.0f);
+            const auto up = random_floats(rng, size_t(count), -2.0f, 2.0f);
+            std::vector<float> expected = gate;
+            cpu::swiglu(expected.data(), up.data(), count);
+            auto dg = upload(gate), du = upload(up);
+            auto out = poisoned(size_t(count), p);
+            cuda::swiglu(dg.as<float>(), du.as<float>(), count, out.data(), p, nullptr);
+            check_close(label("swiglu count=" + std::to_string(count), p), download(out.data(), size_t(count), p),
+                        expected, 1e-6, p == Precision::Fp32 ? 1e-5 : kHalfStep);
+        }
+}
+
+void embed_and_gather_match()
+{
+    for (Precision p : kPrecisions) {
+        const int vocab = 300, dim = 72;
+        // The device table holds the rounded values, so the rows must come back exactly.
+        const auto table = rounded(random_floats(rng, size_t(vocab) * dim), p);
+        std::vector<int32_t> tokens = random_positions(37, vocab - 1);
+        tokens[0] = 0;
+        tokens[1] = vocab - 1;
+        std::vector<float> expected(tokens.size() * dim);
+        cpu::embed_rows(f32_view(table, vocab, dim), tokens, expected.data());
+        auto dt = upload(table, p);
+        auto dk = upload_raw(tokens);
+        auto out = poisoned(expected.size());
+        cuda::embed_rows(dt.data(), p, dim, dk.as<int32_t>(), int(tokens.size()), out.as<float>(), nullptr);
+        check_close(label("embed_rows", p), download(out.data(), expected.size()), expected, 0.0, 0.0);
+
+        const std::vector<int32_t> rows = {0, 3, 4, 20, 36};
+        std::vector<float> gathered;
+        for (int32_t r : rows)
+            gathered.insert(gathered.end(), expected.begin() + r * dim, expected.begin() + (r + 1) * dim);
+        auto dr = upload_raw(rows);
+        auto dst = poisoned(gathered.size());
+        cuda::gather_rows(out.as<float>(), dim, dr.as<int32_t>(), int(rows.size()), dst.as<float>(), nullptr);
+        check_close("gather_rows", download(dst.data(), gathered.size()), gathered, 0.0, 0.0);
+    }
+}
+
+void projection_matches()
+{
+    cublasHandle_t handle = nullptr;
+    cuda::check(cublasCreate(&handle), "cublasCreate");
+    for (Precision p : kPrecisions) {
+        cuda::check(cublasSetMathMode(handle, p == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
+                    "math mode");
+        for (auto [rows, cols, n] : {std::tuple{7, 5, 1}, std::tuple{96, 64, 13}, std::tuple{512, 1024, 3}}) {
+            const auto w = rounded(random_floats(rng, size_t(rows) * cols), p);
+            const auto x = rounded(random_floats(rng, size_t(n) * cols), p);
+            const auto y0 = random_floats(rng, size_t(n) * rows);
+            for (float beta : {0.0f, 1.0f}) {
+                std::vector<float> expected(y0.size());
+                cpu::matmul(f32_view(w, rows, cols), x.data(), n, expected.data());
+                if (beta == 1.0f)
+                    for (size_t i = 0; i < expected.size(); ++i)
+                        expected[i] += y0[i];
+                auto dw = upload(w, p), dx = upload(x, p);
+                auto dy = beta == 1.0f ? upload(y0) : poisoned(y0.size());
+                cuda::project(handle, cuda::DeviceMatrix{dw.data(), rows, cols, p}, dx.data(), n, dy.as<float>(), beta);
+                // Same rounded inputs and float32 accumulation on both sides: only the order of the
+                // `cols` additions differs, an error that grows with sqrt(cols).
+                const double tol = (p == Precision::Fp32 ? 1e-5 : 1e-4) * std::sqrt(double(cols));
+                check_close(label("project " + std::to_string(rows) + "x" + std::to_string(cols) + " n=" +
+                                      std::to_string(n) + " beta=" + std::to_string(int(beta)),
+                                  p),
+                            download(dy.data(), y0.size()), expected, tol, 1e-5);
+            }
+        }
+    }
+    cublasDestroy(handle);
+}
+
+// A layer store filled with `len` entries (appended in two steps, as prefill then decode do).
+struct FilledStore {
+    cuda::KvMemory memory;
+    cuda::CudaKvLayerStore store;
+    std::vector<float> keys, values;  // as stored (rounded to the precision)
+
+    FilledStore(int kv_dim, Precision p, int len, int block_entries = 16)
+        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, nullptr), store(memory)
+    {
+        keys = rounded(random_floats(rng, size_t(len) * kv_dim), p);
+        values = rounded(random_floats(rng, size_t(len) * kv_dim), p);
+        auto dk = upload(keys), dv = upload(values);
+        const int first = len / 2;
+        for (auto [begin, count] : {std::pair{0, first}, std::pair{first, len - first}}) {
+            store.reserve_append(count);
+            cuda::store_kv(dk.as<float>() + size_t(begin) * kv_dim, dv.as<float>() + size_t(begin) * kv_dim, count,
+                           begin, store.table(), p, nullptr);
+            store.commit_append(count);
+        }
+    }
+};
+
+void attention_and_probe_match()
+{
+    struct Shape {
+        int heads, kv_heads, hd;
+    };
+    const Shape shapes[] = {{8, 4, 8}, {4, 1, 64}, {8, 8, 128}, {8, 1, 40}, {6, 2, 256}, {2, 2, 6}};
+    for (Precision p : kPrecisions)
+        for (const Shape& s : shapes)
+            for (int len : {1, 16, 17, 50, 300})
+                for (int n : {1, len / 3 + 1, len}) {
+                    if (n > len)
+                        continue;
+                    const int q_width = s.heads * s.hd, kv_dim = s.kv_heads * s.hd;
+                    FilledStore filled(kv_dim, p, len);
+                    const auto q = random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f);
+                    AttentionProbe probe;
+                    probe.first_row = n / 2;
+                    probe.row_weights = random_floats(rng, size_t(n - probe.first_row), 0.1f, 2.0f);
+
+                    std::vector<float> expected(q.size());
+                    std::vector<float> expected_probe(static_cast<size_t>(len));
+                    cpu::attention(q.data(), n, filled.keys.data(), filled.values.data(), len,
+                                   {s.heads, s.kv_heads, s.hd}, expected.data(), &probe, expected_probe.data());
+
+                    auto dq = upload(q);
+                    auto out = poisoned(q.size(), p);
+                    auto stats = poisoned(size_t(n) * s.heads * 2);
+                    auto weights = upload(probe.row_weights);
+                    auto probe_out = poisoned(size_t(len));
+                    const cuda::AttentionDims dims{s.heads, s.kv_heads, s.hd};
+                    const cuda::KvBlockTable table = filled.store.table();
+                    cuda::attention(dq.as<float>(), n, table, len, dims, p, out.data(), stats.as<float>(), nullptr);
+                    cuda::attention_probe(dq.as<float>(), n, table, len, dims, p, stats.as<float>(), probe.first_row,
+                                          weights.as<float>(), probe_out.as<float>(), nullptr);
+
+                    const std::string what = " heads=" + std::to_string(s.heads) + "/" + std::to_string(s.kv_heads) +
+                                             " hd=" + std::to_string(s.hd) + " len=" + std::to_string(len) +
+                                             " n=" + std::to_string(n);
+                    // Outputs are averages of values in [-1, 1].
+                    check_close(label("attention" + what, p), download(out.data(), q.size(), p), expected,
+                                p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-4);
+                    // Scores come from the same float32 query and the same stored keys in both.
+                    const float scale = *std::max_element(expected_probe.begin(), expected_probe.end());
+                    check_close(label("probe" + what, p), download(probe_out.data(), size_t(len)), expected_probe,
+                                1e-5 * scale, 1e-4);
+                }
+}
+
+void probe_without_rows_is_zero()
+{
+    FilledStore filled(16, Precision::Fp16, 40);
+    const auto q = random_floats(rng, size_t(3) * 32);
+    auto dq = upload(q);
+    auto out = poisoned(q.size(), Precision::Fp16);
+    auto stats = poisoned(3 * 2 * 2);
+    auto probe_out = poisoned(40);
+    const cuda::AttentionDims dims{2, 1, 16};
+    cuda::attention(dq.as<float>(), 3, filled.store.table(), 40, dims, Precision::Fp16, out.data(), stats.as<float>(),
+                    nullptr);
+    cuda::attention_probe(dq.as<float>(), 3, filled.store.table(), 40, dims, Precision::Fp16, stats.as<float>(), 3,
+                          nullptr, probe_out.as<float>(), nullptr);
+    check_close("probe with first_row == rows", download(probe_out.data(), 40), std::vector<float>(40, 0.0f), 0.0, 0.0);
+}
+
+void keep_compacts_and_frees_blocks()
+{
+    for (Precision p : kPrecisions)
+        for (int len : {1, 16, 17, 100, 333})
+            for (double fraction : {0.0, 0.3, 0.9, 1.0}) {
+                const int kv_dim = 24;
+                FilledStore filled(kv_dim, p, len);
+                const size_t in_use_before = filled.memory.pool().blocks_in_use();
+                GPU_CHECK(filled.store.blocks_held() == (len + 15) / 16, "blocks for " + std::to_string(len));
+                GPU_CHECK(in_use_before == size_t(filled.store.blocks_held()), "pool accounting");
+
+                // Keep a prefix untouched (as the sink tokens are), then a random subset.
+                std::vector<int> keep = random_subset(len, fraction);
+                if (fraction > 0.0 && len > 4 && fraction < 1.0) {
+                    keep.erase(std::remove_if(keep.begin(), keep.end(), [](int i) { return i < 4; }), keep.end());
+                    keep.insert(keep.begin(), {0, 1, 2, 3});
+                }
+                std::vector<float> keys, values;
+                for (int i : keep) {
+                    keys.insert(keys.end(), filled.keys.begin() + i * kv_dim, filled.keys.begin() + (i + 1) * kv_dim);
+                    values.insert(values.end(), filled.values.begin() + i * kv_dim,
+                                  filled.values.begin() + (i + 1) * kv_dim);
+                }
+                filled.store.keep(keep);
+                const std::string what = label("keep len=" + std::to_string(len) + " kept=" +
+                                                   std::to_string(keep.size()),
+                                               p);
+                GPU_CHECK(filled.store.size() == int(keep.size()), what);
+                GPU_CHECK(filled.store.bytes() == keep.size() * 2 * kv_dim * cuda::element_bytes(p), what);
+                GPU_CHECK(filled.store.blocks_held() == int(keep.size() + 15) / 16, what + ": blocks held");
+                GPU_CHECK(filled.memory.pool().blocks_in_use() == size_t(filled.store.blocks_held()),
+                          what + ": freed blocks went back to the pool");
+                const auto contents = filled.store.download();
+                check_close(what + " keys", contents.keys, keys, 0.0, 0.0);
+                check_close(what + " values", contents.values, values, 0.0, 0.0);
+            }
+}
+
+void blocks_return_to_pool()
+{
+    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, nullptr);
+    {
+        cuda::CudaKvLayerStore a(memory), b(memory);
+        a.reserve_append(40);  // 3 blocks: one chunk
+        a.commit_append(40);
+        b.reserve_append(20);  // 2 more: a second chunk
+        b.commit_append(20);
+        GPU_CHECK(memory.pool().blocks_in_use() == 5, std::to_string(memory.pool().blocks_in_use()));
+        GPU_CHECK(memory.pool().blocks_total() == 6, std::to_string(memory.pool().blocks_total()));
+    }
+    GPU_CHECK(memory.pool().blocks_in_use() == 0, "after the stores are gone");
+    cuda::CudaKvLayerStore c(memory);
+    c.reserve_append(90);  // reuses the 6 free blocks without growing
+    GPU_CHECK(memory.pool().blocks_total() == 6, "freed blocks are reused");
+}
+
+void shift_keys_matches()
+{
+    const int kv_heads = 2, hd = 64, len = 37;
+    for (Precision p : kPrecisions)
+        for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::RotateHalf}) {
+            FilledStore filled(kv_heads * hd, p, len);
+            std::vector<int32_t> shifts = random_positions(size_t(len), 600);
+            for (int32_t& s : shifts)
+                s -= 300;  // renumbering moves positions down as well as up
+            std::vector<float> expected = filled.keys;
+            cpu::rope(expected.data(), len, kv_heads, hd, shifts, 10000.0f, layout);
+            expected = rounded(expected, p);
+            const int32_t* device_shifts = filled.memory.upload_entry_ints(shifts);
+            cuda::shift_keys(filled.store.table(), p, len, kv_heads, hd, device_shifts, 10000.0f, layout, nullptr);
+            const auto contents = filled.store.download();
+            // fp16: both sides round the rotated key, possibly to neighbouring halves (2^-10 relative).
+            check_close(label("shift_keys", p), contents.keys, expected, p == Precision::Fp32 ? 1e-6 : kHalfStep,
+                        p == Precision::Fp32 ? 1e-5 : 2 * kHalfStep);
+            check_close(label("shift_keys leaves values", p), contents.values, filled.values, 0.0, 0.0);
+        }
+}
+
+void out_of_memory_is_an_error()
+{
+    cuda::KvBlockPool pool(1u << 20, 1);
+    bool threw = false;
+    try {
+        pool.reserve(size_t(1) << 30);  // a pebibyte
+    } catch (const Error& e) {
+        threw = true;
+        const std::string message = e.what();
+        std::printf("  (expected) %s\n", message.c_str());
+        GPU_CHECK(message.find("out of memory") != std::string::npos, message);
+        GPU_CHECK(message.find("free") != std::string::npos, message);
+    }
+    GPU_CHECK(threw, "a pebibyte pool request must throw pyramid::Error");
+    GPU_CHECK(pool.blocks_total() == 0, "nothing was added");
+    pool.reserve(2);  // the device is still usable
+    GPU_CHECK(pool.blocks_total() >= 2, "a small request after the failed one");
+}
+
+} // namespace
+
+int main()
+{
+    return run_all("test_gpu_kernels", {
+                                           {"rms_norm_matches", rms_norm_matches},
+                                           {"rope_matches", rope_matches},
+                                           {"swiglu_matches", swiglu_matches},
+                                           {"embed_and_gather_match", embed_and_gather_match},
+                                           {"projection_matches", projection_matches},
+                                           {"attention_and_probe_match", attention_and_probe_match},
+                                           {"probe_without_rows_is_zero", probe_without_rows_is_zero},
+                                           {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
+                                           {"blocks_return_to_pool", blocks_return_to_pool},
+                                           {"shift_keys_matches", shift_keys_matches},
+                                           {"out_of_memory_is_an_error", out_of_memory_is_an_error},
+                                       });
+}
