@@ -30,6 +30,7 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
     connect(worker_.get(), &EngineWorker::loadProgress, this, &ChatController::modelLoadProgress);
     connect(worker_.get(), &EngineWorker::loaded, this, [this](const pyramid::ModelInfo& info) {
         hasModel_ = true;
+        stats_.clear();  // the last reply's numbers belong to the previous model
         setLoading(false);
         emit modelLoaded(info);
     });

@@ -30,8 +30,6 @@ public:
     ChatStore(const ChatStore&) = delete;
     ChatStore& operator=(const ChatStore&) = delete;
 
-    QString path() const { return path_; }
-
     qint64 createConversation(const QString& title = {});
     void renameConversation(qint64 id, const QString& title);
     void setDeleted(qint64 id, bool deleted);

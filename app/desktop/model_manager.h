@@ -25,7 +25,6 @@ class ModelManager : public QObject {
     Q_PROPERTY(QString backendNote READ backendNote NOTIFY modelChanged)
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
     Q_PROPERTY(QStringList availableModels READ availableModels NOTIFY availableModelsChanged)
-    Q_PROPERTY(QStringList searchDirs READ searchDirs CONSTANT)
 
 public:
     // The model every fresh install opens: a tiny base model, so it gets the raw prompt format.
@@ -61,7 +60,6 @@ public:
     QString backendNote() const { return QString::fromStdString(info_.backend_note); }
     QStringList recentModels() const { return recent_; }
     QStringList availableModels() const { return available_; }
-    QStringList searchDirs() const { return searchDirs_; }
 
 signals:
     void loadingChanged();

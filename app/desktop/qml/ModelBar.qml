@@ -88,6 +88,7 @@ ToolBar {
                 Menu {
                     id: modelMenu
                     y: modelButton.height
+                    onAboutToShow: bar.models.rescan()  // pick up models copied in meanwhile
 
                     MenuItem {
                         text: qsTr("Open GGUF file…")
