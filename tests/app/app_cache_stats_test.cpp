@@ -1,0 +1,119 @@
+// CacheStatsModel: per-layer rows and totals from GenerationStats, and the controller
+// coalescing a fast token stream into a bounded number of panel updates.
+#include <QSignalSpy>
+#include <QTest>
+#include <chrono>
+
+#include "app_test_env.h"
+#include "cache_stats_model.h"
+
+namespace {
+
+pyramid::GenerationStats sampleStats()
+{
+    pyramid::GenerationStats s;
+    s.phase = pyramid::GenerationPhase::Decode;
+    s.layer_kv_lengths = {200, 150, 90, 40};
+    s.layers_compressed = {false, true, true, true};
+    s.full_kv_length = 200;
+    s.kv_bytes = (200 + 150 + 90 + 40) * 128;
+    s.full_kv_bytes = 4 * 200 * 128;
+    s.prompt_tokens = 180;
+    s.generated_tokens = 20;
+    s.context_length = 800;
+    s.time_to_first_token_ms = 42;
+    s.decode_tokens_per_second = 123.5;
+    return s;
+}
+
+} // namespace
+
+class CacheStatsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void showsLayersAndTotals()
+    {
+        CacheStatsModel model;
+        QVERIFY(!model.hasStats());
+        QCOMPARE(model.rowCount(), 0);
+        const pyramid::GenerationStats s = sampleStats();
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.update(s);
+        QCOMPARE(reset.size(), 1);
+        QVERIFY(model.hasStats());
+        QCOMPARE(model.rowCount(), static_cast<int>(s.layer_kv_lengths.size()));
+        for (int layer = 0; layer < model.rowCount(); ++layer) {
+            const QModelIndex i = model.index(layer);
+            QCOMPARE(model.data(i, CacheStatsModel::LayerRole).toInt(), layer);
+            QCOMPARE(model.data(i, CacheStatsModel::LengthRole).toInt(), s.layer_kv_lengths[layer]);
+            QCOMPARE(model.data(i, CacheStatsModel::FractionRole).toDouble(),
+                     double(s.layer_kv_lengths[layer]) / s.full_kv_length);
+            QCOMPARE(model.data(i, CacheStatsModel::CompressedRole).toBool(), bool(s.layers_compressed[layer]));
+        }
+        QCOMPARE(model.fullLength(), s.full_kv_length);
+        QCOMPARE(model.kvBytes(), double(s.kv_bytes));
+        QCOMPARE(model.fullKvBytes(), double(s.full_kv_bytes));
+        QCOMPARE(model.savingFraction(), 1.0 - double(s.kv_bytes) / double(s.full_kv_bytes));
+        QCOMPARE(model.contextFill(), double(s.full_kv_length) / s.context_length);
+        QCOMPARE(model.tokensPerSecond(), s.decode_tokens_per_second);
+        QCOMPARE(model.timeToFirstTokenMs(), s.time_to_first_token_ms);
+        QVERIFY(model.savingText().contains(QLocale().toString(model.savingFraction() * 100, 'f', 1)));
+        QVERIFY(model.speedText().contains(QLocale().toString(s.decode_tokens_per_second, 'f', 1)));
+        QVERIFY(model.contextText().contains(QString::number(s.context_length)));
+        QVERIFY(model.memoryBytes() > 0);  // this process's resident memory
+        QVERIFY(!model.memoryText().isEmpty());
+
+        // The same layer count updates rows in place (the bars animate, no rebuild).
+        pyramid::GenerationStats next = s;
+        next.layer_kv_lengths = {201, 151, 91, 41};
+        next.full_kv_length = 201;
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.update(next);
+        QCOMPARE(reset.size(), 1);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(model.layerLength(3), 41);
+
+        model.clear();
+        QVERIFY(!model.hasStats());
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void fastStreamsAreCoalesced()
+    {
+        AppTestEnv env;
+        FakeScript script;
+        script.pieces.assign(400, " x");
+        script.delay = std::chrono::milliseconds(1);
+        auto app = env.makeReadyApp(nullptr, script);
+        QSignalSpy panelUpdates(&app->stats(), &CacheStatsModel::changed);
+        QSignalSpy textUpdates(&app->messages(), &QAbstractItemModel::dataChanged);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        const auto start = std::chrono::steady_clock::now();
+        QVERIFY(app->chat().send("Go"));
+        QVERIFY(finished.wait(10000));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        // At most one update per 33 ms (plus the first and the final one), never one per token.
+        const int bound = static_cast<int>(seconds / 0.033) + 3;
+        QVERIFY2(panelUpdates.size() <= bound, qPrintable(QString("%1 > %2").arg(panelUpdates.size()).arg(bound)));
+        QVERIFY2(textUpdates.size() <= bound, qPrintable(QString("%1 > %2").arg(textUpdates.size()).arg(bound)));
+        QVERIFY(panelUpdates.size() < static_cast<int>(script.pieces.size()) / 2);
+        QCOMPARE(app->messages().at(1).text.size(), static_cast<int>(2 * script.pieces.size()));
+
+        // The panel ends on the final statistics: the fake's pyramid for this prompt.
+        const pyramid::ChatRequest request = [&] {
+            pyramid::ChatRequest r;
+            r.conversation.messages.push_back({pyramid::ChatRole::User, "Go"});
+            return r;
+        }();
+        const int full = FakeChatEngine::promptTokens(request) + static_cast<int>(script.pieces.size());
+        QCOMPARE(app->stats().fullLength(), full);
+        QCOMPARE(app->stats().rowCount(), script.layers);
+        for (int layer = 0; layer < script.layers; ++layer)
+            QCOMPARE(app->stats().layerLength(layer),
+                     FakeChatEngine::layerLength(pyramid::CompressionPolicyKind::Pyramid, layer, script.layers, full));
+    }
+};
+
+QTEST_GUILESS_MAIN(CacheStatsTest)
+#include "app_cache_stats_test.moc"

@@ -1,0 +1,283 @@
+// ChatController with MessageListModel, ChatStore and a fake engine: streaming, stop (the
+// stopped reply is kept and flagged), regenerate, edit and resend, settings applying to the
+// next turn, switching conversations mid-reply, and a failing reply.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "app_test_env.h"
+
+using pyramid::ChatRole;
+using pyramid::FinishReason;
+
+namespace {
+
+QString lastText(DesktopApp& app)
+{
+    MessageListModel& m = app.messages();
+    return m.count() == 0 ? QString() : m.at(m.count() - 1).text;
+}
+
+bool waitForReply(DesktopApp& app)
+{
+    QSignalSpy finished(&app.chat(), &ChatController::replyFinished);
+    return finished.wait(10000);
+}
+
+FakeScript slowScript(int pieces, int delayMs)
+{
+    FakeScript script;
+    script.pieces.clear();
+    for (int i = 0; i < pieces; ++i)
+        script.pieces.push_back(" w" + std::to_string(i));
+    script.delay = std::chrono::milliseconds(delayMs);
+    return script;
+}
+
+std::string joined(const std::vector<std::string>& pieces)
+{
+    std::string out;
+    for (const std::string& p : pieces)
+        out += p;
+    return out;
+}
+
+} // namespace
+
+class ChatControllerTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void refusesToSendWithoutModel()
+    {
+        AppTestEnv env;
+        auto app = env.makeApp();
+        QVERIFY(!app->chat().canSend());
+        QVERIFY(!app->chat().send("hello"));
+        QVERIFY(!app->chat().error().isEmpty());
+        QCOMPARE(app->messages().count(), 0);
+    }
+
+    void streamsAndStoresReply()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        const FakeScript script = slowScript(12, 20);
+        auto app = env.makeReadyApp(&engine, script);
+        // What the reply looked like at each update, recorded as the updates arrive.
+        QStringList partials;
+        connect(&app->messages(), &MessageListModel::dataChanged, this, [&] {
+            if (app->messages().streaming())
+                partials.push_back(lastText(*app));
+        });
+        QSignalSpy textChanged(&app->messages(), &MessageListModel::dataChanged);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+
+        QVERIFY(!app->chat().send("   "));  // blank messages are not sent
+        QVERIFY(app->chat().send("  Tell me a story  "));
+        QVERIFY(app->chat().busy());
+        QVERIFY(app->messages().streaming());
+        QCOMPARE(app->messages().count(), 2);
+        QCOMPARE(app->messages().at(0).text, QStringLiteral("Tell me a story"));
+
+        QVERIFY(finished.wait(10000));
+        QVERIFY(!app->chat().busy());
+        QVERIFY(!app->messages().streaming());
+        const QString whole = QString::fromStdString(joined(script.pieces));
+        QCOMPARE(lastText(*app), whole);
+        // The reply grew while it streamed: partial texts, each a prefix of the whole.
+        partials.removeAll(QString());
+        QVERIFY(!partials.isEmpty());
+        for (const QString& partial : partials)
+            QVERIFY(whole.startsWith(partial));
+        QVERIFY(partials.front().size() < whole.size());
+        // Coalesced: far fewer updates than pieces would be fine, but never more.
+        QVERIFY(textChanged.size() <= static_cast<int>(script.pieces.size()) + 2);
+
+        const qint64 conversation = app->conversations().currentId();
+        const QVector<StoredMessage> stored = app->store().messages(conversation);
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[0].role, ChatRole::User);
+        QCOMPARE(stored[1].role, ChatRole::Assistant);
+        QCOMPARE(stored[1].text, lastText(*app));
+        QCOMPARE(stored[1].finish, FinishReason::EndOfSequence);
+        QCOMPARE(stored[1].stats.generatedTokens, static_cast<int>(script.pieces.size()));
+        QVERIFY(stored[1].stats.tokensPerSecond > 0);
+        // Per-message stats reach the view.
+        const QString statsText = app->messages().data(app->messages().index(1), MessageListModel::StatsTextRole).toString();
+        QVERIFY(statsText.contains(QString::number(script.pieces.size())));
+        // The conversation is named after its first message.
+        QCOMPARE(app->conversations().currentTitle(), QStringLiteral("Tell me a story"));
+
+        // What the engine was asked.
+        QCOMPARE(engine->requests().size(), size_t(1));
+        const pyramid::ChatRequest request = engine->requests().front();
+        QCOMPARE(request.conversation.messages.size(), size_t(1));
+        QCOMPARE(request.conversation.messages[0].text, std::string("Tell me a story"));
+    }
+
+    void stopKeepsAndFlagsTheReply()
+    {
+        AppTestEnv env;
+        const FakeScript script = slowScript(200, 20);
+        auto app = env.makeReadyApp(nullptr, script);
+        QVERIFY(app->chat().send("Go on"));
+        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        app->chat().stop();
+        QVERIFY(finished.wait(5000));
+
+        const QString text = lastText(*app);
+        QVERIFY(!text.isEmpty());
+        QVERIFY(text.size() < static_cast<int>(joined(script.pieces).size()));
+        QVERIFY(app->messages().at(1).stopped());
+        QVERIFY(app->messages().data(app->messages().index(1), MessageListModel::StoppedRole).toBool());
+        const QVector<StoredMessage> stored = app->store().messages(app->conversations().currentId());
+        QCOMPARE(stored.size(), 2);
+        QVERIFY(stored[1].stopped());
+        QCOMPARE(stored[1].text, text);
+    }
+
+    void regenerateReplacesTheLastReply()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine);
+        QVERIFY(app->chat().send("Question"));
+        QVERIFY(waitForReply(*app));
+        FakeScript other;
+        other.pieces = {"Another", " answer"};
+        engine->setScript(other);
+
+        QVERIFY(app->chat().canRegenerate());
+        QVERIFY(app->chat().regenerate());
+        QCOMPARE(app->messages().count(), 2);  // the old reply is gone, the new one streams
+        QVERIFY(waitForReply(*app));
+        QCOMPARE(lastText(*app), QStringLiteral("Another answer"));
+        const QVector<StoredMessage> stored = app->store().messages(app->conversations().currentId());
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[1].text, QStringLiteral("Another answer"));
+        // The engine saw the same conversation both times.
+        QCOMPARE(engine->requests().size(), size_t(2));
+        QCOMPARE(engine->requests()[1].conversation.messages.size(), size_t(1));
+        QCOMPARE(engine->requests()[1].conversation.messages[0].text, std::string("Question"));
+    }
+
+    void editAndResendRewritesTheLastMessage()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine);
+        QVERIFY(app->chat().send("First question"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(app->chat().send("Secnod question"));
+        QVERIFY(waitForReply(*app));
+        QCOMPARE(app->chat().lastUserText(), QStringLiteral("Secnod question"));
+
+        QVERIFY(app->chat().editAndResend("Second question"));
+        QVERIFY(waitForReply(*app));
+        QCOMPARE(app->messages().count(), 4);
+        QCOMPARE(app->messages().at(2).text, QStringLiteral("Second question"));
+        const QVector<StoredMessage> stored = app->store().messages(app->conversations().currentId());
+        QCOMPARE(stored.size(), 4);
+        QCOMPARE(stored[2].text, QStringLiteral("Second question"));
+        QCOMPARE(stored[3].role, ChatRole::Assistant);
+        const pyramid::ChatRequest last = engine->requests().back();
+        QCOMPARE(last.conversation.messages.size(), size_t(3));
+        QCOMPARE(last.conversation.messages[2].text, std::string("Second question"));
+        QCOMPARE(last.conversation.messages[1].role, ChatRole::Assistant);
+    }
+
+    void settingsApplyToTheNextTurn()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine, slowScript(10, 20));
+        QVERIFY(app->settings().setValue("temperature", "0.3"));
+        app->settings().setSystemPrompt("Answer briefly.");
+        QVERIFY(app->chat().send("One"));
+        // Changed while the first reply runs: only the second one sees it.
+        QVERIFY(app->settings().setValue("temperature", "1.5"));
+        QVERIFY(app->settings().setValue("policy", "full"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(app->chat().send("Two"));
+        QVERIFY(waitForReply(*app));
+
+        const std::vector<pyramid::ChatRequest> requests = engine->requests();
+        QCOMPARE(requests.size(), size_t(2));
+        QCOMPARE(requests[0].sampling.temperature, 0.3f);
+        QCOMPARE(requests[0].compression.policy, pyramid::CompressionPolicyKind::Pyramid);
+        QCOMPARE(requests[0].conversation.system_prompt, std::string("Answer briefly."));
+        QCOMPARE(requests[1].sampling.temperature, 1.5f);
+        QCOMPARE(requests[1].compression.policy, pyramid::CompressionPolicyKind::Full);
+        QCOMPARE(requests[1].conversation.messages.size(), size_t(3));
+    }
+
+    void switchingConversationStopsTheReply()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+        const qint64 first = app->conversations().currentId();
+        QVERIFY(app->chat().send("Long story please"));
+        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        const qint64 second = app->conversations().createConversation();
+        QVERIFY(second != first);
+        QCOMPARE(app->messages().count(), 0);  // the new conversation is on screen at once
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(app->messages().count(), 0);  // the old reply did not leak into it
+        const QVector<StoredMessage> stored = app->store().messages(first);
+        QCOMPARE(stored.size(), 2);
+        QVERIFY(stored[1].stopped());
+        QVERIFY(!stored[1].text.isEmpty());
+    }
+
+    void failedReplyLeavesAUsableState()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        FakeScript failing;
+        failing.replyError = "the backend ran out of memory";
+        auto app = env.makeReadyApp(&engine, failing);
+        QVERIFY(app->chat().send("Hello"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(app->chat().error().contains("ran out of memory"));
+        QVERIFY(!app->chat().busy());
+        QCOMPARE(app->messages().count(), 1);  // the user's message stays, no half reply
+        QCOMPARE(app->store().messages(app->conversations().currentId()).size(), 1);
+
+        engine->setScript(FakeScript{});
+        QVERIFY(app->chat().regenerate());  // answers the waiting message
+        QVERIFY(app->chat().error().isEmpty());
+        QVERIFY(waitForReply(*app));
+        QCOMPARE(app->messages().count(), 2);
+        QCOMPARE(app->store().messages(app->conversations().currentId()).size(), 2);
+    }
+
+    void reopensWithTheStoredConversation()
+    {
+        AppTestEnv env;
+        qint64 conversation = 0;
+        {
+            auto app = env.makeReadyApp();
+            QVERIFY(app->chat().send("Remember me"));
+            QVERIFY(waitForReply(*app));
+            conversation = app->conversations().currentId();
+        }
+        auto app = env.makeApp();
+        QCOMPARE(app->conversations().currentId(), conversation);
+        QCOMPARE(app->messages().count(), 2);
+        QCOMPARE(app->messages().at(0).text, QStringLiteral("Remember me"));
+    }
+
+    void destroyingMidReplyIsSafe()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp(nullptr, slowScript(500, 10));
+        QVERIFY(app->chat().send("Keep going"));
+        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
+        app.reset();  // cancels and joins the worker without waiting for the whole reply
+    }
+};
+
+QTEST_GUILESS_MAIN(ChatControllerTest)
+#include "app_chat_controller_test.moc"

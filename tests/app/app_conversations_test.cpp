@@ -1,0 +1,252 @@
+// ChatStore and ConversationListModel: create, rename, delete with undo, search, persistence
+// across reopening the SQLite file, reopening the last conversation, export.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "chat_store.h"
+#include "conversation_list_model.h"
+#include "util/error.h"
+
+using pyramid::ChatRole;
+using pyramid::FinishReason;
+
+namespace {
+
+StoredMessage message(ChatRole role, const QString& text, FinishReason finish = FinishReason::EndOfSequence)
+{
+    StoredMessage m;
+    m.role = role;
+    m.text = text;
+    m.finish = finish;
+    return m;
+}
+
+QStringList titles(const ConversationListModel& model)
+{
+    QStringList out;
+    for (int row = 0; row < model.rowCount(); ++row)
+        out.push_back(model.data(model.index(row), ConversationListModel::TitleRole).toString());
+    return out;
+}
+
+} // namespace
+
+class ConversationsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void startsWithOneEmptyConversation()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        QCOMPARE(model.count(), 1);
+        QVERIFY(model.currentId() != 0);
+        QCOMPARE(model.currentTitle(), QStringLiteral("New chat"));
+        // A new chat while the current one is still empty reuses it.
+        QCOMPARE(model.createConversation(), model.currentId());
+        QCOMPARE(model.count(), 1);
+    }
+
+    void createRenameAndOrder()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 first = model.currentId();
+        store.addMessage(first, message(ChatRole::User, "hello"));
+        const qint64 second = model.createConversation();
+        QVERIFY(second != first);
+        QCOMPARE(model.currentId(), second);
+        QCOMPARE(model.count(), 2);
+
+        model.rename(first, "  Bedtime   stories ");
+        QCOMPARE(store.conversation(first)->title, QStringLiteral("Bedtime stories"));
+        model.rename(first, "   ");  // blank titles are refused
+        QCOMPARE(store.conversation(first)->title, QStringLiteral("Bedtime stories"));
+
+        // A message moves its conversation to the top.
+        QTest::qWait(5);
+        store.addMessage(first, message(ChatRole::Assistant, "Once upon a time"));
+        model.refresh();
+        QCOMPARE(model.idAt(0), first);
+        QCOMPARE(titles(model).front(), QStringLiteral("Bedtime stories"));
+    }
+
+    void namesAfterFirstMessage()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const QString longText = QString("word ").repeated(30);
+        model.nameAfterFirstMessage(model.currentId(), longText);
+        model.refresh();
+        QVERIFY(model.currentTitle().size() <= 48);
+        QVERIFY(model.currentTitle().startsWith("word word"));
+        model.nameAfterFirstMessage(model.currentId(), "something else");  // titled already
+        QVERIFY(model.currentTitle().startsWith("word word"));
+    }
+
+    void deleteAndUndo()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 keep = model.currentId();
+        store.addMessage(keep, message(ChatRole::User, "keep me"));
+        const qint64 doomed = model.createConversation();
+        store.addMessage(doomed, message(ChatRole::User, "delete me"));
+        model.rename(doomed, "Doomed");
+
+        model.remove(doomed);
+        QCOMPARE(model.count(), 1);
+        QVERIFY(model.canUndoRemove());
+        QVERIFY(model.undoText().contains("Doomed"));
+        QCOMPARE(model.currentId(), keep);  // the current one went away: the next one is shown
+
+        model.undoRemove();
+        QVERIFY(!model.canUndoRemove());
+        QCOMPARE(model.count(), 2);
+        QCOMPARE(model.currentId(), doomed);
+        QCOMPARE(store.messages(doomed).size(), 1);
+
+        // A second removal makes the first one final.
+        model.remove(doomed);
+        model.remove(keep);
+        QVERIFY(!store.conversation(doomed).has_value());
+        QVERIFY(store.conversation(keep).has_value());
+        QCOMPARE(model.count(), 1);  // a fresh conversation replaced the last one
+        QVERIFY(model.currentId() != keep && model.currentId() != doomed);
+    }
+
+    void searchMatchesTitlesAndMessages()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 a = model.currentId();
+        model.rename(a, "Dragons");
+        store.addMessage(a, message(ChatRole::User, "tell me about fire"));
+        const qint64 b = model.createConversation();
+        model.rename(b, "Cooking");
+        store.addMessage(b, message(ChatRole::User, "a recipe with 100% butter"));
+
+        model.setSearchText("dragon");
+        QCOMPARE(titles(model), QStringList{"Dragons"});
+        model.setSearchText("FIRE");
+        QCOMPARE(titles(model), QStringList{"Dragons"});
+        model.setSearchText("100%");
+        QCOMPARE(titles(model), QStringList{"Cooking"});
+        model.setSearchText("%");  // a LIKE wildcard is taken literally
+        QCOMPARE(titles(model), QStringList{"Cooking"});
+        model.setSearchText("nothing like this");
+        QCOMPARE(model.count(), 0);
+        model.setSearchText({});
+        QCOMPARE(model.count(), 2);
+    }
+
+    void persistsAcrossReopen()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        qint64 chosen = 0;
+        {
+            ChatStore store(path);
+            ConversationListModel model(store);
+            const qint64 first = model.currentId();
+            store.addMessage(first, message(ChatRole::User, "first"));
+            store.setSystemPrompt(first, "Be brief.");
+            chosen = model.createConversation();
+            store.addMessage(chosen, message(ChatRole::User, "second question"));
+            store.addMessage(chosen, message(ChatRole::Assistant, "half an ans", FinishReason::Cancelled));
+            model.rename(chosen, "Chosen");
+            model.setCurrentId(first);
+            model.setCurrentId(chosen);
+        }
+        ChatStore store(path);
+        ConversationListModel model(store);
+        QCOMPARE(model.count(), 2);
+        QCOMPARE(model.currentId(), chosen);  // the last conversation reopens
+        QCOMPARE(model.currentTitle(), QStringLiteral("Chosen"));
+        const QVector<StoredMessage> messages = store.messages(chosen);
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages[0].text, QStringLiteral("second question"));
+        QCOMPARE(messages[1].role, ChatRole::Assistant);
+        QVERIFY(messages[1].stopped());
+        QCOMPARE(store.systemPrompt(model.idAt(1)), QStringLiteral("Be brief."));
+    }
+
+    void usesWriteAheadLogging()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        ChatStore store(path);
+        store.createConversation("x");
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "probe");
+        {
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery query(db);
+            QVERIFY(query.exec("PRAGMA journal_mode"));
+            QVERIFY(query.next());
+            QCOMPARE(query.value(0).toString().toLower(), QStringLiteral("wal"));
+            db.close();
+        }
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase("probe");
+    }
+
+    void refusesAnUnopenableFile()
+    {
+        QVERIFY_THROWS_EXCEPTION(pyramid::Error, [] { ChatStore store("/nonexistent-dir/sub/c.sqlite"); }());
+    }
+
+    void exportsMarkdownAndJson()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 id = model.currentId();
+        model.rename(id, "Export me");
+        store.setSystemPrompt(id, "You are terse.");
+        store.addMessage(id, message(ChatRole::User, "Write code"));
+        StoredMessage reply = message(ChatRole::Assistant, "```cpp\nint x;\n```", FinishReason::Cancelled);
+        reply.stats.generatedTokens = 7;
+        store.addMessage(id, reply);
+
+        const QString md = dir.filePath("out.md");
+        QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(md), "markdown"), QString());
+        QFile mdFile(md);
+        QVERIFY(mdFile.open(QIODevice::ReadOnly));
+        const QString markdown = QString::fromUtf8(mdFile.readAll());
+        QVERIFY(markdown.startsWith("# Export me"));
+        QVERIFY(markdown.contains("You are terse."));
+        QVERIFY(markdown.contains("Write code"));
+        QVERIFY(markdown.contains("```cpp\nint x;\n```"));
+        QVERIFY(markdown.contains("(stopped)"));
+
+        const QString js = dir.filePath("out.json");
+        QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(js), "json"), QString());
+        QFile jsFile(js);
+        QVERIFY(jsFile.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(jsFile.readAll()).object();
+        QCOMPARE(root["title"].toString(), QStringLiteral("Export me"));
+        QCOMPARE(root["system_prompt"].toString(), QStringLiteral("You are terse."));
+        const QJsonArray messages = root["messages"].toArray();
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages[0].toObject()["role"].toString(), QStringLiteral("user"));
+        QCOMPARE(messages[1].toObject()["stopped"].toBool(), true);
+        QCOMPARE(messages[1].toObject()["stats"].toObject()["generated_tokens"].toInt(), 7);
+
+        QVERIFY(!model.exportConversation(id, QUrl::fromLocalFile("/nonexistent-dir/x.md"), "markdown").isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(ConversationsTest)
+#include "app_conversations_test.moc"

@@ -1,0 +1,123 @@
+// The whole app on the real engine: the QML window (offscreen), LocalChatEngine with
+// stories260K, one message and its streamed reply, what was stored, and the per-layer panel
+// showing a pyramid under PyramidInfer and equal layers under the full cache.
+#include <QFile>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "app_test_env.h"
+#include "chat/local_chat_engine.h"
+#include "shared_data.h"
+
+namespace {
+
+std::vector<int> layerLengths(CacheStatsModel& stats)
+{
+    std::vector<int> out;
+    for (int layer = 0; layer < stats.rowCount(); ++layer)
+        out.push_back(stats.layerLength(layer));
+    return out;
+}
+
+QString describe(const std::vector<int>& lengths, int full)
+{
+    QStringList parts;
+    for (int l : lengths)
+        parts.push_back(QString::number(l));
+    return QStringLiteral("[%1] of %2").arg(parts.join(", ")).arg(full);
+}
+
+} // namespace
+
+class EndToEndTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void chatsWithTheRealEngine()
+    {
+        PYRAMID_REQUIRE_SHARED(modelPath, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(textPath, "data/tinystories_val_prefix.txt");
+        QFile textFile(QString::fromStdString(textPath.string()));
+        QVERIFY(textFile.open(QIODevice::ReadOnly));
+        // A few hundred tokens: long enough for PyramidInfer to drop entries in deeper layers.
+        const QString prompt = QString::fromUtf8(textFile.read(700)).section(QLatin1Char(' '), 0, -2);
+
+        AppTestEnv env;
+        DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
+                       DesktopApp::Paths{env.database, QStringList{env.modelsDir}});
+        QQmlApplicationEngine qml;
+        QStringList qmlWarnings;
+        connect(&qml, &QQmlApplicationEngine::warnings, this, [&](const QList<QQmlError>& warnings) {
+            for (const QQmlError& w : warnings)
+                qmlWarnings.push_back(w.toString());
+        });
+        QVERIFY(app.showWindow(qml));
+        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        QVERIFY(window);
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+
+        QSignalSpy loaded(&app.models(), &ModelManager::modelChanged);
+        app.models().open(QString::fromStdString(modelPath.string()));
+        QVERIFY(loaded.wait(30000));
+        QVERIFY2(app.models().error().isEmpty(), qPrintable(app.models().error()));
+        QCOMPARE(app.settings().current().promptFormat, pyramid::PromptFormat::Raw);  // a base model
+        QVERIFY(app.settings().setValue("temperature", "0"));
+        QVERIFY(app.settings().setValue("max_new_tokens", "24"));
+        QVERIFY(app.settings().setValue("policy", "pyramid"));
+
+        QSignalSpy finished(&app.chat(), &ChatController::replyFinished);
+        QSignalSpy streamed(&app.messages(), &QAbstractItemModel::dataChanged);
+        QVERIFY(app.chat().send(prompt));
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(app.chat().error().isEmpty(), qPrintable(app.chat().error()));
+        QVERIFY(!streamed.isEmpty());
+
+        // Stored: the prompt and a finished, non-empty reply.
+        const QVector<StoredMessage> stored = app.store().messages(app.conversations().currentId());
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[0].text, prompt.trimmed());
+        QCOMPARE(stored[1].role, pyramid::ChatRole::Assistant);
+        QVERIFY(!stored[1].text.trimmed().isEmpty());
+        QVERIFY(!stored[1].stopped());
+        QVERIFY(stored[1].stats.generatedTokens > 0);
+        QCOMPARE(app.messages().at(1).text, stored[1].text);
+
+        // The panel: one bar per layer, non-increasing with depth, deeper layers shorter.
+        const int layers = 5;  // stories260K
+        CacheStatsModel& stats = app.stats();
+        QCOMPARE(stats.rowCount(), layers);
+        const std::vector<int> pyramid = layerLengths(stats);
+        const QString shape = describe(pyramid, stats.fullLength());
+        qInfo("pyramid policy: layer lengths %s, %s", qPrintable(shape), qPrintable(stats.savingText()));
+        QVERIFY2(stats.fullLength() > 64, qPrintable(shape));
+        for (int layer = 1; layer < layers; ++layer)
+            QVERIFY2(pyramid[layer] <= pyramid[layer - 1], qPrintable(shape));
+        QVERIFY2(pyramid.back() < pyramid.front(), qPrintable(shape));
+        QVERIFY2(pyramid.front() <= stats.fullLength(), qPrintable(shape));
+        QVERIFY(stats.savingFraction() > 0);
+        auto* bars = window->findChild<QQuickItem*>(QStringLiteral("layerBars"));
+        QVERIFY(bars);
+        QCOMPARE(bars->property("count").toInt(), layers);
+
+        // The full cache keeps every entry in every layer.
+        QVERIFY(app.settings().setValue("policy", "full"));
+        QVERIFY(app.chat().regenerate());
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(app.chat().error().isEmpty(), qPrintable(app.chat().error()));
+        const std::vector<int> full = layerLengths(stats);
+        qInfo("full policy: layer lengths %s", qPrintable(describe(full, stats.fullLength())));
+        QCOMPARE(static_cast<int>(full.size()), layers);
+        for (int length : full)
+            QVERIFY2(length == stats.fullLength(), qPrintable(describe(full, stats.fullLength())));
+        QCOMPARE(stats.savingFraction(), 0.0);
+        QCOMPARE(app.store().messages(app.conversations().currentId()).size(), 2);
+
+        QVERIFY2(qmlWarnings.isEmpty(), qPrintable(qmlWarnings.join('\n')));
+    }
+};
+
+QTEST_MAIN(EndToEndTest)
+#include "app_end_to_end_test.moc"

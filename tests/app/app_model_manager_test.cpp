@@ -1,0 +1,158 @@
+// ModelManager: opening a model through the worker thread, progress, load errors that keep
+// the previous model and the app usable, cancel, recent models, the default model search
+// and the prompt format chosen for base and chat models.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "app_test_env.h"
+
+class ModelManagerTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void loadsWithProgress()
+    {
+        AppTestEnv env;
+        auto app = env.makeApp();
+        ModelManager& models = app->models();
+        QVERIFY(!models.hasModel());
+        QSignalSpy progress(&models, &ModelManager::progressChanged);
+        QSignalSpy changed(&models, &ModelManager::modelChanged);
+        models.open(env.makeModelFile("story-base.gguf"));
+        QVERIFY(models.loading());
+        QVERIFY(!app->chat().canSend());
+        QVERIFY(changed.wait(5000));
+        QVERIFY(!models.loading());
+        QVERIFY(models.hasModel());
+        QCOMPARE(models.modelName(), QStringLiteral("story-base.gguf"));
+        QCOMPARE(models.progress(), 1.0);
+        QVERIFY(progress.size() >= 2);
+        QVERIFY(models.modelSummary().contains("4"));
+        QCOMPARE(models.backend(), QStringLiteral("cpu"));
+        QVERIFY(app->chat().canSend());
+        // A base model gets the raw prompt format, a chat model the chat format.
+        QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::Raw);
+        models.open(env.makeModelFile("llama-2-7b-chat.Q4_K_M.gguf"));
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::LlamaChat);
+    }
+
+    void loadErrorKeepsThePreviousModel()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp();
+        ModelManager& models = app->models();
+        const QString before = models.modelPath();
+        QSignalSpy loading(&models, &ModelManager::loadingChanged);
+        QSignalSpy error(&models, &ModelManager::errorChanged);
+        models.open(env.makeModelFile("broken.gguf"));
+        QVERIFY(error.wait(5000));
+        QVERIFY(models.error().contains("broken.gguf"));
+        QVERIFY(models.error().contains("truncated"));
+        QVERIFY(!models.loading());
+        QCOMPARE(models.modelPath(), before);
+        QVERIFY(!models.recentModels().contains(env.modelsDir + "/broken.gguf"));
+
+        // Still usable: a message gets its reply.
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("still there?"));
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(app->messages().count(), 2);
+        models.clearError();
+        QVERIFY(models.error().isEmpty());
+    }
+
+    void loadErrorWithoutAModel()
+    {
+        AppTestEnv env;
+        auto app = env.makeApp();
+        QSignalSpy error(&app->models(), &ModelManager::errorChanged);
+        app->models().open(env.makeModelFile("broken.gguf"));
+        QVERIFY(error.wait(5000));
+        QVERIFY(!app->models().hasModel());
+        QVERIFY(!app->chat().canSend());
+        app->models().open(env.makeModelFile("good.gguf"));  // recovers
+        QTRY_VERIFY_WITH_TIMEOUT(app->models().hasModel(), 5000);
+        QVERIFY(app->models().error().isEmpty());
+    }
+
+    void refusesMissingPathsAndFolders()
+    {
+        AppTestEnv env;
+        auto app = env.makeApp();
+        app->models().open(env.dir.filePath("nope.gguf"));
+        QVERIFY(app->models().error().contains("nope.gguf"));
+        QVERIFY(!app->models().loading());
+        app->models().open(env.dir.path());  // a folder without config.json
+        QVERIFY(app->models().error().contains("config.json"));
+        QVERIFY(!app->models().loading());
+    }
+
+    void cancelIsNotAnError()
+    {
+        AppTestEnv env;
+        FakeScript slowLoad;
+        slowLoad.loadStepDelay = std::chrono::milliseconds(200);
+        auto app = env.makeApp(nullptr, slowLoad);
+        QSignalSpy loading(&app->models(), &ModelManager::loadingChanged);
+        app->models().open(env.makeModelFile("slow.gguf"));
+        QVERIFY(app->models().loading());
+        app->models().cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!app->models().loading(), 5000);
+        QVERIFY(app->models().error().isEmpty());
+        QVERIFY(!app->models().hasModel());
+    }
+
+    void remembersRecentModels()
+    {
+        AppTestEnv env;
+        const QString a = env.makeModelFile("a.gguf");
+        const QString b = env.makeModelFile("b.gguf");
+        {
+            auto app = env.makeApp();
+            for (const QString& path : {a, b, a}) {
+                QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
+                app->models().open(path);
+                QVERIFY(changed.wait(5000));
+            }
+            QCOMPARE(app->models().recentModels(), (QStringList{a, b}));
+        }
+        auto app = env.makeApp();
+        QCOMPARE(app->models().recentModels(), (QStringList{a, b}));
+        QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
+        app->models().openInitial();  // the most recent one
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(app->models().modelPath(), a);
+    }
+
+    void findsModelsInTheSearchFolders()
+    {
+        AppTestEnv env;
+        env.makeModelFile("zeta.gguf");
+        const QString preferred = env.makeModelFile(ModelManager::kDefaultModelFile);
+        const QString hfFolder = env.modelsDir + "/hf-model";
+        QDir().mkpath(hfFolder);
+        for (const char* name : {"config.json", "model.safetensors"}) {
+            QFile file(hfFolder + "/" + name);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+        }
+        auto app = env.makeApp();
+        const QStringList found = app->models().availableModels();
+        QCOMPARE(found.size(), 3);
+        QVERIFY(found.contains(hfFolder));
+        QCOMPARE(app->models().defaultModelPath(), preferred);
+        QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
+        app->models().openInitial();  // nothing recent: the default model
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(app->models().modelPath(), preferred);
+    }
+
+    void searchFoldersIncludeTheSharedModels()
+    {
+        const QStringList dirs = ModelManager::defaultSearchDirs("/data/pyramidchat", "/src/../shared");
+        QCOMPARE(dirs, (QStringList{"/data/pyramidchat/models", "/shared/models"}));
+    }
+};
+
+QTEST_GUILESS_MAIN(ModelManagerTest)
+#include "app_model_manager_test.moc"

@@ -1,0 +1,153 @@
+#include "fake_chat_engine.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "util/error.h"
+
+using namespace pyramid;
+
+FakeChatEngine::FakeChatEngine(FakeScript script) : script_(std::move(script)) {}
+
+ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallbacks& callbacks,
+                                     const std::atomic<bool>& cancel)
+{
+    const FakeScript script = [&] {
+        std::lock_guard lock(mutex_);
+        return script_;
+    }();
+    const std::string name = std::filesystem::path(path).filename().string();
+    for (int step = 1; step <= 10; ++step) {
+        std::this_thread::sleep_for(script.loadStepDelay);
+        if (cancel)
+            throw Cancelled();
+        if (callbacks.progress)
+            callbacks.progress(step / 10.0);
+        if (step == 5 && name.find("broken") != std::string::npos)
+            throw Error("model file " + path + " is truncated: expected 4096 bytes of tensor data, found 12");
+    }
+    ModelInfo info;
+    info.path = path;
+    info.name = std::filesystem::path(path).stem().string();
+    info.format = "gguf";
+    info.backend = "cpu";
+    info.backend_note = "fake engine";
+    info.n_layers = script.layers;
+    info.n_vocab = 512;
+    info.context_length = 512;
+    info.weight_bytes = 1000000;
+    std::lock_guard lock(mutex_);
+    info_ = info;
+    loaded_ = true;
+    return info;
+}
+
+bool FakeChatEngine::has_model() const
+{
+    std::lock_guard lock(mutex_);
+    return loaded_;
+}
+
+ModelInfo FakeChatEngine::model_info() const
+{
+    std::lock_guard lock(mutex_);
+    return info_;
+}
+
+void FakeChatEngine::setScript(const FakeScript& script)
+{
+    std::lock_guard lock(mutex_);
+    script_ = script;
+}
+
+std::vector<ChatRequest> FakeChatEngine::requests() const
+{
+    std::lock_guard lock(mutex_);
+    return requests_;
+}
+
+int FakeChatEngine::promptTokens(const ChatRequest& request)
+{
+    int words = 0;
+    const auto count = [&](const std::string& text) {
+        std::istringstream in(text);
+        std::string word;
+        while (in >> word)
+            ++words;
+    };
+    count(request.conversation.system_prompt);
+    for (const ChatMessage& m : request.conversation.messages)
+        count(m.text);
+    return words + 8;
+}
+
+int FakeChatEngine::layerLength(CompressionPolicyKind policy, int layer, int layers, int full)
+{
+    if (policy == CompressionPolicyKind::Full)
+        return full;
+    return std::max(1, full * (layers - layer) / layers);
+}
+
+GenerationStats FakeChatEngine::stats(const ChatRequest& request, const FakeScript& script, int generated,
+                                      GenerationPhase phase) const
+{
+    GenerationStats s;
+    s.phase = phase;
+    s.prompt_tokens = promptTokens(request);
+    s.generated_tokens = generated;
+    s.full_kv_length = s.prompt_tokens + generated;
+    s.context_length = 512;
+    size_t entries = 0;
+    for (int layer = 0; layer < script.layers; ++layer) {
+        const int length = layerLength(request.compression.policy, layer, script.layers, s.full_kv_length);
+        s.layer_kv_lengths.push_back(length);
+        s.layers_compressed.push_back(length < s.full_kv_length);
+        entries += static_cast<size_t>(length);
+    }
+    s.kv_bytes = entries * script.bytesPerEntry;
+    s.full_kv_bytes = static_cast<size_t>(script.layers) * static_cast<size_t>(s.full_kv_length) * script.bytesPerEntry;
+    s.time_to_first_token_ms = 2.0 * static_cast<double>(script.delay.count());
+    s.decode_tokens_per_second = generated > 0 ? 1000.0 / std::max<double>(1, static_cast<double>(script.delay.count())) : 0;
+    return s;
+}
+
+ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
+                                 const std::atomic<bool>& cancel)
+{
+    const FakeScript script = [&] {
+        std::lock_guard lock(mutex_);
+        requests_.push_back(request);
+        return script_;
+    }();
+    ChatResult result;
+    if (callbacks.on_stats)
+        callbacks.on_stats(stats(request, script, 0, GenerationPhase::Prefill));
+    int generated = 0;
+    result.reason = FinishReason::EndOfSequence;
+    for (const std::string& piece : script.pieces) {
+        std::this_thread::sleep_for(script.delay);
+        if (cancel) {
+            result.reason = FinishReason::Cancelled;
+            break;
+        }
+        if (generated == request.max_new_tokens) {
+            result.reason = FinishReason::MaxTokens;
+            break;
+        }
+        result.text += piece;
+        ++generated;
+        if (callbacks.on_text)
+            callbacks.on_text(piece);
+        if (callbacks.on_stats)
+            callbacks.on_stats(stats(request, script, generated, GenerationPhase::Decode));
+        if (!script.replyError.empty()) {
+            result.reason = FinishReason::Error;
+            result.error = script.replyError;
+            break;
+        }
+    }
+    result.stats = stats(request, script, generated, GenerationPhase::Finished);
+    return result;
+}

@@ -1,0 +1,50 @@
+#pragma once
+// A ChatEngine for the app tests: replies with scripted pieces after a delay each, publishes
+// statistics shaped like a real run (a pyramid of layer lengths under the pyramid policy, equal
+// lengths under the full one), honours cancel, and can fail loading or replying on request.
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "chat/chat_engine.h"
+
+struct FakeScript {
+    std::vector<std::string> pieces{"Once", " upon", " a", " time", "."};
+    std::chrono::milliseconds delay{5};  // before each piece
+    int layers = 4;
+    size_t bytesPerEntry = 64;
+    std::string replyError;  // non-empty: the reply fails with it after the first piece
+    std::chrono::milliseconds loadStepDelay{1};  // ten load steps, cancel checked between them
+};
+
+class FakeChatEngine final : public pyramid::ChatEngine {
+public:
+    explicit FakeChatEngine(FakeScript script = {});
+
+    // Loading a path whose file name contains "broken" throws.
+    pyramid::ModelInfo load_model(const std::string& path, const pyramid::LoadCallbacks& callbacks,
+                                  const std::atomic<bool>& cancel) override;
+    bool has_model() const override;
+    pyramid::ModelInfo model_info() const override;
+    pyramid::ChatResult reply(const pyramid::ChatRequest& request, const pyramid::StreamCallbacks& callbacks,
+                              const std::atomic<bool>& cancel) override;
+
+    void setScript(const FakeScript& script);
+    std::vector<pyramid::ChatRequest> requests() const;
+
+    // Tokens the fake charges for a prompt: one per word, plus a fixed template overhead.
+    static int promptTokens(const pyramid::ChatRequest& request);
+    // Entries layer `layer` keeps out of `full` under `policy`.
+    static int layerLength(pyramid::CompressionPolicyKind policy, int layer, int layers, int full);
+
+private:
+    pyramid::GenerationStats stats(const pyramid::ChatRequest& request, const FakeScript& script, int generated,
+                                   pyramid::GenerationPhase phase) const;
+
+    mutable std::mutex mutex_;
+    FakeScript script_;
+    std::vector<pyramid::ChatRequest> requests_;
+    pyramid::ModelInfo info_;
+    bool loaded_ = false;
+};
