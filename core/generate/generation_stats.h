@@ -3,6 +3,7 @@
 // prefill and after every generated token.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace pyramid {
@@ -19,6 +20,10 @@ struct GenerationStats {
     int prompt_tokens = 0;
     int generated_tokens = 0;
     int context_length = 0;                 // the model's limit on positions
+    int positions_used = 0;                 // positions taken in the context (next position)
+    std::string device;                     // where it runs: "cpu (2 threads)", "cuda: NVIDIA H100"
+    size_t device_memory_used = 0;          // GPU memory in use (0 on the CPU)
+    size_t device_memory_total = 0;
     double prefill_ms = 0;
     double time_to_first_token_ms = 0;
     double decode_ms = 0;

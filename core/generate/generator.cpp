@@ -25,6 +25,11 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
     stats.kv_bytes = session.cache().bytes();
     stats.full_kv_bytes = session.full_cache_bytes();
     stats.context_length = session.context_length();
+    stats.positions_used = session.tokens_seen();
+    const BackendInfo device = session.backend_info();
+    stats.device = device.name + (device.device.empty() ? "" : ": " + device.device);
+    stats.device_memory_used = device.memory_used;
+    stats.device_memory_total = device.memory_total;
 }
 
 } // namespace

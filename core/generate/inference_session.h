@@ -39,6 +39,7 @@ public:
     std::vector<float> decode(int32_t token);
 
     const KvCache& cache() const { return cache_; }
+    BackendInfo backend_info() const { return backend_.info(); }
     int tokens_seen() const { return next_position_; }
     int context_length() const { return backend_.config().context_length; }
     // Layers whose cache (or, in the prefill, token set) shrank during the last step.
