@@ -1,0 +1,35 @@
+#include "model/model_loader.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "model/gguf_model.h"
+#include "model/hf_model.h"
+#include "util/error.h"
+
+namespace pyramid {
+
+LoadedModel load_model_files(const std::filesystem::path& path, const std::function<void(double)>& progress)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status))
+        throw Error(path.string() + ": no such file or folder");
+
+    LoadedModel model;
+    if (fs::is_directory(status)) {
+        model = load_hf_model(path, progress);
+    } else {
+        char magic[4] = {};
+        std::ifstream in(path, std::ios::binary);
+        if (!in.read(magic, 4) || std::memcmp(magic, "GGUF", 4) != 0)
+            throw Error(path.string() + ": not a GGUF file or a Hugging Face model folder");
+        model = load_gguf_model(path, progress);
+    }
+    if (progress)
+        progress(1.0);
+    return model;
+}
+
+} // namespace pyramid

@@ -1,0 +1,30 @@
+#pragma once
+// Entry point for loading a LLaMA model from disk, in either format the app accepts:
+// a GGUF file (any mix of the weight types in tensor_type.h) or a Hugging Face folder
+// (config.json plus model.safetensors or shards listed in model.safetensors.index.json,
+// stored as F32, F16 or BF16).
+//
+// Big weights stay where they are in the memory-mapped files; only norm vectors are
+// converted (to float32). Every tensor's shape is checked against the config, and any
+// defect throws pyramid::Error naming the file, tensor or field, expected and found.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/model_weights.h"
+#include "tokenizer/vocab.h"
+
+namespace pyramid {
+
+struct LoadedModel {
+    ModelWeights weights;
+    std::string format;                        // "gguf" or "safetensors"
+    std::optional<EmbeddedVocab> vocab;        // GGUF with tokenizer.ggml.model
+    std::filesystem::path tokenizer_model;     // HF folder: <folder>/tokenizer.model if present
+};
+
+// path: a .gguf file or a Hugging Face folder. progress in 0..1 (may be empty).
+LoadedModel load_model_files(const std::filesystem::path& path, const std::function<void(double)>& progress = {});
+
+} // namespace pyramid

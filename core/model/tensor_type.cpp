@@ -1,0 +1,332 @@
+// Block layouts and decoders of every weight type ggml writes into GGUF files.
+//
+// Bit-exactness with ggml's scalar reference depends on doing the same float32 operations in
+// the same order, so each formula below keeps ggml's grouping (for example Q4_K is
+// (d*sc)*q - dmin*m, not d*(sc*q) - ...). This file is compiled with -ffp-contract=off so no
+// multiply-add is fused.
+#include "model/tensor_type.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "util/error.h"
+#include "util/float16.h"
+
+namespace pyramid {
+namespace {
+
+constexpr int QK = 32;     // elements per block of the simple quantized types
+constexpr int QK_K = 256;  // elements per K-quant super-block
+
+// Little-endian half read from a possibly unaligned byte pointer.
+inline float half_at(const uint8_t* p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return fp16_to_fp32(h);
+}
+
+// --- byte layouts (offsets inside one block) ---------------------------------------------
+// Q4_0: f16 d | u8 qs[16]                      (low nibbles: elements 0..15, high: 16..31)
+// Q4_1: f16 d | f16 m | u8 qs[16]
+// Q5_0: f16 d | u8 qh[4] | u8 qs[16]           (qh: bit j is the 5th bit of element j)
+// Q5_1: f16 d | f16 m | u8 qh[4] | u8 qs[16]
+// Q8_0: f16 d | i8 qs[32]
+// Q2_K: u8 scales[16] | u8 qs[64] | f16 d | f16 dmin
+// Q3_K: u8 hmask[32] | u8 qs[64] | u8 scales[12] | f16 d
+// Q4_K: f16 d | f16 dmin | u8 scales[12] | u8 qs[128]
+// Q5_K: f16 d | f16 dmin | u8 scales[12] | u8 qh[32] | u8 qs[128]
+// Q6_K: u8 ql[128] | u8 qh[64] | i8 scales[16] | f16 d
+
+void f32_to_float(const void* src, float* dst, int64_t n)
+{
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+}
+
+void f16_to_float(const void* src, float* dst, int64_t n) { fp16_to_fp32_row(src, dst, n); }
+void bf16_to_float(const void* src, float* dst, int64_t n) { bf16_to_fp32_row(src, dst, n); }
+
+void q4_0_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 18, dst += QK) {
+        const float d = half_at(b);
+        const uint8_t* qs = b + 2;
+        for (int j = 0; j < QK / 2; ++j) {
+            const int x0 = (qs[j] & 0x0f) - 8;
+            const int x1 = (qs[j] >> 4) - 8;
+            dst[j] = x0 * d;
+            dst[j + QK / 2] = x1 * d;
+        }
+    }
+}
+
+void q4_1_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 20, dst += QK) {
+        const float d = half_at(b);
+        const float m = half_at(b + 2);
+        const uint8_t* qs = b + 4;
+        for (int j = 0; j < QK / 2; ++j) {
+            const int x0 = qs[j] & 0x0f;
+            const int x1 = qs[j] >> 4;
+            dst[j] = x0 * d + m;
+            dst[j + QK / 2] = x1 * d + m;
+        }
+    }
+}
+
+void q5_0_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 22, dst += QK) {
+        const float d = half_at(b);
+        uint32_t qh;
+        std::memcpy(&qh, b + 2, 4);
+        const uint8_t* qs = b + 6;
+        for (int j = 0; j < QK / 2; ++j) {
+            const int hi0 = static_cast<int>((qh >> j) << 4 & 0x10);
+            const int hi1 = static_cast<int>((qh >> (j + 12)) & 0x10);
+            const int x0 = ((qs[j] & 0x0f) | hi0) - 16;
+            const int x1 = ((qs[j] >> 4) | hi1) - 16;
+            dst[j] = x0 * d;
+            dst[j + QK / 2] = x1 * d;
+        }
+    }
+}
+
+void q5_1_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 24, dst += QK) {
+        const float d = half_at(b);
+        const float m = half_at(b + 2);
+        uint32_t qh;
+        std::memcpy(&qh, b + 4, 4);
+        const uint8_t* qs = b + 8;
+        for (int j = 0; j < QK / 2; ++j) {
+            const int hi0 = static_cast<int>((qh >> j) << 4 & 0x10);
+            const int hi1 = static_cast<int>((qh >> (j + 12)) & 0x10);
+            const int x0 = (qs[j] & 0x0f) | hi0;
+            const int x1 = (qs[j] >> 4) | hi1;
+            dst[j] = x0 * d + m;
+            dst[j + QK / 2] = x1 * d + m;
+        }
+    }
+}
+
+void q8_0_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 34, dst += QK) {
+        const float d = half_at(b);
+        const auto* qs = reinterpret_cast<const int8_t*>(b + 2);
+        for (int j = 0; j < QK; ++j)
+            dst[j] = qs[j] * d;
+    }
+}
+
+void q2_k_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 84) {
+        const uint8_t* scales = b;
+        const uint8_t* q = b + 16;
+        const float d = half_at(b + 80);
+        const float dmin = half_at(b + 82);
+        int is = 0;
+        // Each 32-byte run of q holds four 2-bit planes; each plane is two groups of 16 with
+        // their own 4-bit scale and 4-bit min.
+        for (int half = 0; half < 2; ++half, q += 32) {
+            for (int shift = 0; shift < 8; shift += 2) {
+                for (int g = 0; g < 2; ++g) {
+                    const uint8_t sc = scales[is++];
+                    const float dl = d * (sc & 0x0f);
+                    const float ml = dmin * (sc >> 4);
+                    const uint8_t* qg = q + 16 * g;
+                    for (int l = 0; l < 16; ++l)
+                        *dst++ = dl * static_cast<int8_t>((qg[l] >> shift) & 3) - ml;
+                }
+            }
+        }
+    }
+}
+
+// The 16 6-bit scales of Q3_K, packed in 12 bytes: low 4 bits in bytes 0..7 (two per byte,
+// scales 0..7 in low nibbles, 8..15 in high nibbles), top 2 bits in bytes 8..11.
+inline void unpack_q3_k_scales(const uint8_t* packed, int8_t out[16])
+{
+    for (int j = 0; j < 16; ++j) {
+        const int low = (j < 8) ? (packed[j] & 0x0f) : (packed[j - 8] >> 4);
+        const int high = (packed[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+        out[j] = static_cast<int8_t>((low | (high << 4)) - 32);
+    }
+}
+
+void q3_k_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    int8_t scales[16];
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 110) {
+        const uint8_t* hmask = b;
+        const uint8_t* q = b + 32;
+        unpack_q3_k_scales(b + 96, scales);
+        const float d_all = half_at(b + 108);
+        int is = 0;
+        uint8_t m = 1;  // which bit of hmask holds the current plane's high bit
+        for (int half = 0; half < 2; ++half, q += 32) {
+            for (int shift = 0; shift < 8; shift += 2, m <<= 1) {
+                for (int g = 0; g < 2; ++g) {
+                    const float dl = d_all * scales[is++];
+                    const uint8_t* qg = q + 16 * g;
+                    const uint8_t* hg = hmask + 16 * g;
+                    for (int l = 0; l < 16; ++l) {
+                        const int v = static_cast<int8_t>((qg[l] >> shift) & 3) - ((hg[l] & m) ? 0 : 4);
+                        *dst++ = dl * v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
+inline void k4_scale_min(int j, const uint8_t* q, uint8_t& sc, uint8_t& m)
+{
+    if (j < 4) {
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        sc = static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4));
+        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+void q4_k_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 144) {
+        const float d = half_at(b);
+        const float dmin = half_at(b + 2);
+        const uint8_t* scales = b + 4;
+        const uint8_t* q = b + 16;
+        for (int is = 0; is < 8; is += 2, q += 32) {
+            uint8_t sc, m;
+            k4_scale_min(is, scales, sc, m);
+            const float d1 = d * sc;
+            const float m1 = dmin * m;
+            k4_scale_min(is + 1, scales, sc, m);
+            const float d2 = d * sc;
+            const float m2 = dmin * m;
+            for (int l = 0; l < 32; ++l)
+                *dst++ = d1 * (q[l] & 0x0f) - m1;
+            for (int l = 0; l < 32; ++l)
+                *dst++ = d2 * (q[l] >> 4) - m2;
+        }
+    }
+}
+
+void q5_k_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 176) {
+        const float d = half_at(b);
+        const float dmin = half_at(b + 2);
+        const uint8_t* scales = b + 4;
+        const uint8_t* qh = b + 16;
+        const uint8_t* ql = b + 48;
+        uint8_t u1 = 1, u2 = 2;  // bits of qh holding the 5th bit of the two current groups
+        for (int is = 0; is < 8; is += 2, ql += 32, u1 <<= 2, u2 <<= 2) {
+            uint8_t sc, m;
+            k4_scale_min(is, scales, sc, m);
+            const float d1 = d * sc;
+            const float m1 = dmin * m;
+            k4_scale_min(is + 1, scales, sc, m);
+            const float d2 = d * sc;
+            const float m2 = dmin * m;
+            for (int l = 0; l < 32; ++l)
+                *dst++ = d1 * ((ql[l] & 0x0f) + ((qh[l] & u1) ? 16 : 0)) - m1;
+            for (int l = 0; l < 32; ++l)
+                *dst++ = d2 * ((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
+        }
+    }
+}
+
+void q6_k_to_float(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    float ds[16];
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 210) {
+        const uint8_t* ql = b;
+        const uint8_t* qh = b + 128;
+        const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
+        const float d = half_at(b + 208);
+        for (int j = 0; j < 16; ++j)  // ggml computes d * sc * q as (d * sc) * q
+            ds[j] = d * sc[j];
+        // Two halves of 128: each uses 64 bytes of ql, 32 of qh and 8 scales (one per 16
+        // outputs). Byte l of the half yields outputs l, l+32, l+64 and l+96.
+        for (int half = 0; half < 2; ++half, ql += 64, qh += 32, dst += 128) {
+            const float* s = ds + 8 * half;
+            for (int g = 0; g < 2; ++g) {
+                const float s1 = s[g], s2 = s[g + 2], s3 = s[g + 4], s4 = s[g + 6];
+                for (int l = 16 * g; l < 16 * g + 16; ++l) {
+                    const int q1 = ((ql[l] & 0x0f) | ((qh[l] & 3) << 4)) - 32;
+                    const int q2 = ((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                    const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                    const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                    dst[l] = s1 * q1;
+                    dst[l + 32] = s2 * q2;
+                    dst[l + 64] = s3 * q3;
+                    dst[l + 96] = s4 * q4;
+                }
+            }
+        }
+    }
+}
+
+constexpr std::array<TensorTypeTraits, 13> kTraits{{
+    {TensorType::F32, "f32", 1, 4, f32_to_float},
+    {TensorType::F16, "f16", 1, 2, f16_to_float},
+    {TensorType::Q4_0, "q4_0", QK, 18, q4_0_to_float},
+    {TensorType::Q4_1, "q4_1", QK, 20, q4_1_to_float},
+    {TensorType::Q5_0, "q5_0", QK, 22, q5_0_to_float},
+    {TensorType::Q5_1, "q5_1", QK, 24, q5_1_to_float},
+    {TensorType::Q8_0, "q8_0", QK, 34, q8_0_to_float},
+    {TensorType::Q2_K, "q2_K", QK_K, 84, q2_k_to_float},
+    {TensorType::Q3_K, "q3_K", QK_K, 110, q3_k_to_float},
+    {TensorType::Q4_K, "q4_K", QK_K, 144, q4_k_to_float},
+    {TensorType::Q5_K, "q5_K", QK_K, 176, q5_k_to_float},
+    {TensorType::Q6_K, "q6_K", QK_K, 210, q6_k_to_float},
+    {TensorType::BF16, "bf16", 1, 2, bf16_to_float},
+}};
+
+} // namespace
+
+std::optional<TensorTypeTraits> tensor_type_traits(uint32_t type_id)
+{
+    for (const auto& t : kTraits)
+        if (static_cast<uint32_t>(t.type) == type_id)
+            return t;
+    return std::nullopt;
+}
+
+const TensorTypeTraits& tensor_type_traits(TensorType type)
+{
+    for (const auto& t : kTraits)
+        if (t.type == type)
+            return t;
+    throw Error("unknown tensor type id " + std::to_string(static_cast<uint32_t>(type)));
+}
+
+size_t tensor_row_bytes(TensorType type, int64_t n)
+{
+    const auto& t = tensor_type_traits(type);
+    if (n < 0 || n % t.block_elems != 0)
+        throw Error("a row of " + std::to_string(n) + " elements is not a whole number of " +
+                    std::string(t.name) + " blocks (" + std::to_string(t.block_elems) + " elements each)");
+    return static_cast<size_t>(n / t.block_elems) * t.block_bytes;
+}
+
+} // namespace pyramid
