@@ -1,0 +1,50 @@
+#pragma once
+// The results of one evaluation and their two text forms: Markdown tables for people (stdout,
+// docs/quality) and JSON for tools. Quality differences are also given per token in nats
+// against the full cache, paired over windows, with their standard error, so a reader can
+// tell a real gap from noise.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "perplexity.h"
+#include "sweep.h"
+#include "text_windows.h"
+
+namespace pyramid {
+
+struct RunResult {
+    EvalRun run;
+    PerplexityResult result;
+};
+
+struct EvalReport {
+    std::string model;        // path as given
+    std::string text;         // path as given
+    WindowOptions windows;
+    CompressionConfig base;   // knobs shared by the runs
+    std::vector<RunResult> runs;
+};
+
+// Mean over windows of (run's mean NLL - reference's mean NLL) and its standard error.
+struct PairedDelta {
+    double mean = 0.0;
+    double standard_error = 0.0;
+};
+// Throws pyramid::Error when the two results cover different numbers of windows.
+PairedDelta paired_delta(const PerplexityResult& run, const PerplexityResult& reference);
+
+// The run of series "full", if the report has one.
+const RunResult* full_reference(const EvalReport& report);
+
+// One row per run: label, policy, parameters, PPL, delta NLL vs full, mean KV entries per
+// layer (overall and per layer), KV bytes as a fraction of full.
+std::string markdown_table(const EvalReport& report);
+// One row per swept decay ratio with PyramidInfer, local and H2O side by side at equal KV
+// bytes and the paired differences between them; empty when the report has no decay sweep.
+std::string markdown_comparison(const EvalReport& report);
+
+nlohmann::json report_to_json(const EvalReport& report);
+
+} // namespace pyramid

@@ -1,0 +1,28 @@
+// pyramid-eval: quality evaluation of the KV-cache policies. `ppl` runs the perplexity
+// protocol (one policy or a sweep) and writes tables, JSON and plots; `replay` reproduces a
+// golden-format case. Results go to stdout, progress and errors to stderr.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "ppl_command.h"
+#include "replay_command.h"
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Quality evaluation of KV-cache compression: perplexity sweeps and golden replays.",
+                 "pyramid-eval"};
+    app.require_subcommand(1);
+    pyramid::PplCommand ppl(app);
+    pyramid::ReplayCommand replay(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0)
+            return app.exit(e);  // --help
+        fmt::print(stderr, "pyramid-eval: {} (see --help)\n", e.what());
+        return 2;
+    }
+    return ppl.chosen() ? ppl.run() : replay.run();
+}

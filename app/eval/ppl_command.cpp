@@ -1,0 +1,154 @@
+#include "ppl_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "eval_report.h"
+#include "model/model.h"
+#include "model_search.h"
+#include "perplexity.h"
+#include "plot_files.h"
+#include "report_plots.h"
+#include "sweep.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace pyramid {
+namespace {
+
+std::string read_text(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error("cannot open the text file " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_json(const std::string& path, const nlohmann::json& json)
+{
+    std::ofstream out(path);
+    out << json.dump(2) << '\n';
+    if (!out)
+        throw Error("cannot write " + path);
+}
+
+} // namespace
+
+PplCommand::PplCommand(CLI::App& parent)
+    : app_(parent.add_subcommand("ppl", "Perplexity of KV-cache policies on a text file (teacher-forced decode)."))
+{
+    app_->add_option("-m,--model", model_path_, "GGUF file or Hugging Face folder (default: as pyramid-cli)");
+    app_->add_option("--text", text_path_, "text file to score")->required()->check(CLI::ExistingFile);
+    app_->add_option("-P,--prefill", windows_.prefill, "tokens prefilled per window, BOS included")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    app_->add_option("-C,--continuation", windows_.continuation, "tokens scored per window")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    app_->add_option("--windows", windows_.count, "number of windows")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    app_->add_option("--align", align_,
+                     "where windows start: tokens (consecutive pieces of the tokenized text) or paragraphs")
+        ->check(CLI::IsMember({"tokens", "paragraphs"}))
+        ->capture_default_str();
+    app_->add_option("--paragraph-prefix", windows_.paragraph_prefix,
+                     "with --align paragraphs: only paragraphs starting with this text start a window");
+    app_->add_option("--sweep-decay", sweep_decay_,
+                     "pyramid at each decay ratio, plus local and h2o at the same KV bytes, plus full")
+        ->delimiter(',');
+    app_->add_option("--sweep-budget", sweep_budget_, "local and h2o with this many entries at every layer")
+        ->delimiter(',');
+    app_->add_option("--json", json_path_, "write the results as JSON here");
+    app_->add_option("--plot-dir", plot_dir_, "write ppl_vs_kv and kv_lengths plots (SVG and PNG) here");
+    app_->add_option("--lengths-run", lengths_run_,
+                     "label of the run whose per-layer lengths are plotted (default: most compressed pyramid run)");
+    app_->add_flag("-v,--verbose", verbose_, "debug logging on stderr");
+    compression_.add_to(*app_);
+    device_.add_to(*app_);
+}
+
+int PplCommand::run()
+{
+    init_logging({verbose_, false, "pyramid-eval"});
+    EvalReport report;
+    std::string text;
+    try {
+        report.base = compression_.resolve();
+        windows_.align = parse_window_align(align_);
+        if (!windows_.paragraph_prefix.empty() && windows_.align != WindowAlign::Paragraphs)
+            throw Error("--paragraph-prefix needs --align paragraphs");
+        if (model_path_.empty()) {
+            const auto found = find_default_model();
+            if (!found)
+                throw Error("no model given and none found in the default places (see --help)");
+            model_path_ = found->string();
+        }
+        text = read_text(text_path_);
+    } catch (const Error& e) {
+        fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
+        return 2;
+    }
+    report.model = model_path_;
+    report.text = text_path_;
+    report.windows = windows_;
+
+    std::shared_ptr<Model> model;
+    try {
+        model = Model::open(model_path_, device_.preference());
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
+        return 3;
+    }
+    std::vector<std::vector<int32_t>> windows;
+    std::vector<EvalRun> runs;
+    try {
+        const int context = model->config().context_length;
+        if (windows_.prefill + windows_.continuation - 1 > context)
+            throw Error(fmt::format("P + C - 1 = {} positions do not fit the model's context of {}",
+                                    windows_.prefill + windows_.continuation - 1, context));
+        windows = make_windows(text, model->tokenizer(), windows_);
+        runs = plan_runs(report.base, {sweep_decay_, sweep_budget_}, model->config().n_layers);
+    } catch (const Error& e) {
+        fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
+        return 2;
+    }
+    fmt::print(stderr, "[eval] {} on {}: {} windows of P={} + C={} tokens, {} runs\n", model_path_, text_path_,
+               windows.size(), windows_.prefill, windows_.continuation, runs.size());
+
+    try {
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            PerplexityResult result =
+                evaluate_perplexity(model->backend(), runs[i].config, windows, windows_.prefill);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            fmt::print(stderr, "[{}/{}] {}: PPL {:.4f}, KV {:.3f} of full ({:.1f} s)\n", i + 1, runs.size(),
+                       runs[i].label, result.perplexity, result.kv_fraction, seconds);
+            report.runs.push_back({runs[i], std::move(result)});
+        }
+        fmt::print("{}", markdown_table(report));
+        if (const std::string comparison = markdown_comparison(report); !comparison.empty())
+            fmt::print("\nAt equal KV bytes (paired over windows):\n\n{}", comparison);
+        std::fflush(stdout);
+        if (!json_path_.empty())
+            write_json(json_path_, report_to_json(report));
+        if (!plot_dir_.empty()) {
+            const OffscreenGui gui;
+            for (const auto& file : write_report_plots(report, plot_dir_, lengths_run_))
+                fmt::print(stderr, "[plot] {}\n", file.string());
+        }
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
+        return 4;
+    }
+    return 0;
+}
+
+} // namespace pyramid

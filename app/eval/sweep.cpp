@@ -1,0 +1,80 @@
+#include "sweep.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+std::string decay_text(double d)
+{
+    return fmt::format("{:g}", d);
+}
+
+EvalRun full_run()
+{
+    return {"full", kSeriesFull, "no compression", CompressionConfig::full_cache()};
+}
+
+// The run the options describe when nothing is swept.
+EvalRun single_run(const CompressionConfig& base)
+{
+    const PyramidSettings& p = base.pyramid;
+    std::string parameters;
+    switch (base.policy) {
+    case CompressionPolicyKind::Full: return full_run();
+    case CompressionPolicyKind::Pyramid: parameters = "decay=" + decay_text(p.prefill_decay_ratio); break;
+    case CompressionPolicyKind::Local:
+    case CompressionPolicyKind::H2O:
+        parameters = base.layer_budgets.empty()
+                         ? "bytes of pyramid decay=" + decay_text(p.prefill_decay_ratio)
+                         : fmt::format("budgets={}", fmt::join(base.layer_budgets, ","));
+        break;
+    }
+    const std::string name = to_string(base.policy);
+    return {name, name, parameters, base};
+}
+
+} // namespace
+
+std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions& sweep, int n_layers)
+{
+    std::vector<EvalRun> runs{full_run()};
+    if (sweep.empty()) {
+        if (base.policy != CompressionPolicyKind::Full)
+            runs.push_back(single_run(base));
+        return runs;
+    }
+    for (double d : sweep.decay_ratios) {
+        if (!(d > 0.0 && d <= 1.0))
+            throw Error(fmt::format("decay ratio {} is outside (0, 1]", d));
+        CompressionConfig c = base;
+        c.pyramid.prefill_decay_ratio = d;
+        c.layer_budgets.clear();
+        const std::string dt = decay_text(d);
+        c.policy = CompressionPolicyKind::Pyramid;
+        runs.push_back({"pyramid d=" + dt, kSeriesPyramid, "decay=" + dt, c});
+        c.policy = CompressionPolicyKind::Local;
+        runs.push_back({"local @ d=" + dt, kSeriesLocalMatched, "per-layer bytes of pyramid decay=" + dt, c});
+        c.policy = CompressionPolicyKind::H2O;
+        runs.push_back({"h2o @ d=" + dt, kSeriesH2OMatched, "total bytes of pyramid decay=" + dt, c});
+    }
+    for (int b : sweep.budgets) {
+        if (b < 1)
+            throw Error(fmt::format("budget {} must be at least 1", b));
+        CompressionConfig c = base;
+        c.layer_budgets.assign(static_cast<size_t>(n_layers), b);
+        const std::string text = fmt::format("budget={}/layer", b);
+        c.policy = CompressionPolicyKind::Local;
+        runs.push_back({fmt::format("local b={}", b), kSeriesLocalFixed, text, c});
+        c.policy = CompressionPolicyKind::H2O;
+        runs.push_back({fmt::format("h2o b={}", b), kSeriesH2OFixed, text, c});
+    }
+    for (const EvalRun& run : runs)
+        run.config.validate();  // fail before any run starts
+    return runs;
+}
+
+} // namespace pyramid

@@ -1,0 +1,45 @@
+#pragma once
+// How the perplexity protocol cuts a text file into evaluation windows.
+//
+// Every window is BOS followed by P + C - 1 text tokens: the first P tokens are the prefill,
+// the last C are scored. Windows never overlap and follow each other through the text, and
+// the first `count` of them are used. Two ways to place them:
+//   Tokens      the text is tokenized once and cut into consecutive pieces (WikiText).
+//   Paragraphs  a window starts at a paragraph (text after a blank line or at the top of the
+//               file), optionally only one whose text begins with `paragraph_prefix`; it is
+//               tokenized from there as a fresh document, with SentencePiece's dummy prefix,
+//               the way each training story was. The window runs on through the following
+//               paragraphs unchanged, and the next one starts at the first eligible paragraph
+//               after the one this window ended in. TinyStories files separate stories by a
+//               blank line but also contain blank lines inside stories, so the prefix
+//               "Once upon a time" is how story starts are told apart there.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tokenizer/tokenizer.h"
+
+namespace pyramid {
+
+enum class WindowAlign { Tokens, Paragraphs };
+
+struct WindowOptions {
+    int prefill = 256;       // P
+    int continuation = 128;  // C
+    int count = 32;
+    WindowAlign align = WindowAlign::Tokens;
+    std::string paragraph_prefix;  // Paragraphs only; empty: every paragraph may start a window
+};
+
+// Throws pyramid::Error when the tokenizer has no BOS, the sizes are not positive, or the
+// text holds fewer than `count` windows (the message says how many it holds).
+std::vector<std::vector<int32_t>> make_windows(const std::string& text, const Tokenizer& tokenizer,
+                                               const WindowOptions& options);
+
+// Offsets of the paragraphs' first characters, in order.
+std::vector<size_t> paragraph_starts(const std::string& text);
+
+std::string to_string(WindowAlign align);
+WindowAlign parse_window_align(const std::string& text);  // "tokens" or "paragraphs"; throws
+
+} // namespace pyramid

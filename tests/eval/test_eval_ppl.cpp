@@ -1,0 +1,140 @@
+// `pyramid-eval ppl` end to end on stories260K with a tiny protocol (P=32, C=8, 2 windows):
+// finite perplexities, the full cache's perplexity equal to one computed here without the
+// decode path (a fresh prefill per scored token), equal KV bytes for the matched baselines,
+// the JSON fields and non-empty plots.
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "generate/inference_session.h"
+#include "model/model.h"
+#include "shared_data.h"
+
+using namespace pyramid;
+
+namespace {
+
+constexpr int kPrefill = 32, kContinuation = 8, kWindows = 2;
+
+// -log softmax(logits)[target], written out here so the check does not share the tool's code.
+double nll(const std::vector<float>& logits, int32_t target)
+{
+    double top = logits[0];
+    for (float v : logits)
+        top = std::max(top, static_cast<double>(v));
+    double sum = 0.0;
+    for (float v : logits)
+        sum += std::exp(v - top);
+    return top + std::log(sum) - logits[static_cast<size_t>(target)];
+}
+
+const nlohmann::json* run_labelled(const nlohmann::json& report, const std::string& label)
+{
+    for (const auto& run : report.at("runs"))
+        if (run.at("label") == label)
+            return &run;
+    return nullptr;
+}
+
+} // namespace
+
+class EvalPplTest : public QObject {
+    Q_OBJECT
+private slots:
+    void tiny_sweep_end_to_end()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(text_source, "data/tinystories_val_prefix.txt");
+        QTemporaryDir dir;
+        // A short piece of the text keeps tokenization fast; it still holds both windows.
+        std::string text(4000, '\0');
+        std::ifstream(text_source).read(text.data(), static_cast<std::streamsize>(text.size()));
+        const QString text_path = dir.filePath("text.txt"), json_path = dir.filePath("out.json");
+        std::ofstream(text_path.toStdString()) << text;
+
+        QProcess process;
+        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
+                      {"ppl", "--model", QString::fromStdString(model_path.string()), "--text", text_path, "-P",
+                       QString::number(kPrefill), "-C", QString::number(kContinuation), "--windows",
+                       QString::number(kWindows), "--min-context", "4", "--sweep-decay", "0.5", "--sweep-budget",
+                       "20", "--json", json_path, "--plot-dir", dir.filePath("plots")});
+        QVERIFY(process.waitForFinished(300000));
+        const QString out = QString::fromUtf8(process.readAllStandardOutput());
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QVERIFY(out.contains("| full | full |"));
+        QVERIFY(out.contains("At equal KV bytes"));
+
+        std::ifstream json_in(json_path.toStdString());
+        const nlohmann::json report = nlohmann::json::parse(json_in);
+        QCOMPARE(report.at("protocol").at("prefill").get<int>(), kPrefill);
+        QCOMPARE(report.at("runs").size(), size_t(1 + 3 + 2));
+        for (const auto& run : report.at("runs")) {
+            for (const char* key : {"label", "series", "policy", "parameters", "config", "perplexity", "mean_nll",
+                                    "scored_tokens", "window_mean_nll", "prefill_kv_lengths",
+                                    "mean_kv_entries_per_layer", "mean_kv_entries", "mean_kv_bytes",
+                                    "mean_full_kv_bytes", "kv_fraction", "delta_nll_vs_full"})
+                QVERIFY2(run.contains(key), key);
+            const double ppl = run.at("perplexity").get<double>();
+            QVERIFY2(std::isfinite(ppl) && ppl > 1.0, run.at("label").get<std::string>().c_str());
+            QCOMPARE(run.at("scored_tokens").get<int>(), kWindows * kContinuation);
+            QCOMPARE(run.at("mean_kv_entries_per_layer").size(), size_t(5));
+        }
+
+        // PyramidInfer really compressed, and local kept exactly its per-layer bytes.
+        const nlohmann::json* pyramid = run_labelled(report, "pyramid d=0.5");
+        const nlohmann::json* local = run_labelled(report, "local @ d=0.5");
+        const nlohmann::json* h2o = run_labelled(report, "h2o @ d=0.5");
+        QVERIFY(pyramid && local && h2o);
+        const double fraction = pyramid->at("kv_fraction").get<double>();
+        QVERIFY(fraction < 0.99);
+        QCOMPARE(local->at("kv_fraction").get<double>(), fraction);
+        QCOMPARE(local->at("mean_kv_entries_per_layer"), pyramid->at("mean_kv_entries_per_layer"));
+        QVERIFY(std::abs(h2o->at("kv_fraction").get<double>() - fraction) < 0.02);
+        // A fixed budget of 20 caps every layer at 20 entries.
+        for (double v : run_labelled(report, "local b=20")->at("mean_kv_entries_per_layer"))
+            QVERIFY(v <= 20.0);
+
+        // Full cache: recompute each scored token's NLL with a fresh prefill of everything before it.
+        auto model = Model::open(model_path, BackendPreference::Cpu);
+        const std::vector<int32_t> tokens = model->tokenizer().encode(text);
+        double total = 0.0;
+        for (int w = 0; w < kWindows; ++w) {
+            std::vector<int32_t> window{model->tokenizer().bos_id()};
+            const auto first = tokens.begin() + w * (kPrefill + kContinuation - 1);
+            window.insert(window.end(), first, first + (kPrefill + kContinuation - 1));
+            double window_sum = 0.0;
+            for (int t = kPrefill; t < kPrefill + kContinuation; ++t) {
+                InferenceSession session(model->backend(), CompressionConfig::full_cache());
+                window_sum += nll(session.prefill(std::span(window).first(static_cast<size_t>(t))), window[t]);
+            }
+            const double tool_window = run_labelled(report, "full")->at("window_mean_nll")[w].get<double>();
+            QVERIFY2(std::abs(window_sum / kContinuation - tool_window) < 1e-4,
+                     qPrintable(QString("window %1: %2 vs %3").arg(w).arg(window_sum / kContinuation).arg(tool_window)));
+            total += window_sum;
+        }
+        const double expected_ppl = std::exp(total / (kWindows * kContinuation));
+        const double tool_ppl = run_labelled(report, "full")->at("perplexity").get<double>();
+        QVERIFY2(std::abs(tool_ppl - expected_ppl) < 1e-4 * expected_ppl,
+                 qPrintable(QString("%1 vs %2").arg(tool_ppl).arg(expected_ppl)));
+
+        for (const char* name : {"ppl_vs_kv", "kv_lengths"}) {
+            const QString base = dir.filePath(QString("plots/%1").arg(name));
+            QVERIFY(QFileInfo(base + ".svg").size() > 1000);
+            QFile svg(base + ".svg");
+            QVERIFY(svg.open(QIODevice::ReadOnly));
+            QVERIFY(svg.readAll().contains("<svg"));
+            const QImage png(base + ".png");
+            QCOMPARE(png.size(), QSize(960, 600));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(EvalPplTest)
+#include "test_eval_ppl.moc"
