@@ -50,8 +50,9 @@ void CacheStatsModel::update(const pyramid::GenerationStats& stats)
         endResetModel();
     else if (after > 0)
         emit dataChanged(index(0), index(after - 1));
-    refreshMemory();
+    memoryBytes_ = residentMemoryBytes().value_or(0);
     emit changed();
+    emit memoryChanged();  // the memory shown may be the GPU's, which comes with the stats
 }
 
 void CacheStatsModel::clear()
@@ -61,6 +62,7 @@ void CacheStatsModel::clear()
     hasStats_ = false;
     endResetModel();
     emit changed();
+    emit memoryChanged();
 }
 
 void CacheStatsModel::refreshMemory()
@@ -81,7 +83,14 @@ double CacheStatsModel::savingFraction() const
 
 double CacheStatsModel::contextFill() const
 {
-    return stats_.context_length > 0 ? std::min(1.0, double(stats_.full_kv_length) / stats_.context_length) : 0.0;
+    return stats_.context_length > 0 ? std::min(1.0, double(stats_.positions_used) / stats_.context_length) : 0.0;
+}
+
+double CacheStatsModel::deviceMemoryFraction() const
+{
+    if (!showsDeviceMemory())
+        return 0;
+    return std::min(1.0, double(stats_.device_memory_used) / double(stats_.device_memory_total));
 }
 
 QString CacheStatsModel::kvText() const
@@ -117,7 +126,7 @@ QString CacheStatsModel::contextText() const
     if (!hasStats_)
         return tr("–");
     const QLocale locale;
-    return tr("%1 / %2").arg(locale.toString(stats_.full_kv_length), locale.toString(stats_.context_length));
+    return tr("%1 / %2").arg(locale.toString(stats_.positions_used), locale.toString(stats_.context_length));
 }
 
 QString CacheStatsModel::tokensText() const
@@ -142,5 +151,19 @@ QString CacheStatsModel::phaseText() const
 
 QString CacheStatsModel::memoryText() const
 {
-    return memoryBytes_ > 0 ? QLocale().formattedDataSize(memoryBytes_) : tr("–");
+    const QLocale locale;
+    if (showsDeviceMemory())
+        return tr("%1 of %2").arg(locale.formattedDataSize(qint64(stats_.device_memory_used)),
+                                  locale.formattedDataSize(qint64(stats_.device_memory_total)));
+    return memoryBytes_ > 0 ? locale.formattedDataSize(memoryBytes_) : tr("–");
+}
+
+QString CacheStatsModel::memoryLabel() const
+{
+    return showsDeviceMemory() ? tr("GPU memory") : tr("Process memory");
+}
+
+QString CacheStatsModel::deviceText() const
+{
+    return hasStats_ ? QString::fromStdString(stats_.device) : QString();
 }

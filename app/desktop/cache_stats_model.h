@@ -1,7 +1,8 @@
 #pragma once
 // What the live panel shows about the running (or last) reply: one row per layer with the
 // KV entries it holds against what a full cache would hold (the pyramid), plus the totals,
-// speed, time to first token, context fill and process memory, as ready-to-show text.
+// speed, time to first token, context fill (positions taken), the device it runs on and its
+// memory (the GPU's where the engine reports one, else this process's), as ready-to-show text.
 #include <QAbstractListModel>
 #include <QVector>
 
@@ -17,7 +18,9 @@ class CacheStatsModel : public QAbstractListModel {
     Q_PROPERTY(double tokensPerSecond READ tokensPerSecond NOTIFY changed)
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY changed)
     Q_PROPERTY(double contextFill READ contextFill NOTIFY changed)  // 0..1 of the model's positions
-    Q_PROPERTY(double memoryBytes READ memoryBytes NOTIFY memoryChanged)
+    Q_PROPERTY(double memoryBytes READ memoryBytes NOTIFY memoryChanged)  // this process's resident memory
+    Q_PROPERTY(bool showsDeviceMemory READ showsDeviceMemory NOTIFY changed)
+    Q_PROPERTY(double deviceMemoryFraction READ deviceMemoryFraction NOTIFY changed)  // 0..1 of the GPU's
     Q_PROPERTY(QString kvText READ kvText NOTIFY changed)
     Q_PROPERTY(QString savingText READ savingText NOTIFY changed)
     Q_PROPERTY(QString speedText READ speedText NOTIFY changed)
@@ -26,6 +29,8 @@ class CacheStatsModel : public QAbstractListModel {
     Q_PROPERTY(QString tokensText READ tokensText NOTIFY changed)
     Q_PROPERTY(QString phaseText READ phaseText NOTIFY changed)
     Q_PROPERTY(QString memoryText READ memoryText NOTIFY memoryChanged)
+    Q_PROPERTY(QString memoryLabel READ memoryLabel NOTIFY changed)
+    Q_PROPERTY(QString deviceText READ deviceText NOTIFY changed)  // empty before the first reply
 
 public:
     enum Role {
@@ -56,6 +61,9 @@ public:
     double timeToFirstTokenMs() const { return stats_.time_to_first_token_ms; }
     double contextFill() const;
     double memoryBytes() const { return static_cast<double>(memoryBytes_); }
+    // The engine reports GPU memory (a CUDA backend): the panel shows it instead of the process's.
+    bool showsDeviceMemory() const { return hasStats_ && stats_.device_memory_total > 0; }
+    double deviceMemoryFraction() const;
 
     QString kvText() const;
     QString savingText() const;
@@ -64,7 +72,9 @@ public:
     QString contextText() const;
     QString tokensText() const;
     QString phaseText() const;
-    QString memoryText() const;
+    QString memoryText() const;   // GPU "used of total" or the process's resident memory
+    QString memoryLabel() const;  // what memoryText is: "GPU memory" / "Process memory"
+    QString deviceText() const;
 
 signals:
     void changed();

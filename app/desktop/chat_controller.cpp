@@ -9,6 +9,23 @@
 
 using pyramid::ChatRole;
 using pyramid::FinishReason;
+using pyramid::OverflowPolicy;
+
+namespace {
+
+// The engine's notice as a sentence: it words them in lower case, for logs and the CLI too.
+QString asSentence(const std::string& text)
+{
+    QString out = QString::fromStdString(text).trimmed();
+    if (out.isEmpty())
+        return out;
+    out[0] = out[0].toUpper();
+    if (!out.endsWith(QLatin1Char('.')))
+        out += QLatin1Char('.');
+    return out;
+}
+
+} // namespace
 
 ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, ChatStore& store,
                                ConversationListModel& conversations, MessageListModel& messages,
@@ -137,6 +154,9 @@ void ChatController::startReply()
     request.sampling = settings.sampling;
     request.compression = settings.compression;
     request.max_new_tokens = settings.maxNewTokens;
+    request.context_mode = settings.contextMode;
+    request.overflow = settings.overflow;
+    replyOverflow_ = settings.overflow;
 
     clearError();
     cancelReply_ = false;
@@ -171,16 +191,21 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
     if (turn != turn_)
         return;
     const bool onScreen = messages_.conversationId() == replyConversation_;
-    if (result.reason == FinishReason::Error) {
+    // A full context either refuses the turn before a word is written or cuts the reply off;
+    // both say so, never a silent truncation.
+    const bool refused = result.reason == FinishReason::ContextFull && result.text.empty();
+    if (result.reason == FinishReason::Error || refused) {
         if (onScreen)
             messages_.discardReply();
-        setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
+        setError(refused ? contextFullMessage(result, replyOverflow_)
+                         : tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     } else {
         StoredMessage reply;
         reply.role = ChatRole::Assistant;
         reply.text = QString::fromStdString(result.text);
         reply.finish = result.reason;
-        reply.stats = messageStatsFrom(result.stats);
+        reply.stats = messageStatsFrom(result);
+        reply.notice = asSentence(result.notice);
         reply.createdAt = QDateTime::currentDateTime();
         reply.id = store_.addMessage(replyConversation_, reply);
         if (onScreen)
@@ -188,9 +213,25 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
         if (!result.stats.layer_kv_lengths.empty())
             stats_.update(result.stats);
         conversations_.refresh();
+        if (result.reason == FinishReason::ContextFull)
+            setError(contextFullMessage(result, replyOverflow_));
     }
     setBusy(false);
     emit replyFinished();
+}
+
+QString ChatController::contextFullMessage(const pyramid::ChatResult& result, OverflowPolicy overflow)
+{
+    const QString what = result.text.empty()
+        ? tr("The conversation no longer fits the model's context (%1).").arg(QString::fromStdString(result.error))
+        : tr("The reply was cut off: it reached the end of the model's context.");
+    if (overflow == OverflowPolicy::Stop)
+        return what + QLatin1Char(' ') +
+               tr("To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode "
+                  "positions and press Regenerate, or start a new chat.");
+    if (result.text.empty())  // only the last message is left and it alone is too long
+        return what + QLatin1Char(' ') + tr("Edit the last message shorter, or start a new chat.");
+    return what + QLatin1Char(' ') + tr("The next turn drops the oldest exchanges to make room.");
 }
 
 void ChatController::loadModel(const QString& path)

@@ -2,6 +2,9 @@
 // Runs the conversation: sends the user's turn to the engine on a worker thread, streams the
 // reply into the MessageListModel and the statistics into the CacheStatsModel, and stores
 // each message in the ChatStore once it is complete (a stopped reply is stored as stopped).
+// What the engine did to fit the conversation comes back as a notice stored with the reply;
+// a full context that refuses the turn or cuts the reply off is shown as an error that says
+// what to change.
 //
 // The UI thread never waits on the engine: requests are posted to the worker, results come
 // back as queued signals, and stop() only sets an atomic flag the engine polls. One reply
@@ -68,6 +71,8 @@ private:
     void onReplyText(quint64 turn, const QString& text);
     void onReplyStats(quint64 turn, const pyramid::GenerationStats& stats);
     void onReplyFinished(quint64 turn, const pyramid::ChatResult& result);
+    // What a ContextFull reply tells the user, with what to do about it under `overflow`.
+    static QString contextFullMessage(const pyramid::ChatResult& result, pyramid::OverflowPolicy overflow);
     void setBusy(bool busy);
     void setLoading(bool loading);
     void setError(const QString& error);
@@ -86,6 +91,7 @@ private:
 
     quint64 turn_ = 0;               // the reply in flight (or the last one)
     qint64 replyConversation_ = 0;   // where that reply is stored
+    pyramid::OverflowPolicy replyOverflow_ = pyramid::OverflowPolicy::Stop;  // what that reply ran with
     bool busy_ = false;
     bool loading_ = false;
     bool hasModel_ = false;

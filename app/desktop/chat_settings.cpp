@@ -9,7 +9,9 @@
 #include "util/error.h"
 
 using pyramid::CompressionPolicyKind;
+using pyramid::ContextMode;
 using pyramid::DecaySchedule;
+using pyramid::OverflowPolicy;
 using pyramid::PromptFormat;
 
 namespace {
@@ -51,7 +53,7 @@ SettingField numberField(const char* key, const char* group, const char* label, 
 {
     using T = std::remove_cvref_t<decltype(ref(std::declval<ChatSettings&>()))>;
     return {QString::fromLatin1(key), group, label, help,
-            std::is_integral_v<T> ? SettingField::Kind::Integer : SettingField::Kind::Real, {},
+            std::is_integral_v<T> ? SettingField::Kind::Integer : SettingField::Kind::Real, {}, {},
             [ref](const ChatSettings& s) { return formatNumber(ref(s)); },
             [ref](ChatSettings& s, const QString& text) {
                 const std::optional<T> value = parseNumber<T>(text);
@@ -61,16 +63,18 @@ SettingField numberField(const char* key, const char* group, const char* label, 
             }};
 }
 
-// A choice among an enum's values, named by `name` and read back by matching those names.
+// A choice among an enum's values, named by `name` and read back by matching those names;
+// `labels` (one per value, or none) is what the list shows instead of the names.
 template <typename Enum, typename Ref, typename Name>
 SettingField choiceField(const char* key, const char* group, const char* label, const char* help,
-                         std::initializer_list<Enum> values, Ref ref, Name name)
+                         std::initializer_list<Enum> values, Ref ref, Name name,
+                         QVector<const char*> labels = {})
 {
     QStringList choices;
     for (Enum value : values)
         choices.push_back(name(value));
     const std::vector<Enum> all(values);
-    return {QString::fromLatin1(key), group, label, help, SettingField::Kind::Choice, choices,
+    return {QString::fromLatin1(key), group, label, help, SettingField::Kind::Choice, choices, std::move(labels),
             [ref, name](const ChatSettings& s) { return name(ref(s)); },
             [ref, name, all](ChatSettings& s, const QString& text) {
                 for (Enum value : all) {
@@ -89,6 +93,7 @@ QString scheduleName(DecaySchedule schedule) { return QString::fromStdString(pyr
 QVector<SettingField> makeFields()
 {
     const char* generation = QT_TRANSLATE_NOOP("SettingsModel", "Generation");
+    const char* multiTurn = QT_TRANSLATE_NOOP("SettingsModel", "Multi-turn");
     const char* cache = QT_TRANSLATE_NOOP("SettingsModel", "KV cache");
     const char* pyramidGroup = QT_TRANSLATE_NOOP("SettingsModel", "PyramidInfer");
     const auto decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
@@ -121,6 +126,21 @@ QVector<SettingField> makeFields()
         numberField("seed", generation, QT_TRANSLATE_NOOP("SettingsModel", "Seed"),
                     QT_TRANSLATE_NOOP("SettingsModel", "0 draws a fresh seed for every reply"),
                     [](auto& s) -> auto& { return s.sampling.seed; }),
+        choiceField("context_mode", multiTurn, QT_TRANSLATE_NOOP("SettingsModel", "Context mode"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Keep the compressed cache and read only the new message, or read "
+                                                       "the whole conversation again for every reply"),
+                    {ContextMode::Extend, ContextMode::Rebuild}, [](auto& s) -> auto& { return s.contextMode; },
+                    contextModeName,
+                    {QT_TRANSLATE_NOOP("SettingsModel", "Extend the kept cache"),
+                     QT_TRANSLATE_NOOP("SettingsModel", "Rebuild every turn")}),
+        choiceField("overflow", multiTurn, QT_TRANSLATE_NOOP("SettingsModel", "When the context is full"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Refuse the reply, forget the oldest exchanges, or keep the first "
+                                                       "and most recent positions and renumber them"),
+                    {OverflowPolicy::Stop, OverflowPolicy::DropOldestTurns, OverflowPolicy::Reencode},
+                    [](auto& s) -> auto& { return s.overflow; }, overflowPolicyName,
+                    {QT_TRANSLATE_NOOP("SettingsModel", "Stop and say so"),
+                     QT_TRANSLATE_NOOP("SettingsModel", "Drop the oldest turns"),
+                     QT_TRANSLATE_NOOP("SettingsModel", "Re-encode positions")}),
         choiceField("policy", cache, QT_TRANSLATE_NOOP("SettingsModel", "Compression"),
                     QT_TRANSLATE_NOOP("SettingsModel", "pyramid: PyramidInfer; full: no compression; local, h2o: baselines"),
                     {CompressionPolicyKind::Pyramid, CompressionPolicyKind::Full, CompressionPolicyKind::Local,
@@ -172,6 +192,21 @@ QVector<SettingField> makeFields()
 QString promptFormatName(PromptFormat format)
 {
     return format == PromptFormat::Raw ? QStringLiteral("raw") : QStringLiteral("llama-2-chat");
+}
+
+QString contextModeName(ContextMode mode)
+{
+    return mode == ContextMode::Rebuild ? QStringLiteral("rebuild") : QStringLiteral("extend");
+}
+
+QString overflowPolicyName(OverflowPolicy policy)
+{
+    switch (policy) {
+    case OverflowPolicy::Stop: return QStringLiteral("stop");
+    case OverflowPolicy::DropOldestTurns: return QStringLiteral("drop-oldest");
+    case OverflowPolicy::Reencode: return QStringLiteral("reencode");
+    }
+    return QStringLiteral("stop");
 }
 
 const QVector<SettingField>& settingFields()

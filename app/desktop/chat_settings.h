@@ -13,12 +13,19 @@ struct ChatSettings {
     pyramid::CompressionConfig compression;
     pyramid::PromptFormat promptFormat = pyramid::PromptFormat::LlamaChat;
     int maxNewTokens = 512;
+    // What the next turn does with the previous turns' cache, and what happens when the
+    // conversation outgrows the context (docs/multi-turn.md).
+    pyramid::ContextMode contextMode = pyramid::ContextMode::Extend;
+    pyramid::OverflowPolicy overflow = pyramid::OverflowPolicy::Stop;
 };
 
 // The first problem found, worded for the user; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);
 
 QString promptFormatName(pyramid::PromptFormat format);  // "llama-2-chat" / "raw"
+// The names pyramid-cli uses too: "extend" / "rebuild" and "stop" / "drop-oldest" / "reencode".
+QString contextModeName(pyramid::ContextMode mode);
+QString overflowPolicyName(pyramid::OverflowPolicy policy);
 
 // One editable setting. Values travel as text so a field can show exactly what was typed.
 struct SettingField {
@@ -28,7 +35,8 @@ struct SettingField {
     const char* label;
     const char* help;
     Kind kind;
-    QStringList choices;  // Choice only
+    QStringList choices;        // Choice only: the values, as stored
+    QVector<const char*> choiceLabels;  // what the list shows for each value, translated like `label`; empty: the values
     std::function<QString(const ChatSettings&)> get;
     std::function<bool(ChatSettings&, const QString&)> set;  // false: not a value of this kind
 };

@@ -3,6 +3,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QStringList>
 #include <QUuid>
 #include <spdlog/spdlog.h>
 
@@ -36,12 +37,21 @@ const char* const kSchema[] = {
     " role TEXT NOT NULL, text TEXT NOT NULL, finish TEXT NOT NULL DEFAULT 'end',"
     " prompt_tokens INTEGER NOT NULL DEFAULT 0, generated_tokens INTEGER NOT NULL DEFAULT 0,"
     " tokens_per_second REAL NOT NULL DEFAULT 0, ttft_ms REAL NOT NULL DEFAULT 0,"
-    " created_at INTEGER NOT NULL)",
+    " created_at INTEGER NOT NULL, notice TEXT NOT NULL DEFAULT '', reused_cache INTEGER NOT NULL DEFAULT 0)",
     "CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id)",
     "CREATE TABLE IF NOT EXISTS conversation_settings ("
     " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
     " key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (conversation_id, key))",
     "CREATE TABLE IF NOT EXISTS app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+};
+
+// Message columns added after the first release: a database written by it gains them.
+const struct {
+    const char* name;
+    const char* definition;
+} kAddedMessageColumns[] = {
+    {"notice", "TEXT NOT NULL DEFAULT ''"},
+    {"reused_cache", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 } // namespace
@@ -68,8 +78,27 @@ ChatStore::ChatStore(const QString& path)
             throw pyramid::Error("cannot create the tables of chat database " + path.toStdString() + ": " +
                                  query.lastError().text().toStdString());
     }
+    addMissingColumns();
     // Conversations deleted in an earlier session can no longer be undone.
     purgeDeleted();
+}
+
+void ChatStore::addMissingColumns()
+{
+    QSqlQuery query(QSqlDatabase::database(connection_, false));
+    QStringList present;
+    if (query.exec(QStringLiteral("PRAGMA table_info(messages)"))) {
+        while (query.next())
+            present.push_back(query.value(1).toString());
+    }
+    for (const auto& column : kAddedMessageColumns) {
+        const QString name = QString::fromLatin1(column.name);
+        if (present.contains(name))
+            continue;
+        if (!query.exec(QStringLiteral("ALTER TABLE messages ADD COLUMN %1 %2").arg(name, QLatin1String(column.definition))))
+            throw pyramid::Error("cannot add column " + name.toStdString() + " to chat database " + path_.toStdString() +
+                                 ": " + query.lastError().text().toStdString());
+    }
 }
 
 ChatStore::~ChatStore()
@@ -156,7 +185,7 @@ std::optional<StoredConversation> ChatStore::conversation(qint64 id) const
 QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
 {
     QSqlQuery query = prepare(QStringLiteral("SELECT id, role, text, finish, prompt_tokens, generated_tokens,"
-                                             " tokens_per_second, ttft_ms, created_at FROM messages"
+                                             " tokens_per_second, ttft_ms, created_at, notice, reused_cache FROM messages"
                                              " WHERE conversation_id = ? ORDER BY id"),
                               {conversationId});
     QVector<StoredMessage> out;
@@ -173,6 +202,8 @@ QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
         m.stats.tokensPerSecond = query.value(6).toDouble();
         m.stats.timeToFirstTokenMs = query.value(7).toDouble();
         m.createdAt = fromMs(query.value(8));
+        m.notice = query.value(9).toString();
+        m.stats.reusedCache = query.value(10).toBool();
         out.push_back(m);
     }
     return out;
@@ -188,11 +219,11 @@ qint64 ChatStore::addMessage(qint64 conversationId, const StoredMessage& m)
 {
     const qint64 created = m.createdAt.isValid() ? m.createdAt.toMSecsSinceEpoch() : nowMs();
     QSqlQuery query = prepare(QStringLiteral("INSERT INTO messages (conversation_id, role, text, finish, prompt_tokens,"
-                                             " generated_tokens, tokens_per_second, ttft_ms, created_at)"
-                                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                                             " generated_tokens, tokens_per_second, ttft_ms, created_at, notice, reused_cache)"
+                                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                               {conversationId, roleName(m.role), nonNull(m.text), finishReasonName(m.finish),
                                m.stats.promptTokens, m.stats.generatedTokens, m.stats.tokensPerSecond,
-                               m.stats.timeToFirstTokenMs, created});
+                               m.stats.timeToFirstTokenMs, created, nonNull(m.notice), m.stats.reusedCache ? 1 : 0});
     if (!run(query))
         return 0;
     touch(conversationId);

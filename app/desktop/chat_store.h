@@ -54,6 +54,7 @@ public:
     void setLastConversation(qint64 id);
 
 private:
+    void addMissingColumns();  // brings a database from an earlier version up to date
     bool run(QSqlQuery& query) const;
     QSqlQuery prepare(const QString& sql, const QVariantList& values) const;
     void touch(qint64 conversationId);

@@ -25,6 +25,8 @@ QString conversationToMarkdown(const ConversationExport& c)
         out += m.text + QStringLiteral("\n\n");
         if (m.stopped())
             out += QStringLiteral("*") + tr("(stopped)") + QStringLiteral("*\n\n");
+        if (!m.notice.isEmpty())
+            out += QStringLiteral("> *") + m.notice + QStringLiteral("*\n\n");
     }
     return out;
 }
@@ -39,11 +41,14 @@ QByteArray conversationToJson(const ConversationExport& c)
         if (m.role == ChatRole::Assistant) {
             message.insert(QStringLiteral("finish"), finishReasonName(m.finish));
             message.insert(QStringLiteral("stopped"), m.stopped());
+            if (!m.notice.isEmpty())
+                message.insert(QStringLiteral("notice"), m.notice);
             message.insert(QStringLiteral("stats"),
                            QJsonObject{{QStringLiteral("prompt_tokens"), m.stats.promptTokens},
                                        {QStringLiteral("generated_tokens"), m.stats.generatedTokens},
                                        {QStringLiteral("tokens_per_second"), m.stats.tokensPerSecond},
-                                       {QStringLiteral("ttft_ms"), m.stats.timeToFirstTokenMs}});
+                                       {QStringLiteral("ttft_ms"), m.stats.timeToFirstTokenMs},
+                                       {QStringLiteral("reused_cache"), m.stats.reusedCache}});
         }
         messages.push_back(message);
     }

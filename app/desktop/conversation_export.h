@@ -18,5 +18,6 @@ QString conversationTitle(const StoredConversation& c);
 QString conversationToMarkdown(const ConversationExport& c);
 
 // {"title", "created_at", "system_prompt", "messages": [{"role", "text", "finish", "stopped",
-//  "created_at", "stats": {"prompt_tokens", "generated_tokens", "tokens_per_second", "ttft_ms"}}]}
+//  "notice" (when set), "created_at", "stats": {"prompt_tokens", "generated_tokens",
+//  "tokens_per_second", "ttft_ms", "reused_cache"}}]}
 QByteArray conversationToJson(const ConversationExport& c);

@@ -14,7 +14,7 @@ QString finishNote(const StoredMessage& m)
     switch (m.finish) {
     case FinishReason::Cancelled: return MessageListModel::tr("Stopped");
     case FinishReason::MaxTokens: return MessageListModel::tr("Reached the reply length limit");
-    case FinishReason::ContextFull: return MessageListModel::tr("The context window is full");
+    case FinishReason::ContextFull: return MessageListModel::tr("Cut off: the context window is full");
     case FinishReason::EndOfSequence:
     case FinishReason::Error: break;
     }
@@ -26,8 +26,11 @@ QString statsText(const StoredMessage& m)
     if (m.role != ChatRole::Assistant || m.stats.generatedTokens == 0)
         return {};
     const QLocale locale;
-    return MessageListModel::tr("%n tokens · %1 tokens/s · first token %2 ms", nullptr, m.stats.generatedTokens)
-        .arg(locale.toString(m.stats.tokensPerSecond, 'f', 1), locale.toString(m.stats.timeToFirstTokenMs, 'f', 0));
+    const QString text =
+        MessageListModel::tr("%n tokens · %1 tokens/s · first token %2 ms", nullptr, m.stats.generatedTokens)
+            .arg(locale.toString(m.stats.tokensPerSecond, 'f', 1), locale.toString(m.stats.timeToFirstTokenMs, 'f', 0));
+    // Whether this turn read only the new message (extend) or the whole conversation again.
+    return m.stats.reusedCache ? MessageListModel::tr("%1 · cache kept").arg(text) : text;
 }
 
 } // namespace
@@ -57,6 +60,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const
     case StoppedRole: return m.stopped();
     case FinishNoteRole: return index.row() == streamingRow_ ? QString() : finishNote(m);
     case StatsTextRole: return statsText(m);
+    case NoticeRole: return m.notice;
     default: return {};
     }
 }
@@ -65,7 +69,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const
 {
     return {{IdRole, "messageId"},       {RoleNameRole, "role"},         {TextRole, "text"},
             {SegmentsRole, "segments"},  {StreamingRole, "streaming"},   {StoppedRole, "stopped"},
-            {FinishNoteRole, "finishNote"}, {StatsTextRole, "statsText"}};
+            {FinishNoteRole, "finishNote"}, {StatsTextRole, "statsText"}, {NoticeRole, "notice"}};
 }
 
 int MessageListModel::lastRow(ChatRole role) const

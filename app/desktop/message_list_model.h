@@ -21,7 +21,8 @@ public:
         StreamingRole,   // the reply still growing
         StoppedRole,     // the user stopped the reply
         FinishNoteRole,  // why a reply ended early, for the user; empty when it ended normally
-        StatsTextRole,   // "42 tokens · 118 tokens/s · first token 35 ms"
+        StatsTextRole,   // "42 tokens · 118 tokens/s · first token 35 ms · cache kept"
+        NoticeRole,      // what the engine did to fit the conversation; empty when nothing
     };
 
     explicit MessageListModel(QObject* parent = nullptr);

@@ -58,6 +58,14 @@ QVariant SettingsModel::data(const QModelIndex& index, int role) const
     case TextRole: return draft != drafts_.constEnd() ? draft->text : field.get(current_);
     case ErrorRole: return draft != drafts_.constEnd() ? draft->error : QString();
     case ChoicesRole: return field.choices;
+    case ChoiceLabelsRole: {
+        if (field.choiceLabels.isEmpty())
+            return field.choices;
+        QStringList labels;
+        for (const char* label : field.choiceLabels)
+            labels.push_back(tr(label));
+        return labels;
+    }
     case ChoiceIndexRole: return field.choices.indexOf(field.get(current_));
     default: return {};
     }
@@ -67,7 +75,7 @@ QHash<int, QByteArray> SettingsModel::roleNames() const
 {
     return {{KeyRole, "key"},   {GroupRole, "group"}, {LabelRole, "label"},     {HelpRole, "help"},
             {KindRole, "kind"}, {TextRole, "text"},   {ErrorRole, "error"},     {ChoicesRole, "choices"},
-            {ChoiceIndexRole, "choiceIndex"}};
+            {ChoiceLabelsRole, "choiceLabels"}, {ChoiceIndexRole, "choiceIndex"}};
 }
 
 int SettingsModel::rowOf(const QString& key) const

@@ -29,8 +29,9 @@ public:
         KindRole,         // "real", "integer" or "choice"
         TextRole,         // the value, or what was typed while it is invalid
         ErrorRole,        // empty when the field is valid
-        ChoicesRole,
-        ChoiceIndexRole,  // -1 for number fields
+        ChoicesRole,       // the values setValue() takes
+        ChoiceLabelsRole,  // what the list shows for them, one per value
+        ChoiceIndexRole,   // -1 for number fields
     };
 
     SettingsModel(QSettings& settings, ChatStore& store, QObject* parent = nullptr);

@@ -3,13 +3,15 @@
 using pyramid::ChatRole;
 using pyramid::FinishReason;
 
-MessageStats messageStatsFrom(const pyramid::GenerationStats& stats)
+MessageStats messageStatsFrom(const pyramid::ChatResult& result)
 {
+    const pyramid::GenerationStats& stats = result.stats;
     MessageStats out;
     out.promptTokens = stats.prompt_tokens;
     out.generatedTokens = stats.generated_tokens;
     out.tokensPerSecond = stats.decode_tokens_per_second;
     out.timeToFirstTokenMs = stats.time_to_first_token_ms;
+    out.reusedCache = result.reused_cache;
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// One finished chat message as the store keeps it: text, who wrote it, how the reply ended
-// and what it cost to generate. Replies are only ever stored complete (or stopped).
+// One finished chat message as the store keeps it: text, who wrote it, how the reply ended,
+// what it cost to generate and what the engine did to the conversation to answer it.
+// Replies are only ever stored complete (or stopped, or cut off by a full context).
 #include <QDateTime>
 #include <QString>
 
@@ -11,6 +12,7 @@ struct MessageStats {
     int generatedTokens = 0;
     double tokensPerSecond = 0;
     double timeToFirstTokenMs = 0;
+    bool reusedCache = false;  // the earlier turns' cache was extended, not rebuilt
 };
 
 struct StoredMessage {
@@ -20,12 +22,15 @@ struct StoredMessage {
     // How an assistant reply ended; EndOfSequence for user messages.
     pyramid::FinishReason finish = pyramid::FinishReason::EndOfSequence;
     MessageStats stats;
+    // What the engine had to do to fit the conversation (turns dropped, positions renumbered),
+    // worded for the user; empty when nothing happened.
+    QString notice;
     QDateTime createdAt;
 
     bool stopped() const { return finish == pyramid::FinishReason::Cancelled; }
 };
 
-MessageStats messageStatsFrom(const pyramid::GenerationStats& stats);
+MessageStats messageStatsFrom(const pyramid::ChatResult& result);
 
 // Stable names for the database and the exports ("end", "max_tokens", "stopped", ...).
 QString finishReasonName(pyramid::FinishReason reason);

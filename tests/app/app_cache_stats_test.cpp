@@ -21,6 +21,8 @@ pyramid::GenerationStats sampleStats()
     s.prompt_tokens = 180;
     s.generated_tokens = 20;
     s.context_length = 800;
+    s.positions_used = 200;
+    s.device = "cpu";
     s.time_to_first_token_ms = 42;
     s.decode_tokens_per_second = 123.5;
     return s;
@@ -55,14 +57,17 @@ private slots:
         QCOMPARE(model.kvBytes(), double(s.kv_bytes));
         QCOMPARE(model.fullKvBytes(), double(s.full_kv_bytes));
         QCOMPARE(model.savingFraction(), 1.0 - double(s.kv_bytes) / double(s.full_kv_bytes));
-        QCOMPARE(model.contextFill(), double(s.full_kv_length) / s.context_length);
+        QCOMPARE(model.contextFill(), double(s.positions_used) / s.context_length);
         QCOMPARE(model.tokensPerSecond(), s.decode_tokens_per_second);
         QCOMPARE(model.timeToFirstTokenMs(), s.time_to_first_token_ms);
         QVERIFY(model.savingText().contains(QLocale().toString(model.savingFraction() * 100, 'f', 1)));
         QVERIFY(model.speedText().contains(QLocale().toString(s.decode_tokens_per_second, 'f', 1)));
         QVERIFY(model.contextText().contains(QString::number(s.context_length)));
         QVERIFY(model.memoryBytes() > 0);  // this process's resident memory
-        QVERIFY(!model.memoryText().isEmpty());
+        QVERIFY(!model.showsDeviceMemory());  // a CPU run: the process's memory is shown
+        QCOMPARE(model.memoryLabel(), QStringLiteral("Process memory"));
+        QCOMPARE(model.memoryText(), QLocale().formattedDataSize(qint64(model.memoryBytes())));
+        QCOMPARE(model.deviceText(), QStringLiteral("cpu"));
 
         // The same layer count updates rows in place (the bars animate, no rebuild).
         pyramid::GenerationStats next = s;
@@ -77,6 +82,52 @@ private slots:
         model.clear();
         QVERIFY(!model.hasStats());
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void showsTheGpuAndTheContextPositions()
+    {
+        CacheStatsModel model;
+        QCOMPARE(model.deviceText(), QString());  // nothing ran yet
+        pyramid::GenerationStats s = sampleStats();
+        // After positions were re-encoded the context holds fewer positions than tokens seen.
+        s.positions_used = 600;
+        s.context_length = 800;
+        s.device = "cuda: NVIDIA H100 80GB HBM3";
+        s.device_memory_used = size_t(3) << 30;
+        s.device_memory_total = size_t(80) << 30;
+        QSignalSpy memory(&model, &CacheStatsModel::memoryChanged);
+        model.update(s);
+        QVERIFY(!memory.isEmpty());  // the memory shown came with the stats
+        QVERIFY(model.showsDeviceMemory());
+        QCOMPARE(model.memoryLabel(), QStringLiteral("GPU memory"));
+        const QLocale locale;
+        QCOMPARE(model.memoryText(), QStringLiteral("%1 of %2").arg(locale.formattedDataSize(qint64(3) << 30),
+                                                                     locale.formattedDataSize(qint64(80) << 30)));
+        QCOMPARE(model.deviceMemoryFraction(), 3.0 / 80.0);
+        QCOMPARE(model.deviceText(), QStringLiteral("cuda: NVIDIA H100 80GB HBM3"));
+        QCOMPARE(model.contextFill(), 600.0 / 800.0);
+        QCOMPARE(model.contextText(), QStringLiteral("%1 / %2").arg(locale.toString(600), locale.toString(800)));
+
+        model.clear();
+        QVERIFY(!model.showsDeviceMemory());
+        QCOMPARE(model.memoryLabel(), QStringLiteral("Process memory"));
+        QCOMPARE(model.deviceMemoryFraction(), 0.0);
+    }
+
+    void theControllerForwardsDeviceStats()
+    {
+        AppTestEnv env;
+        FakeScript script;
+        script.device = "cuda: test device";
+        script.deviceMemoryUsed = 1000;
+        script.deviceMemoryTotal = 4000;
+        auto app = env.makeReadyApp(nullptr, script);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("Hello there"));
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(app->stats().deviceText(), QStringLiteral("cuda: test device"));
+        QCOMPARE(app->stats().deviceMemoryFraction(), 0.25);
+        QVERIFY(app->stats().contextFill() > 0);
     }
 
     void fastStreamsAreCoalesced()

@@ -202,6 +202,67 @@ private slots:
         QSqlDatabase::removeDatabase("probe");
     }
 
+    void keepsNoticeAndCacheReuse()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        qint64 id = 0;
+        StoredMessage reply = message(ChatRole::Assistant, "Later that day");
+        reply.notice = "The conversation outgrew the model's context: the oldest 1 exchange(s) were left out.";
+        reply.stats.reusedCache = true;
+        {
+            ChatStore store(path);
+            id = store.createConversation();
+            store.addMessage(id, message(ChatRole::User, "And then?"));
+            store.addMessage(id, reply);
+        }
+        ChatStore store(path);
+        const QVector<StoredMessage> stored = store.messages(id);
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[0].notice, QString());
+        QVERIFY(!stored[0].stats.reusedCache);
+        QCOMPARE(stored[1].notice, reply.notice);
+        QVERIFY(stored[1].stats.reusedCache);
+    }
+
+    void upgradesADatabaseOfTheFirstVersion()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("old.sqlite");
+        {
+            // The messages table as the first release wrote it: no notice, no reused_cache.
+            QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "old");
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec("CREATE TABLE conversations (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                           " title TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,"
+                           " deleted INTEGER NOT NULL DEFAULT 0)"));
+            QVERIFY(q.exec("CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                           " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                           " role TEXT NOT NULL, text TEXT NOT NULL, finish TEXT NOT NULL DEFAULT 'end',"
+                           " prompt_tokens INTEGER NOT NULL DEFAULT 0, generated_tokens INTEGER NOT NULL DEFAULT 0,"
+                           " tokens_per_second REAL NOT NULL DEFAULT 0, ttft_ms REAL NOT NULL DEFAULT 0,"
+                           " created_at INTEGER NOT NULL)"));
+            QVERIFY(q.exec("INSERT INTO conversations (title, created_at, updated_at) VALUES ('Old', 1, 1)"));
+            QVERIFY(q.exec("INSERT INTO messages (conversation_id, role, text, created_at) VALUES (1, 'user', 'Hi', 1)"));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase("old");
+
+        ChatStore store(path);
+        QVector<StoredMessage> stored = store.messages(1);
+        QCOMPARE(stored.size(), 1);
+        QCOMPARE(stored[0].text, QStringLiteral("Hi"));
+        QCOMPARE(stored[0].notice, QString());
+        StoredMessage reply = message(ChatRole::Assistant, "Hello");
+        reply.notice = "Turns were dropped.";
+        QVERIFY(store.addMessage(1, reply) != 0);
+        stored = store.messages(1);
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[1].notice, reply.notice);
+    }
+
     void refusesAnUnopenableFile()
     {
         QVERIFY_THROWS_EXCEPTION(pyramid::Error, [] { ChatStore store("/nonexistent-dir/sub/c.sqlite"); }());
@@ -218,6 +279,8 @@ private slots:
         store.addMessage(id, message(ChatRole::User, "Write code"));
         StoredMessage reply = message(ChatRole::Assistant, "```cpp\nint x;\n```", FinishReason::Cancelled);
         reply.stats.generatedTokens = 7;
+        reply.stats.reusedCache = true;
+        reply.notice = "The context was full: 64 of the oldest positions were dropped and the rest renumbered.";
         store.addMessage(id, reply);
 
         const QString md = dir.filePath("out.md");
@@ -230,6 +293,7 @@ private slots:
         QVERIFY(markdown.contains("Write code"));
         QVERIFY(markdown.contains("```cpp\nint x;\n```"));
         QVERIFY(markdown.contains("(stopped)"));
+        QVERIFY(markdown.contains(reply.notice));
 
         const QString js = dir.filePath("out.json");
         QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(js), "json"), QString());
@@ -243,6 +307,9 @@ private slots:
         QCOMPARE(messages[0].toObject()["role"].toString(), QStringLiteral("user"));
         QCOMPARE(messages[1].toObject()["stopped"].toBool(), true);
         QCOMPARE(messages[1].toObject()["stats"].toObject()["generated_tokens"].toInt(), 7);
+        QCOMPARE(messages[1].toObject()["stats"].toObject()["reused_cache"].toBool(), true);
+        QCOMPARE(messages[1].toObject()["notice"].toString(), reply.notice);
+        QVERIFY(!messages[0].toObject().contains("notice"));
 
         QVERIFY(!model.exportConversation(id, QUrl::fromLocalFile("/nonexistent-dir/x.md"), "markdown").isEmpty());
     }

@@ -41,7 +41,8 @@ private slots:
                                 "prefill_decay_ratio", "prefill_decay_strategy", "min_context_length",
                                 "layerwise_downsample_interval", "sink_tokens", "distance_weight",
                                 "gen_decay_ratio", "gen_decay_strategy", "gen_compress_ratio",
-                                "exceed_length_to_compress", "baseline_recent_fraction"})
+                                "exceed_length_to_compress", "baseline_recent_fraction", "context_mode",
+                                "overflow"})
             QVERIFY2(rowOf(model, key) >= 0, key);
         QCOMPARE(role(model, "policy", SettingsModel::KindRole).toString(), QStringLiteral("choice"));
         QVERIFY(role(model, "policy", SettingsModel::ChoicesRole).toStringList().contains("pyramid"));
@@ -50,6 +51,51 @@ private slots:
         const pyramid::CompressionConfig defaults;
         QCOMPARE(model.current().compression.pyramid.recent_ratio, defaults.pyramid.recent_ratio);
         QCOMPARE(model.value("recent_ratio").toDouble(), defaults.pyramid.recent_ratio);
+    }
+
+    void multiTurnChoicesPersist()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath("s.ini");
+        ChatStore store(dir.filePath("c.sqlite"));
+        {
+            QSettings settings(ini, QSettings::IniFormat);
+            SettingsModel model(settings, store);
+            // Defaults: extend the cache, stop when the context is full (docs/multi-turn.md).
+            QCOMPARE(model.current().contextMode, pyramid::ContextMode::Extend);
+            QCOMPARE(model.current().overflow, pyramid::OverflowPolicy::Stop);
+            QCOMPARE(model.value("context_mode"), QStringLiteral("extend"));
+            QCOMPARE(model.value("overflow"), QStringLiteral("stop"));
+            // The list shows a label for every value, and the index of the current one.
+            for (const char* key : {"context_mode", "overflow"}) {
+                const QStringList values = role(model, key, SettingsModel::ChoicesRole).toStringList();
+                const QStringList labels = role(model, key, SettingsModel::ChoiceLabelsRole).toStringList();
+                QCOMPARE(labels.size(), values.size());
+                QVERIFY(!labels.contains(QString()));
+                QCOMPARE(role(model, key, SettingsModel::ChoiceIndexRole).toInt(), 0);
+            }
+            QCOMPARE(role(model, "overflow", SettingsModel::ChoicesRole).toStringList(),
+                     (QStringList{"stop", "drop-oldest", "reencode"}));
+            // Fields without labels show their values.
+            QCOMPARE(role(model, "policy", SettingsModel::ChoiceLabelsRole).toStringList(),
+                     role(model, "policy", SettingsModel::ChoicesRole).toStringList());
+
+            QVERIFY(!model.setValue("overflow", "truncate"));
+            QVERIFY(model.error("overflow").contains("drop-oldest"));
+            QCOMPARE(model.current().overflow, pyramid::OverflowPolicy::Stop);
+            QVERIFY(model.setValue("context_mode", "rebuild"));
+            QVERIFY(model.setValue("overflow", "reencode"));
+            QCOMPARE(role(model, "overflow", SettingsModel::ChoiceIndexRole).toInt(), 2);
+        }
+        QSettings settings(ini, QSettings::IniFormat);
+        SettingsModel model(settings, store);
+        QCOMPARE(model.current().contextMode, pyramid::ContextMode::Rebuild);
+        QCOMPARE(model.current().overflow, pyramid::OverflowPolicy::Reencode);
+        QVERIFY(model.setValue("overflow", "drop-oldest"));
+        QCOMPARE(model.current().overflow, pyramid::OverflowPolicy::DropOldestTurns);
+        model.resetToDefaults();
+        QCOMPARE(model.current().contextMode, pyramid::ContextMode::Extend);
+        QCOMPARE(model.current().overflow, pyramid::OverflowPolicy::Stop);
     }
 
     void refusesInvalidValuesWithInlineErrors()

@@ -99,6 +99,10 @@ GenerationStats FakeChatEngine::stats(const ChatRequest& request, const FakeScri
     s.generated_tokens = generated;
     s.full_kv_length = s.prompt_tokens + generated;
     s.context_length = 512;
+    s.positions_used = s.full_kv_length;
+    s.device = script.device;
+    s.device_memory_used = script.deviceMemoryUsed;
+    s.device_memory_total = script.deviceMemoryTotal;
     size_t entries = 0;
     for (int layer = 0; layer < script.layers; ++layer) {
         const int length = layerLength(request.compression.policy, layer, script.layers, s.full_kv_length);
@@ -116,12 +120,29 @@ GenerationStats FakeChatEngine::stats(const ChatRequest& request, const FakeScri
 ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
                                  const std::atomic<bool>& cancel)
 {
+    ChatResult result;
     const FakeScript script = [&] {
         std::lock_guard lock(mutex_);
         requests_.push_back(request);
+        const std::vector<ChatMessage>& messages = request.conversation.messages;
+        result.reused_cache = request.context_mode == ContextMode::Extend && !answered_.empty() &&
+                              answered_.size() + 1 == messages.size() &&
+                              std::equal(answered_.begin(), answered_.end(), messages.begin(),
+                                         [](const ChatMessage& a, const ChatMessage& b) {
+                                             return a.role == b.role && a.text == b.text;
+                                         });
+        answered_.clear();
         return script_;
     }();
-    ChatResult result;
+    if (script.refuseContextFull) {
+        result.reason = FinishReason::ContextFull;
+        result.reused_cache = false;
+        result.error = "the conversation needs " + std::to_string(promptTokens(request)) +
+                       " tokens plus 128 for the reply, but the model's context holds 512";
+        return result;
+    }
+    result.notice = script.notice;
+    result.dropped_turns = script.droppedTurns;
     if (callbacks.on_stats)
         callbacks.on_stats(stats(request, script, 0, GenerationPhase::Prefill));
     int generated = 0;
@@ -134,6 +155,10 @@ ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbac
         }
         if (generated == request.max_new_tokens) {
             result.reason = FinishReason::MaxTokens;
+            break;
+        }
+        if (generated == script.contextFullAfter) {
+            result.reason = FinishReason::ContextFull;
             break;
         }
         result.text += piece;
@@ -149,5 +174,10 @@ ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbac
         }
     }
     result.stats = stats(request, script, generated, GenerationPhase::Finished);
+    if (result.reason != FinishReason::Error) {
+        std::lock_guard lock(mutex_);
+        answered_ = request.conversation.messages;
+        answered_.push_back({ChatRole::Assistant, result.text});
+    }
     return result;
 }

@@ -2,7 +2,10 @@
 // A ChatEngine for the app tests: replies with scripted pieces after a delay each, publishes
 // statistics shaped like a real run (a pyramid of layer lengths under the pyramid policy, equal
 // lengths under the full one), honours cancel, and can fail loading or replying on request.
+// Like LocalChatEngine it reports reused_cache when, in extend mode, the request continues the
+// conversation it answered last; notices and a full context are scripted.
 #include <chrono>
+#include <cstddef>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -16,6 +19,13 @@ struct FakeScript {
     size_t bytesPerEntry = 64;
     std::string replyError;  // non-empty: the reply fails with it after the first piece
     std::chrono::milliseconds loadStepDelay{1};  // ten load steps, cancel checked between them
+    std::string notice;              // set on the result of every reply
+    int droppedTurns = 0;
+    bool refuseContextFull = false;  // ContextFull before any text, with an error (the stop policy)
+    int contextFullAfter = -1;       // >= 0: the reply is cut off with ContextFull after this many pieces
+    std::string device = "cpu";
+    size_t deviceMemoryUsed = 0;     // GPU memory to report; a total of 0 is a CPU run
+    size_t deviceMemoryTotal = 0;
 };
 
 class FakeChatEngine final : public pyramid::ChatEngine {
@@ -45,6 +55,7 @@ private:
     mutable std::mutex mutex_;
     FakeScript script_;
     std::vector<pyramid::ChatRequest> requests_;
+    std::vector<pyramid::ChatMessage> answered_;  // the last conversation answered, its reply included
     pyramid::ModelInfo info_;
     bool loaded_ = false;
 };

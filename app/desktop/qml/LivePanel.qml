@@ -1,5 +1,6 @@
 // Live numbers for the reply that runs (or ran last): the per-layer pyramid, cache bytes
-// against a full cache, context fill, speed, time to first token and memory.
+// against a full cache, context fill, speed, time to first token, memory (the GPU's when the
+// model runs on one) and the device.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -96,12 +97,27 @@ Pane {
             Label { text: qsTr("First token"); opacity: 0.8 }
             Label { text: panel.stats.ttftText }
 
-            Label { text: qsTr("Process memory"); opacity: 0.8 }
-            Label { text: panel.stats.memoryText }
+            Label { text: panel.stats.memoryLabel; opacity: 0.8 }
+            RowLayout {
+                Layout.fillWidth: true
+                ProgressBar {
+                    visible: panel.stats.showsDeviceMemory
+                    value: panel.stats.deviceMemoryFraction
+                    Layout.fillWidth: true
+                    Accessible.name: qsTr("GPU memory in use")
+                }
+                Label {
+                    text: panel.stats.memoryText
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: !panel.stats.showsDeviceMemory
+                }
+            }
 
-            Label { text: qsTr("Backend"); opacity: 0.8 }
+            Label { text: qsTr("Device"); opacity: 0.8 }
             Label {
-                text: panel.models.hasModel ? panel.models.backend : qsTr("–")
+                // What the last reply ran on; before any, the backend the model was opened with.
+                text: panel.stats.deviceText !== "" ? panel.stats.deviceText
+                                                    : panel.models.hasModel ? panel.models.backend : qsTr("–")
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 ToolTip.visible: backendArea.containsMouse && panel.models.backendNote !== ""

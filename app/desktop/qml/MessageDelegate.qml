@@ -1,5 +1,6 @@
 // One message: who wrote it, its text (Markdown prose and code blocks with a copy button),
-// and for replies the tokens, speed and time to first token.
+// for replies the tokens, speed and time to first token, and under a reply a system line
+// when the engine had to change the conversation to fit it (turns dropped, positions renumbered).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -14,11 +15,12 @@ Item {
     required property bool stopped
     required property string finishNote
     required property string statsText
+    required property string notice
     required property var clipboard
 
     readonly property bool fromUser: role === "user"
 
-    implicitHeight: bubble.height
+    implicitHeight: bubble.height + (noticeLine.visible ? noticeLine.height + 6 : 0)
 
     SystemPalette { id: pal }
 
@@ -154,6 +156,32 @@ Item {
                     color: message.stopped ? "#c77700" : pal.text
                 }
             }
+        }
+    }
+
+    Row {
+        id: noticeLine
+        visible: message.notice !== ""
+        x: bubble.x + 8
+        y: bubble.height + 6
+        width: bubble.width - 16
+        spacing: 6
+
+        Rectangle {
+            width: 3
+            height: noticeText.height
+            radius: 1
+            color: pal.highlight
+        }
+        Label {
+            id: noticeText
+            text: message.notice
+            width: noticeLine.width - 9
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            font.italic: true
+            opacity: 0.8
+            Accessible.name: qsTr("System note: %1").arg(message.notice)
         }
     }
 }

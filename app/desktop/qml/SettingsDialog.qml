@@ -105,6 +105,7 @@ Dialog {
                 required property string text
                 required property string error
                 required property var choices
+                required property var choiceLabels
                 required property int choiceIndex
 
                 width: ListView.view.width - 12
@@ -136,10 +137,11 @@ Dialog {
                     }
                     ComboBox {
                         visible: field.kind === "choice"
-                        model: field.choices
+                        model: field.choiceLabels
                         currentIndex: field.choiceIndex
-                        onActivated: dialog.settings.setValue(field.key, currentText)
-                        Layout.preferredWidth: 140
+                        onActivated: index => dialog.settings.setValue(field.key, field.choices[index])
+                        implicitContentWidthPolicy: ComboBox.WidestText  // room for the longest label
+                        Layout.preferredWidth: Math.max(140, implicitWidth)
                         Accessible.name: field.label
                         Accessible.description: field.help
                     }
