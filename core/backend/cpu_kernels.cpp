@@ -7,6 +7,8 @@
 
 #include <omp.h>
 
+#include "backend/quant_matmul.h"
+
 namespace pyramid::cpu {
 namespace {
 
@@ -37,23 +39,18 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 void matmul(const WeightView& w, const float* x, int n, float* y)
 {
-    const int64_t rows = w.rows;
-    const int cols = static_cast<int>(w.cols);
-    // Tokens in tiles so a tile of x stays in cache while every weight row passes over it;
-    // each weight row is decoded once per tile.
-    constexpr int kTokenTile = 16;
-#pragma omp parallel if (rows * cols * n >= kParallelWork)
-    {
-        std::vector<float> scratch;
-        for (int t0 = 0; t0 < n; t0 += kTokenTile) {
-            const int t1 = std::min(n, t0 + kTokenTile);
+    const KernelIsa isa = active_kernel_isa();
+    // Rows in chunks, one chunk per task; tokens in tiles so a tile of x stays in cache while
+    // every weight row passes over it.
+    constexpr int64_t kRowChunk = 16;
+    const int64_t chunks = (w.rows + kRowChunk - 1) / kRowChunk;
+#pragma omp parallel if (w.rows * w.cols * n >= kParallelWork)
+    for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
+        const int nt = std::min(kMatmulTokenTile, n - t0);
 #pragma omp for schedule(static)
-            for (int64_t r = 0; r < rows; ++r) {
-                const float* wr = decoded_row(w, r, scratch);
-                for (int t = t0; t < t1; ++t)
-                    y[static_cast<int64_t>(t) * rows + r] = dot(wr, x + static_cast<int64_t>(t) * cols, cols);
-            }
-        }
+        for (int64_t c = 0; c < chunks; ++c)
+            matmul_rows(w, x + static_cast<int64_t>(t0) * w.cols, nt, y + static_cast<int64_t>(t0) * w.rows,
+                        c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), isa);
     }
 }
 

@@ -10,7 +10,9 @@
 
 namespace pyramid::cpu {
 
-// y[t, r] = sum_c w[r, c] * x[t, c] for t < n; w decoded row by row from its stored type.
+// y[t, r] = sum_c w[r, c] * x[t, c] for t < n, directly on w's stored type (quant_matmul.h:
+// decoded a tile at a time, never expanded), rows split over threads, on the kernels of
+// active_kernel_isa().
 void matmul(const WeightView& w, const float* x, int n, float* y);
 
 // out[t, :] = the embedding row of tokens[t], decoded to float32.

@@ -1,0 +1,131 @@
+// The AVX2 + FMA matmul: SIMD tile decoding (tile_decoder_avx2.cpp), then fused multiply-adds
+// of the decoded tile against up to four tokens at once, each token with several independent
+// eight-lane sums so the adds do not wait on each other.
+//
+// Every function carries the AVX2 target attribute instead of the whole file being compiled
+// for AVX2: nothing here may run (or be merged into code that runs) on a CPU without it.
+#include "backend/quant_matmul.h"
+
+#include <algorithm>
+
+#include "backend/tile_decoder.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+namespace pyramid::cpu {
+namespace {
+
+constexpr int kChains = 4;  // independent sums per token (FMA latency 4, two per cycle)
+
+// Lanes [0, rem) set, for the last rem (1..7) floats of a row whose length is not a
+// multiple of 8 (only plain float rows can be).
+PYRAMID_AVX2 inline __m256i tail_mask(int64_t rem)
+{
+    static const int32_t table[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - rem));
+}
+
+// acc[t * kChains + c] += partial sums of w[0, len) * x[t * stride + i] for t < T, using the
+// first C chains. One load of w serves T tokens.
+template <int T, int C>
+PYRAMID_AVX2 inline void accumulate(const float* w, int64_t len, const float* x, int64_t stride, __m256* acc)
+{
+    __m256 a[T][C];
+    for (int t = 0; t < T; ++t)
+        for (int c = 0; c < C; ++c)
+            a[t][c] = acc[t * kChains + c];
+    int64_t i = 0;
+    for (; i + 8 * C <= len; i += 8 * C)
+        for (int c = 0; c < C; ++c) {
+            const __m256 wv = _mm256_loadu_ps(w + i + 8 * c);
+            for (int t = 0; t < T; ++t)
+                a[t][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + t * stride + i + 8 * c), a[t][c]);
+        }
+    for (; i + 8 <= len; i += 8) {
+        const __m256 wv = _mm256_loadu_ps(w + i);
+        for (int t = 0; t < T; ++t)
+            a[t][0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + t * stride + i), a[t][0]);
+    }
+    if (i < len) {
+        const __m256i mask = tail_mask(len - i);
+        const __m256 wv = _mm256_maskload_ps(w + i, mask);
+        for (int t = 0; t < T; ++t)
+            a[t][0] = _mm256_fmadd_ps(wv, _mm256_maskload_ps(x + t * stride + i, mask), a[t][0]);
+    }
+    for (int t = 0; t < T; ++t)
+        for (int c = 0; c < C; ++c)
+            acc[t * kChains + c] = a[t][c];
+}
+
+// Tokens in groups of up to four: more would run out of the 16 vector registers.
+PYRAMID_AVX2 void accumulate_tokens(const float* w, int64_t len, const float* x, int64_t stride, int n, __m256* acc)
+{
+    for (int t = 0; t < n; t += 4, x += 4 * stride, acc += 4 * kChains) {
+        switch (std::min(4, n - t)) {
+        case 1: accumulate<1, 4>(w, len, x, stride, acc); break;
+        case 2: accumulate<2, 4>(w, len, x, stride, acc); break;
+        case 3: accumulate<3, 2>(w, len, x, stride, acc); break;
+        default: accumulate<4, 2>(w, len, x, stride, acc); break;
+        }
+    }
+}
+
+PYRAMID_AVX2 inline float horizontal_sum(const __m256* chains)
+{
+    const __m256 s = _mm256_add_ps(_mm256_add_ps(chains[0], chains[1]), _mm256_add_ps(chains[2], chains[3]));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    v = _mm_add_ss(v, _mm_movehdup_ps(v));
+    return _mm_cvtss_f32(v);
+}
+
+} // namespace
+
+PYRAMID_AVX2 void detail::matmul_rows_avx2(const WeightView& w, const float* x, int n, float* y, int64_t row_begin,
+                                           int64_t row_end)
+{
+    const int64_t cols = w.cols;
+    const auto& traits = tensor_type_traits(w.type);
+    const size_t row_bytes = w.row_bytes();
+    const TileDecoder decode = tile_decoder(w.type, KernelIsa::Avx2);
+    alignas(32) float tile[kDecodeTileElems];
+    __m256 acc[kMatmulTokenTile * kChains];
+    for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
+        const int nt = std::min(kMatmulTokenTile, n - t0);
+        const float* xt = x + static_cast<int64_t>(t0) * cols;
+        for (int64_t r = row_begin; r < row_end; ++r) {
+            const std::byte* row = w.data + static_cast<size_t>(r) * row_bytes;
+            for (int i = 0; i < nt * kChains; ++i)
+                acc[i] = _mm256_setzero_ps();
+            for (int64_t c0 = 0; c0 < cols; c0 += kDecodeTileElems) {
+                const int64_t len = std::min(kDecodeTileElems, cols - c0);
+                const std::byte* src = row + static_cast<size_t>(c0 / traits.block_elems) * traits.block_bytes;
+                const float* wt = tile;
+                if (w.type == TensorType::F32)
+                    wt = reinterpret_cast<const float*>(src);
+                else
+                    decode(src, tile, len);
+                accumulate_tokens(wt, len, xt + c0, cols, nt, acc);
+            }
+            for (int t = 0; t < nt; ++t)
+                y[static_cast<int64_t>(t0 + t) * w.rows + r] = horizontal_sum(acc + t * kChains);
+        }
+    }
+}
+
+} // namespace pyramid::cpu
+
+#else // not x86: the generic kernels stand in (kernel_isa_supported(Avx2) is false there)
+
+namespace pyramid::cpu {
+void detail::matmul_rows_avx2(const WeightView& w, const float* x, int n, float* y, int64_t row_begin,
+                              int64_t row_end)
+{
+    matmul_rows_generic(w, x, n, y, row_begin, row_end);
+}
+} // namespace pyramid::cpu
+
+#endif

@@ -1,0 +1,348 @@
+// AVX2 decoders of every quantized and half-precision weight type, bit-identical to the
+// scalar ones in model/tensor_type.cpp.
+//
+// Bit-exactness needs ggml's float32 operations in ggml's order: each weight is a product
+// (d * q, or (d * sc) * q with the block scale computed first, as a scalar, exactly like the
+// reference) optionally followed by one addition or subtraction. The pragma keeps the compiler
+// from fusing those two steps into a multiply-add, which would round once instead of twice.
+// Only the integer unpacking differs from the scalar code, and integers are exact.
+//
+// Every function carries the AVX2 target attribute instead of the whole file being compiled
+// for AVX2: nothing here may run (or be merged into code that runs) on a CPU without it.
+#include "backend/tile_decoder.h"
+
+#include <cstring>
+
+#include "util/float16.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#pragma GCC optimize("fp-contract=off")
+
+#define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+namespace pyramid::cpu {
+namespace {
+
+constexpr int QK = 32;     // elements per block of the simple quantized types
+constexpr int QK_K = 256;  // elements per K-quant super-block
+
+inline float half_at(const uint8_t* p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return fp16_to_fp32(h);
+}
+
+inline uint32_t u32_at(const uint8_t* p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+// What happens to float(q) * d: nothing more, + m, or - m (one rounding each, as in ggml).
+enum class Affine { Scale, Plus, Minus };
+
+template <Affine A>
+PYRAMID_AVX2 inline __m256 affine(__m256 q, __m256 d, __m256 m)
+{
+    const __m256 p = _mm256_mul_ps(q, d);
+    if constexpr (A == Affine::Plus)
+        return _mm256_add_ps(p, m);
+    else if constexpr (A == Affine::Minus)
+        return _mm256_sub_ps(p, m);
+    else
+        return p;
+}
+
+// The low eight signed bytes of v as floats.
+PYRAMID_AVX2 inline __m256 i8_to_ps(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)); }
+
+// dst[0..15] = affine(float(q[i])) for 16 signed bytes q.
+template <Affine A>
+PYRAMID_AVX2 inline void store16(__m128i q, float d, float m, float* dst)
+{
+    const __m256 vd = _mm256_set1_ps(d), vm = _mm256_set1_ps(m);
+    _mm256_storeu_ps(dst, affine<A>(i8_to_ps(q), vd, vm));
+    _mm256_storeu_ps(dst + 8, affine<A>(i8_to_ps(_mm_srli_si128(q, 8)), vd, vm));
+}
+
+// dst[0..31] = affine(float(q[i])) for 32 signed bytes q, one scale for all.
+template <Affine A>
+PYRAMID_AVX2 inline void store32(__m256i q, float d, float m, float* dst)
+{
+    store16<A>(_mm256_castsi256_si128(q), d, m, dst);
+    store16<A>(_mm256_extracti128_si256(q, 1), d, m, dst + 16);
+}
+
+PYRAMID_AVX2 inline __m256i bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }
+
+// 16 packed bytes of nibbles as 32 bytes in element order: low nibbles (elements 0..15),
+// then high nibbles (16..31), the layout of Q4_0/Q4_1/Q5_0/Q5_1.
+PYRAMID_AVX2 inline __m256i split_nibbles16(const uint8_t* qs)
+{
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    const __m128i lo = _mm_and_si128(packed, mask);
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
+    return _mm256_set_m128i(hi, lo);
+}
+
+// Byte j is 0x10 when bit j of `bits` is set, else 0: the fifth bits of Q5_0/Q5_1.
+PYRAMID_AVX2 inline __m256i fifth_bits(uint32_t bits)
+{
+    // Byte j gets byte j/8 of the word, then keeps only its bit j%8.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(bits)),
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i select = _mm256_set1_epi64x(0x8040201008040201LL);
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
+    return _mm256_and_si256(set, bytes(0x10));
+}
+
+PYRAMID_AVX2 inline __m256i load32(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// --- simple block types (32 elements) ---------------------------------------------------
+
+PYRAMID_AVX2 void q4_0_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 18, dst += QK)
+        store32<Affine::Scale>(_mm256_sub_epi8(split_nibbles16(b + 2), bytes(8)), half_at(b), 0.0f, dst);
+}
+
+PYRAMID_AVX2 void q4_1_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 20, dst += QK)
+        store32<Affine::Plus>(split_nibbles16(b + 4), half_at(b), half_at(b + 2), dst);
+}
+
+PYRAMID_AVX2 void q5_0_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 22, dst += QK) {
+        const __m256i q = _mm256_or_si256(split_nibbles16(b + 6), fifth_bits(u32_at(b + 2)));
+        store32<Affine::Scale>(_mm256_sub_epi8(q, bytes(16)), half_at(b), 0.0f, dst);
+    }
+}
+
+PYRAMID_AVX2 void q5_1_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 24, dst += QK) {
+        const __m256i q = _mm256_or_si256(split_nibbles16(b + 8), fifth_bits(u32_at(b + 4)));
+        store32<Affine::Plus>(q, half_at(b), half_at(b + 2), dst);
+    }
+}
+
+PYRAMID_AVX2 void q8_0_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK; ++i, b += 34, dst += QK)
+        store32<Affine::Scale>(load32(b + 2), half_at(b), 0.0f, dst);
+}
+
+// --- K-quants (256-element super-blocks) -------------------------------------------------
+
+PYRAMID_AVX2 void q2_k_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 84) {
+        const uint8_t* scales = b;
+        const float d = half_at(b + 80);
+        const float dmin = half_at(b + 82);
+        // Each 32 bytes of q hold four 2-bit planes of 32 elements; each half of a plane (16
+        // elements) has its own 4-bit scale and 4-bit min.
+        for (int half = 0; half < 2; ++half) {
+            const __m256i q = load32(b + 16 + 32 * half);
+            for (int plane = 0; plane < 4; ++plane, dst += 32) {
+                const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * plane), bytes(3));
+                const int is = 8 * half + 2 * plane;
+                store16<Affine::Minus>(_mm256_castsi256_si128(v), d * (scales[is] & 0x0f), dmin * (scales[is] >> 4),
+                                       dst);
+                store16<Affine::Minus>(_mm256_extracti128_si256(v, 1), d * (scales[is + 1] & 0x0f),
+                                       dmin * (scales[is + 1] >> 4), dst + 16);
+            }
+        }
+    }
+}
+
+// Q3_K's 16 signed 6-bit scales from their 12 packed bytes (layout in tensor_type.cpp).
+inline void q3_k_scales(const uint8_t* packed, int8_t out[16])
+{
+    for (int j = 0; j < 16; ++j) {
+        const int low = (j < 8) ? (packed[j] & 0x0f) : (packed[j - 8] >> 4);
+        const int high = (packed[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+        out[j] = static_cast<int8_t>((low | (high << 4)) - 32);
+    }
+}
+
+PYRAMID_AVX2 void q3_k_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    int8_t scales[16];
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 110) {
+        const __m256i hmask = load32(b);
+        q3_k_scales(b + 96, scales);
+        const float d = half_at(b + 108);
+        // As Q2_K, plus a high bit per element from hmask (bit 4*half + plane): when it is
+        // clear the value drops by 4.
+        for (int half = 0; half < 2; ++half) {
+            const __m256i q = load32(b + 32 + 32 * half);
+            for (int plane = 0; plane < 4; ++plane, dst += 32) {
+                const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q, 2 * plane), bytes(3));
+                const __m256i high_clear =
+                    _mm256_cmpeq_epi8(_mm256_and_si256(hmask, bytes(1 << (4 * half + plane))), _mm256_setzero_si256());
+                const __m256i v = _mm256_sub_epi8(low, _mm256_and_si256(high_clear, bytes(4)));
+                const int is = 8 * half + 2 * plane;
+                store16<Affine::Scale>(_mm256_castsi256_si128(v), d * scales[is], 0.0f, dst);
+                store16<Affine::Scale>(_mm256_extracti128_si256(v, 1), d * scales[is + 1], 0.0f, dst + 16);
+            }
+        }
+    }
+}
+
+// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
+inline void k4_scale_min(int j, const uint8_t* q, uint8_t& sc, uint8_t& m)
+{
+    if (j < 4) {
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        sc = static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4));
+        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+PYRAMID_AVX2 void q4_k_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 144) {
+        const float d = half_at(b);
+        const float dmin = half_at(b + 2);
+        // Each 32 bytes of q: low nibbles are 32 elements with scale 2j, high nibbles the next
+        // 32 with scale 2j+1.
+        for (int j = 0; j < 4; ++j, dst += 64) {
+            const __m256i q = load32(b + 16 + 32 * j);
+            uint8_t sc, m;
+            k4_scale_min(2 * j, b + 4, sc, m);
+            store32<Affine::Minus>(_mm256_and_si256(q, bytes(0x0f)), d * sc, dmin * m, dst);
+            k4_scale_min(2 * j + 1, b + 4, sc, m);
+            store32<Affine::Minus>(_mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f)), d * sc, dmin * m, dst + 32);
+        }
+    }
+}
+
+PYRAMID_AVX2 void q5_k_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 176) {
+        const float d = half_at(b);
+        const float dmin = half_at(b + 2);
+        const __m256i qh = load32(b + 16);
+        // As Q4_K, with the fifth bit of element l of group pair j in bits 2j and 2j+1 of qh[l].
+        for (int j = 0; j < 4; ++j, dst += 64) {
+            const __m256i q = load32(b + 48 + 32 * j);
+            const __m256i u1 = bytes(1 << (2 * j)), u2 = bytes(2 << (2 * j));
+            const __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), bytes(16));
+            const __m256i h2 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), bytes(16));
+            uint8_t sc, m;
+            k4_scale_min(2 * j, b + 4, sc, m);
+            store32<Affine::Minus>(_mm256_or_si256(_mm256_and_si256(q, bytes(0x0f)), h1), d * sc, dmin * m, dst);
+            k4_scale_min(2 * j + 1, b + 4, sc, m);
+            store32<Affine::Minus>(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f)), h2),
+                                   d * sc, dmin * m, dst + 32);
+        }
+    }
+}
+
+PYRAMID_AVX2 void q6_k_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* b = static_cast<const uint8_t*>(src);
+    float ds[16];
+    for (int64_t i = 0; i < n / QK_K; ++i, b += 210) {
+        const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
+        const float d = half_at(b + 208);
+        for (int j = 0; j < 16; ++j)  // (d * sc) * q, as ggml groups it
+            ds[j] = d * sc[j];
+        // Each half of 128 outputs: 64 bytes of low nibbles (ql), 32 bytes of 2-bit high parts
+        // (qh). Output o of the half uses scale o / 16; byte l of qh serves outputs l, l+32,
+        // l+64 and l+96.
+        for (int half = 0; half < 2; ++half, dst += 128) {
+            const __m256i ql0 = load32(b + 64 * half);
+            const __m256i ql1 = load32(b + 64 * half + 32);
+            const __m256i qh = load32(b + 128 + 32 * half);
+            const __m256i lo = bytes(0x0f);
+            const __m256i q[4] = {
+                _mm256_or_si256(_mm256_and_si256(ql0, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x03)), 4)),
+                _mm256_or_si256(_mm256_and_si256(ql1, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x0c)), 2)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), lo), _mm256_and_si256(qh, bytes(0x30))),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), lo),
+                                _mm256_srli_epi16(_mm256_and_si256(qh, bytes(0xc0)), 2)),
+            };
+            const float* s = ds + 8 * half;
+            for (int k = 0; k < 4; ++k) {
+                const __m256i v = _mm256_sub_epi8(q[k], bytes(32));
+                store16<Affine::Scale>(_mm256_castsi256_si128(v), s[2 * k], 0.0f, dst + 32 * k);
+                store16<Affine::Scale>(_mm256_extracti128_si256(v, 1), s[2 * k + 1], 0.0f, dst + 32 * k + 16);
+            }
+        }
+    }
+}
+
+// --- half-precision types ---------------------------------------------------------------
+
+PYRAMID_AVX2 void f16_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* p = static_cast<const uint8_t*>(src);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i))));
+    fp16_to_fp32_row(p + 2 * i, dst + i, n - i);
+}
+
+PYRAMID_AVX2 void bf16_avx2(const void* src, float* dst, int64_t n)
+{
+    const auto* p = static_cast<const uint8_t*>(src);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i)));
+        _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16)));
+    }
+    bf16_to_fp32_row(p + 2 * i, dst + i, n - i);
+}
+
+} // namespace
+
+TileDecoder detail::avx2_tile_decoder(TensorType type)
+{
+    switch (type) {
+    case TensorType::F16: return f16_avx2;
+    case TensorType::BF16: return bf16_avx2;
+    case TensorType::Q4_0: return q4_0_avx2;
+    case TensorType::Q4_1: return q4_1_avx2;
+    case TensorType::Q5_0: return q5_0_avx2;
+    case TensorType::Q5_1: return q5_1_avx2;
+    case TensorType::Q8_0: return q8_0_avx2;
+    case TensorType::Q2_K: return q2_k_avx2;
+    case TensorType::Q3_K: return q3_k_avx2;
+    case TensorType::Q4_K: return q4_k_avx2;
+    case TensorType::Q5_K: return q5_k_avx2;
+    case TensorType::Q6_K: return q6_k_avx2;
+    case TensorType::F32: return nullptr;
+    }
+    return nullptr;
+}
+
+} // namespace pyramid::cpu
+
+#else // not x86: no SIMD decoders
+
+namespace pyramid::cpu {
+TileDecoder detail::avx2_tile_decoder(TensorType) { return nullptr; }
+} // namespace pyramid::cpu
+
+#endif

@@ -1,0 +1,244 @@
+// The CPU's quantized matmul kernels on fresh random data: every tile decoder (generic and
+// AVX2) bit for bit against to_float, and matmul_rows / cpu::matmul of every weight type
+// against a float64 reference over the dequantized weights, at sizes that leave partial
+// tiles, token groups and row chunks.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/cpu_kernels.h"
+#include "backend/kernel_isa.h"
+#include "backend/quant_matmul.h"
+#include "backend/tile_decoder.h"
+#include "util/float16.h"
+
+using namespace pyramid;
+using cpu::KernelIsa;
+
+namespace {
+
+const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
+                             TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
+                             TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                             TensorType::Q6_K};
+
+std::vector<KernelIsa> supported_isas()
+{
+    std::vector<KernelIsa> isas{KernelIsa::Generic};
+    if (cpu::kernel_isa_supported(KernelIsa::Avx2))
+        isas.push_back(KernelIsa::Avx2);
+    else
+        qInfo("this CPU has no AVX2/FMA/F16C: only the generic kernels are tested");
+    return isas;
+}
+
+// Where a block keeps its fp16 scales (d, and dmin/m where the type has them). Everything
+// else in a block is bits that any value is valid for.
+std::vector<size_t> half_offsets(TensorType type)
+{
+    switch (type) {
+    case TensorType::Q4_0:
+    case TensorType::Q5_0:
+    case TensorType::Q8_0: return {0};
+    case TensorType::Q4_1:
+    case TensorType::Q5_1:
+    case TensorType::Q4_K:
+    case TensorType::Q5_K: return {0, 2};
+    case TensorType::Q2_K: return {80, 82};
+    case TensorType::Q3_K: return {108};
+    case TensorType::Q6_K: return {208};
+    default: return {};
+    }
+}
+
+// A random matrix in `type`'s storage: random quant bits, finite random scales, and for
+// the float types random normal values.
+std::vector<std::byte> random_matrix(TensorType type, int64_t rows, int64_t cols, std::mt19937& rng)
+{
+    const size_t bytes = static_cast<size_t>(rows) * tensor_row_bytes(type, cols);
+    std::vector<std::byte> out(bytes);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    auto put16 = [&](size_t at, uint16_t v) { std::memcpy(out.data() + at, &v, 2); };
+    if (type == TensorType::F32) {
+        for (size_t i = 0; i < bytes; i += 4) {
+            const float v = normal(rng);
+            std::memcpy(out.data() + i, &v, 4);
+        }
+        return out;
+    }
+    if (type == TensorType::F16 || type == TensorType::BF16) {
+        for (size_t i = 0; i < bytes; i += 2)
+            put16(i, type == TensorType::F16 ? fp32_to_fp16(normal(rng)) : fp32_to_bf16(normal(rng)));
+        return out;
+    }
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (std::byte& b : out)
+        b = static_cast<std::byte>(byte(rng));
+    const auto& traits = tensor_type_traits(type);
+    std::uniform_real_distribution<float> scale(0.001f, 0.05f);
+    for (size_t block = 0; block < bytes; block += traits.block_bytes)
+        for (size_t offset : half_offsets(type))
+            put16(block + offset, fp32_to_fp16(byte(rng) & 1 ? scale(rng) : -scale(rng)));
+    return out;
+}
+
+std::vector<float> random_activations(size_t n, std::mt19937& rng)
+{
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& x : v)
+        x = normal(rng);
+    return v;
+}
+
+std::string describe(TensorType type, KernelIsa isa, int64_t rows, int64_t cols, int n)
+{
+    return std::string(tensor_type_traits(type).name) + " on " + std::string(cpu::kernel_isa_name(isa)) + ", " +
+           std::to_string(rows) + "x" + std::to_string(cols) + ", n=" + std::to_string(n);
+}
+
+// Row lengths that give a single block, a partial decode tile and several tiles.
+std::vector<int64_t> test_cols(TensorType type)
+{
+    const int64_t b = tensor_type_traits(type).block_elems;
+    if (b == 1)
+        return {1, 33, 300, 517};
+    return {b, 3 * b, 11 * b};
+}
+
+// Float64 products of the dequantized matrix: the value and the sum of |terms| (the scale
+// a float32 sum's rounding error is measured against).
+struct Reference {
+    std::vector<double> value, magnitude;
+};
+
+Reference reference_matmul(const std::vector<float>& w, int64_t rows, int64_t cols, const std::vector<float>& x, int n)
+{
+    Reference ref{std::vector<double>(static_cast<size_t>(n * rows)), std::vector<double>(static_cast<size_t>(n * rows))};
+    for (int t = 0; t < n; ++t)
+        for (int64_t r = 0; r < rows; ++r) {
+            double sum = 0, magnitude = 0;
+            for (int64_t c = 0; c < cols; ++c) {
+                const double term = double(w[size_t(r * cols + c)]) * x[size_t(t * cols + c)];
+                sum += term;
+                magnitude += std::abs(term);
+            }
+            ref.value[size_t(t * rows + r)] = sum;
+            ref.magnitude[size_t(t * rows + r)] = magnitude;
+        }
+    return ref;
+}
+
+// Empty when y matches; else the first bad element. 1e-5 of the magnitude allows float32
+// sums of a few hundred terms in any order; a wrongly decoded group is far bigger.
+std::string mismatch(const std::vector<float>& y, const Reference& ref)
+{
+    for (size_t i = 0; i < y.size(); ++i)
+        if (!(std::abs(y[i] - ref.value[i]) <= 1e-5 * ref.magnitude[i] + 1e-30))
+            return "element " + std::to_string(i) + ": " + std::to_string(y[i]) + " vs " +
+                   std::to_string(ref.value[i]);
+    return {};
+}
+
+} // namespace
+
+class QuantKernelsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void decoders_are_bit_exact()
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (KernelIsa isa : supported_isas())
+            for (TensorType type : kTypes) {
+                if (type == TensorType::F32)
+                    continue;  // never decoded: the matmul reads F32 rows in place
+                for (int64_t n : test_cols(type)) {
+                    const auto blocks = random_matrix(type, 1, n, rng);
+                    std::vector<float> expected(static_cast<size_t>(n)), got(static_cast<size_t>(n), NAN);
+                    tensor_type_traits(type).to_float(blocks.data(), expected.data(), n);
+                    cpu::tile_decoder(type, isa)(blocks.data(), got.data(), n);
+                    QVERIFY2(std::memcmp(expected.data(), got.data(), size_t(n) * 4) == 0,
+                             describe(type, isa, 1, n, 1).c_str());
+                }
+            }
+    }
+
+    void avx2_has_a_simd_decoder_for_every_stored_type()
+    {
+        for (TensorType type : kTypes)
+            QCOMPARE(cpu::detail::avx2_tile_decoder(type) != nullptr, type != TensorType::F32);
+    }
+
+    void matmul_rows_matches_float64_reference()
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (KernelIsa isa : supported_isas())
+            for (TensorType type : kTypes)
+                for (int64_t cols : test_cols(type))
+                    for (auto [rows, n] : {std::pair<int64_t, int>{1, 1}, {37, 1}, {37, 3}, {5, 6}, {19, 17}}) {
+                        const auto w = random_matrix(type, rows, cols, rng);
+                        const auto x = random_activations(size_t(n * cols), rng);
+                        std::vector<float> decoded(size_t(rows * cols));
+                        tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
+                        const Reference ref = reference_matmul(decoded, rows, cols, x, n);
+
+                        const WeightView view{"w", type, rows, cols, w.data()};
+                        std::vector<float> y(size_t(n * rows), NAN);
+                        cpu::matmul_rows(view, x.data(), n, y.data(), 0, rows, isa);
+                        const std::string what = describe(type, isa, rows, cols, n);
+                        const std::string bad = mismatch(y, ref);
+                        QVERIFY2(bad.empty(), (what + ": " + bad).c_str());
+                    }
+    }
+
+    void matmul_rows_writes_only_its_rows()
+    {
+        std::mt19937 rng(std::random_device{}());
+        const int64_t rows = 23, cols = 512;
+        const int n = 5;
+        for (KernelIsa isa : supported_isas()) {
+            const auto w = random_matrix(TensorType::Q4_K, rows, cols, rng);
+            const auto x = random_activations(size_t(n * cols), rng);
+            const WeightView view{"w", TensorType::Q4_K, rows, cols, w.data()};
+            std::vector<float> all(size_t(n * rows)), part(size_t(n * rows), NAN);
+            cpu::matmul_rows(view, x.data(), n, all.data(), 0, rows, isa);
+            cpu::matmul_rows(view, x.data(), n, part.data(), 7, 16, isa);
+            for (int t = 0; t < n; ++t)
+                for (int64_t r = 0; r < rows; ++r) {
+                    const float got = part[size_t(t * rows + r)];
+                    if (r >= 7 && r < 16)
+                        QCOMPARE(got, all[size_t(t * rows + r)]);
+                    else
+                        QVERIFY(std::isnan(got));
+                }
+        }
+    }
+
+    void threaded_matmul_matches_float64_reference()
+    {
+        // cpu::matmul splits rows into chunks over threads and tokens into tiles: sizes that
+        // cross both boundaries, big enough to run in parallel.
+        std::mt19937 rng(std::random_device{}());
+        qInfo("cpu::matmul runs the %s kernels", std::string(cpu::kernel_isa_name(cpu::active_kernel_isa())).c_str());
+        for (TensorType type : {TensorType::F32, TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0})
+            for (auto [rows, n] : {std::pair<int64_t, int>{301, 1}, {67, 35}}) {
+                const int64_t cols = 768;
+                const auto w = random_matrix(type, rows, cols, rng);
+                const auto x = random_activations(size_t(n * cols), rng);
+                std::vector<float> decoded(size_t(rows * cols));
+                tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
+                const WeightView view{"w", type, rows, cols, w.data()};
+                std::vector<float> y(size_t(n * rows), NAN);
+                cpu::matmul(view, x.data(), n, y.data());
+                const std::string bad = mismatch(y, reference_matmul(decoded, rows, cols, x, n));
+                QVERIFY2(bad.empty(), (describe(type, cpu::active_kernel_isa(), rows, cols, n) + ": " + bad).c_str());
+            }
+    }
+};
+
+QTEST_APPLESS_MAIN(QuantKernelsTest)
+#include "quant_kernels_test.moc"
