@@ -67,7 +67,7 @@ PplCommand::PplCommand(CLI::App& parent)
     app_->add_option("--sweep-budget", sweep_budget_, "local and h2o with this many entries at every layer")
         ->delimiter(',');
     app_->add_option("--json", json_path_, "write the results as JSON here");
-    app_->add_option("--plot-dir", plot_dir_, "write ppl_vs_kv and kv_lengths plots (SVG and PNG) here");
+    app_->add_option("--plot-dir", plot_dir_, "write the plots here as SVG and PNG (see report_plots.h)");
     app_->add_option("--lengths-run", lengths_run_,
                      "label of the run whose per-layer lengths are plotted (default: most compressed pyramid run)");
     app_->add_flag("-v,--verbose", verbose_, "debug logging on stderr");

@@ -34,14 +34,25 @@ QString protocol_text(const EvalReport& r)
         .arg(r.windows.count);
 }
 
-LineChart perplexity_chart(const EvalReport& report)
+bool equal_bytes_series(const std::string& series)
+{
+    return series == kSeriesFull || series == kSeriesPyramid || series == kSeriesLocalMatched ||
+           series == kSeriesH2OMatched;
+}
+
+// All runs, or (`equal_bytes_only`) the decay sweep's runs and full, whose KV fractions sit
+// close together and need their own scale.
+LineChart perplexity_chart(const EvalReport& report, bool equal_bytes_only)
 {
     LineChart chart;
-    chart.title = QStringLiteral("Perplexity against KV-cache size");
+    chart.title = equal_bytes_only ? QStringLiteral("Perplexity at equal KV bytes (PyramidInfer decay sweep)")
+                                   : QStringLiteral("Perplexity against KV-cache size");
     chart.subtitle = protocol_text(report);
     chart.x_label = QStringLiteral("KV cache bytes / full cache bytes (mean over the scored steps)");
     chart.y_label = QStringLiteral("perplexity (lower is better)");
     for (const RunResult& r : report.runs) {
+        if (equal_bytes_only && !equal_bytes_series(r.run.series))
+            continue;
         auto it = std::find_if(chart.series.begin(), chart.series.end(),
                                [&](const ChartSeries& s) { return s.name.toStdString() == r.run.series; });
         if (it == chart.series.end()) {
@@ -101,15 +112,23 @@ std::vector<std::filesystem::path> write_report_plots(const EvalReport& report, 
     std::filesystem::create_directories(dir, ec);
     if (ec)
         throw Error("cannot create the plot folder " + dir.string() + ": " + ec.message());
-    const LineChart ppl = perplexity_chart(report);
+    std::vector<std::filesystem::path> files;
+    const auto render = [&](const std::string& name, const ChartPainter& paint) {
+        for (auto& f : render_chart_files(dir / name, kPlotSize, paint))
+            files.push_back(std::move(f));
+    };
+    const LineChart ppl = perplexity_chart(report, false);
+    render("ppl_vs_kv", [&](QPainter& p, const QRectF& area) { paint_line_chart(p, area, ppl); });
+    const bool mixed = std::any_of(report.runs.begin(), report.runs.end(),
+                                   [](const RunResult& r) { return !equal_bytes_series(r.run.series); });
+    const bool swept = std::any_of(report.runs.begin(), report.runs.end(),
+                                   [](const RunResult& r) { return r.run.series == kSeriesLocalMatched; });
+    if (mixed && swept) {
+        const LineChart equal = perplexity_chart(report, true);
+        render("ppl_vs_kv_equal_bytes", [&](QPainter& p, const QRectF& area) { paint_line_chart(p, area, equal); });
+    }
     const LayerPyramid lengths = lengths_chart(report, lengths_run_of(report, lengths_run));
-    std::vector<std::filesystem::path> files =
-        render_chart_files(dir / "ppl_vs_kv", kPlotSize,
-                           [&](QPainter& p, const QRectF& area) { paint_line_chart(p, area, ppl); });
-    for (auto& f : render_chart_files(dir / "kv_lengths", kPlotSize, [&](QPainter& p, const QRectF& area) {
-             paint_layer_pyramid(p, area, lengths);
-         }))
-        files.push_back(std::move(f));
+    render("kv_lengths", [&](QPainter& p, const QRectF& area) { paint_layer_pyramid(p, area, lengths); });
     return files;
 }
 

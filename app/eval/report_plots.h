@@ -1,6 +1,9 @@
 #pragma once
-// The evaluation's plots: perplexity against KV bytes as a fraction of full, one curve per
-// series (ppl_vs_kv.svg/.png), and the per-layer KV lengths of one run (kv_lengths.svg/.png).
+// The evaluation's plots, each as .svg and .png:
+//   ppl_vs_kv              perplexity against KV bytes as a fraction of full, one curve per series
+//   ppl_vs_kv_equal_bytes  the same for the decay sweep's runs and full only, on their own scale
+//                          (written when the report also has other runs, e.g. a budget sweep)
+//   kv_lengths             the per-layer KV lengths of one run
 // Needs a QGuiApplication (see OffscreenGui).
 #include <filesystem>
 #include <string>

@@ -124,7 +124,7 @@ private slots:
         QVERIFY2(std::abs(tool_ppl - expected_ppl) < 1e-4 * expected_ppl,
                  qPrintable(QString("%1 vs %2").arg(tool_ppl).arg(expected_ppl)));
 
-        for (const char* name : {"ppl_vs_kv", "kv_lengths"}) {
+        for (const char* name : {"ppl_vs_kv", "ppl_vs_kv_equal_bytes", "kv_lengths"}) {
             const QString base = dir.filePath(QString("plots/%1").arg(name));
             QVERIFY(QFileInfo(base + ".svg").size() > 1000);
             QFile svg(base + ".svg");
