@@ -222,8 +222,10 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
 
 QString ChatController::contextFullMessage(const pyramid::ChatResult& result, OverflowPolicy overflow)
 {
+    // The engine's reason without its advice after the ';': the advice below fits the app.
+    const QString reason = QString::fromStdString(result.error).section(QLatin1Char(';'), 0, 0).trimmed();
     const QString what = result.text.empty()
-        ? tr("The conversation no longer fits the model's context (%1).").arg(QString::fromStdString(result.error))
+        ? tr("The conversation no longer fits the model's context (%1).").arg(reason)
         : tr("The reply was cut off: it reached the end of the model's context.");
     if (overflow == OverflowPolicy::Stop)
         return what + QLatin1Char(' ') +

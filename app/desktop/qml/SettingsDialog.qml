@@ -17,6 +17,7 @@ Dialog {
     SystemPalette { id: pal }
 
     readonly property color errorColor: pal.window.hslLightness < 0.5 ? "#ff8a80" : "#c62828"
+    readonly property int fieldWidth: 180  // one column of inputs, wide enough for the choice labels
 
     ColumnLayout {
         anchors.fill: parent
@@ -131,7 +132,7 @@ Dialog {
                         horizontalAlignment: TextInput.AlignRight
                         inputMethodHints: field.kind === "integer" ? Qt.ImhDigitsOnly : Qt.ImhFormattedNumbersOnly
                         onEditingFinished: dialog.settings.setValue(field.key, text)
-                        Layout.preferredWidth: 140
+                        Layout.preferredWidth: dialog.fieldWidth
                         Accessible.name: field.label
                         Accessible.description: field.help
                     }
@@ -141,7 +142,7 @@ Dialog {
                         currentIndex: field.choiceIndex
                         onActivated: index => dialog.settings.setValue(field.key, field.choices[index])
                         implicitContentWidthPolicy: ComboBox.WidestText  // room for the longest label
-                        Layout.preferredWidth: Math.max(140, implicitWidth)
+                        Layout.preferredWidth: Math.max(dialog.fieldWidth, implicitWidth)
                         Accessible.name: field.label
                         Accessible.description: field.help
                     }
