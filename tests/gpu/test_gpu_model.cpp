@@ -262,7 +262,7 @@ void plugin_loads_through_the_engine_loader()
         GPU_CHECK(choice.backend->info().name == "cuda", choice.backend->info().name);
         InferenceSession plugin(*choice.backend, CompressionConfig::full_cache());
         InferenceSession direct(gpu(Precision::Fp16), CompressionConfig::full_cache());
-        check_logits("plugin vs linked backend", plugin.prefill(prompt), direct.prefill(prompt), 1e-5);
+        check_logits("plugin vs linked backend", plugin.prefill(prompt), direct.prefill(prompt), 1e-4);
     }
     setenv("PYRAMID_CUDA_PRECISION", "fp8", 1);
     bool threw = false;
