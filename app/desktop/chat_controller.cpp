@@ -224,9 +224,9 @@ QString ChatController::contextFullMessage(const pyramid::ChatResult& result, Ov
 {
     // The engine's reason without its advice after the ';': the advice below fits the app.
     const QString reason = QString::fromStdString(result.error).section(QLatin1Char(';'), 0, 0).trimmed();
-    const QString what = result.text.empty()
-        ? tr("The conversation no longer fits the model's context (%1).").arg(reason)
-        : tr("The reply was cut off: it reached the end of the model's context.");
+    const QString what = !result.text.empty() ? tr("The reply was cut off: it reached the end of the model's context.")
+                         : reason.isEmpty()       ? tr("The conversation no longer fits the model's context.")
+                                                  : tr("The conversation no longer fits the model's context (%1).").arg(reason);
     if (overflow == OverflowPolicy::Stop)
         return what + QLatin1Char(' ') +
                tr("To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode "
