@@ -7,6 +7,8 @@
 
 #include <omp.h>
 
+#include "backend/int8_activations.h"
+#include "backend/int8_matmul.h"
 #include "backend/quant_matmul.h"
 
 namespace pyramid::cpu {
@@ -39,18 +41,32 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 void matmul(const WeightView& w, const float* x, int n, float* y)
 {
-    const KernelIsa isa = active_kernel_isa();
+    const KernelConfig config = active_kernel_config();
     // Rows in chunks, one chunk per task; tokens in tiles so a tile of x stays in cache while
     // every weight row passes over it.
     constexpr int64_t kRowChunk = 16;
     const int64_t chunks = (w.rows + kRowChunk - 1) / kRowChunk;
-#pragma omp parallel if (w.rows * w.cols * n >= kParallelWork)
+    const bool parallel = w.rows * w.cols * n >= kParallelWork;
+    if (config.quantized_dot == QuantizedDot::Int8 && int8_matmul_supported(w.type)) {
+        thread_local Int8Activations buffer;  // reused from call to call
+        Int8Activations* const a = &buffer;   // the calling thread's, shared with the team
+        quantize_activations(x, n, w.cols, *a);
+#pragma omp parallel if (parallel)
+        for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
+            const int t1 = std::min(n, t0 + kMatmulTokenTile);
+#pragma omp for schedule(static)
+            for (int64_t c = 0; c < chunks; ++c)
+                matmul_rows_int8(w, *a, t0, t1, y, c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk));
+        }
+        return;
+    }
+#pragma omp parallel if (parallel)
     for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
         const int nt = std::min(kMatmulTokenTile, n - t0);
 #pragma omp for schedule(static)
         for (int64_t c = 0; c < chunks; ++c)
             matmul_rows(w, x + static_cast<int64_t>(t0) * w.cols, nt, y + static_cast<int64_t>(t0) * w.rows,
-                        c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), isa);
+                        c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
     }
 }
 

@@ -10,9 +10,10 @@
 
 namespace pyramid::cpu {
 
-// y[t, r] = sum_c w[r, c] * x[t, c] for t < n, directly on w's stored type (quant_matmul.h:
-// decoded a tile at a time, never expanded), rows split over threads, on the kernels of
-// active_kernel_isa().
+// y[t, r] = sum_c w[r, c] * x[t, c] for t < n, directly on w's stored type (never expanded to
+// float32), rows split over threads, with the kernels active_kernel_config() picks: tile
+// decoding (quant_matmul.h), or for QuantizedDot::Int8 integer products with the activations
+// rounded to int8 (int8_matmul.h).
 void matmul(const WeightView& w, const float* x, int n, float* y);
 
 // out[t, :] = the embedding row of tokens[t], decoded to float32.

@@ -1,6 +1,7 @@
-#include "backend/kernel_isa.h"
+#include "backend/kernel_config.h"
 
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -8,24 +9,40 @@
 namespace pyramid::cpu {
 namespace {
 
-KernelIsa choose_isa()
+// The value of `variable` among `choices` (by name), or `fallback` when unset or unusable.
+template <typename T, typename Name, typename Usable>
+T from_environment(const char* variable, std::initializer_list<T> choices, T fallback, Name name, Usable usable)
 {
-    const KernelIsa best = kernel_isa_supported(KernelIsa::Avx2) ? KernelIsa::Avx2 : KernelIsa::Generic;
-    const char* requested = std::getenv("PYRAMID_CPU_KERNELS");
+    const char* requested = std::getenv(variable);
     if (!requested || !*requested)
-        return best;
-    for (KernelIsa isa : {KernelIsa::Generic, KernelIsa::Avx2}) {
-        if (kernel_isa_name(isa) != requested)
+        return fallback;
+    for (T choice : choices) {
+        if (name(choice) != requested)
             continue;
-        if (kernel_isa_supported(isa))
-            return isa;
-        spdlog::warn("PYRAMID_CPU_KERNELS={}: this CPU cannot run those kernels; using {}", requested,
-                     kernel_isa_name(best));
-        return best;
+        if (usable(choice))
+            return choice;
+        spdlog::warn("{}={} cannot run on this CPU; using {}", variable, requested, name(fallback));
+        return fallback;
     }
-    spdlog::warn("PYRAMID_CPU_KERNELS={} is not a kernel set (known: generic, avx2); using {}", requested,
-                 kernel_isa_name(best));
-    return best;
+    std::string known;
+    for (T choice : choices)
+        known += (known.empty() ? "" : ", ") + std::string(name(choice));
+    spdlog::warn("{}={} is not one of {}; using {}", variable, requested, known, name(fallback));
+    return fallback;
+}
+
+KernelConfig choose_config()
+{
+    KernelConfig c;
+    const KernelIsa best = kernel_isa_supported(KernelIsa::Avx2) ? KernelIsa::Avx2 : KernelIsa::Generic;
+    c.isa = from_environment("PYRAMID_CPU_KERNELS", {KernelIsa::Generic, KernelIsa::Avx2}, best, kernel_isa_name,
+                             kernel_isa_supported);
+    const bool avx2 = c.isa == KernelIsa::Avx2;
+    c.quantized_dot = from_environment(
+        "PYRAMID_CPU_QUANT_DOT", {QuantizedDot::Exact, QuantizedDot::Int8},
+        avx2 ? QuantizedDot::Int8 : QuantizedDot::Exact, quantized_dot_name,
+        [avx2](QuantizedDot d) { return d == QuantizedDot::Exact || avx2; });
+    return c;
 }
 
 } // namespace
@@ -33,6 +50,11 @@ KernelIsa choose_isa()
 std::string_view kernel_isa_name(KernelIsa isa)
 {
     return isa == KernelIsa::Avx2 ? "avx2" : "generic";
+}
+
+std::string_view quantized_dot_name(QuantizedDot d)
+{
+    return d == QuantizedDot::Int8 ? "int8" : "exact";
 }
 
 bool kernel_isa_supported(KernelIsa isa)
@@ -47,10 +69,10 @@ bool kernel_isa_supported(KernelIsa isa)
 #endif
 }
 
-KernelIsa active_kernel_isa()
+KernelConfig active_kernel_config()
 {
-    static const KernelIsa isa = choose_isa();
-    return isa;
+    static const KernelConfig config = choose_config();
+    return config;
 }
 
 } // namespace pyramid::cpu

@@ -1,7 +1,8 @@
 #pragma once
-// Which instruction set the CPU matmul kernels run on. The build targets baseline x86-64
-// (SSE2), so the AVX2 kernels are compiled with function-level target attributes and chosen
-// at run time, only on a CPU that has AVX2, FMA and F16C.
+// How the CPU matmul kernels run: on which instruction set, and how quantized weights meet
+// the activations. The build targets baseline x86-64 (SSE2), so the AVX2 kernels are compiled
+// with function-level target attributes and chosen at run time, only on a CPU that has AVX2,
+// FMA and F16C.
 #include <string_view>
 
 namespace pyramid::cpu {
@@ -11,14 +12,32 @@ enum class KernelIsa {
     Avx2,     // AVX2 + FMA + F16C
 };
 
-std::string_view kernel_isa_name(KernelIsa isa);  // "generic", "avx2"
+enum class QuantizedDot {
+    // Weights decoded to float32 a tile at a time, bit-identical to to_float: the products of
+    // the dequantized float32 model, summed in float32 (quant_matmul.h).
+    Exact,
+    // Activations rounded to int8 per block of 32 (like ggml's Q8_0) and dotted with the
+    // quantized weights in integers (int8_matmul.h): several times faster, logits off by
+    // about 1e-3 relative. Only on AVX2 and for the types int8_matmul_supported() names;
+    // other types run Exact.
+    Int8,
+};
+
+std::string_view kernel_isa_name(KernelIsa isa);     // "generic", "avx2"
+std::string_view quantized_dot_name(QuantizedDot d);  // "exact", "int8"
 
 // Whether this CPU can run the kernels of `isa` (Generic always can).
 bool kernel_isa_supported(KernelIsa isa);
 
-// What cpu::matmul uses: the best supported ISA, unless the environment variable
-// PYRAMID_CPU_KERNELS names another ("generic" or "avx2"; an unsupported or unknown name is
-// logged and ignored). Decided once per process.
-KernelIsa active_kernel_isa();
+struct KernelConfig {
+    KernelIsa isa = KernelIsa::Generic;
+    QuantizedDot quantized_dot = QuantizedDot::Exact;
+};
+
+// What cpu::matmul uses, decided once per process: the best supported ISA and, on AVX2, Int8.
+// The environment can choose otherwise: PYRAMID_CPU_KERNELS=generic|avx2 and
+// PYRAMID_CPU_QUANT_DOT=exact|int8 (a name that is unknown or cannot run here is logged
+// and ignored; Int8 needs AVX2).
+KernelConfig active_kernel_config();
 
 } // namespace pyramid::cpu

@@ -10,7 +10,7 @@
 // approximation. cpu::matmul (cpu_kernels.h) splits rows over threads and calls this.
 #include <cstdint>
 
-#include "backend/kernel_isa.h"
+#include "backend/kernel_config.h"
 #include "model/weight_view.h"
 
 namespace pyramid::cpu {
@@ -21,7 +21,7 @@ constexpr int64_t kDecodeTileElems = 256;
 constexpr int kMatmulTokenTile = 16;
 
 // y[t * w.rows + r] = sum_c w[r, c] * x[t * w.cols + c] for t < n and r in [row_begin, row_end),
-// on the calling thread with the kernels of `isa` (which must be supported: kernel_isa.h).
+// on the calling thread with the kernels of `isa` (which must be supported: kernel_config.h).
 void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end,
                  KernelIsa isa);
 

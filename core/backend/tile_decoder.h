@@ -8,7 +8,7 @@
 // the dequantized float32 model would, and only the order of the float32 sums differs.
 #include <cstdint>
 
-#include "backend/kernel_isa.h"
+#include "backend/kernel_config.h"
 #include "model/tensor_type.h"
 
 namespace pyramid::cpu {

@@ -1,9 +1,11 @@
 // The CPU's quantized matmul kernels on fresh random data: every tile decoder (generic and
-// AVX2) bit for bit against to_float, and matmul_rows / cpu::matmul of every weight type
-// against a float64 reference over the dequantized weights, at sizes that leave partial
-// tiles, token groups and row chunks.
+// AVX2) bit for bit against to_float; matmul_rows / cpu::matmul of every weight type against a
+// float64 reference over the dequantized weights, at sizes that leave partial tiles, token
+// groups and row chunks; the int8 path against the same reference with the activations as
+// rounded to int8.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "backend/cpu_kernels.h"
-#include "backend/kernel_isa.h"
+#include "backend/int8_activations.h"
+#include "backend/int8_matmul.h"
+#include "backend/kernel_config.h"
 #include "backend/quant_matmul.h"
 #include "backend/tile_decoder.h"
 #include "util/float16.h"
@@ -135,10 +139,10 @@ Reference reference_matmul(const std::vector<float>& w, int64_t rows, int64_t co
 
 // Empty when y matches; else the first bad element. 1e-5 of the magnitude allows float32
 // sums of a few hundred terms in any order; a wrongly decoded group is far bigger.
-std::string mismatch(const std::vector<float>& y, const Reference& ref)
+std::string mismatch(const std::vector<float>& y, const Reference& ref, double tolerance = 1e-5)
 {
     for (size_t i = 0; i < y.size(); ++i)
-        if (!(std::abs(y[i] - ref.value[i]) <= 1e-5 * ref.magnitude[i] + 1e-30))
+        if (!(std::abs(y[i] - ref.value[i]) <= tolerance * ref.magnitude[i] + 1e-30))
             return "element " + std::to_string(i) + ": " + std::to_string(y[i]) + " vs " +
                    std::to_string(ref.value[i]);
     return {};
@@ -221,22 +225,99 @@ private slots:
     void threaded_matmul_matches_float64_reference()
     {
         // cpu::matmul splits rows into chunks over threads and tokens into tiles: sizes that
-        // cross both boundaries, big enough to run in parallel.
+        // cross both boundaries, big enough to run in parallel. With QuantizedDot::Int8 the
+        // supported types see the activations rounded to int8.
         std::mt19937 rng(std::random_device{}());
-        qInfo("cpu::matmul runs the %s kernels", std::string(cpu::kernel_isa_name(cpu::active_kernel_isa())).c_str());
-        for (TensorType type : {TensorType::F32, TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0})
+        const cpu::KernelConfig config = cpu::active_kernel_config();
+        qInfo("cpu::matmul runs the %s kernels, %s quantized dot", std::string(cpu::kernel_isa_name(config.isa)).c_str(),
+              std::string(cpu::quantized_dot_name(config.quantized_dot)).c_str());
+        for (TensorType type : {TensorType::F32, TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0, TensorType::Q3_K})
             for (auto [rows, n] : {std::pair<int64_t, int>{301, 1}, {67, 35}}) {
                 const int64_t cols = 768;
                 const auto w = random_matrix(type, rows, cols, rng);
-                const auto x = random_activations(size_t(n * cols), rng);
+                auto x = random_activations(size_t(n * cols), rng);
+                const bool int8 = config.quantized_dot == cpu::QuantizedDot::Int8 && cpu::int8_matmul_supported(type);
+                std::vector<float> seen = x;
+                if (int8) {
+                    cpu::Int8Activations a;
+                    cpu::quantize_activations(x.data(), n, cols, a);
+                    for (int t = 0; t < n; ++t)
+                        for (int64_t c = 0; c < cols; ++c)
+                            seen[size_t(t * cols + c)] = a.q_row(t)[c] * a.scale_row(t)[c / 32];
+                }
                 std::vector<float> decoded(size_t(rows * cols));
                 tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
                 const WeightView view{"w", type, rows, cols, w.data()};
                 std::vector<float> y(size_t(n * rows), NAN);
                 cpu::matmul(view, x.data(), n, y.data());
-                const std::string bad = mismatch(y, reference_matmul(decoded, rows, cols, x, n));
-                QVERIFY2(bad.empty(), (describe(type, cpu::active_kernel_isa(), rows, cols, n) + ": " + bad).c_str());
+                const std::string bad = mismatch(y, reference_matmul(decoded, rows, cols, seen, n), int8 ? 1e-4 : 1e-5);
+                QVERIFY2(bad.empty(), (describe(type, config.isa, rows, cols, n) + ": " + bad).c_str());
             }
+    }
+
+    void activations_round_to_int8_per_block()
+    {
+        std::mt19937 rng(std::random_device{}());
+        const int n = 3;
+        const int64_t cols = 96;
+        auto x = random_activations(size_t(n * cols), rng);
+        std::fill_n(x.begin() + 32, 32, 0.0f);  // an all-zero block gets scale 0, not NaN
+        cpu::Int8Activations a;
+        cpu::quantize_activations(x.data(), n, cols, a);
+        for (int t = 0; t < n; ++t)
+            for (int64_t b = 0; b < cols / 32; ++b) {
+                float amax = 0;
+                int total = 0;
+                for (int64_t i = 32 * b; i < 32 * b + 32; ++i)
+                    amax = std::max(amax, std::abs(x[size_t(t * cols + i)]));
+                const float scale = a.scale_row(t)[b];
+                QCOMPARE(scale, amax / 127.0f);
+                for (int64_t i = 32 * b; i < 32 * b + 32; ++i) {
+                    const int q = a.q_row(t)[i];
+                    total += q;
+                    QVERIFY(q >= -127 && q <= 127);
+                    QVERIFY(std::abs(x[size_t(t * cols + i)] - q * scale) <= 0.5001f * scale);
+                }
+                QCOMPARE(a.sum_row(t)[b], scale * float(total));
+            }
+    }
+
+    void int8_matmul_matches_float64_reference()
+    {
+        if (!cpu::kernel_isa_supported(KernelIsa::Avx2))
+            QSKIP("the int8 kernels need AVX2, which this CPU lacks");
+        std::mt19937 rng(std::random_device{}());
+        int tested = 0;
+        for (TensorType type : kTypes) {
+            if (!cpu::int8_matmul_supported(type))
+                continue;
+            ++tested;
+            for (int64_t cols : test_cols(type))
+                for (auto [rows, n] : {std::pair<int64_t, int>{1, 1}, {37, 1}, {37, 3}, {5, 6}, {19, 17}}) {
+                    const auto w = random_matrix(type, rows, cols, rng);
+                    const auto x = random_activations(size_t(n * cols), rng);
+                    cpu::Int8Activations a;
+                    cpu::quantize_activations(x.data(), n, cols, a);
+                    std::vector<float> rounded(x.size());  // the activations the kernels see
+                    for (int t = 0; t < n; ++t)
+                        for (int64_t c = 0; c < cols; ++c)
+                            rounded[size_t(t * cols + c)] = a.q_row(t)[c] * a.scale_row(t)[c / 32];
+                    std::vector<float> decoded(size_t(rows * cols));
+                    tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
+                    const Reference ref = reference_matmul(decoded, rows, cols, rounded, n);
+
+                    const WeightView view{"w", type, rows, cols, w.data()};
+                    std::vector<float> y(size_t(n * rows), NAN);
+                    // Two token ranges, to check each writes only its own tokens.
+                    cpu::matmul_rows_int8(view, a, 0, n / 2, y.data(), 0, rows);
+                    cpu::matmul_rows_int8(view, a, n / 2, n, y.data(), 0, rows);
+                    // Weight scales multiply block sums here, not single weights: a few more
+                    // roundings than the exact path, still far below any decoding error.
+                    const std::string bad = mismatch(y, ref, 1e-4);
+                    QVERIFY2(bad.empty(), (describe(type, KernelIsa::Avx2, rows, cols, n) + " int8: " + bad).c_str());
+                }
+        }
+        QCOMPARE(tested, 5);
     }
 };
 
