@@ -1,0 +1,159 @@
+// pyramid-cpu-bench: prompt and decode speed on the CPU backend of a model as stored
+// (quantized weights used in place) against its float32 copy (the same weights dequantized
+// with to_float), measured side by side in one process: the two alternate within each
+// repeat, so a busy machine slows both alike. Prints a Markdown table on stdout.
+//
+// The kernels are those cpu::matmul picks (PYRAMID_CPU_KERNELS=generic forces the portable
+// ones). Exit codes as pyramid-cli: 0 done, 2 bad options, 3 the model cannot be loaded.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "backend/cpu_backend.h"
+#include "backend/dequantized_weights.h"
+#include "backend/kernel_config.h"
+#include "generate/inference_session.h"
+#include "generate/sampler.h"
+#include "memory_estimate.h"
+#include "model/model.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Speed {
+    double prefill = 0;  // prompt tokens per second
+    double decode = 0;   // generated tokens per second
+};
+
+// One greedy run: the prompt, then `steps` tokens each fed back.
+Speed run_once(pyramid::Backend& backend, const std::vector<int32_t>& prompt, int steps)
+{
+    pyramid::InferenceSession session(backend, pyramid::CompressionConfig::full_cache());
+    const auto t0 = Clock::now();
+    std::vector<float> logits = session.prefill(prompt);
+    const auto t1 = Clock::now();
+    for (int i = 0; i < steps; ++i)
+        logits = session.decode(pyramid::Sampler::argmax(logits));
+    const auto t2 = Clock::now();
+    const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+    return {static_cast<double>(prompt.size()) / seconds(t1 - t0), steps / seconds(t2 - t1)};
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string cpu_name()
+{
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0)
+            return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+std::string today()
+{
+    const std::time_t now = std::time(nullptr);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", std::localtime(&now));
+    return text;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Measure CPU prompt and decode speed of a model as stored against its float32 copy.",
+                 "pyramid-cpu-bench"};
+    std::string model_path;
+    int prompt_tokens = 32, decode_tokens = 128, repeats = 5;
+    app.add_option("model", model_path, "GGUF file or Hugging Face folder")->required();
+    app.add_option("--prompt-tokens", prompt_tokens, "prompt length")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+    app.add_option("--decode-tokens", decode_tokens, "tokens generated after the prompt")
+        ->check(CLI::Range(1, 1 << 16))
+        ->capture_default_str();
+    app.add_option("--repeats", repeats, "timed runs of each variant (the median is reported)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "pyramid-cpu-bench: {} (see --help)\n", e.what());
+        return 2;
+    }
+    pyramid::init_logging({false, false, "pyramid-cpu-bench"});
+
+    std::shared_ptr<pyramid::Model> model;
+    pyramid::ModelWeights f32;
+    std::vector<int32_t> prompt;
+    try {
+        model = pyramid::Model::open(model_path, pyramid::BackendPreference::Cpu);
+        if (prompt_tokens + decode_tokens > model->config().context_length)
+            throw pyramid::Error(fmt::format("{} prompt + {} decode tokens exceed the model's context of {}",
+                                             prompt_tokens, decode_tokens, model->config().context_length));
+        f32 = pyramid::dequantized_copy(model->files().weights);
+        const auto text = model->tokenizer().encode(
+            "Once upon a time, in a small town by the sea, there lived a curious girl who loved to read.");
+        if (model->tokenizer().bos_id() >= 0)
+            prompt.push_back(model->tokenizer().bos_id());
+        for (size_t i = 0; prompt.size() < static_cast<size_t>(prompt_tokens); ++i)
+            prompt.push_back(text[i % text.size()]);
+    } catch (const pyramid::Error& e) {
+        fmt::print(stderr, "pyramid-cpu-bench: {}\n", e.what());
+        return 3;
+    }
+    pyramid::CpuBackend f32_backend(f32);
+
+    struct Variant {
+        std::string label;
+        pyramid::Backend* backend;
+        size_t weight_bytes;
+        std::vector<double> prefill, decode;
+    };
+    std::vector<Variant> variants{
+        {"as stored", &model->backend(), pyramid::inspect::weight_memory(model->files().weights).cpu_bytes, {}, {}},
+        {"float32 copy", &f32_backend, pyramid::inspect::weight_memory(f32).cpu_bytes, {}, {}}};
+
+    for (Variant& v : variants)  // warm-up: page the weights in, size every buffer
+        run_once(*v.backend, prompt, std::min(decode_tokens, 8));
+    for (int r = 0; r < repeats; ++r)
+        for (int k = 0; k < 2; ++k) {
+            Variant& v = variants[static_cast<size_t>((r + k) % 2)];  // alternate which goes first
+            const Speed s = run_once(*v.backend, prompt, decode_tokens);
+            v.prefill.push_back(s.prefill);
+            v.decode.push_back(s.decode);
+        }
+
+    fmt::print("Model: {}\n", model_path);
+    fmt::print("Machine: {}, {} OpenMP threads; kernels: {}; date: {}\n", cpu_name(), omp_get_max_threads(),
+               pyramid::cpu::kernel_isa_name(pyramid::cpu::active_kernel_config().isa), today());
+    fmt::print("Prompt {} tokens, then {} greedy decode steps, full KV cache; median of {} runs (min-max).\n\n",
+               prompt.size(), decode_tokens, repeats);
+    fmt::print("| weights | weight memory | prompt tokens/s | decode tokens/s |\n|---|---:|---:|---:|\n");
+    for (const Variant& v : variants) {
+        const auto [pmin, pmax] = std::minmax_element(v.prefill.begin(), v.prefill.end());
+        const auto [dmin, dmax] = std::minmax_element(v.decode.begin(), v.decode.end());
+        fmt::print("| {} | {:.1f} MiB | {:.0f} ({:.0f}-{:.0f}) | {:.1f} ({:.1f}-{:.1f}) |\n", v.label,
+                   v.weight_bytes / (1024.0 * 1024.0), median(v.prefill), *pmin, *pmax, median(v.decode), *dmin, *dmax);
+    }
+    fmt::print("\nDecode speed-up of the stored weights over float32: {:.2f}x\n",
+               median(variants[0].decode) / median(variants[1].decode));
+    return 0;
+}

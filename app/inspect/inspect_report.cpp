@@ -1,0 +1,170 @@
+#include "inspect_report.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace pyramid::inspect {
+namespace {
+
+// 13951200 -> "13,951,200"
+std::string grouped(uint64_t n)
+{
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string human(uint64_t bytes)
+{
+    const double b = static_cast<double>(bytes);
+    if (b >= 1024.0 * 1024 * 1024)
+        return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
+    if (b >= 1024.0 * 1024)
+        return fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
+    return fmt::format("{:.1f} KiB", b / 1024.0);
+}
+
+std::string shape_text(const std::vector<int64_t>& shape)
+{
+    std::string s;
+    for (int64_t d : shape)
+        s += (s.empty() ? "" : " x ") + std::to_string(d);
+    return s.empty() ? "scalar" : s;
+}
+
+std::string token_text(int32_t id, const std::string& piece)
+{
+    return id < 0 ? "none" : fmt::format("{} {}", id, piece);
+}
+
+// What a stored tensor costs once loaded: the CPU backend keeps matrices as stored and turns
+// vectors (norms) into float32; the CUDA backend holds matrices in fp16, vectors in float32.
+uint64_t cpu_bytes(const TensorEntry& t)
+{
+    const bool vector = t.shape.size() == 1;
+    return vector && t.type != TensorType::F32 ? static_cast<uint64_t>(t.elements) * 4 : t.bytes;
+}
+
+uint64_t cuda_fp16_bytes(const TensorEntry& t)
+{
+    return static_cast<uint64_t>(t.elements) * (t.shape.size() == 1 ? 4 : 2);
+}
+
+void print_row(std::FILE* out, const std::string& key, const std::string& value)
+{
+    fmt::print(out, "  {:<30}  {}\n", key, value);
+}
+
+} // namespace
+
+void print_summary(std::FILE* out, const ModelContents& m)
+{
+    const ModelConfig& c = m.config;
+    fmt::print(out, "Model\n");
+    print_row(out, "path", m.path.string());
+    print_row(out, "name", c.name.empty() ? "(none)" : c.name);
+    print_row(out, "format", fmt::format("{}, {} bytes ({})", m.format, grouped(m.file_bytes), human(m.file_bytes)));
+    print_row(out, "architecture", c.architecture);
+    for (const auto& [key, value] : m.facts)
+        print_row(out, key, value);
+
+    fmt::print(out, "\nHyperparameters\n");
+    print_row(out, "vocabulary size", std::to_string(c.n_vocab));
+    print_row(out, "embedding width", std::to_string(c.dim));
+    print_row(out, "feed-forward width", std::to_string(c.ffn_dim));
+    print_row(out, "layers", std::to_string(c.n_layers));
+    print_row(out, "attention heads", std::to_string(c.n_heads));
+    print_row(out, "key/value heads", fmt::format("{}{}", c.n_kv_heads,
+                                                  c.n_kv_heads < c.n_heads ? " (grouped-query attention)" : ""));
+    print_row(out, "head size", std::to_string(c.head_dim));
+    print_row(out, "context length", std::to_string(c.context_length));
+    print_row(out, "RoPE", fmt::format("theta {}, {}", c.rope_theta,
+                                       c.rope_layout == RopeLayout::Interleaved ? "interleaved pairs (GGUF layout)"
+                                                                                : "rotate-half (Hugging Face layout)"));
+    print_row(out, "RMS norm epsilon", fmt::format("{}", c.rms_eps));
+    print_row(out, "output projection", c.tied_output ? "tied to the token embedding" : "its own matrix");
+
+    fmt::print(out, "\nTokenizer\n");
+    if (!m.tokenizer) {
+        print_row(out, "type", "none found (GGUF without tokenizer.ggml.*, or folder without tokenizer.model)");
+    } else {
+        const TokenizerFacts& t = *m.tokenizer;
+        print_row(out, "type", t.kind);
+        print_row(out, "vocabulary size", std::to_string(t.vocab_size));
+        print_row(out, "BOS", token_text(t.bos_id, t.bos_piece) + (t.add_bos ? " (starts every prompt)" : ""));
+        print_row(out, "EOS", token_text(t.eos_id, t.eos_piece));
+    }
+
+    fmt::print(out, "\nTensors: {} (shape in {})\n", m.tensors.size(), m.shape_order);
+    size_t name_width = 4;
+    for (const TensorEntry& t : m.tensors)
+        name_width = std::max(name_width, t.name.size());
+    fmt::print(out, "  {:>5}  {:<{}}  {:<6}  {:<20}  {:>15}\n", "#", "name", name_width, "type", "shape", "bytes");
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+        const TensorEntry& t = m.tensors[i];
+        fmt::print(out, "  {:>5}  {:<{}}  {:<6}  {:<20}  {:>15}\n", i, t.name, name_width, t.type_name,
+                   shape_text(t.shape), grouped(t.bytes));
+    }
+
+    struct Totals {
+        size_t tensors = 0;
+        uint64_t elements = 0, file = 0, cpu = 0, cuda = 0;
+    };
+    std::map<std::string, Totals> by_type;  // in type-name order
+    Totals all;
+    for (const TensorEntry& t : m.tensors)
+        for (Totals* s : {&by_type[t.type_name], &all}) {
+            ++s->tensors;
+            s->elements += static_cast<uint64_t>(t.elements);
+            s->file += t.bytes;
+            s->cpu += cpu_bytes(t);
+            s->cuda += cuda_fp16_bytes(t);
+        }
+    fmt::print(out, "\nStorage by type (memory as loaded: CPU keeps matrices as stored, norms in f32; "
+                    "CUDA holds matrices in fp16, norms in f32)\n");
+    const auto line = [&](const std::string& type, const Totals& s) {
+        fmt::print(out, "  {:<6}  {:>7}  {:>15}  {:>15}  {:>12}  {:>12}\n", type, s.tensors, grouped(s.elements),
+                   grouped(s.file), human(s.cpu), human(s.cuda));
+    };
+    fmt::print(out, "  {:<6}  {:>7}  {:>15}  {:>15}  {:>12}  {:>12}\n", "type", "tensors", "elements", "file bytes",
+               "CPU memory", "CUDA fp16");
+    for (const auto& [type, s] : by_type)
+        line(type, s);
+    line("total", all);
+}
+
+void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
+                           const std::string& preset)
+{
+    const size_t full32 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f32);
+    const size_t full16 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f16);
+    const size_t pyr32 = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_f32);
+    const size_t pyr16 = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_f16);
+
+    fmt::print(out, "\nMemory for a {}-token prompt, full KV cache vs PyramidInfer ({})\n", kv.prompt_tokens, preset);
+    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV f32)", "CUDA backend (KV fp16)");
+    const auto row = [&](const std::string& what, size_t cpu, size_t cuda) {
+        fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", what, human(cpu), human(cuda));
+    };
+    row("weights", weights.cpu_bytes, weights.cuda_fp16_bytes);
+    row("KV cache, full", full32, full16);
+    row("KV cache, PyramidInfer", pyr32, pyr16);
+    row("total, full", weights.cpu_bytes + full32, weights.cuda_fp16_bytes + full16);
+    row("total, PyramidInfer", weights.cpu_bytes + pyr32, weights.cuda_fp16_bytes + pyr16);
+    const double saving = full32 ? 100.0 * (1.0 - static_cast<double>(pyr32) / static_cast<double>(full32)) : 0.0;
+    fmt::print(out, "  PyramidInfer keeps {:.1f}% less KV cache. Entries per layer after the prefill:\n", saving);
+    std::string lengths;
+    for (int n : kv.pyramid_lengths)
+        lengths += (lengths.empty() ? "" : " ") + std::to_string(n);
+    fmt::print(out, "    full          {} in each of {} layers\n", kv.prompt_tokens, kv.full_lengths.size());
+    fmt::print(out, "    PyramidInfer  {}\n", lengths);
+    fmt::print(out, "  One entry is {} bytes per layer in f32, {} in fp16 (key and value).\n", kv.bytes_per_entry_f32,
+               kv.bytes_per_entry_f16);
+}
+
+} // namespace pyramid::inspect

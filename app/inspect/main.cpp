@@ -1,0 +1,98 @@
+// pyramid-inspect: what a model file or folder holds and how much memory it needs to run,
+// without running it. The report goes to stdout, errors to stderr.
+//
+// Exit codes, as pyramid-cli: 0 done, 2 bad options, 3 the model cannot be read or loaded.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "dequant_digest.h"
+#include "inspect_report.h"
+#include "kv/compression_config.h"
+#include "memory_estimate.h"
+#include "model/model_loader.h"
+#include "model_contents.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace {
+
+constexpr int kBadOptions = 2;
+constexpr int kBadModel = 3;
+
+int fail(int code, const std::string& message)
+{
+    fmt::print(stderr, "pyramid-inspect: {}\n", message);
+    return code;
+}
+
+// One line per tensor: name, type, SHA-256 of its float32 dequantization ("-" for a tensor
+// with no float decoding, such as a safetensors integer buffer).
+void print_digests(const pyramid::inspect::ModelContents& contents)
+{
+    for (const auto& t : contents.tensors)
+        fmt::print("{} {} {}\n", t.name, t.type_name, t.type ? pyramid::inspect::dequant_sha256(t) : "-");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Show what a LLaMA model file or folder holds (format, hyperparameters, tokenizer, tensors, "
+                 "storage by type) and estimate the memory it needs with a full and a PyramidInfer KV cache.",
+                 "pyramid-inspect"};
+    std::string model_path;
+    int context = 0;
+    std::string preset = "reference-7b";
+    bool digests = false;
+    app.add_option("model", model_path, "GGUF file or Hugging Face folder")->required();
+    app.add_option("--context", context, "prompt length in tokens for the memory estimate (default: the model's "
+                                         "context length)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--preset", preset, "PyramidInfer preset the estimate compares with the full cache")
+        ->check(CLI::IsMember(pyramid::compression_preset_names()))
+        ->capture_default_str();
+    app.add_flag("--dequant-sha256", digests,
+                 "print only 'name type sha256' per tensor: the SHA-256 of its float32 dequantization "
+                 "(little-endian, storage order), as ggml's to_float produces it");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return fail(kBadOptions, std::string(e.what()) + " (see --help)");
+    }
+    pyramid::init_logging({false, false, "pyramid-inspect"});
+
+    pyramid::inspect::ModelContents contents;
+    try {
+        contents = pyramid::inspect::read_model_contents(model_path);
+        if (digests) {
+            print_digests(contents);
+            return 0;
+        }
+    } catch (const pyramid::Error& e) {
+        return fail(kBadModel, e.what());
+    }
+
+    pyramid::inspect::KvEstimate kv;
+    try {
+        kv = pyramid::inspect::estimate_kv(contents.config, pyramid::compression_preset(preset).pyramid,
+                                           context > 0 ? context : contents.config.context_length);
+    } catch (const pyramid::Error& e) {
+        return fail(kBadOptions, "--context: " + std::string(e.what()));
+    }
+
+    pyramid::inspect::print_summary(stdout, contents);
+    try {
+        // The real loader: the weights exactly as a backend gets them (and proof it can load).
+        const pyramid::LoadedModel loaded = pyramid::load_model_files(model_path);
+        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv, preset);
+    } catch (const pyramid::Error& e) {
+        std::fflush(stdout);
+        return fail(kBadModel, "the engine cannot load this model: " + std::string(e.what()));
+    }
+    return 0;
+}

@@ -1,0 +1,60 @@
+#include "memory_estimate.h"
+
+#include <string>
+
+#include "kv/pyramid_schedule.h"
+#include "util/error.h"
+
+namespace pyramid::inspect {
+namespace {
+
+// The CUDA backend places every tensor at a 256-byte boundary of one arena.
+size_t cuda_aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+void add(WeightMemory& m, const WeightView& v, bool is_norm)
+{
+    m.cpu_bytes += v.bytes();
+    m.cuda_fp16_bytes += cuda_aligned(static_cast<size_t>(v.elements()) * (is_norm ? 4 : 2));
+}
+
+} // namespace
+
+WeightMemory weight_memory(const ModelWeights& w)
+{
+    WeightMemory m;
+    add(m, w.token_embedding, false);
+    if (w.output.data != w.token_embedding.data)
+        add(m, w.output, false);
+    add(m, w.output_norm, true);
+    for (const LayerWeights& l : w.layers) {
+        for (const WeightView* norm : {&l.attn_norm, &l.ffn_norm})
+            add(m, *norm, true);
+        for (const WeightView* matrix : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+            add(m, *matrix, false);
+    }
+    return m;
+}
+
+size_t KvEstimate::total(const std::vector<int>& lengths, size_t bytes_per_entry)
+{
+    size_t entries = 0;
+    for (int n : lengths)
+        entries += static_cast<size_t>(n);
+    return entries * bytes_per_entry;
+}
+
+KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens)
+{
+    if (prompt_tokens < 1 || prompt_tokens > config.context_length)
+        throw Error("a context of " + std::to_string(prompt_tokens) + " tokens is outside what the model takes (1 to " +
+                    std::to_string(config.context_length) + ")");
+    KvEstimate e;
+    e.prompt_tokens = prompt_tokens;
+    e.full_lengths.assign(static_cast<size_t>(config.n_layers), prompt_tokens);
+    e.pyramid_lengths = plan_pyramid_lengths(pyramid, config.n_layers, prompt_tokens, 0).after_prefill;
+    e.bytes_per_entry_f32 = static_cast<size_t>(config.kv_dim()) * 2 * 4;
+    e.bytes_per_entry_f16 = static_cast<size_t>(config.kv_dim()) * 2 * 2;
+    return e;
+}
+
+} // namespace pyramid::inspect

@@ -1,0 +1,38 @@
+#pragma once
+// How much memory a model needs to run: its weights as each backend holds them, plus the KV
+// cache after a prompt of N tokens, uncompressed or as a PyramidInfer preset leaves it.
+//
+// CPU backend: weights used in place from the memory-mapped file (quantized stays quantized;
+// only norm vectors become float32), KV cache in float32. CUDA backend: matrices converted to
+// fp16 (its default precision) and norms to float32 on the device, KV cache in fp16 (its
+// block pool rounds up a little more than counted here).
+#include <cstddef>
+#include <vector>
+
+#include "kv/compression_config.h"
+#include "model/model_weights.h"
+
+namespace pyramid::inspect {
+
+struct WeightMemory {
+    size_t cpu_bytes = 0;
+    size_t cuda_fp16_bytes = 0;
+};
+
+// A tied output matrix counts once.
+WeightMemory weight_memory(const ModelWeights& weights);
+
+struct KvEstimate {
+    int prompt_tokens = 0;
+    std::vector<int> full_lengths;     // entries per layer without compression
+    std::vector<int> pyramid_lengths;  // entries per layer after a PyramidInfer prefill
+    size_t bytes_per_entry_f32 = 0;    // one layer's key and value of one token
+    size_t bytes_per_entry_f16 = 0;
+
+    static size_t total(const std::vector<int>& lengths, size_t bytes_per_entry);
+};
+
+// Throws pyramid::Error when prompt_tokens is not in [1, config.context_length].
+KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens);
+
+} // namespace pyramid::inspect

@@ -1,0 +1,167 @@
+// pyramid-inspect run as a program: its dequantization digests equal ggml's (the kquants JSON
+// files), its summary counts the tensors and types those files hold, it reads Hugging Face
+// folders, and it fails with pyramid-cli's exit codes.
+#include <QtTest>
+
+#include <QCryptographicHash>
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "model/safetensors_file.h"
+#include "shared_data.h"
+
+using namespace pyramid;
+
+namespace {
+
+struct Run {
+    int exit_code = -1;
+    QString out, err;
+};
+
+Run inspect(const QStringList& args)
+{
+    QProcess p;
+    p.start(PYRAMID_INSPECT_PATH, args);
+    if (!p.waitForFinished(120000))
+        return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+nlohmann::json read_json(const std::filesystem::path& path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+// type -> tensors, from the summary's "Storage by type" table (its "total" row included).
+std::map<QString, int> type_counts(const QString& summary)
+{
+    std::map<QString, int> counts;
+    const QString section = summary.section("Storage by type", 1).section("\n\n", 0, 0);
+    static const QRegularExpression row(R"(^  (\S+)\s+(\d+)\s)", QRegularExpression::MultilineOption);
+    for (auto it = row.globalMatch(section); it.hasNext();) {
+        const auto m = it.next();
+        counts[m.captured(1)] = m.captured(2).toInt();
+    }
+    return counts;
+}
+
+} // namespace
+
+class InspectTest : public QObject {
+    Q_OBJECT
+private slots:
+    void digests_equal_ggml_data()
+    {
+        QTest::addColumn<QString>("base");
+        QTest::newRow("q4_k_m") << "models/kquants/synthetic-llama-q4_k_m";
+        QTest::newRow("mixed") << "models/kquants/synthetic-llama-mixed";
+    }
+
+    void digests_equal_ggml()
+    {
+        QFETCH(QString, base);
+        PYRAMID_REQUIRE_SHARED(model, base.toStdString() + ".gguf");
+        PYRAMID_REQUIRE_SHARED(json_path, base.toStdString() + ".dequant.json");
+        const nlohmann::json expected = read_json(json_path)["tensors"];
+
+        const Run run = inspect({"--dequant-sha256", QString::fromStdString(model.string())});
+        QCOMPARE(run.exit_code, 0);
+        const QStringList lines = run.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), qsizetype(expected.size()));
+        for (size_t i = 0; i < expected.size(); ++i) {
+            const QStringList fields = lines[qsizetype(i)].split(' ');
+            QCOMPARE(fields.size(), qsizetype(3));
+            QCOMPARE(fields[0].toStdString(), expected[i]["name"].get<std::string>());
+            QCOMPARE(fields[1].toStdString(), expected[i]["type"].get<std::string>());
+            QCOMPARE(fields[2].toStdString(), expected[i]["dequant_sha256"].get<std::string>());
+        }
+    }
+
+    void summary_counts_tensors_and_types_data()
+    {
+        QTest::addColumn<QString>("base");
+        QTest::newRow("q4_k_m") << "models/kquants/synthetic-llama-q4_k_m";
+        QTest::newRow("mixed") << "models/kquants/synthetic-llama-mixed";
+    }
+
+    void summary_counts_tensors_and_types()
+    {
+        QFETCH(QString, base);
+        PYRAMID_REQUIRE_SHARED(model, base.toStdString() + ".gguf");
+        PYRAMID_REQUIRE_SHARED(json_path, base.toStdString() + ".dequant.json");
+        const nlohmann::json json = read_json(json_path);
+
+        const Run run = inspect({QString::fromStdString(model.string()), "--context", "512"});
+        QCOMPARE(run.exit_code, 0);
+        QVERIFY2(run.out.contains(QString("Tensors: %1 ").arg(json["n_tensors"].get<int>())), qPrintable(run.out));
+
+        std::map<QString, int> expected;
+        for (const auto& t : json["tensors"])
+            ++expected[QString::fromStdString(t["type"].get<std::string>())];
+        expected["total"] = json["n_tensors"].get<int>();
+        const auto counts = type_counts(run.out);
+        QCOMPARE(counts, expected);
+        if (base.endsWith("q4_k_m"))  // llama.cpp's Q4_K_M mix on a 4-layer model
+            QCOMPARE(counts, (std::map<QString, int>{{"f32", 9}, {"q4_K", 25}, {"q6_K", 5}, {"total", 39}}));
+
+        // The hyperparameters and tokenizer the README documents, and the estimate asked for.
+        for (const char* pattern : {R"(layers\s+4\n)", R"(key/value heads\s+2 )", R"(context length\s+4096\n)",
+                                    R"(vocabulary size\s+32000\n)", R"(BOS\s+1 <s>)", R"(EOS\s+2 </s>)",
+                                    R"(Memory for a 512-token prompt)", R"(KV cache, PyramidInfer)"})
+            QVERIFY2(run.out.contains(QRegularExpression(pattern)), pattern);
+    }
+
+    void hf_folder_digests_are_of_its_float_values()
+    {
+        // An F32 folder's dequantization is its own bytes: the digest is their SHA-256.
+        PYRAMID_REQUIRE_SHARED(folder, "models/stories260K-hf");
+        const Run summary = inspect({QString::fromStdString(folder.string())});
+        QCOMPARE(summary.exit_code, 0);
+        QVERIFY(summary.out.contains("safetensors (Hugging Face folder)"));
+
+        const Run run = inspect({"--dequant-sha256", QString::fromStdString(folder.string())});
+        QCOMPARE(run.exit_code, 0);
+        const SafetensorsFile file = SafetensorsFile::open(folder / "model.safetensors");
+        std::map<std::string, std::string> expected;
+        for (const SafetensorsTensor& t : file.tensors())
+            expected[t.name] = "f32 " + QCryptographicHash::hash(QByteArrayView(reinterpret_cast<const char*>(t.data),
+                                                                                 qsizetype(t.nbytes)),
+                                                                  QCryptographicHash::Sha256)
+                                            .toHex()
+                                            .toStdString();
+        std::map<std::string, std::string> got;
+        for (const QString& line : run.out.split('\n', Qt::SkipEmptyParts))
+            got[line.section(' ', 0, 0).toStdString()] = line.section(' ', 1).toStdString();
+        QCOMPARE(got, expected);
+    }
+
+    void errors_use_the_cli_exit_codes()
+    {
+        PYRAMID_REQUIRE_SHARED(model, "models/kquants/synthetic-llama-q4_k_m.gguf");
+        const QString path = QString::fromStdString(model.string());
+        const Run missing = inspect({"/nonexistent/model.gguf"});
+        QCOMPARE(missing.exit_code, 3);
+        QVERIFY(missing.err.contains("/nonexistent/model.gguf"));
+        QCOMPARE(inspect({}).exit_code, 2);
+        QCOMPARE(inspect({path, "--preset", "no-such-preset"}).exit_code, 2);
+        const Run too_long = inspect({path, "--context", "5000"});
+        QCOMPARE(too_long.exit_code, 2);
+        QVERIFY(too_long.err.contains("4096"));
+
+        PYRAMID_REQUIRE_SHARED(not_gguf, "models/tok512.model");
+        const Run wrong = inspect({QString::fromStdString(not_gguf.string())});
+        QCOMPARE(wrong.exit_code, 3);
+        QVERIFY(wrong.err.contains("GGUF"));
+    }
+};
+
+QTEST_APPLESS_MAIN(InspectTest)
+#include "inspect_test.moc"
