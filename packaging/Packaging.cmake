@@ -111,6 +111,8 @@ set(CPACK_DEBIAN_${main}_PACKAGE_DEPENDS
     "qml6-module-qtquick, qml6-module-qtquick-controls, qml6-module-qtquick-templates, \
 qml6-module-qtquick-layouts, qml6-module-qtquick-window, qml6-module-qtquick-dialogs, \
 qml6-module-qtqml-workerscript, libqt6sql6-sqlite, libqt6svg6")
+# Qt's own translations, for the standard dialogs in German and Chinese.
+set(CPACK_DEBIAN_${main}_PACKAGE_RECOMMENDS "qt6-translations-l10n")
 set(CPACK_DEBIAN_CUDA_PACKAGE_NAME pyramidchat-cuda)
 set(CPACK_DEBIAN_CUDA_PACKAGE_SECTION contrib/utils)  # it depends on non-free packages
 set(CPACK_DEBIAN_CUDA_DESCRIPTION "${cuda_summary}\n${cuda_description}")

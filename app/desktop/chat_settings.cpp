@@ -16,7 +16,11 @@ using pyramid::PromptFormat;
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("SettingsModel", text); }
+// The settings panel shows these texts: they share its translation context (lupdate reads the
+// context from the macro; a plain helper function would hide it).
+struct SettingsText {
+    Q_DECLARE_TR_FUNCTIONS(SettingsModel)
+};
 
 template <typename T>
 QString formatNumber(T value)
@@ -219,19 +223,19 @@ QString validateChatSettings(const ChatSettings& s)
 {
     const pyramid::SamplingParams& p = s.sampling;
     if (s.maxNewTokens < 1)
-        return tr("The reply length limit must be at least 1.");
+        return SettingsText::tr("The reply length limit must be at least 1.");
     if (!(p.temperature >= 0))
-        return tr("Temperature must not be negative.");
+        return SettingsText::tr("Temperature must not be negative.");
     if (p.top_k < 0)
-        return tr("Top-k must not be negative.");
+        return SettingsText::tr("Top-k must not be negative.");
     if (!(p.top_p > 0 && p.top_p <= 1))
-        return tr("Top-p must be greater than 0 and at most 1.");
+        return SettingsText::tr("Top-p must be greater than 0 and at most 1.");
     if (!(p.min_p >= 0 && p.min_p < 1))
-        return tr("Min-p must be at least 0 and below 1.");
+        return SettingsText::tr("Min-p must be at least 0 and below 1.");
     if (!(p.repetition_penalty > 0))
-        return tr("The repetition penalty must be positive.");
+        return SettingsText::tr("The repetition penalty must be positive.");
     if (p.repetition_window < 0)
-        return tr("The repetition window must not be negative.");
+        return SettingsText::tr("The repetition window must not be negative.");
     try {
         s.compression.validate();
     } catch (const pyramid::Error& e) {

@@ -9,22 +9,25 @@ using pyramid::ChatRole;
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("ConversationExport", text); }
+// The texts of an export, in the context "ConversationExport" (lupdate reads it from the macro).
+struct ExportText {
+    Q_DECLARE_TR_FUNCTIONS(ConversationExport)
+};
 
 } // namespace
 
-QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty() ? tr("New chat") : c.title; }
+QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty() ? ExportText::tr("New chat") : c.title; }
 
 QString conversationToMarkdown(const ConversationExport& c)
 {
     QString out = QStringLiteral("# ") + conversationTitle(c.conversation) + QStringLiteral("\n\n");
     if (!c.systemPrompt.isEmpty())
-        out += QStringLiteral("> **") + tr("System prompt") + QStringLiteral(":** ") + c.systemPrompt + QStringLiteral("\n\n");
+        out += QStringLiteral("> **") + ExportText::tr("System prompt") + QStringLiteral(":** ") + c.systemPrompt + QStringLiteral("\n\n");
     for (const StoredMessage& m : c.messages) {
-        out += QStringLiteral("## ") + (m.role == ChatRole::User ? tr("User") : tr("Assistant")) + QStringLiteral("\n\n");
+        out += QStringLiteral("## ") + (m.role == ChatRole::User ? ExportText::tr("User") : ExportText::tr("Assistant")) + QStringLiteral("\n\n");
         out += m.text + QStringLiteral("\n\n");
         if (m.stopped())
-            out += QStringLiteral("*") + tr("(stopped)") + QStringLiteral("*\n\n");
+            out += QStringLiteral("*") + ExportText::tr("(stopped)") + QStringLiteral("*\n\n");
         if (!m.notice.isEmpty())
             out += QStringLiteral("> *") + m.notice + QStringLiteral("*\n\n");
     }

@@ -5,10 +5,13 @@
 #include <QDir>
 #include <QGuiApplication>
 #include <QIcon>
+#include <QLibraryInfo>
+#include <QLocale>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTranslator>
 #include <cstdio>
 #include <cstring>
 
@@ -30,6 +33,29 @@ bool asksForInfoOnly(int argc, char** argv)
     return false;
 }
 
+// The user interface speaks the `language` setting (a locale name such as "de" or "zh_CN") or,
+// without it, the system's language; texts without a translation stay English.
+void installTranslations(QCoreApplication& app, const QSettings& settings, QTranslator& own, QTranslator& qt)
+{
+    const QString language = settings.value(QStringLiteral("language")).toString().trimmed();
+    if (!language.isEmpty())
+        QLocale::setDefault(QLocale(language));  // numbers and dates follow the chosen language too
+    const QLocale locale;                        // the chosen language, else the system's
+    if (own.load(locale, QStringLiteral("pyramidchat"), QStringLiteral("_"), QStringLiteral(":/pyramidchat/i18n")))
+        app.installTranslator(&own);
+    // Qt's own texts (standard dialogs), where the system has their translations.
+    if (qt.load(locale, QStringLiteral("qt"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        app.installTranslator(&qt);
+}
+
+// Made once the translations are installed, so that --help shows it translated.
+QCommandLineOption modelOption()
+{
+    return QCommandLineOption(QStringLiteral("model"),
+                              QCoreApplication::translate("main", "Open this GGUF file or Hugging Face folder."),
+                              QCoreApplication::translate("main", "path"));
+}
+
 void describe(QCommandLineParser& parser, const QCommandLineOption& model)
 {
     parser.setApplicationDescription(
@@ -48,21 +74,24 @@ int main(int argc, char* argv[])
     QCoreApplication::setApplicationName(QStringLiteral("pyramidchat"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PYRAMIDCHAT_VERSION));
 
-    const QCommandLineOption modelOption(
-        QStringLiteral("model"), QCoreApplication::translate("main", "Open this GGUF file or Hugging Face folder."),
-        QCoreApplication::translate("main", "path"));
+    QSettings settings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("pyramidchat"),
+                       QStringLiteral("pyramidchat"));
+    QTranslator ownTranslations, qtTranslations;
     QCommandLineParser parser;
     if (asksForInfoOnly(argc, argv)) {
         QCoreApplication app(argc, argv);
-        describe(parser, modelOption);
+        installTranslations(app, settings, ownTranslations, qtTranslations);
+        describe(parser, modelOption());
         parser.process(app);  // prints and exits
         return 0;
     }
 
     QGuiApplication app(argc, argv);
+    installTranslations(app, settings, ownTranslations, qtTranslations);
     QGuiApplication::setApplicationDisplayName(QStringLiteral("PyramidChat"));
     QGuiApplication::setWindowIcon(QIcon(QStringLiteral(":/pyramidchat/icons/pyramidchat.svg")));
-    describe(parser, modelOption);
+    const QCommandLineOption model = modelOption();
+    describe(parser, model);
     parser.process(app);
 
     const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
@@ -70,8 +99,6 @@ int main(int argc, char* argv[])
         std::fprintf(stderr, "pyramidchat: cannot create %s\n", qPrintable(dataDir));
         return 1;
     }
-    QSettings settings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("pyramidchat"),
-                       QStringLiteral("pyramidchat"));
     const DesktopApp::Paths paths{QDir(dataDir).filePath(QStringLiteral("conversations.sqlite")),
                                   ModelManager::defaultSearchDirs(dataDir, QStringLiteral(PYRAMID_SHARED_DIR))};
     try {
@@ -80,8 +107,8 @@ int main(int argc, char* argv[])
         QQmlApplicationEngine qml;
         if (!desktop.showWindow(qml))
             return 1;
-        if (parser.isSet(modelOption))
-            desktop.models().open(parser.value(modelOption));
+        if (parser.isSet(model))
+            desktop.models().open(parser.value(model));
         else
             desktop.models().openInitial();
         return app.exec();

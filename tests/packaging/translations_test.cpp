@@ -1,0 +1,231 @@
+// The app's translations (translations/*.ts) are complete: lupdate, run here on the app's
+// current sources, finds no text that a .ts file lacks or no longer needs, every entry is
+// translated with the same placeholders as its source, and the .qm files embedded in the app
+// carry exactly these translations and are found for a locale the way main.cpp looks for them.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTranslator>
+#include <QXmlStreamReader>
+
+namespace {
+
+struct TsMessage {
+    QString context;
+    QString source;
+    QString comment;
+    QString type;             // "" (finished), "unfinished", "vanished" or "obsolete"
+    QStringList translations;  // one, or one per plural form
+    bool numerus = false;
+
+    QString where() const { return context + QStringLiteral(" | \"") + source + QStringLiteral("\""); }
+};
+
+QList<TsMessage> readTs(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
+    QList<TsMessage> out;
+    QString context;
+    TsMessage message;
+    QXmlStreamReader xml(&file);
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isEndElement() && xml.name() == QLatin1String("message"))
+            out.push_back(message);
+        if (!xml.isStartElement())
+            continue;
+        const auto name = xml.name();
+        if (name == QLatin1String("name")) {
+            context = xml.readElementText();
+        } else if (name == QLatin1String("message")) {
+            message = TsMessage{};
+            message.context = context;
+            message.numerus = xml.attributes().value(QLatin1String("numerus")) == QLatin1String("yes");
+        } else if (name == QLatin1String("source")) {
+            message.source = xml.readElementText();
+        } else if (name == QLatin1String("comment")) {
+            message.comment = xml.readElementText();
+        } else if (name == QLatin1String("translation")) {
+            message.type = xml.attributes().value(QLatin1String("type")).toString();
+            if (!message.numerus)
+                message.translations = {xml.readElementText()};
+        } else if (name == QLatin1String("numerusform")) {
+            message.translations.push_back(xml.readElementText());
+        }
+    }
+    if (xml.hasError())
+        qFatal("%s: %s", qPrintable(path), qPrintable(xml.errorString()));
+    return out;
+}
+
+// %1 ... %99 and %n, as a sorted list (repeats count once).
+QStringList placeholders(const QString& text)
+{
+    static const QRegularExpression marker(QStringLiteral("%(\\d{1,2}|n)"));
+    QSet<QString> found;
+    for (auto it = marker.globalMatch(text); it.hasNext();)
+        found.insert(it.next().captured(0));
+    QStringList out(found.begin(), found.end());
+    out.sort();
+    return out;
+}
+
+QStringList tsFiles()
+{
+    const QDir dir(QStringLiteral(PYRAMID_TRANSLATIONS_DIR));
+    QStringList out;
+    for (const QString& name : dir.entryList({QStringLiteral("pyramidchat_*.ts")}, QDir::Files))
+        out.push_back(dir.filePath(name));
+    return out;
+}
+
+QString languageOf(const QString& tsPath)  // pyramidchat_zh_CN.ts -> zh_CN
+{
+    const QString base = QFileInfo(tsPath).completeBaseName();
+    return base.mid(base.indexOf(QLatin1Char('_')) + 1);
+}
+
+// Lists every problem (a failure message would be cut short); true when there is none.
+bool noProblems(const QStringList& problems)
+{
+    for (const QString& problem : problems)
+        qWarning().noquote() << problem;
+    return problems.isEmpty();
+}
+
+QByteArray count(const QStringList& problems, const char* hint = "")
+{
+    return QByteArray::number(problems.size()) + " problem(s), listed above" + hint;
+}
+
+} // namespace
+
+class TranslationsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(tsFiles().size() >= 2, "expected the German and Simplified Chinese .ts files");
+    }
+
+    // lupdate on copies of the .ts files: a text new in the sources comes back unfinished, one
+    // gone from them vanished; lupdate warns about a text it cannot give a context.
+    void lupdateFindsNothingMissing()
+    {
+        QTemporaryDir scratch;
+        QVERIFY(scratch.isValid());
+        QStringList copies;
+        for (const QString& ts : tsFiles()) {
+            copies.push_back(scratch.filePath(QFileInfo(ts).fileName()));
+            QVERIFY(QFile::copy(ts, copies.last()));
+        }
+        QFile sourceList(QStringLiteral(PYRAMID_TR_SOURCES_FILE));
+        QVERIFY(sourceList.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QStringList sources = QString::fromUtf8(sourceList.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(!sources.isEmpty());
+
+        QProcess lupdate;
+        lupdate.setProcessChannelMode(QProcess::MergedChannels);
+        const QStringList options = QStringLiteral(PYRAMID_LUPDATE_OPTIONS).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        lupdate.start(QStringLiteral(PYRAMID_LUPDATE), options + sources + QStringList{QStringLiteral("-ts")} + copies);
+        QVERIFY2(lupdate.waitForFinished(120000), "lupdate did not finish");
+        const QString output = QString::fromLocal8Bit(lupdate.readAll());
+        QVERIFY2(lupdate.exitStatus() == QProcess::NormalExit && lupdate.exitCode() == 0, qPrintable(output));
+        // Warnings read "<file>:<line>: <what>"; such a text is missing from the .ts files.
+        static const QRegularExpression warning(QStringLiteral("^\\S+:\\d+: .*$"), QRegularExpression::MultilineOption);
+        QStringList warnings;
+        for (auto it = warning.globalMatch(output); it.hasNext();)
+            warnings.push_back(it.next().captured(0));
+        QVERIFY2(noProblems(warnings), count(warnings, ": lupdate cannot give these texts a context").constData());
+
+        QStringList problems;
+        for (const QString& copy : copies) {
+            for (const TsMessage& m : readTs(copy)) {
+                if (m.type == QLatin1String("unfinished"))
+                    problems.push_back(languageOf(copy) + QStringLiteral(": not translated: ") + m.where());
+                else if (m.type == QLatin1String("vanished") || m.type == QLatin1String("obsolete"))
+                    problems.push_back(languageOf(copy) + QStringLiteral(": no longer in the sources: ") + m.where());
+            }
+        }
+        QVERIFY2(noProblems(problems),
+                 count(problems, " (`ninja update_translations` brings the .ts files up to date; then translate)").constData());
+    }
+
+    void everyEntryTranslatedWithItsPlaceholders()
+    {
+        QStringList problems;
+        for (const QString& ts : tsFiles()) {
+            const QList<TsMessage> messages = readTs(ts);
+            QVERIFY2(!messages.isEmpty(), qPrintable(ts));
+            for (const TsMessage& m : messages) {
+                const QString where = languageOf(ts) + QStringLiteral(": ") + m.where();
+                if (!m.type.isEmpty()) {
+                    problems.push_back(where + QStringLiteral(" is ") + m.type);
+                    continue;
+                }
+                for (const QString& translation : m.translations) {
+                    if (translation.trimmed().isEmpty())
+                        problems.push_back(where + QStringLiteral(" has an empty translation"));
+                    else if (placeholders(translation) != placeholders(m.source))
+                        problems.push_back(where + QStringLiteral(" -> \"") + translation +
+                                           QStringLiteral("\": placeholders differ"));
+                }
+            }
+        }
+        QVERIFY2(noProblems(problems), count(problems).constData());
+    }
+
+    // The .qm files in the app's resources translate every entry as the .ts files say.
+    void embeddedTranslationsMatchTheTsFiles()
+    {
+        for (const QString& ts : tsFiles()) {
+            const QString language = languageOf(ts);
+            QTranslator translator;
+            QVERIFY2(translator.load(QStringLiteral(":/pyramidchat/i18n/pyramidchat_") + language + QStringLiteral(".qm")),
+                     qPrintable(language));
+            QCOMPARE(translator.language(), language);
+            for (const TsMessage& m : readTs(ts)) {
+                if (m.numerus || !m.type.isEmpty())
+                    continue;
+                const QString got = translator.translate(m.context.toUtf8().constData(), m.source.toUtf8().constData(),
+                                                         m.comment.isEmpty() ? nullptr : m.comment.toUtf8().constData());
+                QVERIFY2(got == m.translations.value(0), qPrintable(language + QStringLiteral(": ") + m.where()));
+            }
+        }
+    }
+
+    // main.cpp loads by locale: a language's regional variants find its file too.
+    void foundByLocale_data()
+    {
+        QTest::addColumn<QString>("locale");
+        QTest::addColumn<QString>("language");
+        for (const QString& ts : tsFiles()) {
+            const QString language = languageOf(ts);
+            QTest::newRow(qPrintable(language)) << language << language;
+        }
+        QTest::newRow("de_AT") << QStringLiteral("de_AT") << QStringLiteral("de");
+        QTest::newRow("zh_Hans_CN") << QStringLiteral("zh_Hans_CN") << QStringLiteral("zh_CN");
+    }
+
+    void foundByLocale()
+    {
+        QFETCH(QString, locale);
+        QFETCH(QString, language);
+        if (!QFile::exists(QStringLiteral(PYRAMID_TRANSLATIONS_DIR "/pyramidchat_") + language + QStringLiteral(".ts")))
+            QSKIP("no such translation");
+        QTranslator translator;
+        QVERIFY(translator.load(QLocale(locale), QStringLiteral("pyramidchat"), QStringLiteral("_"),
+                                QStringLiteral(":/pyramidchat/i18n")));
+        QCOMPARE(translator.language(), language);
+    }
+};
+
+QTEST_GUILESS_MAIN(TranslationsTest)
+#include "translations_test.moc"

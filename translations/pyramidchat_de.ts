@@ -1,0 +1,898 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de" sourcelanguage="en">
+<context>
+    <name>CacheStatsModel</name>
+    <message>
+        <source>–</source>
+        <translation>–</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 prompt + %2 generated</source>
+        <translation>%1 im Prompt + %2 erzeugt</translation>
+    </message>
+    <message>
+        <source>No reply yet</source>
+        <translation>Noch keine Antwort</translation>
+    </message>
+    <message>
+        <source>Reading the prompt</source>
+        <translation>Prompt wird gelesen</translation>
+    </message>
+    <message>
+        <source>Generating</source>
+        <translation>Wird erzeugt</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Fertig</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU-Speicher</translation>
+    </message>
+    <message>
+        <source>Process memory</source>
+        <translation>Prozessspeicher</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Open a model before sending a message.</source>
+        <translation>Öffnen Sie ein Modell, bevor Sie eine Nachricht senden.</translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation>Die Antwort ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>The reply was cut off: it reached the end of the model&apos;s context.</source>
+        <translation>Die Antwort wurde abgeschnitten: Sie hat das Ende des Modellkontexts erreicht.</translation>
+    </message>
+    <message>
+        <source>The conversation no longer fits the model&apos;s context.</source>
+        <translation>Die Unterhaltung passt nicht mehr in den Kontext des Modells.</translation>
+    </message>
+    <message>
+        <source>The conversation no longer fits the model&apos;s context (%1).</source>
+        <translation>Die Unterhaltung passt nicht mehr in den Kontext des Modells (%1).</translation>
+    </message>
+    <message>
+        <source>To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode positions and press Regenerate, or start a new chat.</source>
+        <translation>Um fortzufahren, stellen Sie in den Einstellungen „Wenn der Kontext voll ist“ auf „Älteste Runden verwerfen“ oder „Positionen neu kodieren“ und klicken Sie auf „Neu generieren“, oder beginnen Sie einen neuen Chat.</translation>
+    </message>
+    <message>
+        <source>Edit the last message shorter, or start a new chat.</source>
+        <translation>Kürzen Sie die letzte Nachricht oder beginnen Sie einen neuen Chat.</translation>
+    </message>
+    <message>
+        <source>The next turn drops the oldest exchanges to make room.</source>
+        <translation>Die nächste Runde verwirft die ältesten Wechsel, um Platz zu schaffen.</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Messages</source>
+        <translation>Nachrichten</translation>
+    </message>
+    <message>
+        <source>Type a message below to start. Enter sends, Shift+Enter starts a new line, Esc stops a reply.</source>
+        <translation>Geben Sie unten eine Nachricht ein, um zu beginnen. Eingabe sendet, Umschalt+Eingabe beginnt eine neue Zeile, Esc stoppt eine Antwort.</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Dismiss the error</source>
+        <translation>Fehlermeldung schließen</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Editing your last message</source>
+        <translation>Sie bearbeiten Ihre letzte Nachricht</translation>
+    </message>
+    <message>
+        <source>Cancel edit</source>
+        <translation>Bearbeiten abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel editing</source>
+        <translation>Bearbeitung abbrechen</translation>
+    </message>
+    <message>
+        <source>Edit last</source>
+        <translation>Letzte bearbeiten</translation>
+    </message>
+    <message>
+        <source>Edit the last message</source>
+        <translation>Letzte Nachricht bearbeiten</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Neu generieren</translation>
+    </message>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>Letzte Antwort neu generieren</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Nachricht</translation>
+    </message>
+    <message>
+        <source>Resend</source>
+        <translation>Erneut senden</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>Nachricht senden</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stopp</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>Antwort stoppen</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>Antwort stoppen (Esc)</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationExport</name>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>Benutzer</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <source>(stopped)</source>
+        <translation>(gestoppt)</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>Deleted “%1”</source>
+        <translation>„%1“ gelöscht</translation>
+    </message>
+    <message>
+        <source>The conversation no longer exists.</source>
+        <translation>Die Unterhaltung existiert nicht mehr.</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>Neue Unterhaltung beginnen (Strg+N)</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>Unterhaltungen durchsuchen</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>Unterhaltungen</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>Aktionen für %1</translation>
+    </message>
+    <message>
+        <source>No conversations</source>
+        <translation>Keine Unterhaltungen</translation>
+    </message>
+    <message>
+        <source>Nothing found</source>
+        <translation>Nichts gefunden</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Rückgängig</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>Löschen rückgängig machen</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>Umbenennen…</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>Als Markdown exportieren…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>Als JSON exportieren…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Rename conversation</source>
+        <translation>Unterhaltung umbenennen</translation>
+    </message>
+    <message>
+        <source>New title</source>
+        <translation>Neuer Titel</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>Unterhaltung exportieren</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+</context>
+<context>
+    <name>LayerPyramid</name>
+    <message>
+        <source>KV cache length per layer</source>
+        <translation>KV-Cache-Länge pro Schicht</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 entries</source>
+        <translation>Schicht %1: %2 von %3 Einträgen</translation>
+    </message>
+    <message>
+        <source>L%1  %2</source>
+        <translation>S%1  %2</translation>
+    </message>
+    <message>
+        <source>Send a message to see how much of each layer&apos;s cache is kept.</source>
+        <translation>Senden Sie eine Nachricht, um zu sehen, wie viel vom Cache jeder Schicht behalten wird.</translation>
+    </message>
+</context>
+<context>
+    <name>LivePanel</name>
+    <message>
+        <source>KV cache</source>
+        <translation>KV-Cache</translation>
+    </message>
+    <message>
+        <source>Entries per layer (bar) against a full cache of %1 (outline)</source>
+        <translation>Einträge pro Schicht (Balken) im Vergleich zu einem vollen Cache mit %1 (Umriss)</translation>
+    </message>
+    <message>
+        <source>KV memory</source>
+        <translation>KV-Speicher</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>Eingespart</translation>
+    </message>
+    <message>
+        <source>KV cache saving</source>
+        <translation>Einsparung beim KV-Cache</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>Kontext</translation>
+    </message>
+    <message>
+        <source>Context fill</source>
+        <translation>Kontextauslastung</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Geschwindigkeit</translation>
+    </message>
+    <message>
+        <source>First token</source>
+        <translation>Erstes Token</translation>
+    </message>
+    <message>
+        <source>GPU memory in use</source>
+        <translation>Belegter GPU-Speicher</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>–</source>
+        <translation>–</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>%1 — PyramidChat</source>
+        <translation>%1 — PyramidChat</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>You</source>
+        <translation>Sie</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <source>Reply in progress</source>
+        <translation>Antwort wird erzeugt</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the message</source>
+        <translation>Nachricht kopieren</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>Code kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>Den Code kopieren</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>Denkt nach…</translation>
+    </message>
+    <message>
+        <source>System note: %1</source>
+        <translation>Systemhinweis: %1</translation>
+    </message>
+</context>
+<context>
+    <name>MessageListModel</name>
+    <message>
+        <source>Stopped</source>
+        <translation>Gestoppt</translation>
+    </message>
+    <message>
+        <source>Reached the reply length limit</source>
+        <translation>Längenbegrenzung der Antwort erreicht</translation>
+    </message>
+    <message>
+        <source>Cut off: the context window is full</source>
+        <translation>Abgeschnitten: Das Kontextfenster ist voll</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens · %1 tokens/s · first token %2 ms</source>
+        <translation>
+            <numerusform>%n Token · %1 Token/s · erstes Token nach %2 ms</numerusform>
+            <numerusform>%n Token · %1 Token/s · erstes Token nach %2 ms</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · cache kept</source>
+        <translation>%1 · Cache beibehalten</translation>
+    </message>
+</context>
+<context>
+    <name>ModelBar</name>
+    <message>
+        <source>Show conversations</source>
+        <translation>Unterhaltungen anzeigen</translation>
+    </message>
+    <message>
+        <source>Show or hide the conversations</source>
+        <translation>Unterhaltungen ein- oder ausblenden</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>%1 wird geöffnet…</translation>
+    </message>
+    <message>
+        <source>No model open</source>
+        <translation>Kein Modell geöffnet</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Model loading progress</source>
+        <translation>Ladefortschritt des Modells</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel opening the model</source>
+        <translation>Öffnen des Modells abbrechen</translation>
+    </message>
+    <message>
+        <source>Model ▾</source>
+        <translation>Modell ▾</translation>
+    </message>
+    <message>
+        <source>Model menu</source>
+        <translation>Modellmenü</translation>
+    </message>
+    <message>
+        <source>Open GGUF file…</source>
+        <translation>GGUF-Datei öffnen…</translation>
+    </message>
+    <message>
+        <source>Open Hugging Face folder…</source>
+        <translation>Hugging-Face-Ordner öffnen…</translation>
+    </message>
+    <message>
+        <source>Models found</source>
+        <translation>Gefundene Modelle</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>Zuletzt verwendet</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Open the settings</source>
+        <translation>Einstellungen öffnen</translation>
+    </message>
+    <message>
+        <source>Cache panel</source>
+        <translation>Cache-Ansicht</translation>
+    </message>
+    <message>
+        <source>Show the cache panel</source>
+        <translation>Cache-Ansicht anzeigen</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Dismiss the model error</source>
+        <translation>Modellfehler schließen</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model</source>
+        <translation>GGUF-Modell öffnen</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF-Modelle (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder</source>
+        <translation>Hugging-Face-Modellordner öffnen</translation>
+    </message>
+</context>
+<context>
+    <name>ModelManager</name>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 existiert nicht.</translation>
+    </message>
+    <message>
+        <source>%1 is not a model folder: it needs config.json and .safetensors weights.</source>
+        <translation>%1 ist kein Modellordner: Er braucht config.json und Gewichte im .safetensors-Format.</translation>
+    </message>
+    <message>
+        <source>No model found in %1. Open a GGUF file or a Hugging Face folder.</source>
+        <translation>In %1 wurde kein Modell gefunden. Öffnen Sie eine GGUF-Datei oder einen Hugging-Face-Ordner.</translation>
+    </message>
+    <message>
+        <source>No model open</source>
+        <translation>Kein Modell geöffnet</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers · %3 positions · %4 · %5</source>
+        <translation>%1 · %2 Schichten · %3 Positionen · %4 · %5</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation>%1 konnte nicht geöffnet werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>System prompt for this conversation</source>
+        <translation>Systemprompt für diese Unterhaltung</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Keine</translation>
+    </message>
+    <message>
+        <source>Compression preset</source>
+        <translation>Komprimierungsvorgabe</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>Anwenden</translation>
+    </message>
+    <message>
+        <source>Apply the compression preset</source>
+        <translation>Komprimierungsvorgabe anwenden</translation>
+    </message>
+    <message>
+        <source>Reset all</source>
+        <translation>Alles zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Reset all settings to their defaults</source>
+        <translation>Alle Einstellungen auf die Standardwerte zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Fields marked in red are not applied; replies use their last valid value.</source>
+        <translation>Rot markierte Felder werden nicht übernommen; Antworten verwenden ihren letzten gültigen Wert.</translation>
+    </message>
+    <message>
+        <source>Changes apply to the next reply.</source>
+        <translation>Änderungen gelten ab der nächsten Antwort.</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsModel</name>
+    <message>
+        <source>Generation</source>
+        <translation>Generierung</translation>
+    </message>
+    <message>
+        <source>Multi-turn</source>
+        <translation>Mehrere Runden</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV-Cache</translation>
+    </message>
+    <message>
+        <source>PyramidInfer</source>
+        <translation>PyramidInfer</translation>
+    </message>
+    <message>
+        <source>Prompt format</source>
+        <translation>Prompt-Format</translation>
+    </message>
+    <message>
+        <source>LLaMA-2-Chat turns for chat models, raw text for base models</source>
+        <translation>LLaMA-2-Chat-Runden für Chatmodelle, reiner Text für Basismodelle</translation>
+    </message>
+    <message>
+        <source>Reply length limit (tokens)</source>
+        <translation>Maximale Antwortlänge (Token)</translation>
+    </message>
+    <message>
+        <source>The most tokens one reply may have</source>
+        <translation>Höchstzahl an Token pro Antwort</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>0 picks the most likely token every time</source>
+        <translation>0 wählt immer das wahrscheinlichste Token</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Sample among this many most likely tokens (0: off)</source>
+        <translation>Aus so vielen der wahrscheinlichsten Token auswählen (0: aus)</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Sample among the tokens covering this probability (1: off)</source>
+        <translation>Aus den Token auswählen, die zusammen diese Wahrscheinlichkeit abdecken (1: aus)</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Drop tokens below this fraction of the best one (0: off)</source>
+        <translation>Token unterhalb dieses Anteils des besten verwerfen (0: aus)</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>Wiederholungsstrafe</translation>
+    </message>
+    <message>
+        <source>Above 1 discourages repeating recent tokens (1: off)</source>
+        <translation>Über 1 bremst das Wiederholen kürzlich erzeugter Token (1: aus)</translation>
+    </message>
+    <message>
+        <source>Repetition window</source>
+        <translation>Wiederholungsfenster</translation>
+    </message>
+    <message>
+        <source>How many recent tokens the penalty looks at</source>
+        <translation>Wie viele der letzten Token die Strafe berücksichtigt</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>0 draws a fresh seed for every reply</source>
+        <translation>0 zieht für jede Antwort einen neuen Seed</translation>
+    </message>
+    <message>
+        <source>Context mode</source>
+        <translation>Kontextmodus</translation>
+    </message>
+    <message>
+        <source>Keep the compressed cache and read only the new message, or read the whole conversation again for every reply</source>
+        <translation>Den komprimierten Cache behalten und nur die neue Nachricht lesen, oder für jede Antwort die ganze Unterhaltung neu lesen</translation>
+    </message>
+    <message>
+        <source>Extend the kept cache</source>
+        <translation>Behaltenen Cache erweitern</translation>
+    </message>
+    <message>
+        <source>Rebuild every turn</source>
+        <translation>Jede Runde neu aufbauen</translation>
+    </message>
+    <message>
+        <source>When the context is full</source>
+        <translation>Wenn der Kontext voll ist</translation>
+    </message>
+    <message>
+        <source>Refuse the reply, forget the oldest exchanges, or keep the first and most recent positions and renumber them</source>
+        <translation>Die Antwort verweigern, die ältesten Wechsel vergessen, oder die ersten und die jüngsten Positionen behalten und neu nummerieren</translation>
+    </message>
+    <message>
+        <source>Stop and say so</source>
+        <translation>Anhalten und Bescheid geben</translation>
+    </message>
+    <message>
+        <source>Drop the oldest turns</source>
+        <translation>Älteste Runden verwerfen</translation>
+    </message>
+    <message>
+        <source>Re-encode positions</source>
+        <translation>Positionen neu kodieren</translation>
+    </message>
+    <message>
+        <source>Compression</source>
+        <translation>Komprimierung</translation>
+    </message>
+    <message>
+        <source>pyramid: PyramidInfer; full: no compression; local, h2o: baselines</source>
+        <translation>pyramid: PyramidInfer; full: keine Komprimierung; local, h2o: Vergleichsverfahren</translation>
+    </message>
+    <message>
+        <source>Baseline recent fraction</source>
+        <translation>Jüngster Anteil (Vergleichsverfahren)</translation>
+    </message>
+    <message>
+        <source>Share of a local or H2O budget kept for the newest entries</source>
+        <translation>Anteil des local- oder H2O-Budgets, der für die neuesten Einträge reserviert ist</translation>
+    </message>
+    <message>
+        <source>Recent ratio</source>
+        <translation>Anteil jüngster Token</translation>
+    </message>
+    <message>
+        <source>Share of the prompt whose attention decides what is kept</source>
+        <translation>Anteil des Prompts, dessen Attention entscheidet, was behalten wird</translation>
+    </message>
+    <message>
+        <source>Prefill decay ratio</source>
+        <translation>Abklingrate beim Prefill</translation>
+    </message>
+    <message>
+        <source>How much each deeper layer keeps after the prompt</source>
+        <translation>Wie viel jede tiefere Schicht nach dem Prompt behält</translation>
+    </message>
+    <message>
+        <source>Prefill decay schedule</source>
+        <translation>Abklingverlauf beim Prefill</translation>
+    </message>
+    <message>
+        <source>How the kept share falls from layer to layer</source>
+        <translation>Wie der behaltene Anteil von Schicht zu Schicht sinkt</translation>
+    </message>
+    <message>
+        <source>Minimum context length</source>
+        <translation>Minimale Kontextlänge</translation>
+    </message>
+    <message>
+        <source>No layer keeps fewer entries than this</source>
+        <translation>Keine Schicht behält weniger Einträge als diese</translation>
+    </message>
+    <message>
+        <source>Layer interval</source>
+        <translation>Schichtintervall</translation>
+    </message>
+    <message>
+        <source>Compress every this many layers</source>
+        <translation>Alle so viele Schichten komprimieren</translation>
+    </message>
+    <message>
+        <source>Sink tokens</source>
+        <translation>Sink-Token</translation>
+    </message>
+    <message>
+        <source>First entries that are always kept</source>
+        <translation>Erste Einträge, die immer behalten werden</translation>
+    </message>
+    <message>
+        <source>Distance weight</source>
+        <translation>Abstandsgewicht</translation>
+    </message>
+    <message>
+        <source>Weight of the newest queries in the attention score</source>
+        <translation>Gewicht der neuesten Queries in der Attention-Bewertung</translation>
+    </message>
+    <message>
+        <source>Generation decay ratio</source>
+        <translation>Abklingrate beim Generieren</translation>
+    </message>
+    <message>
+        <source>How much each deeper layer keeps while generating</source>
+        <translation>Wie viel jede tiefere Schicht beim Generieren behält</translation>
+    </message>
+    <message>
+        <source>Generation decay schedule</source>
+        <translation>Abklingverlauf beim Generieren</translation>
+    </message>
+    <message>
+        <source>How that share falls from layer to layer</source>
+        <translation>Wie dieser Anteil von Schicht zu Schicht sinkt</translation>
+    </message>
+    <message>
+        <source>Generation compress ratio</source>
+        <translation>Komprimierungsrate beim Generieren</translation>
+    </message>
+    <message>
+        <source>Share of the new entries kept at each compression</source>
+        <translation>Anteil der neuen Einträge, der bei jeder Komprimierung behalten wird</translation>
+    </message>
+    <message>
+        <source>Compress after (tokens)</source>
+        <translation>Komprimieren nach (Token)</translation>
+    </message>
+    <message>
+        <source>New entries that trigger a compression while generating</source>
+        <translation>Neue Einträge, die beim Generieren eine Komprimierung auslösen</translation>
+    </message>
+    <message>
+        <source>Enter a whole number.</source>
+        <translation>Geben Sie eine ganze Zahl ein.</translation>
+    </message>
+    <message>
+        <source>Enter a number.</source>
+        <translation>Geben Sie eine Zahl ein.</translation>
+    </message>
+    <message>
+        <source>Choose one of: %1</source>
+        <translation>Wählen Sie eines davon: %1</translation>
+    </message>
+    <message>
+        <source>The reply length limit must be at least 1.</source>
+        <translation>Die maximale Antwortlänge muss mindestens 1 sein.</translation>
+    </message>
+    <message>
+        <source>Temperature must not be negative.</source>
+        <translation>Die Temperatur darf nicht negativ sein.</translation>
+    </message>
+    <message>
+        <source>Top-k must not be negative.</source>
+        <translation>Top-k darf nicht negativ sein.</translation>
+    </message>
+    <message>
+        <source>Top-p must be greater than 0 and at most 1.</source>
+        <translation>Top-p muss größer als 0 und höchstens 1 sein.</translation>
+    </message>
+    <message>
+        <source>Min-p must be at least 0 and below 1.</source>
+        <translation>Min-p muss mindestens 0 und kleiner als 1 sein.</translation>
+    </message>
+    <message>
+        <source>The repetition penalty must be positive.</source>
+        <translation>Die Wiederholungsstrafe muss positiv sein.</translation>
+    </message>
+    <message>
+        <source>The repetition window must not be negative.</source>
+        <translation>Das Wiederholungsfenster darf nicht negativ sein.</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Open this GGUF file or Hugging Face folder.</source>
+        <translation>Diese GGUF-Datei oder diesen Hugging-Face-Ordner öffnen.</translation>
+    </message>
+    <message>
+        <source>path</source>
+        <translation>Pfad</translation>
+    </message>
+    <message>
+        <source>Chat with LLaMA-2-Chat on this machine, with PyramidInfer KV-cache compression.</source>
+        <translation>Mit LLaMA-2-Chat auf diesem Rechner chatten, mit KV-Cache-Komprimierung durch PyramidInfer.</translation>
+    </message>
+</context>
+</TS>

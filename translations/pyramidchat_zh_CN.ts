@@ -1,0 +1,897 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>CacheStatsModel</name>
+    <message>
+        <source>–</source>
+        <translation>–</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 prompt + %2 generated</source>
+        <translation>提示词 %1 + 生成 %2</translation>
+    </message>
+    <message>
+        <source>No reply yet</source>
+        <translation>尚无回复</translation>
+    </message>
+    <message>
+        <source>Reading the prompt</source>
+        <translation>正在读取提示词</translation>
+    </message>
+    <message>
+        <source>Generating</source>
+        <translation>正在生成</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU 显存</translation>
+    </message>
+    <message>
+        <source>Process memory</source>
+        <translation>进程内存</translation>
+    </message>
+</context>
+<context>
+    <name>ChatController</name>
+    <message>
+        <source>Open a model before sending a message.</source>
+        <translation>请先打开模型，再发送消息。</translation>
+    </message>
+    <message>
+        <source>The reply failed: %1</source>
+        <translation>回复失败：%1</translation>
+    </message>
+    <message>
+        <source>The reply was cut off: it reached the end of the model&apos;s context.</source>
+        <translation>回复被截断：已到达模型上下文的末尾。</translation>
+    </message>
+    <message>
+        <source>The conversation no longer fits the model&apos;s context.</source>
+        <translation>对话已超出模型的上下文长度。</translation>
+    </message>
+    <message>
+        <source>The conversation no longer fits the model&apos;s context (%1).</source>
+        <translation>对话已超出模型的上下文长度（%1）。</translation>
+    </message>
+    <message>
+        <source>To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode positions and press Regenerate, or start a new chat.</source>
+        <translation>如需继续，请在“设置”中将“上下文已满时”设为“丢弃最早的轮次”或“重新编码位置”，然后点击“重新生成”；或者开始新的聊天。</translation>
+    </message>
+    <message>
+        <source>Edit the last message shorter, or start a new chat.</source>
+        <translation>请缩短上一条消息，或开始新的聊天。</translation>
+    </message>
+    <message>
+        <source>The next turn drops the oldest exchanges to make room.</source>
+        <translation>下一轮将丢弃最早的几轮对话以腾出空间。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Messages</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Type a message below to start. Enter sends, Shift+Enter starts a new line, Esc stops a reply.</source>
+        <translation>在下方输入消息即可开始。按 Enter 发送，Shift+Enter 换行，Esc 停止回复。</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Dismiss the error</source>
+        <translation>关闭错误提示</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Editing your last message</source>
+        <translation>正在编辑上一条消息</translation>
+    </message>
+    <message>
+        <source>Cancel edit</source>
+        <translation>取消编辑</translation>
+    </message>
+    <message>
+        <source>Cancel editing</source>
+        <translation>取消编辑</translation>
+    </message>
+    <message>
+        <source>Edit last</source>
+        <translation>编辑上一条</translation>
+    </message>
+    <message>
+        <source>Edit the last message</source>
+        <translation>编辑上一条消息</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Regenerate the last reply</source>
+        <translation>重新生成上一条回复</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Resend</source>
+        <translation>重新发送</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply</source>
+        <translation>停止回复</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationExport</name>
+    <message>
+        <source>New chat</source>
+        <translation>新聊天</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>(stopped)</source>
+        <translation>（已停止）</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>Deleted “%1”</source>
+        <translation>已删除“%1”</translation>
+    </message>
+    <message>
+        <source>The conversation no longer exists.</source>
+        <translation>该对话已不存在。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <source>New chat</source>
+        <translation>新聊天</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>开始新对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Actions for %1</source>
+        <translation>%1 的操作</translation>
+    </message>
+    <message>
+        <source>No conversations</source>
+        <translation>暂无对话</translation>
+    </message>
+    <message>
+        <source>Nothing found</source>
+        <translation>未找到结果</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>撤销删除</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>导出为 Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Rename conversation</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>New title</source>
+        <translation>新标题</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON（*.json）</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown（*.md）</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+</context>
+<context>
+    <name>LayerPyramid</name>
+    <message>
+        <source>KV cache length per layer</source>
+        <translation>每层的 KV 缓存长度</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 entries</source>
+        <translation>第 %1 层：%2 / %3 个条目</translation>
+    </message>
+    <message>
+        <source>L%1  %2</source>
+        <translation>L%1  %2</translation>
+    </message>
+    <message>
+        <source>Send a message to see how much of each layer&apos;s cache is kept.</source>
+        <translation>发送一条消息，即可查看每层缓存保留了多少。</translation>
+    </message>
+</context>
+<context>
+    <name>LivePanel</name>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>Entries per layer (bar) against a full cache of %1 (outline)</source>
+        <translation>每层条目数（实心条）与 %1 个条目的完整缓存（轮廓）对比</translation>
+    </message>
+    <message>
+        <source>KV memory</source>
+        <translation>KV 内存</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>节省</translation>
+    </message>
+    <message>
+        <source>KV cache saving</source>
+        <translation>KV 缓存节省比例</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Context fill</source>
+        <translation>上下文占用</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>First token</source>
+        <translation>首个词元</translation>
+    </message>
+    <message>
+        <source>GPU memory in use</source>
+        <translation>已用 GPU 显存</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>–</source>
+        <translation>–</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>%1 — PyramidChat</source>
+        <translation>%1 — PyramidChat</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>Reply in progress</source>
+        <translation>正在回复</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the message</source>
+        <translation>复制消息</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>复制这段代码</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>思考中…</translation>
+    </message>
+    <message>
+        <source>System note: %1</source>
+        <translation>系统提示：%1</translation>
+    </message>
+</context>
+<context>
+    <name>MessageListModel</name>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Reached the reply length limit</source>
+        <translation>已达到回复长度上限</translation>
+    </message>
+    <message>
+        <source>Cut off: the context window is full</source>
+        <translation>已截断：上下文窗口已满</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tokens · %1 tokens/s · first token %2 ms</source>
+        <translation>
+            <numerusform>%n 个词元 · %1 词元/秒 · 首个词元 %2 毫秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · cache kept</source>
+        <translation>%1 · 已复用缓存</translation>
+    </message>
+</context>
+<context>
+    <name>ModelBar</name>
+    <message>
+        <source>Show conversations</source>
+        <translation>显示对话</translation>
+    </message>
+    <message>
+        <source>Show or hide the conversations</source>
+        <translation>显示或隐藏对话列表</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+    <message>
+        <source>No model open</source>
+        <translation>未打开模型</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Model loading progress</source>
+        <translation>模型加载进度</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel opening the model</source>
+        <translation>取消打开模型</translation>
+    </message>
+    <message>
+        <source>Model ▾</source>
+        <translation>模型 ▾</translation>
+    </message>
+    <message>
+        <source>Model menu</source>
+        <translation>模型菜单</translation>
+    </message>
+    <message>
+        <source>Open GGUF file…</source>
+        <translation>打开 GGUF 文件…</translation>
+    </message>
+    <message>
+        <source>Open Hugging Face folder…</source>
+        <translation>打开 Hugging Face 文件夹…</translation>
+    </message>
+    <message>
+        <source>Models found</source>
+        <translation>找到的模型</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最近使用</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Open the settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <source>Cache panel</source>
+        <translation>缓存面板</translation>
+    </message>
+    <message>
+        <source>Show the cache panel</source>
+        <translation>显示缓存面板</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Dismiss the model error</source>
+        <translation>关闭模型错误提示</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model</source>
+        <translation>打开 GGUF 模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型（*.gguf）</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件（*）</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model folder</source>
+        <translation>打开 Hugging Face 模型文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>ModelManager</name>
+    <message>
+        <source>%1 does not exist.</source>
+        <translation>%1 不存在。</translation>
+    </message>
+    <message>
+        <source>%1 is not a model folder: it needs config.json and .safetensors weights.</source>
+        <translation>%1 不是模型文件夹：需要包含 config.json 和 .safetensors 权重文件。</translation>
+    </message>
+    <message>
+        <source>No model found in %1. Open a GGUF file or a Hugging Face folder.</source>
+        <translation>在 %1 中未找到模型。请打开一个 GGUF 文件或 Hugging Face 文件夹。</translation>
+    </message>
+    <message>
+        <source>No model open</source>
+        <translation>未打开模型</translation>
+    </message>
+    <message>
+        <source>%1 · %2 layers · %3 positions · %4 · %5</source>
+        <translation>%1 · %2 层 · %3 个位置 · %4 · %5</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>System prompt for this conversation</source>
+        <translation>本对话的系统提示词</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Compression preset</source>
+        <translation>压缩预设</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Apply the compression preset</source>
+        <translation>应用压缩预设</translation>
+    </message>
+    <message>
+        <source>Reset all</source>
+        <translation>全部重置</translation>
+    </message>
+    <message>
+        <source>Reset all settings to their defaults</source>
+        <translation>将所有设置恢复为默认值</translation>
+    </message>
+    <message>
+        <source>Fields marked in red are not applied; replies use their last valid value.</source>
+        <translation>标红的字段不会生效；回复将沿用其上一个有效值。</translation>
+    </message>
+    <message>
+        <source>Changes apply to the next reply.</source>
+        <translation>更改将从下一条回复起生效。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsModel</name>
+    <message>
+        <source>Generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Multi-turn</source>
+        <translation>多轮对话</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>PyramidInfer</source>
+        <translation>PyramidInfer</translation>
+    </message>
+    <message>
+        <source>Prompt format</source>
+        <translation>提示词格式</translation>
+    </message>
+    <message>
+        <source>LLaMA-2-Chat turns for chat models, raw text for base models</source>
+        <translation>聊天模型使用 LLaMA-2-Chat 轮次格式，基础模型使用纯文本</translation>
+    </message>
+    <message>
+        <source>Reply length limit (tokens)</source>
+        <translation>回复长度上限（词元）</translation>
+    </message>
+    <message>
+        <source>The most tokens one reply may have</source>
+        <translation>单条回复最多可包含的词元数</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>0 picks the most likely token every time</source>
+        <translation>为 0 时每次都选择概率最高的词元</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Sample among this many most likely tokens (0: off)</source>
+        <translation>在概率最高的这么多个词元中采样（0：关闭）</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Sample among the tokens covering this probability (1: off)</source>
+        <translation>在累计概率达到该值的词元中采样（1：关闭）</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Drop tokens below this fraction of the best one (0: off)</source>
+        <translation>舍弃概率低于最佳词元该比例的词元（0：关闭）</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <source>Above 1 discourages repeating recent tokens (1: off)</source>
+        <translation>大于 1 时抑制重复最近的词元（1：关闭）</translation>
+    </message>
+    <message>
+        <source>Repetition window</source>
+        <translation>重复窗口</translation>
+    </message>
+    <message>
+        <source>How many recent tokens the penalty looks at</source>
+        <translation>重复惩罚考虑的最近词元数</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>0 draws a fresh seed for every reply</source>
+        <translation>为 0 时每条回复使用新的随机种子</translation>
+    </message>
+    <message>
+        <source>Context mode</source>
+        <translation>上下文模式</translation>
+    </message>
+    <message>
+        <source>Keep the compressed cache and read only the new message, or read the whole conversation again for every reply</source>
+        <translation>保留压缩后的缓存、只读取新消息，或每次回复都重新读取整个对话</translation>
+    </message>
+    <message>
+        <source>Extend the kept cache</source>
+        <translation>扩展保留的缓存</translation>
+    </message>
+    <message>
+        <source>Rebuild every turn</source>
+        <translation>每轮重新构建</translation>
+    </message>
+    <message>
+        <source>When the context is full</source>
+        <translation>上下文已满时</translation>
+    </message>
+    <message>
+        <source>Refuse the reply, forget the oldest exchanges, or keep the first and most recent positions and renumber them</source>
+        <translation>拒绝回复、遗忘最早的几轮对话，或保留最前和最近的位置并重新编号</translation>
+    </message>
+    <message>
+        <source>Stop and say so</source>
+        <translation>停止并提示</translation>
+    </message>
+    <message>
+        <source>Drop the oldest turns</source>
+        <translation>丢弃最早的轮次</translation>
+    </message>
+    <message>
+        <source>Re-encode positions</source>
+        <translation>重新编码位置</translation>
+    </message>
+    <message>
+        <source>Compression</source>
+        <translation>压缩</translation>
+    </message>
+    <message>
+        <source>pyramid: PyramidInfer; full: no compression; local, h2o: baselines</source>
+        <translation>pyramid：PyramidInfer；full：不压缩；local、h2o：基线方法</translation>
+    </message>
+    <message>
+        <source>Baseline recent fraction</source>
+        <translation>基线方法的最近条目比例</translation>
+    </message>
+    <message>
+        <source>Share of a local or H2O budget kept for the newest entries</source>
+        <translation>local 或 H2O 预算中留给最新条目的比例</translation>
+    </message>
+    <message>
+        <source>Recent ratio</source>
+        <translation>最近词元比例</translation>
+    </message>
+    <message>
+        <source>Share of the prompt whose attention decides what is kept</source>
+        <translation>提示词中由其注意力决定保留内容的部分所占比例</translation>
+    </message>
+    <message>
+        <source>Prefill decay ratio</source>
+        <translation>预填充衰减比例</translation>
+    </message>
+    <message>
+        <source>How much each deeper layer keeps after the prompt</source>
+        <translation>读取提示词后每个更深的层保留多少</translation>
+    </message>
+    <message>
+        <source>Prefill decay schedule</source>
+        <translation>预填充衰减方式</translation>
+    </message>
+    <message>
+        <source>How the kept share falls from layer to layer</source>
+        <translation>保留比例逐层下降的方式</translation>
+    </message>
+    <message>
+        <source>Minimum context length</source>
+        <translation>最小上下文长度</translation>
+    </message>
+    <message>
+        <source>No layer keeps fewer entries than this</source>
+        <translation>任何层保留的条目都不少于此数</translation>
+    </message>
+    <message>
+        <source>Layer interval</source>
+        <translation>层间隔</translation>
+    </message>
+    <message>
+        <source>Compress every this many layers</source>
+        <translation>每隔这么多层压缩一次</translation>
+    </message>
+    <message>
+        <source>Sink tokens</source>
+        <translation>汇聚词元</translation>
+    </message>
+    <message>
+        <source>First entries that are always kept</source>
+        <translation>始终保留的最前面的条目</translation>
+    </message>
+    <message>
+        <source>Distance weight</source>
+        <translation>距离权重</translation>
+    </message>
+    <message>
+        <source>Weight of the newest queries in the attention score</source>
+        <translation>最新查询在注意力得分中的权重</translation>
+    </message>
+    <message>
+        <source>Generation decay ratio</source>
+        <translation>生成衰减比例</translation>
+    </message>
+    <message>
+        <source>How much each deeper layer keeps while generating</source>
+        <translation>生成过程中每个更深的层保留多少</translation>
+    </message>
+    <message>
+        <source>Generation decay schedule</source>
+        <translation>生成衰减方式</translation>
+    </message>
+    <message>
+        <source>How that share falls from layer to layer</source>
+        <translation>该比例逐层下降的方式</translation>
+    </message>
+    <message>
+        <source>Generation compress ratio</source>
+        <translation>生成压缩比例</translation>
+    </message>
+    <message>
+        <source>Share of the new entries kept at each compression</source>
+        <translation>每次压缩时保留的新条目比例</translation>
+    </message>
+    <message>
+        <source>Compress after (tokens)</source>
+        <translation>压缩间隔（词元）</translation>
+    </message>
+    <message>
+        <source>New entries that trigger a compression while generating</source>
+        <translation>生成过程中触发一次压缩的新条目数</translation>
+    </message>
+    <message>
+        <source>Enter a whole number.</source>
+        <translation>请输入整数。</translation>
+    </message>
+    <message>
+        <source>Enter a number.</source>
+        <translation>请输入数字。</translation>
+    </message>
+    <message>
+        <source>Choose one of: %1</source>
+        <translation>请从以下选项中选择：%1</translation>
+    </message>
+    <message>
+        <source>The reply length limit must be at least 1.</source>
+        <translation>回复长度上限至少为 1。</translation>
+    </message>
+    <message>
+        <source>Temperature must not be negative.</source>
+        <translation>温度不能为负数。</translation>
+    </message>
+    <message>
+        <source>Top-k must not be negative.</source>
+        <translation>Top-k 不能为负数。</translation>
+    </message>
+    <message>
+        <source>Top-p must be greater than 0 and at most 1.</source>
+        <translation>Top-p 必须大于 0 且不超过 1。</translation>
+    </message>
+    <message>
+        <source>Min-p must be at least 0 and below 1.</source>
+        <translation>Min-p 必须不小于 0 且小于 1。</translation>
+    </message>
+    <message>
+        <source>The repetition penalty must be positive.</source>
+        <translation>重复惩罚必须为正数。</translation>
+    </message>
+    <message>
+        <source>The repetition window must not be negative.</source>
+        <translation>重复窗口不能为负数。</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Open this GGUF file or Hugging Face folder.</source>
+        <translation>打开此 GGUF 文件或 Hugging Face 文件夹。</translation>
+    </message>
+    <message>
+        <source>path</source>
+        <translation>路径</translation>
+    </message>
+    <message>
+        <source>Chat with LLaMA-2-Chat on this machine, with PyramidInfer KV-cache compression.</source>
+        <translation>在本机与 LLaMA-2-Chat 聊天，并使用 PyramidInfer 压缩 KV 缓存。</translation>
+    </message>
+</context>
+</TS>
