@@ -142,8 +142,10 @@ int main(int argc, char** argv)
         }
 
     fmt::print("Model: {}\n", model_path);
-    fmt::print("Machine: {}, {} OpenMP threads; kernels: {}; date: {}\n", cpu_name(), omp_get_max_threads(),
-               pyramid::cpu::kernel_isa_name(pyramid::cpu::active_kernel_config().isa), today());
+    const pyramid::cpu::KernelConfig kernels = pyramid::cpu::active_kernel_config();
+    fmt::print("Machine: {}, {} OpenMP threads; kernels: {}, {} quantized dot; date: {}\n", cpu_name(),
+               omp_get_max_threads(), pyramid::cpu::kernel_isa_name(kernels.isa),
+               pyramid::cpu::quantized_dot_name(kernels.quantized_dot), today());
     fmt::print("Prompt {} tokens, then {} greedy decode steps, full KV cache; median of {} runs (min-max).\n\n",
                prompt.size(), decode_tokens, repeats);
     fmt::print("| weights | weight memory | prompt tokens/s | decode tokens/s |\n|---|---:|---:|---:|\n");
