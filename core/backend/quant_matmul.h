@@ -1,13 +1,14 @@
 #pragma once
-// The single-threaded core of the CPU matmul, directly on a weight matrix as it is stored
-// (F32, F16, BF16 or any quantized type): each row is decoded a tile at a time into a small
+// The float32 side of the CPU matmul, single-threaded, directly on a weight matrix as it is
+// stored: the path of F32, F16 and BF16 weights, and of quantized ones under
+// QuantizedDot::Exact (kernel_config.h). Each row is decoded a tile at a time into a small
 // float32 buffer (tile_decoder.h) and dotted there with every token's activations, so the
 // decode is paid once per tile of tokens and a quantized model never exists as float32.
 //
 // The products are exactly those of the dequantized float32 matrix; only the float32
-// summation order differs (eight lanes and several independent sums on AVX2), so results
-// match a float32 model built from to_float to rounding, not to a quantized-activation
-// approximation. cpu::matmul (cpu_kernels.h) splits rows over threads and calls this.
+// summation order differs (eight lanes and several independent sums on AVX2, the same for a
+// stored F32 row as for a decoded tile), so results match a float32 model built from
+// to_float to rounding. cpu::matmul (cpu_kernels.h) splits rows over threads and calls this.
 #include <cstdint>
 
 #include "backend/kernel_config.h"

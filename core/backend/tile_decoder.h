@@ -1,7 +1,8 @@
 #pragma once
-// Decoding a tile of quantized weights to float32, the first half of the CPU's quantized
-// matmul: it decodes a few blocks of a row into a small buffer that stays in L1 and dots them
-// with the activations there, so a quantized model is never expanded to float32 in memory.
+// Decoding a tile of quantized weights to float32, the first half of the CPU's exact quantized
+// matmul (quant_matmul.h): it decodes a few blocks of a row into a small buffer that stays in
+// L1 and dots them with the activations there, so a quantized model is never expanded to
+// float32 in memory.
 //
 // Every decoder, generic or SIMD, is bit-identical to tensor_type_traits(type).to_float (and
 // so to ggml's reference dequantization): the quantized matmul computes exactly the products
