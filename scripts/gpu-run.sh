@@ -71,7 +71,7 @@ run() {
   [ -x "$nvcc" ] || { echo "gpu-run: nvcc not found" >&2; exit 1; }
   local arch=${PYRAMID_GPU_ARCH:-}
   if [ -z "$arch" ]; then
-    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+    arch=$({ nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null || true; } | head -1 | tr -d ' .')
     arch=${arch:-90}
   fi
   echo "gpu-run: nvcc $nvcc, architectures $arch, build $build"
