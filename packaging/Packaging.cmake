@@ -2,7 +2,7 @@
 # builds them all). Included at the end of the top-level CMakeLists.txt, when every install
 # rule exists.
 #
-#   pyramidchat       the programs (desktop app, pyramid-cli, pyramid-eval) with the CPU
+#   pyramidchat       the programs (desktop app and command-line tools) with the CPU
 #                     backend, desktop integration and man pages: every install rule that names
 #                     no component
 #   pyramidchat-cuda  the CUDA backend plugin (install component `cuda`), only where this tree
@@ -29,7 +29,7 @@ string(TOUPPER "${PYRAMID_MAIN_COMPONENT}" main)
 
 include("${CMAKE_CURRENT_LIST_DIR}/InstallData.cmake")
 
-if(NOT CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+if(PYRAMID_CUDA_ENABLED AND NOT CMAKE_INSTALL_PREFIX STREQUAL "/usr")
   message(STATUS "Packages from this tree install into /usr but its programs look for the CUDA "
                  "backend under ${CMAKE_INSTALL_PREFIX}: use scripts/package.sh for packages to ship")
 endif()

@@ -89,6 +89,8 @@ int main(int argc, char* argv[])
     QGuiApplication app(argc, argv);
     installTranslations(app, settings, ownTranslations, qtTranslations);
     QGuiApplication::setApplicationDisplayName(QStringLiteral("PyramidChat"));
+    // Ties the window to the installed desktop entry (its icon and name; the app id on Wayland).
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.pyramidchat.PyramidChat"));
     QGuiApplication::setWindowIcon(QIcon(QStringLiteral(":/pyramidchat/icons/pyramidchat.svg")));
     const QCommandLineOption model = modelOption();
     describe(parser, model);
