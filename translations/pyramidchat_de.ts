@@ -29,7 +29,7 @@
     </message>
     <message>
         <source>%1 prompt + %2 generated</source>
-        <translation>%1 im Prompt + %2 erzeugt</translation>
+        <translation>%1 im Prompt + %2 generiert</translation>
     </message>
     <message>
         <source>No reply yet</source>
@@ -41,7 +41,7 @@
     </message>
     <message>
         <source>Generating</source>
-        <translation>Wird erzeugt</translation>
+        <translation>Wird generiert</translation>
     </message>
     <message>
         <source>Finished</source>
@@ -379,7 +379,7 @@
     </message>
     <message>
         <source>Reply in progress</source>
-        <translation>Antwort wird erzeugt</translation>
+        <translation>Antwort wird generiert</translation>
     </message>
     <message>
         <source>Copy</source>
@@ -617,7 +617,7 @@
     </message>
     <message>
         <source>Multi-turn</source>
-        <translation>Mehrere Runden</translation>
+        <translation>Gesprächsrunden</translation>
     </message>
     <message>
         <source>KV cache</source>
@@ -681,7 +681,7 @@
     </message>
     <message>
         <source>Above 1 discourages repeating recent tokens (1: off)</source>
-        <translation>Über 1 bremst das Wiederholen kürzlich erzeugter Token (1: aus)</translation>
+        <translation>Über 1 bremst das Wiederholen kürzlich generierter Token (1: aus)</translation>
     </message>
     <message>
         <source>Repetition window</source>
@@ -745,7 +745,7 @@
     </message>
     <message>
         <source>Baseline recent fraction</source>
-        <translation>Jüngster Anteil (Vergleichsverfahren)</translation>
+        <translation>Anteil neuester Einträge (Vergleichsverfahren)</translation>
     </message>
     <message>
         <source>Share of a local or H2O budget kept for the newest entries</source>
@@ -753,7 +753,7 @@
     </message>
     <message>
         <source>Recent ratio</source>
-        <translation>Anteil jüngster Token</translation>
+        <translation>Anteil der jüngsten Token</translation>
     </message>
     <message>
         <source>Share of the prompt whose attention decides what is kept</source>
