@@ -98,7 +98,12 @@ private slots:
         }
         qInfo("resident memory after 50 generations %.1f MiB, peak over the next 450 %.1f MiB; last KV %zu bytes",
               baseline / 1048576.0, peak / 1048576.0, last_kv);
+#if defined(__SANITIZE_ADDRESS__)
+        // ASan's quarantine holds freed memory back on purpose; LeakSanitizer checks leaks instead.
+        Q_UNUSED(peak);
+#else
         QVERIFY(peak < baseline + 4 * 1024 * 1024);
+#endif
     }
 };
 
