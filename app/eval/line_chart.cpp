@@ -1,6 +1,7 @@
 #include "line_chart.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include <QFontMetricsF>
@@ -87,7 +88,52 @@ void draw_series(QPainter& p, const QRectF& plot, const AxisMapping& map, const 
         draw_marker(p, at, s.color, false);
 }
 
-void draw_legend(QPainter& p, const QRectF& plot, const std::vector<ChartSeries>& series)
+// The corner of the plot where the legend hides the fewest points of the drawn lines
+// (sampled along each segment), top right on a tie.
+QRectF legend_box(const QRectF& plot, QSizeF size, const AxisMapping& map, const std::vector<ChartSeries>& series)
+{
+    std::vector<QPointF> samples;
+    for (const ChartSeries& s : series) {
+        std::vector<QPointF> points = s.points;
+        std::sort(points.begin(), points.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+        for (size_t i = 0; i < points.size(); ++i) {
+            const QPointF a(map.x(points[i].x()), map.y(points[i].y()));
+            if (s.reference) {  // a line across the plot
+                for (int k = 0; k <= 40; ++k)
+                    samples.emplace_back(plot.left() + plot.width() * k / 40.0, a.y());
+                continue;
+            }
+            samples.push_back(a);
+            if (i + 1 == points.size())
+                continue;
+            const QPointF b(map.x(points[i + 1].x()), map.y(points[i + 1].y()));
+            for (int k = 1; k < 20; ++k)
+                samples.push_back(a + (b - a) * (k / 20.0));
+        }
+    }
+    const double m = 8.0;
+    const std::vector<QPointF> corners{
+        {plot.right() - size.width() - m, plot.top() + m},
+        {plot.left() + m, plot.top() + m},
+        {plot.right() - size.width() - m, plot.bottom() - size.height() - m},
+        {plot.left() + m, plot.bottom() - size.height() - m},
+    };
+    QRectF best;
+    size_t best_hidden = SIZE_MAX;
+    for (const QPointF& corner : corners) {
+        const QRectF box(corner, size);
+        const QRectF padded = box.adjusted(-6, -6, 6, 6);
+        const size_t hidden = static_cast<size_t>(std::count_if(
+            samples.begin(), samples.end(), [&](const QPointF& pt) { return padded.contains(pt); }));
+        if (hidden < best_hidden) {
+            best = box;
+            best_hidden = hidden;
+        }
+    }
+    return best;
+}
+
+void draw_legend(QPainter& p, const QRectF& plot, const AxisMapping& map, const std::vector<ChartSeries>& series)
 {
     const QFont font = chart_font(12);
     const QFontMetricsF metrics(font);
@@ -95,8 +141,8 @@ void draw_legend(QPainter& p, const QRectF& plot, const std::vector<ChartSeries>
     for (const ChartSeries& s : series)
         text_width = std::max(text_width, metrics.horizontalAdvance(s.name));
     const double row = 20.0, sample = 30.0, pad = 8.0;
-    const QRectF box(plot.right() - (pad * 3 + sample + text_width) - 8, plot.top() + 8,
-                     pad * 3 + sample + text_width, pad * 2 + row * static_cast<double>(series.size()));
+    const QRectF box = legend_box(
+        plot, QSizeF(pad * 3 + sample + text_width, pad * 2 + row * static_cast<double>(series.size())), map, series);
     p.setPen(QPen(QColor(160, 160, 160), 1.0));
     p.setBrush(QColor(255, 255, 255, 235));
     p.drawRect(box);
@@ -145,7 +191,7 @@ void paint_line_chart(QPainter& p, const QRectF& area, const LineChart& chart)
     for (const ChartSeries& s : chart.series)
         draw_series(p, plot, map, s);
     p.restore();
-    draw_legend(p, plot, chart.series);
+    draw_legend(p, plot, map, chart.series);
     p.restore();
 }
 

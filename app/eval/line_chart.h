@@ -1,8 +1,9 @@
 #pragma once
 // A small line chart painted with QPainter, so the same drawing goes to SVG and PNG: title,
 // axes with round ticks and grid, one polyline with point markers per series (points joined
-// in order of x), and a legend. A reference series is a single point drawn as a marker with
-// a dashed horizontal line across the plot (e.g. the full cache's perplexity).
+// in order of x), and a legend in the corner of the plot where it hides the least. A
+// reference series is a single point drawn as a marker with a dashed horizontal line across
+// the plot (e.g. the full cache's perplexity).
 #include <QColor>
 #include <QPainter>
 #include <QPointF>
