@@ -1,11 +1,13 @@
 // pyramid-eval: quality evaluation of the KV-cache policies. `ppl` runs the perplexity
 // protocol (one policy or a sweep) and writes tables, JSON and plots; `replay` reproduces a
-// golden-format case. Results go to stdout, progress and errors to stderr.
+// golden-format case; `multiturn` compares extending and rebuilding a compressed cache.
+// Results go to stdout, progress and errors to stderr.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "multi_turn_command.h"
 #include "ppl_command.h"
 #include "replay_command.h"
 
@@ -16,6 +18,7 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     pyramid::PplCommand ppl(app);
     pyramid::ReplayCommand replay(app);
+    pyramid::MultiTurnCommand multi_turn(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -24,5 +27,7 @@ int main(int argc, char** argv)
         fmt::print(stderr, "pyramid-eval: {} (see --help)\n", e.what());
         return 2;
     }
-    return ppl.chosen() ? ppl.run() : replay.run();
+    if (ppl.chosen())
+        return ppl.run();
+    return multi_turn.chosen() ? multi_turn.run() : replay.run();
 }
