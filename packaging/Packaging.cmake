@@ -125,7 +125,7 @@ set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS "pyramidchat (= ${package_version}), libc6
 # RPM (library requirements are found by rpmbuild itself)
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_RELEASE ${PYRAMID_PACKAGE_RELEASE})
-set(CPACK_RPM_PACKAGE_LICENSE "LicenseRef-all-rights-reserved")
+set(CPACK_RPM_PACKAGE_LICENSE "MIT")
 set(CPACK_RPM_PACKAGE_URL "${PYRAMID_HOMEPAGE_URL}")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/Productivity")
 set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")  # no debuginfo packages to link to

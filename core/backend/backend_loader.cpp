@@ -23,7 +23,9 @@ std::vector<std::filesystem::path> plugin_candidates()
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        // Build tree: <build>/app/cli/tool -> <build>/kernels; installed: <prefix>/bin -> <prefix>/lib.../pyramidchat
+        // Installed anywhere: <prefix>/bin/tool -> <prefix>/<libdir>/pyramidchat (a moved tarball too);
+        // build tree: <build>/app/<tool>/tool -> <build>/kernels.
+        out.push_back(exe.parent_path().parent_path() / PYRAMID_BACKEND_RELATIVE_DIR / kCudaPluginLibrary);
         out.push_back(exe.parent_path() / kCudaPluginLibrary);
         out.push_back(exe.parent_path().parent_path().parent_path() / "kernels" / kCudaPluginLibrary);
         out.push_back(exe.parent_path().parent_path() / "kernels" / kCudaPluginLibrary);
