@@ -879,6 +879,22 @@
         <source>The repetition window must not be negative.</source>
         <translation>Das Wiederholungsfenster darf nicht negativ sein.</translation>
     </message>
+    <message>
+        <source>Interface</source>
+        <translation>Oberfläche</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <source>The language of the app; it changes the next time the app starts</source>
+        <translation>Die Sprache der App; sie wechselt beim nächsten Start der App</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>Systemsprache</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -878,6 +878,22 @@
         <source>The repetition window must not be negative.</source>
         <translation>重复窗口不能为负数。</translation>
     </message>
+    <message>
+        <source>Interface</source>
+        <translation>界面</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The language of the app; it changes the next time the app starts</source>
+        <translation>应用的界面语言；下次启动应用时生效</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -100,8 +100,23 @@ QVector<SettingField> makeFields()
     const char* multiTurn = QT_TRANSLATE_NOOP("SettingsModel", "Multi-turn");
     const char* cache = QT_TRANSLATE_NOOP("SettingsModel", "KV cache");
     const char* pyramidGroup = QT_TRANSLATE_NOOP("SettingsModel", "PyramidInfer");
+    const char* interfaceGroup = QT_TRANSLATE_NOOP("SettingsModel", "Interface");
     const auto decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
+    const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
+                                   QStringLiteral("zh_CN")};
     return {
+        // Languages are listed by their own names, which are never translated.
+        {QStringLiteral("language"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "Language"),
+         QT_TRANSLATE_NOOP("SettingsModel", "The language of the app; it changes the next time the app starts"),
+         SettingField::Kind::Choice, languages,
+         {QT_TRANSLATE_NOOP("SettingsModel", "System language"), "English", "Deutsch", "简体中文"},
+         [](const ChatSettings& s) { return s.language; },
+         [languages](ChatSettings& s, const QString& text) {
+             if (!languages.contains(text.trimmed()))
+                 return false;
+             s.language = text.trimmed();
+             return true;
+         }},
         choiceField("prompt_format", generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),
                     QT_TRANSLATE_NOOP("SettingsModel", "LLaMA-2-Chat turns for chat models, raw text for base models"),
                     {PromptFormat::LlamaChat, PromptFormat::Raw}, [](auto& s) -> auto& { return s.promptFormat; },

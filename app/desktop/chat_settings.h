@@ -17,7 +17,13 @@ struct ChatSettings {
     // conversation outgrows the context (docs/multi-turn.md).
     pyramid::ContextMode contextMode = pyramid::ContextMode::Extend;
     pyramid::OverflowPolicy overflow = pyramid::OverflowPolicy::Stop;
+    // The interface language ("system", or a locale name with a translation: "en", "de",
+    // "zh_CN"); read once at start-up (main.cpp), so a change shows at the next start.
+    QString language = QStringLiteral("system");
 };
+
+// The QSettings key main.cpp reads the language from (the settings panel writes it).
+inline const QString kLanguageSettingKey = QStringLiteral("chat/language");
 
 // The first problem found, worded for the user; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);

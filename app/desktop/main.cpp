@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
 #include "util/error.h"
@@ -37,8 +38,8 @@ bool asksForInfoOnly(int argc, char** argv)
 // without it, the system's language; texts without a translation stay English.
 void installTranslations(QCoreApplication& app, const QSettings& settings, QTranslator& own, QTranslator& qt)
 {
-    const QString language = settings.value(QStringLiteral("language")).toString().trimmed();
-    if (!language.isEmpty())
+    const QString language = settings.value(kLanguageSettingKey).toString().trimmed();
+    if (!language.isEmpty() && language != QStringLiteral("system"))
         QLocale::setDefault(QLocale(language));  // numbers and dates follow the chosen language too
     const QLocale locale;                        // the chosen language, else the system's
     if (own.load(locale, QStringLiteral("pyramidchat"), QStringLiteral("_"), QStringLiteral(":/pyramidchat/i18n")))

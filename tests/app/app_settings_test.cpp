@@ -147,8 +147,11 @@ private slots:
             QVERIFY(model.setValue("prompt_format", "raw"));
             QVERIFY(model.setValue("seed", "18446744073709551615"));
             QVERIFY(!model.setValue("gen_compress_ratio", "7"));  // refused: not stored
+            QVERIFY(!model.setValue("language", "fr"));           // no translation for it
+            QVERIFY(model.setValue("language", "zh_CN"));
         }
         QSettings settings(ini, QSettings::IniFormat);
+        QCOMPARE(settings.value(kLanguageSettingKey).toString(), QString("zh_CN"));  // where main.cpp reads it
         SettingsModel model(settings, store);
         QCOMPARE(model.current().sampling.temperature, 0.25f);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
