@@ -439,6 +439,10 @@
         <source>%1 · cache kept</source>
         <translation>%1 · Cache beibehalten</translation>
     </message>
+    <message>
+        <source>Interrupted by an error</source>
+        <translation>Durch einen Fehler unterbrochen</translation>
+    </message>
 </context>
 <context>
     <name>ModelBar</name>

@@ -438,6 +438,10 @@
         <source>%1 · cache kept</source>
         <translation>%1 · 已复用缓存</translation>
     </message>
+    <message>
+        <source>Interrupted by an error</source>
+        <translation>因错误而中断</translation>
+    </message>
 </context>
 <context>
     <name>ModelBar</name>

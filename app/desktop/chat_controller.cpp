@@ -194,7 +194,9 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
     // A full context either refuses the turn before a word is written or cuts the reply off;
     // both say so, never a silent truncation.
     const bool refused = result.reason == FinishReason::ContextFull && result.text.empty();
-    if (result.reason == FinishReason::Error || refused) {
+    // A reply that failed midway (e.g. out of KV memory) keeps what it had said, marked as such.
+    const bool failedEmpty = result.reason == FinishReason::Error && result.text.empty();
+    if (failedEmpty || refused) {
         if (onScreen)
             messages_.discardReply();
         setError(refused ? contextFullMessage(result, replyOverflow_)
@@ -215,6 +217,8 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
         conversations_.refresh();
         if (result.reason == FinishReason::ContextFull)
             setError(contextFullMessage(result, replyOverflow_));
+        else if (result.reason == FinishReason::Error)
+            setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     }
     setBusy(false);
     emit replyFinished();

@@ -15,8 +15,8 @@ QString finishNote(const StoredMessage& m)
     case FinishReason::Cancelled: return MessageListModel::tr("Stopped");
     case FinishReason::MaxTokens: return MessageListModel::tr("Reached the reply length limit");
     case FinishReason::ContextFull: return MessageListModel::tr("Cut off: the context window is full");
-    case FinishReason::EndOfSequence:
-    case FinishReason::Error: break;
+    case FinishReason::Error: return MessageListModel::tr("Interrupted by an error");
+    case FinishReason::EndOfSequence: break;
     }
     return {};
 }

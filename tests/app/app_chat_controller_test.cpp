@@ -242,11 +242,15 @@ private slots:
         QVERIFY(waitForReply(*app));
         QVERIFY(app->chat().error().contains("ran out of memory"));
         QVERIFY(!app->chat().busy());
-        QCOMPARE(app->messages().count(), 1);  // the user's message stays, no half reply
-        QCOMPARE(app->store().messages(app->conversations().currentId()).size(), 1);
+        // What the reply said before it failed is kept, flagged, never lost.
+        QCOMPARE(app->messages().count(), 2);
+        const QVector<StoredMessage> stored = app->store().messages(app->conversations().currentId());
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[1].finish, pyramid::FinishReason::Error);
+        QVERIFY(!stored[1].text.isEmpty());
 
         engine->setScript(FakeScript{});
-        QVERIFY(app->chat().regenerate());  // answers the waiting message
+        QVERIFY(app->chat().regenerate());  // answers again in place of the interrupted reply
         QVERIFY(app->chat().error().isEmpty());
         QVERIFY(waitForReply(*app));
         QCOMPARE(app->messages().count(), 2);
