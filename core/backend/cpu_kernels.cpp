@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include "backend/float_dot.h"
 #include "backend/int8_activations.h"
 #include "backend/int8_matmul.h"
 #include "backend/quant_matmul.h"
@@ -18,14 +19,6 @@ namespace {
 // threads spinning on a busy machine cost far more): run on the calling thread.
 constexpr int64_t kParallelWork = int64_t(1) << 16;
 
-float dot(const float* a, const float* b, int n)
-{
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int i = 0; i < n; ++i)
-        sum += a[i] * b[i];
-    return sum;
-}
 
 // A float32 pointer to row r of w: the row itself for F32, else decoded into `scratch`.
 const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scratch)

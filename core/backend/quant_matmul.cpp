@@ -2,21 +2,10 @@
 
 #include <algorithm>
 
+#include "backend/float_dot.h"
 #include "backend/tile_decoder.h"
 
 namespace pyramid::cpu {
-namespace {
-
-float dot(const float* a, const float* b, int64_t n)
-{
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < n; ++i)
-        sum += a[i] * b[i];
-    return sum;
-}
-
-} // namespace
 
 void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end,
                  KernelIsa isa)
