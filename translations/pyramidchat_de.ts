@@ -899,6 +899,26 @@
         <source>System language</source>
         <translation>Systemsprache</translation>
     </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <source>Where models run; it changes the next time the app starts</source>
+        <translation>Wo Modelle laufen; die Änderung gilt ab dem nächsten Start der App</translation>
+    </message>
+    <message>
+        <source>Automatic (the GPU when one is usable)</source>
+        <translation>Automatisch (die GPU, wenn eine nutzbar ist)</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>NVIDIA GPU (CUDA)</source>
+        <translation>NVIDIA-GPU (CUDA)</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

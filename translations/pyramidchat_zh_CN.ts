@@ -898,6 +898,26 @@
         <source>System language</source>
         <translation>系统语言</translation>
     </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Where models run; it changes the next time the app starts</source>
+        <translation>模型运行的位置；下次启动应用时生效</translation>
+    </message>
+    <message>
+        <source>Automatic (the GPU when one is usable)</source>
+        <translation>自动（有可用 GPU 时使用 GPU）</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>NVIDIA GPU (CUDA)</source>
+        <translation>NVIDIA GPU（CUDA）</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -104,6 +104,7 @@ QVector<SettingField> makeFields()
     const auto decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
                                    QStringLiteral("zh_CN")};
+    const QStringList devices = {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")};
     return {
         // Languages are listed by their own names, which are never translated.
         {QStringLiteral("language"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "Language"),
@@ -115,6 +116,18 @@ QVector<SettingField> makeFields()
              if (!languages.contains(text.trimmed()))
                  return false;
              s.language = text.trimmed();
+             return true;
+         }},
+        {QStringLiteral("device"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "Device"),
+         QT_TRANSLATE_NOOP("SettingsModel", "Where models run; it changes the next time the app starts"),
+         SettingField::Kind::Choice, devices,
+         {QT_TRANSLATE_NOOP("SettingsModel", "Automatic (the GPU when one is usable)"),
+          QT_TRANSLATE_NOOP("SettingsModel", "CPU"), QT_TRANSLATE_NOOP("SettingsModel", "NVIDIA GPU (CUDA)")},
+         [](const ChatSettings& s) { return s.device; },
+         [devices](ChatSettings& s, const QString& text) {
+             if (!devices.contains(text.trimmed()))
+                 return false;
+             s.device = text.trimmed();
              return true;
          }},
         choiceField("prompt_format", generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),

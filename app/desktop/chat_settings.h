@@ -20,10 +20,14 @@ struct ChatSettings {
     // The interface language ("system", or a locale name with a translation: "en", "de",
     // "zh_CN"); read once at start-up (main.cpp), so a change shows at the next start.
     QString language = QStringLiteral("system");
+    // Where models run: "auto" (the GPU when a CUDA device and runtime exist, else the CPU),
+    // "cpu" or "cuda"; read at start-up like the language.
+    QString device = QStringLiteral("auto");
 };
 
 // The QSettings key main.cpp reads the language from (the settings panel writes it).
 inline const QString kLanguageSettingKey = QStringLiteral("chat/language");
+inline const QString kDeviceSettingKey = QStringLiteral("chat/device");
 
 // The first problem found, worded for the user; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);

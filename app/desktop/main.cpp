@@ -49,6 +49,16 @@ void installTranslations(QCoreApplication& app, const QSettings& settings, QTran
         app.installTranslator(&qt);
 }
 
+// The device setting; an unknown stored value means automatic (the engine says why it chose).
+pyramid::BackendPreference devicePreference(const QSettings& settings)
+{
+    try {
+        return pyramid::parse_backend_preference(settings.value(kDeviceSettingKey).toString().toStdString());
+    } catch (const pyramid::Error&) {
+        return pyramid::BackendPreference::Auto;
+    }
+}
+
 // Made once the translations are installed, so that --help shows it translated.
 QCommandLineOption modelOption()
 {
@@ -105,7 +115,7 @@ int main(int argc, char* argv[])
     const DesktopApp::Paths paths{QDir(dataDir).filePath(QStringLiteral("conversations.sqlite")),
                                   ModelManager::defaultSearchDirs(dataDir, QStringLiteral(PYRAMID_SHARED_DIR))};
     try {
-        DesktopApp desktop(std::make_unique<pyramid::LocalChatEngine>(), settings, paths);
+        DesktopApp desktop(std::make_unique<pyramid::LocalChatEngine>(devicePreference(settings)), settings, paths);
         QQuickStyle::setStyle(QStringLiteral("Fusion"));  // follows the system palette, light or dark
         QQmlApplicationEngine qml;
         if (!desktop.showWindow(qml))

@@ -149,9 +149,12 @@ private slots:
             QVERIFY(!model.setValue("gen_compress_ratio", "7"));  // refused: not stored
             QVERIFY(!model.setValue("language", "fr"));           // no translation for it
             QVERIFY(model.setValue("language", "zh_CN"));
+            QVERIFY(!model.setValue("device", "tpu"));
+            QVERIFY(model.setValue("device", "cpu"));
         }
         QSettings settings(ini, QSettings::IniFormat);
-        QCOMPARE(settings.value(kLanguageSettingKey).toString(), QString("zh_CN"));  // where main.cpp reads it
+        QCOMPARE(settings.value(kLanguageSettingKey).toString(), QString("zh_CN"));  // where main.cpp reads them
+        QCOMPARE(settings.value(kDeviceSettingKey).toString(), QString("cpu"));
         SettingsModel model(settings, store);
         QCOMPARE(model.current().sampling.temperature, 0.25f);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
