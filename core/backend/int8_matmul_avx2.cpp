@@ -35,12 +35,12 @@ bool int8_matmul_supported(TensorType type)
 } // namespace pyramid::cpu
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-
-#define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
+#include "backend/avx2_blocks.h"
 
 namespace pyramid::cpu {
 namespace {
+
+using namespace avx2;
 
 constexpr int kMaxTokens = 4;  // tokens per pass over a row: more would run out of registers
 
@@ -50,16 +50,6 @@ struct Tokens {
     const float* scale[kMaxTokens];
     const float* sum[kMaxTokens];
 };
-
-inline float half_at(const uint8_t* p)
-{
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return fp16_to_fp32(h);
-}
-
-PYRAMID_AVX2 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-PYRAMID_AVX2 inline __m256i bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }
 
 // Eight int32 partial sums of 32 byte products, weights unsigned (0..127).
 PYRAMID_AVX2 inline __m256i dot_unsigned(__m256i w, const int8_t* x)
@@ -209,8 +199,8 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
     finish(acc, out);
 }
 
-// Q6_K: w = d * sc * (q - 32), q 6 bits, one int8 scale per 16 elements. Layout and bit
-// positions as in tile_decoder_avx2.cpp: output o of half h is element 128h + o, so each of
+// Q6_K: w = d * sc * (q - 32), q 6 bits, one int8 scale per 16 elements (unpack_q6_k_half):
+// output o of half h is element 128h + o, so each of
 // the four 32-byte q vectors of a half is one activation block with two scales.
 template <int T>
 PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
@@ -222,17 +212,8 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
         const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
         const float d = half_at(blk + 208);
         for (int half = 0; half < 2; ++half) {
-            const __m256i ql0 = load32(blk + 64 * half);
-            const __m256i ql1 = load32(blk + 64 * half + 32);
-            const __m256i qh = load32(blk + 128 + 32 * half);
-            const __m256i lo = bytes(0x0f);
-            const __m256i q[4] = {
-                _mm256_or_si256(_mm256_and_si256(ql0, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x03)), 4)),
-                _mm256_or_si256(_mm256_and_si256(ql1, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x0c)), 2)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), lo), _mm256_and_si256(qh, bytes(0x30))),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), lo),
-                                _mm256_srli_epi16(_mm256_and_si256(qh, bytes(0xc0)), 2)),
-            };
+            __m256i q[4];
+            unpack_q6_k_half(blk, half, q);
             for (int k = 0; k < 4; ++k) {
                 const __m256i w = _mm256_sub_epi8(q[k], bytes(32));
                 const __m256i w_abs = _mm256_abs_epi8(w);

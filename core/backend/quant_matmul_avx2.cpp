@@ -11,9 +11,7 @@
 #include "backend/tile_decoder.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-
-#define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
+#include "backend/avx2_blocks.h"
 
 namespace pyramid::cpu {
 namespace {

@@ -16,24 +16,17 @@
 #include "util/float16.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-
 #pragma GCC optimize("fp-contract=off")
 
-#define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
+#include "backend/avx2_blocks.h"
 
 namespace pyramid::cpu {
 namespace {
 
+using namespace avx2;
+
 constexpr int QK = 32;     // elements per block of the simple quantized types
 constexpr int QK_K = 256;  // elements per K-quant super-block
-
-inline float half_at(const uint8_t* p)
-{
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return fp16_to_fp32(h);
-}
 
 inline uint32_t u32_at(const uint8_t* p)
 {
@@ -77,8 +70,6 @@ PYRAMID_AVX2 inline void store32(__m256i q, float d, float m, float* dst)
     store16<A>(_mm256_extracti128_si256(q, 1), d, m, dst + 16);
 }
 
-PYRAMID_AVX2 inline __m256i bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }
-
 // 16 packed bytes of nibbles as 32 bytes in element order: low nibbles (elements 0..15),
 // then high nibbles (16..31), the layout of Q4_0/Q4_1/Q5_0/Q5_1.
 PYRAMID_AVX2 inline __m256i split_nibbles16(const uint8_t* qs)
@@ -101,8 +92,6 @@ PYRAMID_AVX2 inline __m256i fifth_bits(uint32_t bits)
     const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
     return _mm256_and_si256(set, bytes(0x10));
 }
-
-PYRAMID_AVX2 inline __m256i load32(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
 // --- simple block types (32 elements) ---------------------------------------------------
 
@@ -268,21 +257,10 @@ PYRAMID_AVX2 void q6_k_avx2(const void* src, float* dst, int64_t n)
         const float d = half_at(b + 208);
         for (int j = 0; j < 16; ++j)  // (d * sc) * q, as ggml groups it
             ds[j] = d * sc[j];
-        // Each half of 128 outputs: 64 bytes of low nibbles (ql), 32 bytes of 2-bit high parts
-        // (qh). Output o of the half uses scale o / 16; byte l of qh serves outputs l, l+32,
-        // l+64 and l+96.
+        // Each half holds 128 outputs; output o of the half uses scale o / 16.
         for (int half = 0; half < 2; ++half, dst += 128) {
-            const __m256i ql0 = load32(b + 64 * half);
-            const __m256i ql1 = load32(b + 64 * half + 32);
-            const __m256i qh = load32(b + 128 + 32 * half);
-            const __m256i lo = bytes(0x0f);
-            const __m256i q[4] = {
-                _mm256_or_si256(_mm256_and_si256(ql0, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x03)), 4)),
-                _mm256_or_si256(_mm256_and_si256(ql1, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x0c)), 2)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), lo), _mm256_and_si256(qh, bytes(0x30))),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), lo),
-                                _mm256_srli_epi16(_mm256_and_si256(qh, bytes(0xc0)), 2)),
-            };
+            __m256i q[4];
+            unpack_q6_k_half(b, half, q);
             const float* s = ds + 8 * half;
             for (int k = 0; k < 4; ++k) {
                 const __m256i v = _mm256_sub_epi8(q[k], bytes(32));
