@@ -1,6 +1,8 @@
 #pragma once
 // All weights of a loaded model as typed views, plus the storage that keeps them alive.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,13 @@ struct LayerWeights {
     WeightView w_down;     // [dim, ffn_dim]
 };
 
+// Where generated weights come from (model/synthetic_weights.h): the values follow from the
+// seed (model/synthetic_value.h), matrices are stored as matrix_type, norms as F32 ones.
+struct SyntheticSource {
+    uint64_t seed = 0;
+    TensorType matrix_type = TensorType::F16;
+};
+
 struct ModelWeights {
     ModelConfig config;
     WeightView token_embedding;  // [n_vocab, dim]
@@ -29,6 +38,9 @@ struct ModelWeights {
     std::vector<LayerWeights> layers;
     // Memory maps and converted buffers the views point into.
     std::vector<std::shared_ptr<const void>> storage;
+    // Set for generated weights. When their views have no data (generated "off the host"), a
+    // backend that supports it makes the values itself from this; others must refuse them.
+    std::optional<SyntheticSource> synthetic;
 };
 
 } // namespace pyramid

@@ -1,0 +1,134 @@
+#include "model/synthetic_weights.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "model/synthetic_value.h"
+#include "util/error.h"
+#include "util/float16.h"
+
+namespace pyramid {
+namespace {
+
+void check_config(const ModelConfig& c)
+{
+    const auto positive = [&](const char* field, int value) {
+        if (value <= 0)
+            throw Error(std::string("generated weights: config field ") + field + " must be positive, found " +
+                        std::to_string(value));
+    };
+    positive("n_vocab", c.n_vocab);
+    positive("dim", c.dim);
+    positive("ffn_dim", c.ffn_dim);
+    positive("n_layers", c.n_layers);
+    positive("n_heads", c.n_heads);
+    positive("n_kv_heads", c.n_kv_heads);
+    positive("head_dim", c.head_dim);
+}
+
+// Writes `count` values of the tensor with this key, encoded by `encode`, rows in parallel.
+template <typename Element, typename Encode>
+void fill(void* out, int64_t count, uint64_t key, float scale, Encode encode)
+{
+    auto* dst = static_cast<Element*>(out);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; ++i)
+        dst[i] = encode(synthetic::value(key, static_cast<uint64_t>(i), scale));
+}
+
+// matrix_type was checked: F32, F16 or BF16.
+void fill_matrix(void* out, TensorType type, int64_t count, uint64_t key, float scale)
+{
+    if (type == TensorType::F32)
+        fill<float>(out, count, key, scale, [](float x) { return x; });
+    else if (type == TensorType::F16)
+        fill<uint16_t>(out, count, key, scale, [](float x) { return fp32_to_fp16(x); });
+    else
+        fill<uint16_t>(out, count, key, scale, [](float x) { return fp32_to_bf16(x); });
+}
+
+struct Planned {
+    WeightView* view;
+    uint32_t tensor;
+    bool is_norm;
+};
+
+} // namespace
+
+ModelWeights generate_model_weights(const ModelConfig& config, TensorType matrix_type, uint64_t seed, bool on_host,
+                                    const std::function<void(double)>& progress)
+{
+    if (matrix_type != TensorType::F32 && matrix_type != TensorType::F16 && matrix_type != TensorType::BF16)
+        throw Error("generated weights are F32, F16 or BF16, not " +
+                    std::string(tensor_type_traits(matrix_type).name));
+    check_config(config);
+    const ModelConfig& c = config;
+
+    ModelWeights w;
+    w.config = c;
+    w.synthetic = SyntheticSource{seed, matrix_type};
+    w.layers.resize(static_cast<size_t>(c.n_layers));
+
+    std::vector<Planned> plan;
+    const auto matrix = [&](WeightView& v, std::string name, int64_t rows, int64_t cols, uint32_t tensor) {
+        v = WeightView{std::move(name), matrix_type, rows, cols, nullptr};
+        plan.push_back({&v, tensor, false});
+    };
+    const auto norm = [&](WeightView& v, std::string name, uint32_t tensor) {
+        v = WeightView{std::move(name), TensorType::F32, 1, c.dim, nullptr};
+        plan.push_back({&v, tensor, true});
+    };
+    const int q_width = c.n_heads * c.head_dim;
+    matrix(w.token_embedding, "token_embd.weight", c.n_vocab, c.dim, synthetic::kTokenEmbedding);
+    if (!c.tied_output)
+        matrix(w.output, "output.weight", c.n_vocab, c.dim, synthetic::kOutput);
+    norm(w.output_norm, "output_norm.weight", synthetic::kOutputNorm);
+    for (int l = 0; l < c.n_layers; ++l) {
+        LayerWeights& lw = w.layers[static_cast<size_t>(l)];
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const auto t = [l](int k) { return synthetic::layer_tensor(l, k); };
+        norm(lw.attn_norm, blk + "attn_norm.weight", t(0));
+        matrix(lw.wq, blk + "attn_q.weight", q_width, c.dim, t(1));
+        matrix(lw.wk, blk + "attn_k.weight", c.kv_dim(), c.dim, t(2));
+        matrix(lw.wv, blk + "attn_v.weight", c.kv_dim(), c.dim, t(3));
+        matrix(lw.wo, blk + "attn_output.weight", c.dim, q_width, t(4));
+        norm(lw.ffn_norm, blk + "ffn_norm.weight", t(5));
+        matrix(lw.w_gate, blk + "ffn_gate.weight", c.ffn_dim, c.dim, t(6));
+        matrix(lw.w_up, blk + "ffn_up.weight", c.ffn_dim, c.dim, t(7));
+        matrix(lw.w_down, blk + "ffn_down.weight", c.dim, c.ffn_dim, t(8));
+    }
+
+    if (!on_host) {
+        if (c.tied_output)
+            w.output = w.token_embedding;
+        if (progress)
+            progress(1.0);
+        return w;
+    }
+
+    size_t total = 0;
+    for (const Planned& p : plan)
+        total += p.view->bytes();
+    size_t done = 0;
+    for (const Planned& p : plan) {
+        WeightView& v = *p.view;
+        // Default-initialised: the fill writes every byte, zeroing first would double the work.
+        std::shared_ptr<std::byte[]> buffer(new std::byte[v.bytes()]);
+        if (p.is_norm)
+            std::fill_n(reinterpret_cast<float*>(buffer.get()), v.elements(), synthetic::kNormValue);
+        else
+            fill_matrix(buffer.get(), v.type, v.elements(), synthetic::tensor_key(seed, p.tensor),
+                        synthetic::matrix_scale(v.cols));
+        v.data = buffer.get();
+        w.storage.push_back(std::move(buffer));
+        done += v.bytes();
+        if (progress)
+            progress(static_cast<double>(done) / static_cast<double>(total));
+    }
+    if (c.tied_output)  // the same view, as the loaders give a tied model
+        w.output = w.token_embedding;
+    return w;
+}
+
+} // namespace pyramid
