@@ -4,13 +4,22 @@
 
 namespace pyramid::cpu {
 
+// Eight running sums over the lanes i % 8, combined in a fixed order: the result depends only
+// on the values, never on where they lie in memory (a vectorizer's alignment peeling would
+// change the order of the additions, so a row would sum differently at another offset, e.g.
+// inside a batch).
 inline float dot(const float* a, const float* b, int64_t n)
 {
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < n; ++i)
-        sum += a[i] * b[i];
-    return sum;
+    constexpr int kLanes = 8;
+    float lanes[kLanes] = {};
+    const int64_t whole = n - n % kLanes;
+    for (int64_t i = 0; i < whole; i += kLanes)
+#pragma omp simd
+        for (int j = 0; j < kLanes; ++j)
+            lanes[j] += a[i + j] * b[i + j];
+    for (int64_t i = whole; i < n; ++i)
+        lanes[i - whole] += a[i] * b[i];
+    return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
 
 } // namespace pyramid::cpu

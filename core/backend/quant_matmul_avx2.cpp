@@ -1,5 +1,5 @@
 // The AVX2 + FMA matmul: SIMD tile decoding (tile_decoder_avx2.cpp), then fused multiply-adds
-// of the decoded tile against up to four tokens at once, each token with several independent
+// of the decoded tile against up to three tokens at once, each token with several independent
 // eight-lane sums so the adds do not wait on each other.
 //
 // Every function carries the AVX2 target attribute instead of the whole file being compiled
@@ -26,18 +26,18 @@ PYRAMID_AVX2 inline __m256i tail_mask(int64_t rem)
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - rem));
 }
 
-// acc[t * kChains + c] += partial sums of w[0, len) * x[t * stride + i] for t < T, using the
-// first C chains. One load of w serves T tokens.
-template <int T, int C>
+// acc[t * kChains + c] += partial sums of w[0, len) * x[t * stride + i] for t < T. One load of
+// w serves T tokens.
+template <int T>
 PYRAMID_AVX2 inline void accumulate(const float* w, int64_t len, const float* x, int64_t stride, __m256* acc)
 {
-    __m256 a[T][C];
+    __m256 a[T][kChains];
     for (int t = 0; t < T; ++t)
-        for (int c = 0; c < C; ++c)
+        for (int c = 0; c < kChains; ++c)
             a[t][c] = acc[t * kChains + c];
     int64_t i = 0;
-    for (; i + 8 * C <= len; i += 8 * C)
-        for (int c = 0; c < C; ++c) {
+    for (; i + 8 * kChains <= len; i += 8 * kChains)
+        for (int c = 0; c < kChains; ++c) {
             const __m256 wv = _mm256_loadu_ps(w + i + 8 * c);
             for (int t = 0; t < T; ++t)
                 a[t][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + t * stride + i + 8 * c), a[t][c]);
@@ -54,19 +54,20 @@ PYRAMID_AVX2 inline void accumulate(const float* w, int64_t len, const float* x,
             a[t][0] = _mm256_fmadd_ps(wv, _mm256_maskload_ps(x + t * stride + i, mask), a[t][0]);
     }
     for (int t = 0; t < T; ++t)
-        for (int c = 0; c < C; ++c)
+        for (int c = 0; c < kChains; ++c)
             acc[t * kChains + c] = a[t][c];
 }
 
-// Tokens in groups of up to four: more would run out of the 16 vector registers.
+// Tokens in groups of up to three, each with all kChains sums: the order of a token's additions
+// then never depends on how many tokens share its group, so a row gives the same result alone
+// or inside a batch. Four tokens would run out of the 16 vector registers.
 PYRAMID_AVX2 void accumulate_tokens(const float* w, int64_t len, const float* x, int64_t stride, int n, __m256* acc)
 {
-    for (int t = 0; t < n; t += 4, x += 4 * stride, acc += 4 * kChains) {
-        switch (std::min(4, n - t)) {
-        case 1: accumulate<1, 4>(w, len, x, stride, acc); break;
-        case 2: accumulate<2, 4>(w, len, x, stride, acc); break;
-        case 3: accumulate<3, 2>(w, len, x, stride, acc); break;
-        default: accumulate<4, 2>(w, len, x, stride, acc); break;
+    for (int t = 0; t < n; t += 3, x += 3 * stride, acc += 3 * kChains) {
+        switch (std::min(3, n - t)) {
+        case 1: accumulate<1>(w, len, x, stride, acc); break;
+        case 2: accumulate<2>(w, len, x, stride, acc); break;
+        default: accumulate<3>(w, len, x, stride, acc); break;
         }
     }
 }
