@@ -157,8 +157,7 @@ std::unique_ptr<KvLayerStore> CudaBackend::new_kv_layer()
     return std::make_unique<CudaKvLayerStore>(*kv_);
 }
 
-void CudaBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
-                            const AttentionProbe* probe, std::vector<float>* probe_out)
+void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)
 {
     use_device();
     const ModelConfig& c = config();
@@ -166,16 +165,8 @@ void CudaBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int
         throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
                     std::to_string(c.n_layers) + ")");
     auto& h = device_states(hidden);
-    auto& kv = static_cast<CudaKvLayerStore&>(cache);
     const int n = h.rows();
-    if (static_cast<int>(positions.size()) != n)
-        throw Error("run_layer: " + std::to_string(positions.size()) + " positions for " + std::to_string(n) + " rows");
-    if (probe && !probe_out)
-        throw Error("run_layer: a probe needs somewhere to write its scores");
-    if (probe && probe->first_row < n &&
-        static_cast<int>(probe->row_weights.size()) != n - std::max(0, probe->first_row))
-        throw Error("run_layer: the probe has " + std::to_string(probe->row_weights.size()) + " row weights for " +
-                    std::to_string(n - probe->first_row) + " rows");
+    check_sequence_rows(n, sequences);
 
     const DeviceLayer& w = device_weights_->layer(layer);
     const Precision p = options_.precision;
@@ -183,8 +174,16 @@ void CudaBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int
     cublasHandle_t blas = cublas_.get();
     Workspace& ws = *workspace_;
     ws.reserve_rows(n);
+    const int q_width = c.n_heads * c.head_dim;
+    const int kv_width = c.kv_dim();
 
-    upload(ws.positions(), positions.data(), positions.size_bytes(), "run_layer (positions)");
+    // Projections run over the rows of every sequence at once; RoPE takes each row's own
+    // position; storing, attention and the probe go sequence by sequence.
+    std::vector<int32_t> positions;
+    positions.reserve(static_cast<size_t>(n));
+    for (const SequenceRows& seq : sequences)
+        positions.insert(positions.end(), seq.positions.begin(), seq.positions.end());
+    upload(ws.positions(), positions.data(), positions.size() * sizeof(int32_t), "run_layer (positions)");
     rms_norm(h.data(), w.attn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
     project(blas, w.wq, ws.normed(), n, ws.q());
     project(blas, w.wk, ws.normed(), n, ws.k());
@@ -192,28 +191,47 @@ void CudaBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int
     rope(ws.q(), n, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
     rope(ws.k(), n, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
 
-    const int first_entry = kv.size();
-    kv.reserve_append(n);
-    const KvBlockTable table = kv.table();
-    store_kv(ws.k(), ws.v(), n, first_entry, table, p, s);
-    kv.commit_append(n);
-    const int len = kv.size();
+    // Probe scores of all sequences share one buffer, one slice each, downloaded with one sync.
+    int probe_entries = 0;
+    for (const SequenceRows& seq : sequences)
+        if (seq.probe)
+            probe_entries += seq.cache->size() + static_cast<int>(seq.positions.size());
+    if (probe_entries > 0)
+        ws.reserve_entries(probe_entries);
 
     const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
-    attention(ws.q(), n, table, len, dims, p, ws.attended(), probe ? ws.stats() : nullptr, s);
-    if (probe) {
-        ws.reserve_entries(len);
-        if (probe->first_row < n)
-            upload(ws.row_weights(), probe->row_weights.data(), probe->row_weights.size() * sizeof(float),
+    int probe_offset = 0;
+    for (const SequenceRows& seq : sequences) {
+        const int rows = static_cast<int>(seq.positions.size());
+        const size_t row0 = static_cast<size_t>(seq.first_row);
+        auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
+        const int first_entry = kv.size();
+        kv.reserve_append(rows);
+        const KvBlockTable table = kv.table();
+        store_kv(ws.k() + row0 * kv_width, ws.v() + row0 * kv_width, rows, first_entry, table, p, s);
+        kv.commit_append(rows);
+        const int len = kv.size();
+
+        const float* q = ws.q() + row0 * q_width;
+        float* stats = seq.probe ? ws.stats() + row0 * c.n_heads * 2 : nullptr;
+        void* attended = static_cast<std::byte*>(ws.attended()) + row0 * q_width * element_bytes(p);
+        attention(q, rows, table, len, dims, p, attended, stats, s);
+        if (!seq.probe)
+            continue;
+        float* row_weights = ws.row_weights() + row0;
+        if (seq.probe->first_row < rows)
+            upload(row_weights, seq.probe->row_weights.data(), seq.probe->row_weights.size() * sizeof(float),
                    "run_layer (probe weights)");
-        attention_probe(ws.q(), n, table, len, dims, p, ws.stats(), probe->first_row, ws.row_weights(), ws.probe(), s);
-        probe_out->resize(static_cast<size_t>(len));
-        // Device to pageable host memory: returns once the scores are there.
-        check(cudaMemcpyAsync(probe_out->data(), ws.probe(), static_cast<size_t>(len) * sizeof(float),
+        float* scores = ws.probe() + probe_offset;
+        attention_probe(q, rows, table, len, dims, p, stats, seq.probe->first_row, row_weights, scores, s);
+        seq.probe_out->resize(static_cast<size_t>(len));
+        check(cudaMemcpyAsync(seq.probe_out->data(), scores, static_cast<size_t>(len) * sizeof(float),
                               cudaMemcpyDeviceToHost, s),
               "run_layer (probe scores)");
-        check(cudaStreamSynchronize(s), "run_layer (probe scores)");
+        probe_offset += len;
     }
+    if (probe_entries > 0)
+        check(cudaStreamSynchronize(s), "run_layer (probe scores)");
     project(blas, w.wo, ws.attended(), n, h.data(), 1.0f);  // residual: h += attention output
 
     rms_norm(h.data(), w.ffn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
@@ -256,19 +274,26 @@ void CudaBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32
                c.rope_layout, stream_.get());
 }
 
-std::vector<float> CudaBackend::logits(const HiddenStates& hidden, int row)
+std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)
 {
     use_device();
     const ModelConfig& c = config();
     const auto& h = device_states(hidden);
-    if (row < 0 || row >= h.rows())
-        throw Error("logits: row " + std::to_string(row) + " of " + std::to_string(h.rows()));
+    for (int row : rows)
+        if (row < 0 || row >= h.rows())
+            throw Error("logits: row " + std::to_string(row) + " of " + std::to_string(h.rows()));
+    const int n = static_cast<int>(rows.size());
     cudaStream_t s = stream_.get();
     Workspace& ws = *workspace_;
-    rms_norm(h.data() + static_cast<size_t>(row) * c.dim, device_weights_->output_norm(), 1, c.dim, c.rms_eps,
-             ws.normed(), options_.precision, s);
-    project(cublas_.get(), device_weights_->output(), ws.normed(), 1, ws.logits());
-    std::vector<float> out(static_cast<size_t>(c.n_vocab));
+    ws.reserve_rows(n);
+    ws.reserve_logit_rows(n);
+    // The wanted rows side by side, then one norm and one projection for all of them.
+    upload(ws.row_indices(), rows.data(), rows.size_bytes(), "logits (rows)");
+    gather_rows(h.data(), c.dim, ws.row_indices(), n, ws.hidden_scratch(), s);
+    rms_norm(ws.hidden_scratch(), device_weights_->output_norm(), n, c.dim, c.rms_eps, ws.normed(), options_.precision,
+             s);
+    project(cublas_.get(), device_weights_->output(), ws.normed(), n, ws.logits());
+    std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
     check(cudaMemcpyAsync(out.data(), ws.logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");
     check(cudaStreamSynchronize(s), "logits");

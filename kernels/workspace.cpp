@@ -7,9 +7,9 @@
 namespace pyramid::cuda {
 
 Workspace::Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream)
-    : config_(config), precision_(precision), stream_(stream),
-      logits_(static_cast<size_t>(config.n_vocab) * sizeof(float), "the logits buffer")
+    : config_(config), precision_(precision), stream_(stream)
 {
+    reserve_logit_rows(1);
     reserve_rows(std::min(64, std::max(1, config.context_length)));
     reserve_entries(std::max(1, config.context_length));
 }
@@ -56,6 +56,18 @@ void Workspace::reserve_entries(int entries)
     probe_ = DeviceBuffer();
     probe_ = DeviceBuffer(static_cast<size_t>(capacity) * sizeof(float), "attention probe scores");
     entries_ = capacity;
+}
+
+void Workspace::reserve_logit_rows(int rows)
+{
+    if (rows <= logit_rows_)
+        return;
+    check(cudaStreamSynchronize(stream_), "workspace growth");
+    const int capacity = std::max(rows, 2 * logit_rows_);
+    logits_ = DeviceBuffer();
+    logits_ = DeviceBuffer(static_cast<size_t>(capacity) * config_.n_vocab * sizeof(float),
+                           "logits for " + std::to_string(capacity) + " rows");
+    logit_rows_ = capacity;
 }
 
 size_t Workspace::bytes() const

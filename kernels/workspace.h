@@ -17,8 +17,10 @@ public:
 
     // Room for `rows` rows; synchronizes the stream before replacing buffers in use.
     void reserve_rows(int rows);
-    // Room for probe scores over `entries` cache entries.
+    // Room for probe scores over `entries` cache entries (all sequences of a step together).
     void reserve_entries(int entries);
+    // Room for the logits of `rows` rows.
+    void reserve_logit_rows(int rows);
 
     // [rows, dim] in the precision: norm outputs, the input of the next projection.
     void* normed() const { return normed_.data(); }
@@ -35,7 +37,7 @@ public:
     int32_t* row_indices() const { return row_indices_.as<int32_t>(); }    // [rows]
     float* row_weights() const { return row_weights_.as<float>(); }        // [rows]
     float* probe() const { return probe_.as<float>(); }    // [entries]
-    float* logits() const { return logits_.as<float>(); }  // [n_vocab]
+    float* logits() const { return logits_.as<float>(); }  // [logit rows, n_vocab]
 
     size_t bytes() const;
 
@@ -45,6 +47,7 @@ private:
     cudaStream_t stream_;
     int rows_ = 0;
     int entries_ = 0;
+    int logit_rows_ = 0;
     DeviceBuffer normed_, q_, k_, v_, attended_, gate_, up_, activated_, stats_, hidden_scratch_;
     DeviceBuffer positions_, row_indices_, row_weights_, probe_, logits_;
 };

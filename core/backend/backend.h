@@ -40,9 +40,22 @@ public:
 // where A is the attention probability averaged over query heads and j runs over the layer's
 // cache entries (0 where row i cannot see entry j).
 struct AttentionProbe {
-    int first_row = 0;                // index among the rows of this run_layer call
+    int first_row = 0;                // index among the sequence's rows in this layer step
     std::vector<float> row_weights;   // one weight per row from first_row to the last
 };
+
+// One sequence's share of the rows of a layer step (see Backend::run_layer_batch).
+struct SequenceRows {
+    int first_row = 0;                    // where its rows start in the batch's hidden states
+    std::span<const int32_t> positions;   // one per row; their count is the sequence's row count
+    KvLayerStore* cache = nullptr;        // the sequence's cache of this layer
+    const AttentionProbe* probe = nullptr;  // probe rows count from first_row
+    std::vector<float>* probe_out = nullptr;
+};
+
+// Throws pyramid::Error unless the sequences tile `rows` rows in order, each has a cache, and
+// each probe has a place for its scores and one weight per probed row. Backends call it first.
+void check_sequence_rows(int rows, std::span<const SequenceRows> sequences);
 
 struct BackendInfo {
     std::string name;          // "cpu", "cuda"
@@ -61,14 +74,23 @@ public:
     virtual std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) = 0;
     virtual std::unique_ptr<KvLayerStore> new_kv_layer() = 0;
 
-    // Runs transformer layer `layer` on the rows of `hidden` (in place). The rows' keys and
-    // values, RoPE-encoded at `positions` (one per row), are appended to `cache`; each row
-    // attends causally to every earlier entry of the cache and to itself (the new rows are
-    // the cache's last rows). When `probe` is given, `probe_out` receives its column scores
-    // over all cache entries after the append.
-    virtual void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions,
-                           KvLayerStore& cache, const AttentionProbe* probe,
-                           std::vector<float>* probe_out) = 0;
+    // Runs transformer layer `layer` on the rows of `hidden` (in place), which belong to one or
+    // more sequences: each SequenceRows names a consecutive run of rows, their positions and the
+    // sequence's cache for this layer. The rows' keys and values, RoPE-encoded at their
+    // positions, are appended to their sequence's cache; each row attends causally to every
+    // earlier entry of that cache and to itself (the new rows are the cache's last rows). A
+    // sequence's probe gets its column scores over all its cache entries after the append.
+    // Running many sequences in one call is what makes a batch fast: every projection sees all
+    // rows together, so each weight matrix is read once per step, not once per sequence.
+    virtual void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) = 0;
+
+    // run_layer_batch for rows that all belong to one sequence.
+    void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
+                   const AttentionProbe* probe, std::vector<float>* probe_out)
+    {
+        const SequenceRows one{0, positions, &cache, probe, probe_out};
+        run_layer_batch(layer, hidden, std::span<const SequenceRows>(&one, 1));
+    }
 
     // Keeps only the rows at these ascending indices.
     virtual void gather(HiddenStates& hidden, std::span<const int> rows) = 0;
@@ -79,8 +101,15 @@ public:
     // context (the "re-encode" overflow policy).
     virtual void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) = 0;
 
-    // Final norm and output projection of one row: n_vocab logits.
-    virtual std::vector<float> logits(const HiddenStates& hidden, int row) = 0;
+    // Final norm and output projection of the given rows, together: rows.size() * n_vocab
+    // logits, row after row.
+    virtual std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) = 0;
+
+    // The n_vocab logits of one row.
+    std::vector<float> logits(const HiddenStates& hidden, int row)
+    {
+        return logits_rows(hidden, std::span<const int>(&row, 1));
+    }
 };
 
 } // namespace pyramid

@@ -86,37 +86,48 @@ std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
     return std::make_unique<CpuKvLayerStore>(config().kv_dim());
 }
 
-void CpuBackend::run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
-                           const AttentionProbe* probe, std::vector<float>* probe_out)
+void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)
 {
     const ModelConfig& c = config();
-    const LayerWeights& w = weights_.layers.at(static_cast<size_t>(layer));
+    if (layer < 0 || layer >= c.n_layers)
+        throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
+                    std::to_string(c.n_layers) + ")");
+    const LayerWeights& w = weights_.layers[static_cast<size_t>(layer)];
     auto& h = cpu_states(hidden);
-    auto& kv = static_cast<CpuKvLayerStore&>(cache);
     const int n = h.rows();
+    check_sequence_rows(n, sequences);
     const int q_width = c.n_heads * c.head_dim;
     const int kv_width = c.kv_dim();
 
+    // Projections run over the rows of every sequence at once; only attention is per sequence.
     std::vector<float> x(static_cast<size_t>(n) * c.dim);
     cpu::rms_norm(h.values.data(), w.attn_norm, n, c.dim, c.rms_eps, x.data());
-
-    std::vector<float> q(static_cast<size_t>(n) * q_width);
-    const size_t old_entries = kv.keys.size();
-    kv.keys.resize(old_entries + static_cast<size_t>(n) * kv_width);
-    kv.values.resize(old_entries + static_cast<size_t>(n) * kv_width);
-    float* k_new = kv.keys.data() + old_entries;
+    std::vector<float> q(static_cast<size_t>(n) * q_width), k(static_cast<size_t>(n) * kv_width), v(k.size());
     cpu::matmul(w.wq, x.data(), n, q.data());
-    cpu::matmul(w.wk, x.data(), n, k_new);
-    cpu::matmul(w.wv, x.data(), n, kv.values.data() + old_entries);
-    cpu::rope(q.data(), n, c.n_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
-    cpu::rope(k_new, n, c.n_kv_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
+    cpu::matmul(w.wk, x.data(), n, k.data());
+    cpu::matmul(w.wv, x.data(), n, v.data());
 
-    const int len = kv.size();
     std::vector<float> attended(static_cast<size_t>(n) * q_width);
-    if (probe)
-        probe_out->assign(static_cast<size_t>(len), 0.0f);
-    cpu::attention(q.data(), n, kv.keys.data(), kv.values.data(), len, {c.n_heads, c.n_kv_heads, c.head_dim},
-                   attended.data(), probe, probe ? probe_out->data() : nullptr);
+    for (const SequenceRows& s : sequences) {
+        const int rows = static_cast<int>(s.positions.size());
+        const size_t q_offset = static_cast<size_t>(s.first_row) * q_width;
+        const size_t kv_offset = static_cast<size_t>(s.first_row) * kv_width;
+        auto& kv = static_cast<CpuKvLayerStore&>(*s.cache);
+        cpu::rope(q.data() + q_offset, rows, c.n_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
+        cpu::rope(k.data() + kv_offset, rows, c.n_kv_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
+        const size_t added = static_cast<size_t>(rows) * kv_width;
+        kv.keys.insert(kv.keys.end(), k.begin() + static_cast<ptrdiff_t>(kv_offset),
+                       k.begin() + static_cast<ptrdiff_t>(kv_offset + added));
+        kv.values.insert(kv.values.end(), v.begin() + static_cast<ptrdiff_t>(kv_offset),
+                         v.begin() + static_cast<ptrdiff_t>(kv_offset + added));
+
+        const int len = kv.size();
+        if (s.probe)
+            s.probe_out->assign(static_cast<size_t>(len), 0.0f);
+        cpu::attention(q.data() + q_offset, rows, kv.keys.data(), kv.values.data(), len,
+                       {c.n_heads, c.n_kv_heads, c.head_dim}, attended.data() + q_offset, s.probe,
+                       s.probe ? s.probe_out->data() : nullptr);
+    }
 
     std::vector<float> projected(static_cast<size_t>(n) * c.dim);
     cpu::matmul(w.wo, attended.data(), n, projected.data());
@@ -147,15 +158,23 @@ void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_
     cpu::rope(kv.keys.data(), kv.size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
 }
 
-std::vector<float> CpuBackend::logits(const HiddenStates& hidden, int row)
+std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)
 {
     const ModelConfig& c = config();
     const auto& h = cpu_states(hidden);
-    std::vector<float> x(static_cast<size_t>(c.dim));
-    cpu::rms_norm(h.values.data() + static_cast<size_t>(row) * c.dim, weights_.output_norm, 1, c.dim, c.rms_eps,
-                  x.data());
-    std::vector<float> out(static_cast<size_t>(c.n_vocab));
-    cpu::matmul(weights_.output, x.data(), 1, out.data());
+    const int n = static_cast<int>(rows.size());
+    std::vector<float> selected(static_cast<size_t>(n) * c.dim);
+    for (int i = 0; i < n; ++i) {
+        const int row = rows[static_cast<size_t>(i)];
+        if (row < 0 || row >= h.rows())
+            throw Error("logits: row " + std::to_string(row) + " of " + std::to_string(h.rows()));
+        std::copy_n(h.values.begin() + static_cast<ptrdiff_t>(row) * c.dim, c.dim,
+                    selected.begin() + static_cast<ptrdiff_t>(i) * c.dim);
+    }
+    std::vector<float> x(selected.size());
+    cpu::rms_norm(selected.data(), weights_.output_norm, n, c.dim, c.rms_eps, x.data());
+    std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
+    cpu::matmul(weights_.output, x.data(), n, out.data());
     return out;
 }
 

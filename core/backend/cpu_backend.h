@@ -15,11 +15,10 @@ public:
 
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
-    void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
-                   const AttentionProbe* probe, std::vector<float>* probe_out) override;
+    void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
-    std::vector<float> logits(const HiddenStates& hidden, int row) override;
+    std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
 
 private:
     const ModelWeights& weights_;

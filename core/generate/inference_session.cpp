@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "util/error.h"
 
@@ -72,65 +73,151 @@ std::vector<float> InferenceSession::prefill(std::span<const int32_t> tokens, co
 
 std::vector<float> InferenceSession::extend(std::span<const int32_t> tokens, const std::atomic<bool>* cancel)
 {
-    const int n = static_cast<int>(tokens.size());
-    if (n == 0)
-        throw Error("the prompt is empty");
-    if (next_position_ + n > context_length())
-        throw Error("the prompt has " + std::to_string(next_position_ + n) +
-                    " tokens but the model's context holds " + std::to_string(context_length()));
-    policy_->begin_prefill(n, next_position_);
-
-    std::vector<int32_t> positions(static_cast<size_t>(n));
-    std::iota(positions.begin(), positions.end(), next_position_);
-    std::unique_ptr<HiddenStates> hidden = backend_.embed(tokens);
-    std::vector<float> scores;
-    for (int l = 0; l < cache_.n_layers(); ++l) {
-        if (cancel && cancel->load()) {
-            reset();  // a half-run prompt leaves layers inconsistent
-            throw Cancelled();
-        }
-        const int rows = hidden->rows();
-        cache_.check_room(l, rows);
-        const std::optional<AttentionProbe> probe = policy_->prefill_probe(l, rows);
-        backend_.run_layer(l, *hidden, positions, cache_.store(l), probe ? &*probe : nullptr, &scores);
-        cache_.append_positions(l, positions);
-
-        const PrefillDecision decision = policy_->after_prefill_layer(l, rows, cache_.length(l), scores);
-        layers_compressed_[static_cast<size_t>(l)] = decision.keep_rows || decision.keep_entries;
-        if (decision.keep_rows) {
-            std::vector<int32_t> kept;
-            for (int i : *decision.keep_rows)
-                kept.push_back(positions[static_cast<size_t>(i)]);
-            positions = std::move(kept);
-            backend_.gather(*hidden, *decision.keep_rows);
-        }
-        if (decision.keep_entries)
-            cache_.keep(l, *decision.keep_entries);
-    }
-    next_position_ += n;
-    return backend_.logits(*hidden, hidden->rows() - 1);
+    InferenceSession* self = this;
+    return extend_batch(std::span<InferenceSession* const>(&self, 1), std::span<const std::span<const int32_t>>(&tokens, 1),
+                        cancel)
+        .front();
 }
 
 std::vector<float> InferenceSession::decode(int32_t token)
 {
-    if (next_position_ >= context_length())
-        throw Error("the context is full (" + std::to_string(context_length()) + " positions)");
-    const int32_t position = next_position_;
-    std::unique_ptr<HiddenStates> hidden = backend_.embed(std::span<const int32_t>(&token, 1));
-    std::vector<float> scores;
-    for (int l = 0; l < cache_.n_layers(); ++l) {
-        cache_.check_room(l, 1);
-        const std::optional<AttentionProbe> probe = policy_->decode_probe(l);
-        backend_.run_layer(l, *hidden, std::span<const int32_t>(&position, 1), cache_.store(l),
-                           probe ? &*probe : nullptr, &scores);
-        cache_.append_positions(l, std::span<const int32_t>(&position, 1));
-        const std::optional<std::vector<int>> keep = policy_->after_decode_layer(l, cache_.length(l), scores);
-        layers_compressed_[static_cast<size_t>(l)] = keep.has_value();
-        if (keep)
-            cache_.keep(l, *keep);
+    InferenceSession* self = this;
+    return decode_batch(std::span<InferenceSession* const>(&self, 1), std::span<const int32_t>(&token, 1)).front();
+}
+
+std::vector<std::vector<float>> InferenceSession::extend_batch(std::span<InferenceSession* const> sessions,
+                                                               std::span<const std::span<const int32_t>> prompts,
+                                                               const std::atomic<bool>* cancel)
+{
+    return run_step(sessions, prompts, Phase::Prompt, cancel);
+}
+
+std::vector<std::vector<float>> InferenceSession::decode_batch(std::span<InferenceSession* const> sessions,
+                                                               std::span<const int32_t> tokens)
+{
+    std::vector<std::span<const int32_t>> inputs;
+    for (const int32_t& token : tokens)
+        inputs.emplace_back(&token, 1);
+    return run_step(sessions, inputs, Phase::Decode, nullptr);
+}
+
+void InferenceSession::check_input(int n, Phase phase) const
+{
+    if (phase == Phase::Decode) {
+        if (next_position_ >= context_length())
+            throw Error("the context is full (" + std::to_string(context_length()) + " positions)");
+        return;
     }
-    ++next_position_;
-    return backend_.logits(*hidden, 0);
+    if (n == 0)
+        throw Error("the prompt is empty");
+    if (next_position_ + n > context_length())
+        throw Error("the prompt has " + std::to_string(next_position_ + n) + " tokens but the model's context holds " +
+                    std::to_string(context_length()));
+}
+
+std::vector<std::vector<float>> InferenceSession::run_step(std::span<InferenceSession* const> sessions,
+                                                           std::span<const std::span<const int32_t>> inputs,
+                                                           Phase phase, const std::atomic<bool>* cancel)
+{
+    if (sessions.empty() || sessions.size() != inputs.size())
+        throw Error("a batch step needs one input per session (" + std::to_string(sessions.size()) + " sessions, " +
+                    std::to_string(inputs.size()) + " inputs)");
+    Backend& backend = sessions.front()->backend_;
+    for (size_t i = 0; i < sessions.size(); ++i) {
+        if (&sessions[i]->backend_ != &backend)
+            throw Error("the sessions of a batch must share one backend");
+        if (std::count(sessions.begin(), sessions.end(), sessions[i]) > 1)
+            throw Error("a session appears twice in one batch");
+        sessions[i]->check_input(static_cast<int>(inputs[i].size()), phase);
+    }
+
+    const size_t count = sessions.size();
+    std::vector<int32_t> tokens;
+    std::vector<std::vector<int32_t>> positions(count);
+    for (size_t i = 0; i < count; ++i) {
+        InferenceSession& s = *sessions[i];
+        const int n = static_cast<int>(inputs[i].size());
+        if (phase == Phase::Prompt)
+            s.policy_->begin_prefill(n, s.next_position_);
+        tokens.insert(tokens.end(), inputs[i].begin(), inputs[i].end());
+        positions[i].resize(static_cast<size_t>(n));
+        std::iota(positions[i].begin(), positions[i].end(), s.next_position_);
+    }
+
+    try {
+        std::unique_ptr<HiddenStates> hidden = backend.embed(tokens);
+        std::vector<std::optional<AttentionProbe>> probes(count);
+        std::vector<std::vector<float>> scores(count);
+        std::vector<SequenceRows> rows(count);
+        const int n_layers = sessions.front()->cache_.n_layers();
+        for (int l = 0; l < n_layers; ++l) {
+            if (cancel && cancel->load())
+                throw Cancelled();
+            int first_row = 0;
+            for (size_t i = 0; i < count; ++i) {
+                InferenceSession& s = *sessions[i];
+                const int n = static_cast<int>(positions[i].size());
+                s.cache_.check_room(l, n);
+                probes[i] = phase == Phase::Prompt ? s.policy_->prefill_probe(l, n) : s.policy_->decode_probe(l);
+                rows[i] = {first_row, positions[i], &s.cache_.store(l), probes[i] ? &*probes[i] : nullptr, &scores[i]};
+                first_row += n;
+            }
+            backend.run_layer_batch(l, *hidden, rows);
+
+            // Rows of the hidden states that go on to the next layer, over the whole batch.
+            std::vector<int> kept_rows;
+            bool rows_dropped = false;
+            for (size_t i = 0; i < count; ++i) {
+                InferenceSession& s = *sessions[i];
+                const int n = static_cast<int>(positions[i].size());
+                s.cache_.append_positions(l, positions[i]);
+                std::optional<std::vector<int>> keep_entries, keep_rows;
+                if (phase == Phase::Prompt) {
+                    PrefillDecision d = s.policy_->after_prefill_layer(l, n, s.cache_.length(l), scores[i]);
+                    keep_entries = std::move(d.keep_entries);
+                    keep_rows = std::move(d.keep_rows);
+                } else {
+                    keep_entries = s.policy_->after_decode_layer(l, s.cache_.length(l), scores[i]);
+                }
+                s.layers_compressed_[static_cast<size_t>(l)] = keep_rows || keep_entries;
+                if (keep_entries)
+                    s.cache_.keep(l, *keep_entries);
+                if (keep_rows) {
+                    rows_dropped = true;
+                    std::vector<int32_t> kept_positions;
+                    for (int r : *keep_rows) {
+                        kept_positions.push_back(positions[i][static_cast<size_t>(r)]);
+                        kept_rows.push_back(rows[i].first_row + r);
+                    }
+                    positions[i] = std::move(kept_positions);
+                } else {
+                    for (int r = 0; r < n; ++r)
+                        kept_rows.push_back(rows[i].first_row + r);
+                }
+            }
+            if (rows_dropped)
+                backend.gather(*hidden, kept_rows);
+        }
+
+        std::vector<int> last_rows;
+        int end = 0;
+        for (size_t i = 0; i < count; ++i) {
+            end += static_cast<int>(positions[i].size());
+            last_rows.push_back(end - 1);
+            sessions[i]->next_position_ += static_cast<int>(inputs[i].size());
+        }
+        const std::vector<float> all = backend.logits_rows(*hidden, last_rows);
+        const auto n_vocab = static_cast<ptrdiff_t>(backend.config().n_vocab);
+        std::vector<std::vector<float>> logits;
+        for (size_t i = 0; i < count; ++i)
+            logits.emplace_back(all.begin() + static_cast<ptrdiff_t>(i) * n_vocab,
+                                all.begin() + static_cast<ptrdiff_t>(i + 1) * n_vocab);
+        return logits;
+    } catch (...) {
+        for (InferenceSession* s : sessions)
+            s->reset();
+        throw;
+    }
 }
 
 size_t InferenceSession::full_cache_bytes() const

@@ -38,6 +38,18 @@ public:
     // Feeds one token at the next position and returns the logits after it.
     std::vector<float> decode(int32_t token);
 
+    // Continuous batching: extend() and decode() for several sessions of one backend in a
+    // single pass through the layers, so each weight matrix is read once for all of them. Every
+    // session keeps its own cache, positions and compression state; results equal running the
+    // sessions one by one. Returns each session's logits, in order. An error or cancellation
+    // in the middle of a step resets every session of the batch (their caches would disagree
+    // between layers).
+    static std::vector<std::vector<float>> extend_batch(std::span<InferenceSession* const> sessions,
+                                                        std::span<const std::span<const int32_t>> prompts,
+                                                        const std::atomic<bool>* cancel = nullptr);
+    static std::vector<std::vector<float>> decode_batch(std::span<InferenceSession* const> sessions,
+                                                        std::span<const int32_t> tokens);
+
     const KvCache& cache() const { return cache_; }
     BackendInfo backend_info() const { return backend_.info(); }
     int tokens_seen() const { return next_position_; }
@@ -47,6 +59,12 @@ public:
     size_t full_cache_bytes() const;  // what an uncompressed cache would hold now
 
 private:
+    enum class Phase { Prompt, Decode };
+    static std::vector<std::vector<float>> run_step(std::span<InferenceSession* const> sessions,
+                                                    std::span<const std::span<const int32_t>> inputs, Phase phase,
+                                                    const std::atomic<bool>* cancel);
+    void check_input(int n, Phase phase) const;
+
     Backend& backend_;
     CompressionConfig config_;
     std::unique_ptr<CompressionPolicy> policy_;

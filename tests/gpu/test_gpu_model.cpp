@@ -9,6 +9,8 @@
 // only at a near tie: where it does, the CPU's logits at that step must rank the two tokens
 // within the fp16 tolerance of each other, and everything before must match exactly.
 #include <cstdlib>
+#include <memory>
+#include <span>
 
 #include "backend/backend_loader.h"
 #include "backend/cpu_backend.h"
@@ -192,6 +194,69 @@ void sessions_share_the_backend()
                 b.kv_pool().block_bytes());
 }
 
+// Continuous batching: 16 prompts of different lengths and policies run through
+// extend_batch/decode_batch together, then each alone on the same backend. fp32: the same
+// greedy tokens, lengths and kept positions, logits within 1e-4; fp16: logits within the fp16
+// tolerance (cuBLAS may choose another algorithm for another number of rows). The pool is
+// empty afterwards.
+void batch_of_16_equals_one_by_one()
+{
+    const ReplayRecord c = golden("reference_defaults");
+    const CompressionConfig configs[] = {c.config, CompressionConfig::full_cache(), golden("aggressive_decay").config};
+    for (Precision p : {Precision::Fp32, Precision::Fp16}) {
+        auto& b = gpu(p);
+        std::vector<std::vector<int32_t>> prompts;
+        std::vector<std::unique_ptr<InferenceSession>> batch;
+        for (int i = 0; i < 16; ++i) {
+            const size_t begin = static_cast<size_t>(i * 7) % 60, length = 20 + static_cast<size_t>(i * 23) % 200;
+            prompts.emplace_back(c.prompt_tokens.begin() + static_cast<ptrdiff_t>(begin),
+                                 c.prompt_tokens.begin() + static_cast<ptrdiff_t>(std::min(begin + length,
+                                                                                           c.prompt_tokens.size())));
+            batch.push_back(std::make_unique<InferenceSession>(b, configs[i % 3]));
+        }
+        std::vector<InferenceSession*> sessions;
+        std::vector<std::span<const int32_t>> inputs;
+        for (size_t i = 0; i < batch.size(); ++i) {
+            sessions.push_back(batch[i].get());
+            inputs.emplace_back(prompts[i]);
+        }
+        constexpr int kSteps = 24;
+        std::vector<std::vector<std::vector<float>>> batched{InferenceSession::extend_batch(sessions, inputs)};
+        std::vector<std::vector<int32_t>> tokens(batch.size());
+        for (int step = 0; step < kSteps; ++step) {
+            std::vector<int32_t> next;
+            for (size_t i = 0; i < batch.size(); ++i) {
+                tokens[i].push_back(Sampler::argmax(batched.back()[i]));
+                next.push_back(tokens[i].back());
+            }
+            batched.push_back(InferenceSession::decode_batch(sessions, next));
+        }
+        const std::string name = p == Precision::Fp32 ? "fp32" : "fp16";
+        for (size_t i = 0; i < batch.size(); ++i) {
+            InferenceSession alone(b, configs[i % 3]);
+            std::vector<float> logits = alone.prefill(prompts[i]);
+            for (int step = 0; step <= kSteps; ++step) {
+                const std::string what = name + " sequence " + std::to_string(i) + " step " + std::to_string(step);
+                GPU_CHECK(relative_error(batched[static_cast<size_t>(step)][i], logits) <= tolerance(p), what);
+                if (step == kSteps)
+                    break;
+                if (p == Precision::Fp32)
+                    GPU_CHECK(Sampler::argmax(logits) == tokens[i][static_cast<size_t>(step)], what + " token");
+                logits = alone.decode(tokens[i][static_cast<size_t>(step)]);
+            }
+            GPU_CHECK(alone.cache().lengths() == batch[i]->cache().lengths(), name + " lengths " + std::to_string(i));
+            for (int l = 0; p == Precision::Fp32 && l < alone.cache().n_layers(); ++l) {
+                const auto pa = alone.cache().positions(l), pb = batch[i]->cache().positions(l);
+                GPU_CHECK(std::vector<int32_t>(pa.begin(), pa.end()) == std::vector<int32_t>(pb.begin(), pb.end()),
+                          name + " positions " + std::to_string(i) + ", layer " + std::to_string(l));
+            }
+        }
+        batch.clear();
+        GPU_CHECK(b.kv_pool().blocks_in_use() == 0,
+                  name + ": blocks in use after the batch ends: " + std::to_string(b.kv_pool().blocks_in_use()));
+    }
+}
+
 void multi_turn_extend_and_make_room()
 {
     // extend() prefills on top of a cache; make_room() drops entries and re-rotates keys.
@@ -288,6 +353,7 @@ int main()
                                          {"golden_replay_fp32", golden_replay_fp32},
                                          {"golden_replay_fp16", golden_replay_fp16},
                                          {"sessions_share_the_backend", sessions_share_the_backend},
+                                         {"batch_of_16_equals_one_by_one", batch_of_16_equals_one_by_one},
                                          {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
                                          {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
                                          {"plugin_loads_through_the_engine_loader",

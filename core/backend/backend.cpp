@@ -1,0 +1,30 @@
+#include "backend/backend.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace pyramid {
+
+void check_sequence_rows(int rows, std::span<const SequenceRows> sequences)
+{
+    int next = 0;
+    for (const SequenceRows& s : sequences) {
+        const int n = static_cast<int>(s.positions.size());
+        if (s.first_row != next || !s.cache)
+            throw Error("run_layer_batch: a sequence starts at row " + std::to_string(s.first_row) + ", expected " +
+                        std::to_string(next) + (s.cache ? "" : ", and it has no cache"));
+        if (s.probe && !s.probe_out)
+            throw Error("run_layer_batch: a probe needs somewhere to write its scores");
+        if (s.probe && s.probe->first_row < n &&
+            static_cast<int>(s.probe->row_weights.size()) != n - std::max(0, s.probe->first_row))
+            throw Error("run_layer_batch: the probe has " + std::to_string(s.probe->row_weights.size()) +
+                        " row weights for " + std::to_string(n - s.probe->first_row) + " rows");
+        next += n;
+    }
+    if (next != rows)
+        throw Error("run_layer_batch: the sequences cover " + std::to_string(next) + " of " + std::to_string(rows) +
+                    " rows");
+}
+
+} // namespace pyramid

@@ -1,0 +1,258 @@
+// Continuous batching through InferenceSession::extend_batch / decode_batch on stories260K:
+// sequences of different lengths and policies, joining and leaving between steps, must give
+// exactly what running each of them alone gives: tokens, per-layer lengths, kept positions and
+// logits bit for bit (the CPU kernels sum each row in the same order whatever shares its
+// batch). Also on a Q4_K_M file, whose products take the int8 kernels.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "generate/inference_session.h"
+#include "generate/sampler.h"
+#include "model/model.h"
+#include "shared_data.h"
+#include "util/error.h"
+
+using namespace pyramid;
+
+namespace {
+
+struct Trace {
+    std::vector<int32_t> tokens;
+    std::vector<std::vector<int>> lengths;  // after the prompt and after every step
+    std::vector<std::vector<int32_t>> final_positions;  // per layer, at the end
+    std::vector<std::vector<float>> logits;  // after the prompt and after every step
+};
+
+struct Request {
+    std::vector<int32_t> prompt;
+    CompressionConfig config;
+    int steps = 0;      // tokens to decode
+    int join_step = 0;  // batch step at which it joins
+};
+
+std::vector<int32_t> random_prompt(std::mt19937& rng, int length, int n_vocab)
+{
+    std::uniform_int_distribution<int32_t> token(3, n_vocab - 1);
+    std::vector<int32_t> prompt{1};  // BOS
+    while (static_cast<int>(prompt.size()) < length)
+        prompt.push_back(token(rng));
+    return prompt;
+}
+
+CompressionConfig config_for(int i)
+{
+    switch (i % 4) {
+    case 0: return CompressionConfig{};  // PyramidInfer, reference defaults
+    case 1: return CompressionConfig::full_cache();
+    case 2: {
+        CompressionConfig c;
+        c.policy = CompressionPolicyKind::H2O;
+        return c;
+    }
+    default: {
+        CompressionConfig c;
+        c.pyramid.prefill_decay_ratio = 0.6;  // aggressive: rows dropped at every layer
+        c.pyramid.min_context_length = 16;
+        return c;
+    }
+    }
+}
+
+void record(Trace& t, const InferenceSession& s, std::vector<float> logits)
+{
+    t.lengths.push_back(s.cache().lengths());
+    t.tokens.push_back(Sampler::argmax(logits));
+    t.logits.push_back(std::move(logits));
+}
+
+void finish(Trace& t, const InferenceSession& s)
+{
+    for (int l = 0; l < s.cache().n_layers(); ++l) {
+        const auto p = s.cache().positions(l);
+        t.final_positions.emplace_back(p.begin(), p.end());
+    }
+}
+
+Trace run_alone(Backend& backend, const Request& r)
+{
+    InferenceSession s(backend, r.config);
+    Trace t;
+    record(t, s, s.prefill(r.prompt));
+    for (int i = 0; i < r.steps; ++i)
+        record(t, s, s.decode(t.tokens.back()));
+    finish(t, s);
+    return t;
+}
+
+// Runs the requests as a continuously batched workload: at each step, the requests whose
+// join_step has come run their prompts together, then every running sequence decodes one
+// token together; a sequence leaves once it has decoded its steps.
+std::vector<Trace> run_batched(Backend& backend, const std::vector<Request>& requests)
+{
+    std::vector<std::unique_ptr<InferenceSession>> sessions;
+    for (const Request& r : requests)
+        sessions.push_back(std::make_unique<InferenceSession>(backend, r.config));
+    std::vector<Trace> traces(requests.size());
+    std::vector<int> decoded(requests.size(), 0);
+    for (int step = 0;; ++step) {
+        std::vector<InferenceSession*> joining, running;
+        std::vector<std::span<const int32_t>> prompts;
+        std::vector<int32_t> tokens;
+        std::vector<size_t> joining_index, running_index;
+        bool pending = false;
+        for (size_t i = 0; i < requests.size(); ++i) {
+            if (requests[i].join_step == step) {
+                joining.push_back(sessions[i].get());
+                prompts.emplace_back(requests[i].prompt);
+                joining_index.push_back(i);
+            } else if (requests[i].join_step < step && decoded[i] < requests[i].steps) {
+                running.push_back(sessions[i].get());
+                tokens.push_back(traces[i].tokens.back());
+                running_index.push_back(i);
+            }
+            pending = pending || requests[i].join_step > step;
+        }
+        if (joining.empty() && running.empty() && !pending)
+            break;
+        if (!joining.empty()) {
+            auto logits = InferenceSession::extend_batch(joining, prompts);
+            for (size_t k = 0; k < joining.size(); ++k)
+                record(traces[joining_index[k]], *joining[k], std::move(logits[k]));
+        }
+        if (!running.empty()) {
+            auto logits = InferenceSession::decode_batch(running, tokens);
+            for (size_t k = 0; k < running.size(); ++k) {
+                const size_t i = running_index[k];
+                record(traces[i], *running[k], std::move(logits[k]));
+                if (++decoded[i] == requests[i].steps)
+                    finish(traces[i], *running[k]);
+            }
+        }
+    }
+    for (size_t i = 0; i < requests.size(); ++i)
+        if (requests[i].steps == 0)
+            finish(traces[i], *sessions[i]);
+    return traces;
+}
+
+double relative_error(const std::vector<float>& a, const std::vector<float>& b)
+{
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, std::abs(double(a[i]) - b[i]));
+        norm = std::max(norm, std::abs(double(b[i])));
+    }
+    return diff / std::max(norm, 1e-30);
+}
+
+} // namespace
+
+class BatchedDecodingTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        model_ = Model::open(path, BackendPreference::Cpu);
+    }
+
+    void batch_equals_one_by_one_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("sequences");
+        QTest::addColumn<int>("max_steps");
+        QTest::newRow("stories260K") << "models/stories260K.gguf" << 16 << 40;
+        QTest::newRow("q4_k_m") << "models/kquants/synthetic-llama-q4_k_m.gguf" << 6 << 12;
+    }
+
+    // Different prompts (lengths 9 to 180, four policies), joining at different steps and
+    // leaving after different numbers of tokens, equal the same prompts run one by one.
+    void batch_equals_one_by_one()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, sequences);
+        QFETCH(int, max_steps);
+        PYRAMID_REQUIRE_SHARED(path, file.toStdString());
+        auto model = Model::open(path, BackendPreference::Cpu);
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const int n_vocab = model->config().n_vocab;
+        std::vector<Request> requests;
+        for (int i = 0; i < sequences; ++i) {
+            std::uniform_int_distribution<int> length(9, 180), steps(0, max_steps), join(0, max_steps / 3);
+            requests.push_back({random_prompt(rng, length(rng), n_vocab), config_for(i), steps(rng),
+                                i < sequences / 3 ? 0 : join(rng)});
+        }
+        const std::vector<Trace> batched = run_batched(model->backend(), requests);
+        for (size_t i = 0; i < requests.size(); ++i) {
+            const Trace alone = run_alone(model->backend(), requests[i]);
+            QCOMPARE(batched[i].tokens, alone.tokens);
+            QCOMPARE(batched[i].lengths, alone.lengths);
+            QCOMPARE(batched[i].final_positions, alone.final_positions);
+            QCOMPARE(batched[i].logits.size(), alone.logits.size());
+            for (size_t k = 0; k < alone.logits.size(); ++k)
+                QVERIFY2(relative_error(batched[i].logits[k], alone.logits[k]) == 0.0,
+                         qPrintable(QString("sequence %1, step %2: %3")
+                                        .arg(i)
+                                        .arg(k)
+                                        .arg(relative_error(batched[i].logits[k], alone.logits[k]))));
+        }
+        // The comparison means something only if compression really pruned in the batch.
+        bool pruned = false;
+        for (size_t i = 0; i < requests.size(); ++i)
+            pruned = pruned || batched[i].lengths.front().back() < static_cast<int>(requests[i].prompt.size());
+        QVERIFY(pruned);
+    }
+
+    void rejects_malformed_batches()
+    {
+        Backend& backend = model_->backend();
+        InferenceSession a(backend, CompressionConfig{}), b(backend, CompressionConfig{});
+        const std::vector<int32_t> prompt{1, 400, 500};
+        a.prefill(prompt);
+        b.prefill(prompt);
+        std::vector<InferenceSession*> both{&a, &b}, twice{&a, &a};
+        const std::vector<int32_t> one_token{7};
+        QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch(both, one_token));
+        QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch(twice, std::vector<int32_t>{7, 8}));
+        QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch({}, {}));
+
+        auto other = Model::open(model_->path(), BackendPreference::Cpu);
+        InferenceSession foreign(other->backend(), CompressionConfig{});
+        foreign.prefill(prompt);
+        std::vector<InferenceSession*> mixed{&a, &foreign};
+        QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch(mixed, std::vector<int32_t>{7, 8}));
+        // Nothing ran: the sessions still hold their prompts.
+        QCOMPARE(a.tokens_seen(), 3);
+        QCOMPARE(foreign.tokens_seen(), 3);
+    }
+
+    // One sequence running out of KV memory mid-step fails the step for the whole batch, and
+    // every session of the batch is left empty (never half-updated) and usable again.
+    void failure_mid_step_resets_the_batch()
+    {
+        Backend& backend = model_->backend();
+        InferenceSession roomy(backend, CompressionConfig::full_cache());
+        InferenceSession tight(backend, CompressionConfig::full_cache(), 1);  // 1 byte: nothing fits
+        std::vector<InferenceSession*> both{&roomy, &tight};
+        const std::vector<int32_t> p1{1, 400, 500, 300}, p2{1, 200};
+        const std::vector<std::span<const int32_t>> prompts{p1, p2};
+        QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::extend_batch(both, prompts));
+        for (InferenceSession* s : both) {
+            QCOMPARE(s->tokens_seen(), 0);
+            const auto lengths = s->cache().lengths();
+            QVERIFY(std::all_of(lengths.begin(), lengths.end(), [](int n) { return n == 0; }));
+        }
+        const std::vector<float> logits = roomy.prefill(p1);
+        QCOMPARE(static_cast<int>(logits.size()), model_->config().n_vocab);
+    }
+
+private:
+    std::shared_ptr<Model> model_;
+};
+
+QTEST_APPLESS_MAIN(BatchedDecodingTest)
+#include "test_batched_decoding.moc"
