@@ -1,0 +1,270 @@
+#include "generate/batch_scheduler.h"
+
+#include <algorithm>
+
+#include "kv/kv_footprint.h"
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+} // namespace
+
+BatchScheduler::Sequence::Sequence(int id, BatchRequest request)
+    : id(id), request(std::move(request)), sampler(this->request.sampling)
+{
+}
+
+BatchScheduler::BatchScheduler(Backend& backend, BatchOptions options) : backend_(backend), options_(options)
+{
+    if (options_.max_batch < 1)
+        throw Error("a batch holds at least one sequence (max_batch " + std::to_string(options_.max_batch) + ")");
+}
+
+int BatchScheduler::submit(BatchRequest request)
+{
+    const int context = backend_.config().context_length;
+    if (request.prompt.empty())
+        throw Error("the prompt is empty");
+    if (request.max_new_tokens < 1)
+        throw Error("a request must ask for at least one token");
+    if (static_cast<int>(request.prompt.size()) + request.max_new_tokens > context)
+        throw Error("the prompt has " + std::to_string(request.prompt.size()) + " tokens and asks for " +
+                    std::to_string(request.max_new_tokens) + " more, but the model's context holds " +
+                    std::to_string(context));
+    request.compression.validate();
+    auto sequence = std::make_unique<Sequence>(next_id_++, std::move(request));
+    sequence->session = std::make_unique<InferenceSession>(backend_, sequence->request.compression);
+    waiting_.push_back(std::move(sequence));
+    return waiting_.back()->id;
+}
+
+void BatchScheduler::cancel(int id)
+{
+    for (SequencePtr& s : running_)
+        if (s->id == id)
+            s->cancelled = true;
+    for (SequencePtr& s : waiting_)
+        if (s->id == id)
+            s->cancelled = true;
+}
+
+const std::vector<int32_t>& BatchScheduler::generated(int id) const
+{
+    for (const auto* queue : {&running_, &finished_})
+        for (const SequencePtr& s : *queue)
+            if (s->id == id)
+                return s->generated;
+    for (const SequencePtr& s : waiting_)
+        if (s->id == id)
+            return s->generated;
+    throw Error("no request " + std::to_string(id) + " (finished before the last step, or never submitted)");
+}
+
+size_t BatchScheduler::kv_bytes() const
+{
+    size_t total = 0;
+    for (const SequencePtr& s : running_)
+        total += s->session->cache().bytes();
+    return total;
+}
+
+std::vector<int> BatchScheduler::layer_lengths() const
+{
+    std::vector<int> total(static_cast<size_t>(backend_.config().n_layers), 0);
+    for (const SequencePtr& s : running_) {
+        const std::vector<int> lengths = s->session->cache().lengths();
+        for (size_t l = 0; l < total.size(); ++l)
+            total[l] += lengths[l];
+    }
+    return total;
+}
+
+size_t BatchScheduler::entry_bytes() const
+{
+    // A cache that holds entries knows what the backend stores per entry; an empty one estimates.
+    // Called only while some sequence runs or waits.
+    for (const SequencePtr& s : running_)
+        if (s->session->cache().length(0) > 0)
+            return s->session->cache().bytes_per_entry();
+    const Sequence& any = running_.empty() ? *waiting_.front() : *running_.front();
+    return any.session->cache().bytes_per_entry();
+}
+
+bool BatchScheduler::fits(size_t more_bytes) const
+{
+    return options_.kv_byte_limit == 0 || kv_bytes() + more_bytes <= options_.kv_byte_limit;
+}
+
+void BatchScheduler::finish(size_t index, FinishReason reason, std::string error, std::vector<BatchEvent>& events)
+{
+    SequencePtr s = std::move(running_[index]);
+    running_.erase(running_.begin() + static_cast<ptrdiff_t>(index));
+    s->session.reset();  // its KV memory goes back now
+    auto event = std::find_if(events.begin(), events.end(), [&](const BatchEvent& e) { return e.id == s->id; });
+    if (event == events.end()) {
+        events.emplace_back().id = s->id;
+        event = events.end() - 1;
+    }
+    event->finished = true;
+    event->reason = reason;
+    event->error = std::move(error);
+    finished_.push_back(std::move(s));
+}
+
+void BatchScheduler::preempt(SequencePtr sequence)
+{
+    sequence->session->reset();
+    sequence->logits.clear();
+    ++preemptions_;
+    ++last_step_.preempted;
+    waiting_.push_front(std::move(sequence));
+}
+
+void BatchScheduler::admit(std::vector<BatchEvent>& events)
+{
+    const int n_layers = backend_.config().n_layers;
+    std::vector<SequencePtr> admitted;
+    std::vector<std::vector<int32_t>> inputs;
+    size_t planned = 0;
+    int tokens = 0;
+    while (!waiting_.empty() && static_cast<int>(running_.size() + admitted.size()) < options_.max_batch) {
+        Sequence& next = *waiting_.front();
+        if (next.cancelled) {
+            running_.push_back(std::move(waiting_.front()));
+            waiting_.pop_front();
+            finish(running_.size() - 1, FinishReason::Cancelled, {}, events);
+            continue;
+        }
+        // A preempted sequence runs again from its prompt and what it generated.
+        std::vector<int32_t> input = next.request.prompt;
+        input.insert(input.end(), next.generated.begin(), next.generated.end());
+        const int n = static_cast<int>(input.size());
+        const size_t bytes =
+            static_cast<size_t>(plan_kv_footprint(next.request.compression, n_layers, n, 0).prefill_peak) *
+            entry_bytes();
+        const bool first = running_.empty() && admitted.empty();
+        if (first && !fits(bytes)) {
+            running_.push_back(std::move(waiting_.front()));
+            waiting_.pop_front();
+            finish(running_.size() - 1, FinishReason::Error,
+                   "out of KV-cache memory: the prompt of " + std::to_string(n) + " tokens needs " +
+                       std::to_string(bytes >> 10) + " KiB but the batch may hold " +
+                       std::to_string(options_.kv_byte_limit >> 10) + " KiB",
+                   events);
+            continue;
+        }
+        if (!first && (tokens + n > options_.max_prompt_tokens || !fits(planned + bytes)))
+            break;
+        planned += bytes;
+        tokens += n;
+        inputs.push_back(std::move(input));
+        admitted.push_back(std::move(waiting_.front()));
+        waiting_.pop_front();
+    }
+    if (admitted.empty())
+        return;
+
+    std::vector<InferenceSession*> sessions;
+    std::vector<std::span<const int32_t>> spans;
+    for (size_t i = 0; i < admitted.size(); ++i) {
+        sessions.push_back(admitted[i]->session.get());
+        spans.emplace_back(inputs[i]);
+    }
+    const auto start = Clock::now();
+    std::string error;
+    try {
+        std::vector<std::vector<float>> logits = InferenceSession::extend_batch(sessions, spans);
+        for (size_t i = 0; i < admitted.size(); ++i)
+            admitted[i]->logits = std::move(logits[i]);
+    } catch (const Error& e) {
+        error = e.what();
+    }
+    last_step_.prompt_seconds += seconds_since(start);
+    last_step_.admitted += static_cast<int>(admitted.size());
+    last_step_.prompt_tokens += tokens;
+    for (SequencePtr& s : admitted) {
+        running_.push_back(std::move(s));
+        if (!error.empty())
+            finish(running_.size() - 1, FinishReason::Error, error, events);
+    }
+}
+
+void BatchScheduler::make_room_for_decode()
+{
+    if (running_.empty())
+        return;
+    const size_t per_step = static_cast<size_t>(backend_.config().n_layers) * entry_bytes();
+    while (running_.size() > 1 && !fits(per_step * running_.size())) {
+        SequencePtr last = std::move(running_.back());
+        running_.pop_back();
+        preempt(std::move(last));
+    }
+}
+
+std::vector<BatchEvent> BatchScheduler::step()
+{
+    last_step_ = {};
+    finished_.clear();
+    std::vector<BatchEvent> events;
+    for (size_t i = running_.size(); i-- > 0;)
+        if (running_[i]->cancelled)
+            finish(i, FinishReason::Cancelled, {}, events);
+    admit(events);
+
+    // Every running sequence draws its next token from the logits of its last step.
+    for (size_t i = 0; i < running_.size();) {
+        Sequence& s = *running_[i];
+        std::vector<int32_t> history = s.request.prompt;
+        history.insert(history.end(), s.generated.begin(), s.generated.end());
+        const int32_t token = s.sampler.sample(s.logits, history);
+        s.generated.push_back(token);
+        BatchEvent& event = events.emplace_back();
+        event.id = s.id;
+        event.token = token;
+        if (s.request.eos_token && token == *s.request.eos_token)
+            finish(i, FinishReason::EndOfSequence, {}, events);
+        else if (static_cast<int>(s.generated.size()) >= s.request.max_new_tokens)
+            finish(i, FinishReason::MaxTokens, {}, events);
+        else
+            ++i;
+    }
+
+    make_room_for_decode();
+    if (!running_.empty() && !fits(static_cast<size_t>(backend_.config().n_layers) * entry_bytes()))
+        finish(0, FinishReason::Error,
+               "out of KV-cache memory: one sequence needs more than the " +
+                   std::to_string(options_.kv_byte_limit >> 10) + " KiB the batch may hold",
+               events);
+    if (!running_.empty()) {
+        std::vector<InferenceSession*> sessions;
+        std::vector<int32_t> tokens;
+        for (const SequencePtr& s : running_) {
+            sessions.push_back(s->session.get());
+            tokens.push_back(s->generated.back());
+        }
+        const auto start = Clock::now();
+        try {
+            std::vector<std::vector<float>> logits = InferenceSession::decode_batch(sessions, tokens);
+            for (size_t i = 0; i < running_.size(); ++i)
+                running_[i]->logits = std::move(logits[i]);
+            last_step_.decoded = static_cast<int>(running_.size());
+        } catch (const Error& e) {
+            // The whole batch was reset: every sequence ends, with what it generated so far.
+            while (!running_.empty())
+                finish(running_.size() - 1, FinishReason::Error, e.what(), events);
+        }
+        last_step_.decode_seconds = seconds_since(start);
+    }
+    std::sort(events.begin(), events.end(), [](const BatchEvent& a, const BatchEvent& b) { return a.id < b.id; });
+    return events;
+}
+
+} // namespace pyramid

@@ -1,0 +1,20 @@
+#pragma once
+// How many KV entries a sequence will hold, planned from the compression config alone (the
+// lengths never depend on the activations, see pyramid_schedule.h). A batch scheduler admits
+// sequences by it, and the benchmark reports it beside what it measured.
+#include <vector>
+
+#include "kv/compression_config.h"
+
+namespace pyramid {
+
+struct KvFootprint {
+    std::vector<int> after_prefill;  // entries per layer once the prompt has run
+    int prefill_peak = 0;  // entries of all layers together at the worst moment of the prefill
+    int peak = 0;          // the same over the prefill and every decode step
+};
+
+// For a prompt of n_tokens followed by `steps` decode steps.
+KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int n_tokens, int steps);
+
+} // namespace pyramid
