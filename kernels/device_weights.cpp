@@ -4,6 +4,8 @@
 #include <functional>
 
 #include "cuda_check.h"
+#include "model/synthetic_value.h"
+#include "synthetic_ops.h"
 #include "util/float16.h"
 
 namespace pyramid::cuda {
@@ -16,25 +18,28 @@ size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kA
 
 bool is_tied(const ModelWeights& w)
 {
+    if (!w.output.data)  // generated on the device: nothing to compare
+        return w.config.tied_output;
     return w.output.data == w.token_embedding.data && w.output.type == w.token_embedding.type &&
            w.output.rows == w.token_embedding.rows && w.output.cols == w.token_embedding.cols;
 }
 
-// Visits every tensor in upload order: f(view, element precision).
+// Visits every tensor in upload order: f(view, element precision, tensor number of
+// model/synthetic_value.h).
 void for_each_tensor(const ModelWeights& w, Precision precision,
-                     const std::function<void(const WeightView&, Precision)>& f)
+                     const std::function<void(const WeightView&, Precision, uint32_t)>& f)
 {
-    f(w.token_embedding, precision);
+    f(w.token_embedding, precision, synthetic::kTokenEmbedding);
     if (!is_tied(w))
-        f(w.output, precision);
-    f(w.output_norm, Precision::Fp32);
-    for (const LayerWeights& l : w.layers) {
-        f(l.attn_norm, Precision::Fp32);
-        for (const WeightView* m : {&l.wq, &l.wk, &l.wv, &l.wo})
-            f(*m, precision);
-        f(l.ffn_norm, Precision::Fp32);
-        for (const WeightView* m : {&l.w_gate, &l.w_up, &l.w_down})
-            f(*m, precision);
+        f(w.output, precision, synthetic::kOutput);
+    f(w.output_norm, Precision::Fp32, synthetic::kOutputNorm);
+    for (int layer = 0; layer < static_cast<int>(w.layers.size()); ++layer) {
+        const LayerWeights& l = w.layers[static_cast<size_t>(layer)];
+        int k = 0;  // LayerWeights' field order
+        for (const WeightView* v : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down}) {
+            const uint32_t tensor = synthetic::layer_tensor(layer, k++);
+            f(*v, synthetic::is_norm_tensor(tensor) ? Precision::Fp32 : precision, tensor);
+        }
     }
 }
 
@@ -78,12 +83,27 @@ void upload(const WeightView& view, Precision p, std::byte* device, std::vector<
     }
 }
 
+// Makes a generated tensor on the device (model/synthetic_weights.h): the values the host
+// generator would have stored, converted as upload() converts them.
+void generate(const WeightView& view, Precision p, uint32_t tensor, const SyntheticSource& source, std::byte* device)
+{
+    if (synthetic::is_norm_tensor(tensor)) {  // float32 ones, small
+        const std::vector<float> ones(static_cast<size_t>(view.cols), synthetic::kNormValue);
+        check(cudaMemcpy(device, ones.data(), ones.size() * sizeof(float), cudaMemcpyHostToDevice),
+              ("generation of " + view.name).c_str());
+        return;
+    }
+    fill_synthetic(device, p, view.elements(), source.matrix_type, synthetic::tensor_key(source.seed, tensor),
+                   synthetic::matrix_scale(view.cols), nullptr);
+}
+
 } // namespace
 
 size_t DeviceWeights::bytes_needed(const ModelWeights& weights, Precision precision)
 {
     size_t total = 0;
-    for_each_tensor(weights, precision, [&](const WeightView& v, Precision p) { total += tensor_bytes(v, p); });
+    for_each_tensor(weights, precision,
+                    [&](const WeightView& v, Precision p, uint32_t) { total += tensor_bytes(v, p); });
     return total;
 }
 
@@ -93,8 +113,11 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
     std::vector<std::byte> staging;
     std::vector<const void*> placed;
     auto* next = arena_.as<std::byte>();
-    for_each_tensor(weights, precision, [&](const WeightView& v, Precision p) {
-        upload(v, p, next, staging);
+    for_each_tensor(weights, precision, [&](const WeightView& v, Precision p, uint32_t tensor) {
+        if (!v.data && weights.synthetic)
+            generate(v, p, tensor, *weights.synthetic, next);
+        else
+            upload(v, p, next, staging);
         placed.push_back(next);
         next += tensor_bytes(v, p);
     });

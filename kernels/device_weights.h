@@ -2,6 +2,8 @@
 // The model's weights on the GPU, converted once at load: matrices to the backend's precision,
 // norm vectors to float32. Conversion runs on the host a chunk of rows at a time through each
 // type's to_float decoder, so no full float32 copy of the model ever exists in host memory.
+// Generated weights whose views have no data (ModelWeights::synthetic) are made on the GPU
+// instead (synthetic_ops.h), with the values the host generator would have uploaded.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

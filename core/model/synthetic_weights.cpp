@@ -1,12 +1,12 @@
 #include "model/synthetic_weights.h"
 
 #include <algorithm>
+#include <bit>
 #include <memory>
 #include <string>
 
 #include "model/synthetic_value.h"
 #include "util/error.h"
-#include "util/float16.h"
 
 namespace pyramid {
 namespace {
@@ -37,15 +37,39 @@ void fill(void* out, int64_t count, uint64_t key, float scale, Encode encode)
         dst[i] = encode(synthetic::value(key, static_cast<uint64_t>(i), scale));
 }
 
+// fp32_to_fp16 for the finite values below 65504 that generation makes (|x| <= 1), without
+// branches or a call: it takes generation of a 7B model from over half a minute to seconds
+// here. Same bits as fp32_to_fp16 (the test compares whole tensors).
+inline uint16_t generated_to_fp16(float x)
+{
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    const uint32_t sign = (bits >> 16) & 0x8000u;
+    const uint32_t abs = bits & 0x7fffffffu;
+    // Normal half: rebias the exponent and drop 13 mantissa bits, rounding to nearest even
+    // (a carry out of the mantissa bumps the exponent, as it should).
+    const uint32_t normal = (abs - (112u << 23) + 0xfffu + ((abs >> 13) & 1u)) >> 13;
+    // Subnormal half (|x| < 2^-14): 0.5 + |x| lies on a grid of 2^-24, the subnormal step,
+    // so the float addition does the rounding; its low mantissa bits are the half's.
+    const uint32_t subnormal = std::bit_cast<uint32_t>(std::bit_cast<float>(abs) + 0.5f) - 0x3f000000u;
+    return static_cast<uint16_t>(sign | (abs < 0x38800000u ? subnormal : normal));
+}
+
+// fp32_to_bf16 for values that are never NaN.
+inline uint16_t generated_to_bf16(float x)
+{
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
 // matrix_type was checked: F32, F16 or BF16.
 void fill_matrix(void* out, TensorType type, int64_t count, uint64_t key, float scale)
 {
     if (type == TensorType::F32)
         fill<float>(out, count, key, scale, [](float x) { return x; });
     else if (type == TensorType::F16)
-        fill<uint16_t>(out, count, key, scale, [](float x) { return fp32_to_fp16(x); });
+        fill<uint16_t>(out, count, key, scale, generated_to_fp16);
     else
-        fill<uint16_t>(out, count, key, scale, [](float x) { return fp32_to_bf16(x); });
+        fill<uint16_t>(out, count, key, scale, generated_to_bf16);
 }
 
 struct Planned {

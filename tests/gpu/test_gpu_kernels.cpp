@@ -6,7 +6,8 @@
 // Tolerances: fp32 results differ from the reference only by summation order (1e-5 relative
 // for short sums, 1e-4 for long ones). fp16 results are compared with a reference computed on
 // the same fp16-rounded inputs, so what remains is the rounding of the output itself: half
-// precision keeps 11 significant bits, a relative step of 2^-11 ~ 4.9e-4.
+// precision keeps 11 significant bits, a relative step of 2^-11 ~ 4.9e-4. Generated weights
+// must equal the host generator's bit for bit.
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -16,11 +17,15 @@
 #include "cuda_check.h"
 #include "backend/cpu_kernels.h"
 #include "cuda_kv_layer_store.h"
+#include "device_weights.h"
 #include "elementwise_ops.h"
 #include "gpu_test.h"
 #include "kv_memory.h"
 #include "kv_ops.h"
+#include "model/synthetic_value.h"
+#include "model/synthetic_weights.h"
 #include "projection.h"
+#include "synthetic_ops.h"
 
 using namespace pyramid;
 using namespace pyramid::gpu_test;
@@ -363,6 +368,109 @@ void out_of_memory_is_an_error()
     GPU_CHECK(pool.blocks_total() >= 2, "a small request after the failed one");
 }
 
+// Raw bytes of a device buffer.
+std::vector<std::byte> download_bytes(const void* device, size_t bytes)
+{
+    gpu_test::sync();
+    std::vector<std::byte> out(bytes);
+    cudaMemcpy(out.data(), device, bytes, cudaMemcpyDeviceToHost);
+    gpu_test::sync();
+    return out;
+}
+
+// A host view's values as the device stores them in `p`: decoded, then rounded to nearest
+// even for fp16 (what an upload does).
+std::vector<std::byte> as_stored(const WeightView& v, Precision p)
+{
+    std::vector<float> values(static_cast<size_t>(v.elements()));
+    tensor_type_traits(v.type).to_float(v.data, values.data(), v.elements());
+    std::vector<std::byte> out(values.size() * cuda::element_bytes(p));
+    if (p == Precision::Fp32) {
+        std::memcpy(out.data(), values.data(), out.size());
+    } else {
+        for (size_t i = 0; i < values.size(); ++i) {
+            const uint16_t h = fp32_to_fp16(values[i]);
+            std::memcpy(out.data() + 2 * i, &h, 2);
+        }
+    }
+    return out;
+}
+
+size_t differing(const std::vector<std::byte>& a, const std::vector<std::byte>& b)
+{
+    if (a.size() != b.size())
+        return std::max(a.size(), b.size());
+    size_t count = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        count += a[i] != b[i];
+    return count;
+}
+
+// Generated weights made on the device (synthetic_ops.h, and DeviceWeights for views without
+// data) equal the host generator's, stored in each precision, bit for bit: for every storage
+// type the host generator offers, through the kernel into a poisoned buffer, and through a
+// whole DeviceWeights against the upload of the host-generated model.
+void synthetic_generation_matches_host()
+{
+    ModelConfig c;
+    c.name = "synthetic";
+    c.n_vocab = 301;
+    c.dim = 72;
+    c.ffn_dim = 100;
+    c.n_layers = 2;
+    c.n_heads = 4;
+    c.n_kv_heads = 2;
+    c.head_dim = 18;
+    c.context_length = 64;
+    const uint64_t seed = 20261121;
+    for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16}) {
+        const ModelWeights host = generate_model_weights(c, type, seed, true);
+        const ModelWeights off_host = generate_model_weights(c, type, seed, false);
+        for (Precision p : kPrecisions) {
+            const std::string what = label(std::string(tensor_type_traits(type).name) + " generated", p);
+
+            const WeightView& w_up = host.layers[1].w_up;
+            auto out = poisoned(size_t(w_up.elements()), p);
+            cuda::fill_synthetic(out.data(), p, w_up.elements(), type,
+                                 synthetic::tensor_key(seed, synthetic::layer_tensor(1, 7)),
+                                 synthetic::matrix_scale(w_up.cols), nullptr);
+            const size_t bad = differing(download_bytes(out.data(), out.bytes()), as_stored(w_up, p));
+            GPU_CHECK(bad == 0, what + " w_up: " + std::to_string(bad) + " bytes differ");
+
+            const cuda::DeviceWeights uploaded(host, p);
+            const cuda::DeviceWeights generated(off_host, p);
+            GPU_CHECK(generated.bytes() == uploaded.bytes(), what);
+            const auto same_matrix = [&](const cuda::DeviceMatrix& a, const cuda::DeviceMatrix& b, const WeightView& v) {
+                const size_t bytes = size_t(v.elements()) * cuda::element_bytes(p);
+                const auto expected = as_stored(v, p);
+                GPU_CHECK(differing(download_bytes(a.data, bytes), expected) == 0, what + " uploaded " + v.name);
+                GPU_CHECK(differing(download_bytes(b.data, bytes), expected) == 0, what + " generated " + v.name);
+            };
+            const auto same_norm = [&](const float* a, const float* b, const WeightView& v) {
+                const auto expected = as_stored(v, Precision::Fp32);
+                GPU_CHECK(differing(download_bytes(a, expected.size()), expected) == 0, what + " uploaded " + v.name);
+                GPU_CHECK(differing(download_bytes(b, expected.size()), expected) == 0, what + " generated " + v.name);
+            };
+            same_matrix(uploaded.token_embedding(), generated.token_embedding(), host.token_embedding);
+            same_matrix(uploaded.output(), generated.output(), host.output);
+            same_norm(uploaded.output_norm(), generated.output_norm(), host.output_norm);
+            for (int l = 0; l < c.n_layers; ++l) {
+                const cuda::DeviceLayer &u = uploaded.layer(l), &g = generated.layer(l);
+                const LayerWeights& h = host.layers[size_t(l)];
+                same_norm(u.attn_norm, g.attn_norm, h.attn_norm);
+                same_norm(u.ffn_norm, g.ffn_norm, h.ffn_norm);
+                same_matrix(u.wq, g.wq, h.wq);
+                same_matrix(u.wk, g.wk, h.wk);
+                same_matrix(u.wv, g.wv, h.wv);
+                same_matrix(u.wo, g.wo, h.wo);
+                same_matrix(u.w_gate, g.w_gate, h.w_gate);
+                same_matrix(u.w_up, g.w_up, h.w_up);
+                same_matrix(u.w_down, g.w_down, h.w_down);
+            }
+        }
+    }
+}
+
 } // namespace
 
 int main()
@@ -379,5 +487,6 @@ int main()
                                            {"blocks_return_to_pool", blocks_return_to_pool},
                                            {"shift_keys_matches", shift_keys_matches},
                                            {"out_of_memory_is_an_error", out_of_memory_is_an_error},
+                                           {"synthetic_generation_matches_host", synthetic_generation_matches_host},
                                        });
 }
