@@ -13,7 +13,8 @@ namespace pyramid {
 
 // Matrices are stored as matrix_type (F32, F16 or BF16, rounded to nearest even; anything
 // else throws pyramid::Error), norm vectors as F32 ones. Views are named as in GGUF files
-// ("blk.0.attn_q.weight"), and `synthetic` is set either way.
+// ("blk.0.attn_q.weight"), and `synthetic` is set either way. A config with tied_output gets
+// one matrix, viewed as both token_embedding and output, as the loaders give such a model.
 //
 // on_host = true: every view points into host buffers kept in `storage`, filled in parallel;
 // any backend can use them (llama2-7b in F16 takes 12.6 GiB of memory).
