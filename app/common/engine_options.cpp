@@ -7,13 +7,26 @@
 
 namespace pyramid {
 
+CompressionOptions::CompressionOptions(const std::string& default_policy, bool several_policies)
+    : several_policies_(several_policies)
+{
+    std::stringstream list(default_policy);
+    for (std::string policy; std::getline(list, policy, ',');)
+        policies_.push_back(policy);
+}
+
 void CompressionOptions::add_to(CLI::App& app)
 {
     const std::string group = "KV-cache compression";
-    app.add_option("--policy", policy_, "full, pyramid, local or h2o")
-        ->check(CLI::IsMember({"full", "pyramid", "local", "h2o"}))
-        ->capture_default_str()
-        ->group(group);
+    CLI::Option* policy =
+        app.add_option("--policy", policies_, several_policies_ ? "full, pyramid, local or h2o; several: a,b" : "full, pyramid, local or h2o")
+            ->check(CLI::IsMember({"full", "pyramid", "local", "h2o"}))
+            ->capture_default_str()
+            ->group(group);
+    if (several_policies_)
+        policy->delimiter(',');
+    else
+        policy->expected(1);
     app.add_option("--preset", preset_, "PyramidInfer preset: reference-7b or reference-13b")->group(group);
     app.add_option("--config", config_file_, "JSON compression config (golden-file form)")
         ->check(CLI::ExistingFile)
@@ -36,6 +49,19 @@ void CompressionOptions::add_to(CLI::App& app)
 
 CompressionConfig CompressionOptions::resolve() const
 {
+    return resolve(policies_.front());
+}
+
+std::vector<CompressionConfig> CompressionOptions::resolve_all() const
+{
+    std::vector<CompressionConfig> configs;
+    for (const std::string& policy : policies_)
+        configs.push_back(resolve(policy));
+    return configs;
+}
+
+CompressionConfig CompressionOptions::resolve(const std::string& policy) const
+{
     CompressionConfig config;
     if (!config_file_.empty()) {
         std::ifstream in(config_file_);
@@ -45,7 +71,7 @@ CompressionConfig CompressionOptions::resolve() const
     } else if (!preset_.empty()) {
         config = compression_preset(preset_);
     }
-    config.policy = parse_policy_kind(policy_);
+    config.policy = parse_policy_kind(policy);
     PyramidSettings& p = config.pyramid;
     if (recent_ratio_) p.recent_ratio = *recent_ratio_;
     if (decay_ratio_) p.prefill_decay_ratio = *decay_ratio_;

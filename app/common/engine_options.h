@@ -14,12 +14,18 @@ namespace pyramid {
 
 class CompressionOptions {
 public:
-    explicit CompressionOptions(std::string default_policy) : policy_(std::move(default_policy)) {}
+    // With several_policies, --policy takes a comma-separated list (tools that compare them),
+    // and so does the default.
+    explicit CompressionOptions(const std::string& default_policy, bool several_policies = false);
     void add_to(CLI::App& app);
-    CompressionConfig resolve() const;  // throws pyramid::Error
+    CompressionConfig resolve() const;  // the first policy; throws pyramid::Error
+    std::vector<CompressionConfig> resolve_all() const;  // one per policy, in the order given
 
 private:
-    std::string policy_;
+    CompressionConfig resolve(const std::string& policy) const;
+
+    std::vector<std::string> policies_;
+    bool several_policies_;
     std::string preset_;
     std::string config_file_;
     std::optional<double> recent_ratio_, decay_ratio_, distance_weight_, gen_decay_ratio_, gen_compress_ratio_;

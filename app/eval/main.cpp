@@ -1,12 +1,14 @@
 // pyramid-eval: quality evaluation of the KV-cache policies. `ppl` runs the perplexity
 // protocol (one policy or a sweep) and writes tables, JSON and plots; `replay` reproduces a
-// golden-format case; `multiturn` compares extending and rebuilding a compressed cache.
+// golden-format case; `multiturn` compares extending and rebuilding a compressed cache;
+// `bench-plots` draws the plots of a pyramid-bench run.
 // Results go to stdout, progress and errors to stderr.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "bench_plots_command.h"
 #include "multi_turn_command.h"
 #include "ppl_command.h"
 #include "replay_command.h"
@@ -19,6 +21,7 @@ int main(int argc, char** argv)
     pyramid::PplCommand ppl(app);
     pyramid::ReplayCommand replay(app);
     pyramid::MultiTurnCommand multi_turn(app);
+    pyramid::BenchPlotsCommand bench_plots(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -29,5 +32,7 @@ int main(int argc, char** argv)
     }
     if (ppl.chosen())
         return ppl.run();
+    if (bench_plots.chosen())
+        return bench_plots.run();
     return multi_turn.chosen() ? multi_turn.run() : replay.run();
 }

@@ -105,6 +105,10 @@ public:
     // logits, row after row.
     virtual std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) = 0;
 
+    // Bytes per second a large copy within the backend's memory moves (read plus written),
+    // measured when called: what a memory-bound step could at best achieve.
+    virtual double copy_bandwidth() = 0;
+
     // The n_vocab logits of one row.
     std::vector<float> logits(const HiddenStates& hidden, int row)
     {

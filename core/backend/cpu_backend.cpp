@@ -1,6 +1,7 @@
 #include "backend/cpu_backend.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <omp.h>
 
@@ -176,6 +177,27 @@ std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span
     std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
     cpu::matmul(weights_.output, x.data(), n, out.data());
     return out;
+}
+
+double CpuBackend::copy_bandwidth()
+{
+    // Buffers far larger than the caches, copied by all threads, best of a few tries.
+    constexpr size_t kBytes = size_t(256) << 20;
+    std::vector<std::byte> from(kBytes, std::byte{1}), to(kBytes);
+    double best = 0;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        const double start = omp_get_wtime();
+#pragma omp parallel
+        {
+            const size_t threads = static_cast<size_t>(omp_get_num_threads());
+            const size_t share = (kBytes + threads - 1) / threads;
+            const size_t begin = std::min(kBytes, share * static_cast<size_t>(omp_get_thread_num()));
+            const size_t end = std::min(kBytes, begin + share);
+            std::memcpy(to.data() + begin, from.data() + begin, end - begin);
+        }
+        best = std::max(best, 2.0 * kBytes / (omp_get_wtime() - start));
+    }
+    return best;
 }
 
 } // namespace pyramid

@@ -19,6 +19,7 @@ public:
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
+    double copy_bandwidth() override;
 
 private:
     const ModelWeights& weights_;

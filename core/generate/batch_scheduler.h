@@ -82,6 +82,8 @@ public:
     // KV bytes all running sequences hold now, and per layer the entries they hold together.
     size_t kv_bytes() const;
     std::vector<int> layer_lengths() const;
+    // Bytes one entry of one layer takes on this backend (needs a running or waiting sequence).
+    size_t entry_bytes() const;
     // Tokens a request generated so far (also once it finished, until the next step).
     const std::vector<int32_t>& generated(int id) const;
 
@@ -103,7 +105,6 @@ private:
     void make_room_for_decode();
     void preempt(SequencePtr sequence);
     void finish(size_t index, FinishReason reason, std::string error, std::vector<BatchEvent>& events);
-    size_t entry_bytes() const;
     bool fits(size_t more_bytes) const;
 
     Backend& backend_;

@@ -52,16 +52,21 @@ KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int
     const std::vector<std::vector<int>> plan = plan_lengths(config, n_layers, n_tokens, steps);
     KvFootprint f;
     f.after_prefill = plan.front();
-    // While a layer runs it holds every row that reached it (at most the whole prompt) before
-    // its own selection; the layers before it are already compressed, the ones after it empty.
+    // While layer l runs, it holds every row that entered it before its own selection, the
+    // layers before it are already compressed and the ones after it still empty. PyramidInfer
+    // drops tokens (rows) and keeps whatever enters a layer; the baselines pass every row on
+    // and trim each layer's entries after it ran.
     int before = 0;
     for (int l = 0; l < n_layers; ++l) {
-        f.prefill_peak = std::max(f.prefill_peak, before + n_tokens);
+        const int entered = config.policy == CompressionPolicyKind::Pyramid ? f.after_prefill[static_cast<size_t>(l)]
+                                                                            : n_tokens;
+        f.prefill_peak = std::max(f.prefill_peak, before + entered);
         before += f.after_prefill[static_cast<size_t>(l)];
     }
+    // A decode step appends one entry to every layer before any layer compresses.
     f.peak = f.prefill_peak;
-    for (const std::vector<int>& lengths : plan)
-        f.peak = std::max(f.peak, sum(lengths));
+    for (size_t s = 0; s < plan.size(); ++s)
+        f.peak = std::max(f.peak, s + 1 < plan.size() ? sum(plan[s]) + n_layers : sum(plan[s]));
     return f;
 }
 

@@ -11,7 +11,8 @@ namespace pyramid {
 struct KvFootprint {
     std::vector<int> after_prefill;  // entries per layer once the prompt has run
     int prefill_peak = 0;  // entries of all layers together at the worst moment of the prefill
-    int peak = 0;          // the same over the prefill and every decode step
+    int peak = 0;          // the same over the prefill and every decode step (whose new entries
+                           // count before the step's compression)
 };
 
 // For a prompt of n_tokens followed by `steps` decode steps.

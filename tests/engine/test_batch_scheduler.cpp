@@ -229,7 +229,12 @@ private slots:
                 real_peak = std::max(real_peak, std::accumulate(lengths.begin(), lengths.end(), 0));
             }
             QVERIFY2(real_peak <= plan.peak, qPrintable(QString("policy %1: %2 > %3").arg(i).arg(real_peak).arg(plan.peak)));
-            QVERIFY(plan.prefill_peak >= std::accumulate(plan.after_prefill.begin(), plan.after_prefill.end(), 0));
+            const int kept = std::accumulate(plan.after_prefill.begin(), plan.after_prefill.end(), 0);
+            // PyramidInfer's layers keep every row that reaches them: no transient above that.
+            if (config.policy == CompressionPolicyKind::Pyramid)
+                QCOMPARE(plan.prefill_peak, kept);
+            else
+                QVERIFY(plan.prefill_peak >= kept);
             if (config.policy == CompressionPolicyKind::Full)
                 QCOMPARE(plan.peak, n_layers * (static_cast<int>(prompt.size()) + kSteps));
         }

@@ -1,0 +1,49 @@
+#include "bench_model.h"
+
+#include <chrono>
+
+#include "memory_estimate.h"
+#include "model/model_shapes.h"
+#include "model/synthetic_weights.h"
+#include "util/error.h"
+#include <spdlog/spdlog.h>
+
+namespace pyramid::bench {
+
+BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (source.file) {
+        file_ = std::make_unique<LoadedModel>(load_model_files(*source.file));
+        name_ = source.file->filename().string();
+        source_ = "file";
+        weight_type_ = std::string(tensor_type_traits(file_->weights.layers.at(0).wq.type).name);
+    } else {
+        const ModelShape& shape = find_model_shape(source.shape);
+        // Only the CPU needs the values in host memory; CUDA generates them on the device.
+        const bool on_host = device == BackendPreference::Cpu;
+        if (device == BackendPreference::Auto)
+            throw Error("generated weights need --device cpu or --device cuda (they are made where they are used)");
+        generated_ = std::make_unique<ModelWeights>(
+            generate_model_weights(shape.config, source.weight_type, source.seed, on_host));
+        name_ = shape.name;
+        source_ = "shape";
+        weight_type_ = std::string(tensor_type_traits(source.weight_type).name);
+    }
+    BackendChoice choice = choose_backend(weights(), device);
+    backend_ = std::move(choice.backend);
+    note_ = choice.note;
+    load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    // What one decode step reads: every matrix but the embedding table (only the batch's rows
+    // of it), as the backend stores them.
+    const ModelWeights& w = weights();
+    const bool cuda = backend_->info().name == "cuda";
+    const inspect::WeightMemory all = inspect::weight_memory(w);
+    const size_t embedding = cuda ? static_cast<size_t>(w.token_embedding.elements()) * 2 : w.token_embedding.bytes();
+    const bool tied = w.output.data != nullptr && w.output.data == w.token_embedding.data;
+    weight_bytes_ = (cuda ? all.cuda_fp16_bytes : all.cpu_bytes) - (tied ? 0 : embedding);
+    spdlog::info("bench model {} ({} weights) on {}: {}", name_, weight_type_, backend_->info().name, note_);
+}
+
+} // namespace pyramid::bench

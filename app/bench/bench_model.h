@@ -1,0 +1,49 @@
+#pragma once
+// The model a benchmark runs: a model file, or generated weights of a named shape
+// (model/model_shapes.h), on the backend asked for. Generated weights are made where the
+// backend computes: on the host for the CPU, on the GPU itself for CUDA (13 GB in seconds).
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backend/backend_loader.h"
+#include "model/model_loader.h"
+#include "model/tensor_type.h"
+
+namespace pyramid::bench {
+
+struct ModelSource {
+    std::optional<std::filesystem::path> file;
+    std::string shape;                            // when no file
+    TensorType weight_type = TensorType::F16;     // of generated matrices
+    uint64_t seed = 1;
+};
+
+class BenchModel {
+public:
+    // Throws pyramid::Error naming the file, shape or device problem.
+    BenchModel(const ModelSource& source, BackendPreference device);
+
+    Backend& backend() { return *backend_; }
+    const ModelConfig& config() const { return weights().config; }
+    const std::string& name() const { return name_; }
+    const std::string& source() const { return source_; }       // "file" or "shape"
+    const std::string& weight_type() const { return weight_type_; }
+    size_t weight_bytes() const { return weight_bytes_; }        // as stored, read once per step
+    double load_seconds() const { return load_seconds_; }
+    const std::string& backend_note() const { return note_; }
+
+private:
+    const ModelWeights& weights() const { return file_ ? file_->weights : *generated_; }
+
+    std::unique_ptr<LoadedModel> file_;
+    std::unique_ptr<ModelWeights> generated_;
+    std::unique_ptr<Backend> backend_;
+    std::string name_, source_, weight_type_, note_;
+    size_t weight_bytes_ = 0;
+    double load_seconds_ = 0;
+};
+
+} // namespace pyramid::bench

@@ -1,0 +1,118 @@
+#include "bench_report.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+
+namespace pyramid::bench {
+namespace {
+
+std::string mib(size_t bytes) { return fmt::format("{:.1f}", static_cast<double>(bytes) / (1 << 20)); }
+
+void add_rows(std::string& out, const std::vector<RunResult>& runs, const Workload& w, bool max_batch)
+{
+    for (const RunResult& r : runs) {
+        const std::string batch = max_batch ? fmt::format("{} (max)", r.batch) : std::to_string(r.batch);
+        if (!r.ok) {
+            out += fmt::format("| {} | {} | {}+{} | failed: {} |||||||\n", r.label, batch, w.prompt_len, w.gen_len,
+                               r.error);
+            continue;
+        }
+        out += fmt::format("| {} | {} | {}+{} | {:.3f} | {:.1f} | {:.1f} | {:.2f} | {} | {} | {} | {:.1f} |\n", r.label,
+                           batch, w.prompt_len, w.gen_len, r.prefill_s, r.decode_tokens_per_s,
+                           r.throughput_tokens_per_s, r.latency_ms_per_token, mib(r.kv_bytes_peak),
+                           mib(r.kv_bytes_full), mib(r.peak_device_memory), r.decode_bandwidth_gbs);
+    }
+}
+
+nlohmann::json run_json(const RunResult& r)
+{
+    return {{"policy", r.policy},
+            {"label", r.label},
+            {"batch", r.batch},
+            {"ok", r.ok},
+            {"error", r.error},
+            {"prefill_s", r.prefill_s},
+            {"decode_s", r.decode_s},
+            {"total_s", r.total_s},
+            {"decode_tokens_per_s", r.decode_tokens_per_s},
+            {"throughput_tokens_per_s", r.throughput_tokens_per_s},
+            {"latency_ms_per_token", r.latency_ms_per_token},
+            {"kv_bytes_mean", r.kv_bytes_mean},
+            {"kv_bytes_peak", r.kv_bytes_peak},
+            {"kv_bytes_full", r.kv_bytes_full},
+            {"peak_device_memory", r.peak_device_memory},
+            {"layer_lengths", r.layer_lengths},
+            {"decode_bandwidth_gbs", r.decode_bandwidth_gbs},
+            {"max_running", r.max_running},
+            {"preemptions", r.preemptions}};
+}
+
+} // namespace
+
+std::string format_table(const BenchReport& report, const BenchModel& model)
+{
+    std::string out = fmt::format("{} ({}, {} weights, {} MiB read per step) on {} ({}), copy bandwidth {:.1f} GB/s\n\n",
+                                  model.name(), model.source(), model.weight_type(), mib(model.weight_bytes()),
+                                  report.device_name, report.backend, report.copy_bandwidth_gbs);
+    out += "| policy | batch | length | prefill s | decode tok/s | throughput tok/s | ms/token | KV peak MiB | "
+           "KV full MiB | peak memory MiB | decode GB/s |\n";
+    out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+    add_rows(out, report.runs, report.workload, false);
+    add_rows(out, report.max_batch, report.workload, true);
+    return out;
+}
+
+void write_json(const std::filesystem::path& path, const BenchReport& report, const BenchModel& model)
+{
+    const ModelConfig& c = model.config();
+    nlohmann::json doc = {
+        {"tool", "pyramid-bench"},
+        {"date", report.date},
+        {"command", report.command},
+        {"device",
+         {{"backend", report.backend},
+          {"name", report.device_name},
+          {"memory_total", report.memory_total},
+          {"copy_bandwidth_gbs", report.copy_bandwidth_gbs}}},
+        {"model",
+         {{"name", model.name()},
+          {"source", model.source()},
+          {"weight_type", model.weight_type()},
+          {"weight_bytes", model.weight_bytes()},
+          {"n_layers", c.n_layers},
+          {"dim", c.dim},
+          {"n_heads", c.n_heads},
+          {"n_kv_heads", c.n_kv_heads},
+          {"ffn_dim", c.ffn_dim},
+          {"n_vocab", c.n_vocab},
+          {"context_length", c.context_length}}},
+        {"workload",
+         {{"prompt_len", report.workload.prompt_len},
+          {"gen_len", report.workload.gen_len},
+          {"warmup", report.warmup},
+          {"repetitions", report.repetitions},
+          {"seed", report.workload.seed},
+          {"kv_byte_limit", report.workload.kv_byte_limit}}},
+        {"runs", nlohmann::json::array()},
+        {"max_batch", nlohmann::json::array()}};
+    for (const RunResult& r : report.runs)
+        doc["runs"].push_back(run_json(r));
+    for (const RunResult& r : report.max_batch) {
+        // The confirmed run goes with the runs too, so its memory columns can be shown.
+        doc["runs"].push_back(run_json(r));
+        doc["max_batch"].push_back({{"policy", r.policy},
+                                    {"label", r.label},
+                                    {"batch", r.batch},
+                                    {"throughput_tokens_per_s", r.throughput_tokens_per_s}});
+    }
+    std::ofstream out(path);
+    out << doc.dump(2) << '\n';
+    if (!out)
+        throw Error("cannot write " + path.string());
+}
+
+} // namespace pyramid::bench

@@ -1,0 +1,147 @@
+#include "bench_run.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "generate/batch_scheduler.h"
+#include "kv/kv_footprint.h"
+#include "util/error.h"
+
+namespace pyramid::bench {
+namespace {
+
+size_t peak_resident_bytes()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<size_t>(usage.ru_maxrss) * 1024;
+}
+
+std::vector<int32_t> random_prompt(std::mt19937_64& rng, int length, int n_vocab)
+{
+    std::uniform_int_distribution<int32_t> token(3, n_vocab - 1);
+    std::vector<int32_t> prompt{1};  // BOS
+    while (static_cast<int>(prompt.size()) < length)
+        prompt.push_back(token(rng));
+    return prompt;
+}
+
+} // namespace
+
+RunResult run_workload(BenchModel& model, const CompressionConfig& config, const std::string& label,
+                       const Workload& workload)
+{
+    RunResult r;
+    r.policy = to_string(config.policy);
+    r.label = label;
+    r.batch = workload.batch;
+    Backend& backend = model.backend();
+    const ModelConfig& c = model.config();
+    const bool cuda = backend.info().name == "cuda";
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        BatchScheduler scheduler(backend, {workload.batch, workload.kv_byte_limit, workload.max_prompt_tokens});
+        std::mt19937_64 rng(workload.seed);
+        for (int b = 0; b < workload.batch; ++b) {
+            BatchRequest request;
+            request.prompt = random_prompt(rng, workload.prompt_len, c.n_vocab);
+            request.max_new_tokens = workload.gen_len;
+            request.sampling.temperature = 0;
+            request.compression = config;
+            scheduler.submit(std::move(request));
+        }
+        const size_t entry_bytes = scheduler.entry_bytes();
+        double kv_sum = 0, bandwidth_bytes = 0, bandwidth_seconds = 0;
+        int steps = 0, decode_steps = 0;
+        long decoded = 0;
+        while (!scheduler.idle()) {
+            const size_t kv_before = scheduler.kv_bytes();
+            for (const BatchEvent& e : scheduler.step())
+                if (e.finished && e.reason == FinishReason::Error && r.ok) {
+                    r.ok = false;
+                    r.error = e.error;
+                }
+            const BatchStepStats& s = scheduler.last_step();
+            r.prefill_s += s.prompt_seconds;
+            r.decode_s += s.decode_seconds;
+            decoded += s.decoded;
+            decode_steps += s.decoded > 0;
+            if (s.admitted == 0 && s.decoded > 0) {
+                // Every weight once, and every entry the step attends to: those held before it.
+                bandwidth_bytes += static_cast<double>(model.weight_bytes() + kv_before);
+                bandwidth_seconds += s.decode_seconds;
+            }
+            const size_t kv = scheduler.kv_bytes();
+            kv_sum += static_cast<double>(kv);
+            ++steps;
+            if (kv > r.kv_bytes_peak) {
+                r.kv_bytes_peak = kv;
+                r.layer_lengths.clear();
+                for (int n : scheduler.layer_lengths())
+                    r.layer_lengths.push_back(static_cast<double>(n) / std::max(1, scheduler.running()));
+            }
+            r.max_running = std::max(r.max_running, scheduler.running());
+            if (cuda)
+                r.peak_device_memory = std::max(r.peak_device_memory, backend.info().memory_used);
+        }
+        r.preemptions = scheduler.preemptions();
+        r.kv_bytes_mean = steps ? static_cast<size_t>(kv_sum / steps) : 0;
+        r.kv_bytes_full = static_cast<size_t>(workload.batch) * static_cast<size_t>(c.n_layers) *
+                          static_cast<size_t>(workload.prompt_len + workload.gen_len) * entry_bytes;
+        r.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double generated = static_cast<double>(workload.batch) * workload.gen_len;
+        r.throughput_tokens_per_s = r.ok ? generated / r.total_s : 0;
+        r.decode_tokens_per_s = r.decode_s > 0 ? static_cast<double>(decoded) / r.decode_s : 0;
+        r.latency_ms_per_token = decode_steps ? 1e3 * r.decode_s / decode_steps : 0;
+        r.decode_bandwidth_gbs = bandwidth_seconds > 0 ? bandwidth_bytes / bandwidth_seconds / 1e9 : 0;
+    } catch (const std::exception& e) {
+        r.ok = false;
+        r.error = e.what();
+        r.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (!cuda)
+        r.peak_device_memory = peak_resident_bytes();
+    return r;
+}
+
+bool fits(const RunResult& run, const Workload& workload)
+{
+    return run.ok && run.max_running == workload.batch && run.preemptions == 0;
+}
+
+RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, const std::string& label,
+                         Workload workload, int limit)
+{
+    if (workload.kv_byte_limit == 0)
+        throw Error("finding the largest batch needs a KV memory budget");
+    // One sequence first: it must fit, and it tells the bytes of an entry on this backend.
+    workload.batch = 1;
+    RunResult one = run_workload(model, config, label, workload);
+    if (!fits(one, workload)) {
+        one.batch = 0;
+        return one;
+    }
+    const KvFootprint plan =
+        plan_kv_footprint(config, model.config().n_layers, workload.prompt_len, workload.gen_len);
+    const size_t entry_bytes = one.kv_bytes_full / (static_cast<size_t>(model.config().n_layers) *
+                                                    static_cast<size_t>(workload.prompt_len + workload.gen_len));
+    const size_t per_sequence = static_cast<size_t>(plan.peak) * entry_bytes;
+    int low = 1, high = std::clamp(static_cast<int>(workload.kv_byte_limit / per_sequence), 1, limit);
+    RunResult best = one;
+    // The plan is exact but for rounding: try it, and bisect down while it does not fit.
+    while (low < high) {
+        workload.batch = high;
+        RunResult run = run_workload(model, config, label, workload);
+        if (fits(run, workload))
+            return run;
+        high = low + (high - low) / 2;
+        if (high == low)
+            break;
+    }
+    return best;
+}
+
+} // namespace pyramid::bench

@@ -1,0 +1,60 @@
+#pragma once
+// One benchmark measurement: `batch` sequences of random prompts of prompt_len tokens, each
+// generating exactly gen_len tokens (greedy, no end of sequence), through the engine's
+// continuous batching (generate/batch_scheduler.h) with one compression policy. Times come
+// from the scheduler's own step timings; memory from the caches and the device.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench_model.h"
+#include "kv/compression_config.h"
+
+namespace pyramid::bench {
+
+struct Workload {
+    int prompt_len = 512;
+    int gen_len = 256;
+    int batch = 1;
+    uint64_t seed = 1;
+    size_t kv_byte_limit = 0;     // 0: none
+    int max_prompt_tokens = 8192;  // prompt tokens run in one step
+};
+
+struct RunResult {
+    std::string policy;  // "full", "pyramid", ...
+    std::string label;   // policy, with the preset when one was given
+    int batch = 0;
+    bool ok = true;
+    std::string error;
+    double prefill_s = 0;  // steps' prompt time
+    double decode_s = 0;   // steps' decode time
+    double total_s = 0;    // wall time of the whole workload
+    double decode_tokens_per_s = 0;
+    double throughput_tokens_per_s = 0;  // generated tokens / total time, as in the paper
+    double latency_ms_per_token = 0;     // mean decode step time
+    size_t kv_bytes_mean = 0;  // over the steps
+    size_t kv_bytes_peak = 0;
+    size_t kv_bytes_full = 0;  // what a full cache holds at the end
+    size_t peak_device_memory = 0;  // GPU memory in use; on the CPU the process's peak resident set
+    std::vector<double> layer_lengths;  // mean entries per sequence and layer at the KV peak
+    double decode_bandwidth_gbs = 0;    // (weights + KV) bytes read per decode-only step / its time
+    int max_running = 0;
+    int preemptions = 0;
+};
+
+// Runs the workload once. Never throws for the engine's errors (out of memory included): the
+// result says ok = false and why.
+RunResult run_workload(BenchModel& model, const CompressionConfig& config, const std::string& label,
+                       const Workload& workload);
+
+// Whether a run used the batch it was given from start to end, with nothing preempted.
+bool fits(const RunResult& run, const Workload& workload);
+
+// The largest batch whose workload fits `workload.kv_byte_limit`: first from the policy's
+// planned KV footprint (kv/kv_footprint.h), then confirmed by running it (and stepping down
+// while it does not fit). Returns the confirmed run; its batch is 0 when not even one fits.
+RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, const std::string& label,
+                         Workload workload, int limit);
+
+} // namespace pyramid::bench

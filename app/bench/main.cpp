@@ -1,0 +1,203 @@
+// pyramid-bench: throughput and memory of the engine's continuous batching, per KV-cache
+// policy and batch size, on a model file or generated weights of a named LLaMA-2 shape.
+// Prints a Markdown table, writes JSON (--json) for bench/paper_table.py and for
+// `pyramid-eval bench-plots`. Exit codes: 0 done, 2 bad options, 3 the model cannot be
+// loaded, 4 a measurement failed (reported in the table and the JSON).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "bench_model.h"
+#include "bench_report.h"
+#include "bench_run.h"
+#include "engine_options.h"
+#include "model/model_shapes.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+using namespace pyramid;
+using namespace pyramid::bench;
+
+namespace {
+
+std::string utc_now()
+{
+    const std::time_t t = std::time(nullptr);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return text;
+}
+
+TensorType parse_weight_type(const std::string& name)
+{
+    if (name == "f16")
+        return TensorType::F16;
+    if (name == "bf16")
+        return TensorType::BF16;
+    return TensorType::F32;
+}
+
+// Repeats a measurement and keeps the run of median throughput (after warm-up runs with a
+// few generated tokens, which fill the backend's buffers and pools).
+RunResult measure(BenchModel& model, const CompressionConfig& config, const Workload& workload, int warmup,
+                  int repetitions)
+{
+    const std::string label = to_string(config.policy);
+    Workload short_run = workload;
+    short_run.gen_len = std::min(workload.gen_len, 4);
+    for (int i = 0; i < warmup; ++i)
+        run_workload(model, config, label, short_run);
+    std::vector<RunResult> runs;
+    for (int i = 0; i < repetitions; ++i)
+        runs.push_back(run_workload(model, config, label, workload));
+    std::sort(runs.begin(), runs.end(), [](const RunResult& a, const RunResult& b) {
+        return a.throughput_tokens_per_s < b.throughput_tokens_per_s;
+    });
+    return runs[runs.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"pyramid-bench: throughput and KV memory per policy and batch size"};
+    std::string model_path, shape = "tiny", weight_type = "f16", json_path;
+    uint64_t seed = 1;
+    bool list_shapes = false, max_batch = false, verbose = false;
+    int max_batch_limit = 1024, warmup = 1, repetitions = 1;
+    double kv_memory_gib = 0;
+    Workload workload;
+    std::vector<int> batches{1};
+    CompressionOptions compression("full,pyramid", true);
+    DeviceOption device;
+
+    app.add_option("--model", model_path, "a .gguf file or Hugging Face folder (instead of --shape)");
+    app.add_option("--shape", shape, "generated weights of a named shape (see --list-shapes)")->capture_default_str();
+    app.add_option("--weight-type", weight_type, "storage of generated matrices: f16, bf16 or f32")
+        ->check(CLI::IsMember({"f16", "bf16", "f32"}))
+        ->capture_default_str();
+    app.add_option("--seed", seed, "seed of generated weights and prompts")->capture_default_str();
+    app.add_flag("--list-shapes", list_shapes, "print the named shapes and exit");
+    compression.add_to(app);
+    device.add_to(app);
+    app.add_option("--batch", batches, "batch sizes to measure, e.g. 1,8,32")->delimiter(',')->capture_default_str();
+    app.add_flag("--max-batch", max_batch, "also find the largest batch whose KV cache fits the memory budget");
+    app.add_option("--max-batch-limit", max_batch_limit, "never try batches above this")->capture_default_str();
+    app.add_option("--kv-memory", kv_memory_gib,
+                   "KV memory budget in GiB (default: on CUDA the free memory less room for activations)");
+    app.add_option("--prompt-len", workload.prompt_len, "prompt tokens per sequence")->capture_default_str();
+    app.add_option("--gen-len", workload.gen_len, "generated tokens per sequence")->capture_default_str();
+    app.add_option("--max-prompt-tokens", workload.max_prompt_tokens, "prompt tokens run in one step")
+        ->capture_default_str();
+    app.add_option("--warmup", warmup, "short untimed runs before each measurement")->capture_default_str();
+    app.add_option("--repetitions", repetitions, "timed runs per measurement (the median is kept)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--json", json_path, "write the results as JSON");
+    app.add_flag("--verbose", verbose, "debug logging");
+    CLI11_PARSE(app, argc, argv);
+
+    init_logging({verbose, false, "pyramid-bench"});
+    if (list_shapes) {
+        for (const ModelShape& s : model_shapes()) {
+            const ModelConfig& c = s.config;
+            std::printf("%s %d %d %d %d %d %d %d\n", s.name.c_str(), c.n_vocab, c.dim, c.ffn_dim, c.n_layers,
+                        c.n_heads, c.n_kv_heads, c.context_length);
+        }
+        return 0;
+    }
+
+    std::vector<CompressionConfig> configs;
+    BackendPreference preference;
+    try {
+        configs = compression.resolve_all();
+        preference = device.preference();
+        if (workload.prompt_len < 1 || workload.gen_len < 1)
+            throw Error("--prompt-len and --gen-len must be at least 1");
+        if (std::any_of(batches.begin(), batches.end(), [](int b) { return b < 1; }))
+            throw Error("--batch sizes must be at least 1");
+    } catch (const Error& e) {
+        std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
+        return 2;
+    }
+
+    std::unique_ptr<BenchModel> model;
+    try {
+        ModelSource source;
+        if (!model_path.empty())
+            source.file = model_path;
+        source.shape = shape;
+        source.weight_type = parse_weight_type(weight_type);
+        source.seed = seed;
+        model = std::make_unique<BenchModel>(source, preference);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
+        return 3;
+    }
+    if (workload.prompt_len + workload.gen_len > model->config().context_length) {
+        std::fprintf(stderr, "pyramid-bench: %d+%d tokens do not fit the model's context of %d\n",
+                     workload.prompt_len, workload.gen_len, model->config().context_length);
+        return 2;
+    }
+
+    BenchReport report;
+    for (int i = 0; i < argc; ++i)
+        report.command += (i ? " " : "") + std::string(argv[i]);
+    report.date = utc_now();
+    const BackendInfo info = model->backend().info();
+    report.backend = info.name;
+    report.device_name = info.device;
+    report.memory_total = info.memory_total;
+    report.warmup = warmup;
+    report.repetitions = repetitions;
+    workload.seed = seed;
+    if (kv_memory_gib > 0)
+        workload.kv_byte_limit = static_cast<size_t>(kv_memory_gib * (1ull << 30));
+    else if (info.name == "cuda") {
+        // Leave room for the activations of a full prompt step and the cuBLAS workspace.
+        const size_t free = info.memory_total - info.memory_used;
+        const size_t headroom = std::max<size_t>(size_t(4) << 30, free / 10);
+        workload.kv_byte_limit = free > headroom ? free - headroom : 0;
+    }
+    report.workload = workload;
+    if (max_batch && workload.kv_byte_limit == 0) {
+        std::fprintf(stderr, "pyramid-bench: --max-batch needs --kv-memory on the CPU\n");
+        return 2;
+    }
+    spdlog::info("model loaded in {:.1f} s; KV budget {} bytes", model->load_seconds(), workload.kv_byte_limit);
+
+    bool failed = false;
+    for (const CompressionConfig& config : configs) {
+        for (int batch : batches) {
+            Workload w = workload;
+            w.batch = batch;
+            report.runs.push_back(measure(*model, config, w, warmup, repetitions));
+            failed = failed || !report.runs.back().ok;
+            std::fprintf(stderr, "%s batch %d: %.1f tokens/s\n", to_string(config.policy).c_str(), batch,
+                         report.runs.back().throughput_tokens_per_s);
+        }
+        if (max_batch) {
+            report.max_batch.push_back(
+                find_max_batch(*model, config, to_string(config.policy), workload, max_batch_limit));
+            failed = failed || report.max_batch.back().batch == 0;
+        }
+    }
+
+    // Measured last: its large buffers would otherwise count in the runs' peak memory.
+    report.copy_bandwidth_gbs = model->backend().copy_bandwidth() / 1e9;
+    std::cout << format_table(report, *model) << std::flush;
+    if (!json_path.empty()) {
+        try {
+            write_json(json_path, report, *model);
+        } catch (const Error& e) {
+            std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
+            return 4;
+        }
+    }
+    return failed ? 4 : 0;
+}

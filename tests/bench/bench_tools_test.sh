@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# pyramid-bench as users run it, with the bench/ scripts that read its output:
+#   bench_tools_test.sh PYRAMID_BENCH PYRAMID_EVAL PYTHON SOURCE_DIR
+set -euo pipefail
+bench=$1 eval_tool=$2 python=$3 src=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The Hugging Face baseline builds the same shapes as pyramid-bench.
+diff <("$bench" --list-shapes) <("$python" "$src/bench/hf_baseline.py" --list-shapes) ||
+  fail "bench/hf_baseline.py and pyramid-bench disagree on the shapes"
+
+"$bench" --shape tiny --device cpu --prompt-len 40 --gen-len 8 --batch 1,2 --policy full,pyramid \
+  --max-batch --kv-memory 0.01 --warmup 0 --json "$tmp/r.json" >"$tmp/table.md"
+grep -q '| pyramid | 2 | 40+8 |' "$tmp/table.md" || fail "no pyramid row in the table: $(cat "$tmp/table.md")"
+grep -q '(max)' "$tmp/table.md" || fail "no max-batch row in the table"
+
+"$python" "$src/bench/paper_table.py" --from-json "$tmp/r.json" --out "$tmp/paper.json" >"$tmp/paper.md"
+grep -q 'ours pyramid' "$tmp/paper.md" || fail "paper_table.py did not render our runs: $(cat "$tmp/paper.md")"
+
+"$eval_tool" bench-plots "$tmp/r.json" --out "$tmp/plots" >/dev/null
+for f in bench_throughput.svg bench_throughput.png bench_kv_layers.svg bench_kv_layers.png; do
+  [ -s "$tmp/plots/$f" ] || fail "bench-plots did not write $f"
+done
+
+# Refusals name the problem and use the documented exit codes.
+expect() {  # expect CODE TEXT command...
+  local code=$1 text=$2 rc=0
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [ "$rc" = "$code" ] || fail "$* exited $rc, expected $code: $(cat "$tmp/err")"
+  grep -q -- "$text" "$tmp/err" || fail "$* did not say '$text': $(cat "$tmp/err")"
+}
+expect 3 "unknown model shape 'nope'" "$bench" --shape nope --device cpu
+expect 3 "need --device cpu or --device cuda" "$bench" --shape tiny
+expect 2 "needs --kv-memory" "$bench" --shape tiny --device cpu --prompt-len 8 --gen-len 2 --warmup 0 --max-batch
+expect 2 "do not fit the model's context" "$bench" --shape tiny --device cpu --prompt-len 1000 --gen-len 100
+expect 2 "is not the JSON of pyramid-bench" "$eval_tool" bench-plots "$src/bench/README.md" --out "$tmp/x"
+echo "bench tools: all checks passed"

@@ -1,0 +1,114 @@
+// pyramid-bench's measurements on generated `tiny` weights (CPU): what a run reports about
+// memory is what the caches held, the largest batch found is the largest that fits, and
+// failures are reported in the result, not thrown.
+#include <QtTest>
+
+#include <numeric>
+
+#include "bench_report.h"
+#include "bench_run.h"
+#include "util/error.h"
+
+using namespace pyramid;
+using namespace pyramid::bench;
+
+namespace {
+
+CompressionConfig aggressive_pyramid()
+{
+    CompressionConfig c;
+    c.pyramid.prefill_decay_ratio = 0.3;
+    c.pyramid.min_context_length = 8;
+    return c;
+}
+
+} // namespace
+
+class BenchRunsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        ModelSource source;
+        source.shape = "tiny";
+        model_ = std::make_unique<BenchModel>(source, BackendPreference::Cpu);
+        QCOMPARE(model_->source(), std::string("shape"));
+        QCOMPARE(model_->weight_type(), std::string("f16"));
+        // Every matrix but the embedding table, in F16, plus float32 norms.
+        const ModelConfig& c = model_->config();
+        const size_t per_layer = 2 * (4 * size_t(c.dim) * c.dim + 3 * size_t(c.dim) * c.ffn_dim) + 2 * 4 * size_t(c.dim);
+        QCOMPARE(model_->weight_bytes(), c.n_layers * per_layer + 2 * size_t(c.n_vocab) * c.dim + 4 * size_t(c.dim));
+    }
+
+    // A full cache ends holding prompt + gen - 1 entries per layer and sequence at its peak
+    // (the last token is drawn, never fed); the run reports exactly that.
+    void full_cache_memory_is_exact()
+    {
+        const Workload w{48, 6, 3, 7, 0, 8192};
+        const RunResult r = run_workload(*model_, CompressionConfig::full_cache(), "full", w);
+        QVERIFY2(r.ok, r.error.c_str());
+        const ModelConfig& c = model_->config();
+        const size_t entry = 2 * size_t(c.kv_dim()) * sizeof(float);
+        QCOMPARE(r.kv_bytes_peak, size_t(w.batch) * c.n_layers * (w.prompt_len + w.gen_len - 1) * entry);
+        QCOMPARE(r.kv_bytes_full, size_t(w.batch) * c.n_layers * (w.prompt_len + w.gen_len) * entry);
+        QCOMPARE(r.layer_lengths, std::vector<double>(size_t(c.n_layers), w.prompt_len + w.gen_len - 1));
+        QCOMPARE(r.max_running, w.batch);
+        QCOMPARE(r.preemptions, 0);
+        QVERIFY(r.prefill_s > 0 && r.decode_s > 0 && r.total_s >= r.prefill_s + r.decode_s);
+        QVERIFY(std::abs(r.throughput_tokens_per_s - w.batch * w.gen_len / r.total_s) < 1e-9 * r.throughput_tokens_per_s);
+        QVERIFY(r.decode_bandwidth_gbs > 0);
+        QVERIFY(r.kv_bytes_mean > 0 && r.kv_bytes_mean < r.kv_bytes_peak);
+    }
+
+    void pyramid_holds_less_and_fits_more()
+    {
+        Workload w{120, 8, 2, 3, 0, 8192};
+        const RunResult full = run_workload(*model_, CompressionConfig::full_cache(), "full", w);
+        const RunResult pyramid = run_workload(*model_, aggressive_pyramid(), "pyramid", w);
+        QVERIFY(full.ok && pyramid.ok);
+        QVERIFY2(pyramid.kv_bytes_peak < full.kv_bytes_peak * 9 / 10,
+                 qPrintable(QString("%1 vs %2").arg(pyramid.kv_bytes_peak).arg(full.kv_bytes_peak)));
+        QVERIFY(pyramid.layer_lengths.back() < pyramid.layer_lengths.front());
+
+        // A budget of exactly five full sequences at their peak: full fits five, pyramid more.
+        const size_t per_sequence = full.kv_bytes_peak / size_t(w.batch) +
+                                    size_t(model_->config().n_layers) * 2 * model_->config().kv_dim() * sizeof(float);
+        w.kv_byte_limit = 5 * per_sequence;
+        const RunResult full_max = find_max_batch(*model_, CompressionConfig::full_cache(), "full", w, 64);
+        const RunResult pyramid_max = find_max_batch(*model_, aggressive_pyramid(), "pyramid", w, 64);
+        QCOMPARE(full_max.batch, 5);
+        QVERIFY(fits(full_max, Workload{w.prompt_len, w.gen_len, 5, w.seed, w.kv_byte_limit, w.max_prompt_tokens}));
+        QVERIFY2(pyramid_max.batch > 5, qPrintable(QString::number(pyramid_max.batch)));
+        QVERIFY(pyramid_max.kv_bytes_peak <= w.kv_byte_limit);
+        // One more sequence than found does not fit.
+        w.batch = full_max.batch + 1;
+        QVERIFY(!fits(run_workload(*model_, CompressionConfig::full_cache(), "full", w), w));
+    }
+
+    void failures_are_reported_not_thrown()
+    {
+        const Workload too_long{2000, 8, 1, 1, 0, 8192};  // past the context of 1024
+        const RunResult r = run_workload(*model_, CompressionConfig::full_cache(), "full", too_long);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.find("context") != std::string::npos, r.error.c_str());
+        QCOMPARE(r.throughput_tokens_per_s, 0.0);
+
+        const Workload no_budget{16, 2, 1, 1, 0, 8192};
+        QVERIFY_THROWS_EXCEPTION(Error, find_max_batch(*model_, CompressionConfig::full_cache(), "full", no_budget, 8));
+    }
+
+    void shapes_need_a_named_device()
+    {
+        ModelSource source;
+        source.shape = "tiny";
+        QVERIFY_THROWS_EXCEPTION(Error, BenchModel(source, BackendPreference::Auto));
+        source.shape = "llama2-70b";
+        QVERIFY_THROWS_EXCEPTION(Error, BenchModel(source, BackendPreference::Cpu));
+    }
+
+private:
+    std::unique_ptr<BenchModel> model_;
+};
+
+QTEST_APPLESS_MAIN(BenchRunsTest)
+#include "test_bench_runs.moc"
