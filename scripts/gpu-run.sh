@@ -10,8 +10,14 @@
 #                              .git/info/exclude): it only travels with the working tree.
 #   scripts/gpu-run.sh run     On the GPU machine, from the repository root: unpacks the .debs
 #                              with dpkg -x into a private prefix, configures with
-#                              -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON, builds the CUDA library
-#                              and the GPU tests, and runs ctest -L gpu. Logs go to $OUT when set.
+#                              -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON, builds the CUDA library,
+#                              the GPU tests and pyramid-bench, and runs ctest -L gpu. Logs go to
+#                              $OUT when set.
+#   scripts/gpu-run.sh bench   The same build, then the paper's benchmark: bench/paper_table.py
+#                              runs pyramid-bench and the Hugging Face baseline on the LLaMA-2-7B
+#                              shape, 512+256, batches 1, 8, 32 and the largest that fits,
+#                              policies full and pyramid (tables and JSON to $OUT).
+#   scripts/gpu-run.sh all     run, then bench.
 #
 # Environment for `run`: PYRAMID_GPU_BUILD (build folder, default /tmp/pyramid-gpu-build),
 # PYRAMID_GPU_ARCH (CUDA architectures, default: the first GPU's, e.g. 90 on H100/H200).
@@ -28,6 +34,7 @@ packages=(
   libsentencepiece-dev libsentencepiece0
   nlohmann-json3-dev libcli11-dev
   pkgconf pkgconf-bin libpkgconf3
+  libssl-dev libssl3
 )
 
 fetch() {
@@ -50,11 +57,12 @@ config_dir() {
   dirname "$file"
 }
 
-run() {
+build=${PYRAMID_GPU_BUILD:-/tmp/pyramid-gpu-build}
+logs=${OUT:-$build}
+
+build() {
   [ -d "$stash/debs" ] || { echo "gpu-run: no $stash/debs; run 'scripts/gpu-run.sh fetch' first and carry .gpu-run" >&2; exit 1; }
   local prefix=/tmp/pyramid-gpu-deps
-  local build=${PYRAMID_GPU_BUILD:-/tmp/pyramid-gpu-build}
-  local logs=${OUT:-$build}
   rm -rf "$prefix"
   mkdir -p "$prefix" "$logs"
   for deb in "$stash"/debs/*.deb; do
@@ -91,16 +99,33 @@ run() {
     -Dfmt_DIR="$(config_dir fmt-config.cmake "$prefix")" \
     -Dnlohmann_json_DIR="$(config_dir nlohmann_jsonConfig.cmake "$prefix")" \
     -DCLI11_DIR="$(config_dir CLI11Config.cmake "$prefix")" \
+    -DOPENSSL_ROOT_DIR="$prefix/usr" \
     2>&1 | tee "$logs/configure.log"
   local start=$SECONDS
-  cmake --build "$build" -j "$(nproc)" --target pyramid_cuda test_gpu_kernels test_gpu_model \
+  cmake --build "$build" -j "$(nproc)" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
     2>&1 | tee "$logs/build.log"
   echo "gpu-run: built in $((SECONDS - start)) s"
+}
+
+run() {
   ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$logs/ctest.log"
+}
+
+bench() {
+  # pyramid-bench loads the CUDA library from the build folder.
+  export PYRAMID_BACKEND_DIR="$build/kernels"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$logs/device.txt"
+  date -u +%Y-%m-%dT%H:%M:%SZ >>"$logs/device.txt"
+  python3 "$root/bench/paper_table.py" --pyramid-bench "$build/app/bench/pyramid-bench" \
+    --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch \
+    --policy full,pyramid --device cuda --dtype float16 --warmup 1 --repetitions 1 --seed 1 \
+    --out "$logs/llama2-7b.json" 2>&1 | tee "$logs/llama2-7b.md"
 }
 
 case ${1:-} in
   fetch) fetch ;;
-  run) run ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|run" >&2; exit 2 ;;
+  run) build; run ;;
+  bench) build; bench ;;
+  all) build; run; bench ;;
+  *) echo "usage: scripts/gpu-run.sh fetch|run|bench|all" >&2; exit 2 ;;
 esac

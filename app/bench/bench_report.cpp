@@ -17,14 +17,18 @@ void add_rows(std::string& out, const std::vector<RunResult>& runs, const Worklo
     for (const RunResult& r : runs) {
         const std::string batch = max_batch ? fmt::format("{} (max)", r.batch) : std::to_string(r.batch);
         if (!r.ok) {
-            out += fmt::format("| {} | {} | {}+{} | failed: {} |||||||\n", r.label, batch, w.prompt_len, w.gen_len,
+            out += fmt::format("| {} | {} | {}+{} | failed: {} ||||||||\n", r.label, batch, w.prompt_len, w.gen_len,
                                r.error);
             continue;
         }
-        out += fmt::format("| {} | {} | {}+{} | {:.3f} | {:.1f} | {:.1f} | {:.2f} | {} | {} | {} | {:.1f} |\n", r.label,
-                           batch, w.prompt_len, w.gen_len, r.prefill_s, r.decode_tokens_per_s,
+        // A batch that did not fit the KV budget ran partly one after the other.
+        const std::string fit = r.max_running == r.batch && r.preemptions == 0
+                                    ? "yes"
+                                    : fmt::format("no: {} at once, {} preempted", r.max_running, r.preemptions);
+        out += fmt::format("| {} | {} | {}+{} | {:.3f} | {:.1f} | {:.1f} | {:.2f} | {} | {} | {} | {:.1f} | {} |\n",
+                           r.label, batch, w.prompt_len, w.gen_len, r.prefill_s, r.decode_tokens_per_s,
                            r.throughput_tokens_per_s, r.latency_ms_per_token, mib(r.kv_bytes_peak),
-                           mib(r.kv_bytes_full), mib(r.peak_device_memory), r.decode_bandwidth_gbs);
+                           mib(r.kv_bytes_full), mib(r.peak_device_memory), r.decode_bandwidth_gbs, fit);
     }
 }
 
@@ -59,8 +63,8 @@ std::string format_table(const BenchReport& report, const BenchModel& model)
                                   model.name(), model.source(), model.weight_type(), mib(model.weight_bytes()),
                                   report.device_name, report.backend, report.copy_bandwidth_gbs);
     out += "| policy | batch | length | prefill s | decode tok/s | throughput tok/s | ms/token | KV peak MiB | "
-           "KV full MiB | peak memory MiB | decode GB/s |\n";
-    out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+           "KV full MiB | peak memory MiB | decode GB/s | fits |\n";
+    out += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     add_rows(out, report.runs, report.workload, false);
     add_rows(out, report.max_batch, report.workload, true);
     return out;
