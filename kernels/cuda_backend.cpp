@@ -6,6 +6,7 @@
 #include "attention_ops.h"
 #include "cuda_check.h"
 #include "cuda_kv_layer_store.h"
+#include "dequantize_ops.h"
 #include "elementwise_ops.h"
 #include "kv_ops.h"
 #include "projection.h"
@@ -67,9 +68,9 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     const size_t needed = DeviceWeights::bytes_needed(weights, options.precision);
     const DeviceMemory memory = device_memory();
     if (needed > memory.free)
-        throw Error("the model's weights need " + format_bytes(needed) + " of GPU memory in " +
-                    precision_name(options.precision) + " but " + props.name + " has " + format_bytes(memory.free) +
-                    " free of " + format_bytes(memory.total));
+        throw Error("the model's weights need " + format_bytes(needed) + " of GPU memory (quantized matrices as " +
+                    "stored, the rest in " + precision_name(options.precision) + ") but " + props.name + " has " +
+                    format_bytes(memory.free) + " free of " + format_bytes(memory.total));
 
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -85,6 +86,9 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     device_weights_ = std::make_unique<DeviceWeights>(weights, options.precision);
     // Weight uploads ran on the legacy stream; the work stream must not overtake them.
     check(cudaDeviceSynchronize(), "weight upload");
+    dequant_scratch_ = DeviceBuffer(
+        dequant_scratch_bytes(device_weights_->projected_matrices(), options.precision),
+        "the dequantization scratch of quantized projections");
 
     const KvGeometry geometry{c.kv_dim(), options.kv_block_entries, options.precision};
     if (geometry.block_entries <= 0)
@@ -126,7 +130,7 @@ BackendInfo CudaBackend::info() const
 
 size_t CudaBackend::bytes_held() const
 {
-    return device_weights_->bytes() + workspace_->bytes() + kv_->pool().bytes_reserved();
+    return device_weights_->bytes() + dequant_scratch_.bytes() + workspace_->bytes() + kv_->pool().bytes_reserved();
 }
 
 void CudaBackend::reserve_kv_blocks(size_t blocks)
@@ -148,7 +152,11 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     auto h = std::make_unique<CudaHiddenStates>(*hidden_pool_, n, c.dim);
     upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
     const DeviceMatrix& table = device_weights_->token_embedding();
-    embed_rows(table.data, table.type, c.dim, workspace_->row_indices(), n, h->data(), stream_.get());
+    if (table.quantized)
+        dequantize_gathered_rows(*table.quantized, table.data, c.dim, workspace_->row_indices(), n, h->data(),
+                                 stream_.get());
+    else
+        embed_rows(table.data, table.type, c.dim, workspace_->row_indices(), n, h->data(), stream_.get());
     return h;
 }
 
@@ -172,6 +180,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     const Precision p = options_.precision;
     cudaStream_t s = stream_.get();
     cublasHandle_t blas = cublas_.get();
+    const DequantScratch scratch = this->scratch();
     Workspace& ws = *workspace_;
     ws.reserve_rows(n);
     const int q_width = c.n_heads * c.head_dim;
@@ -185,9 +194,9 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         positions.insert(positions.end(), seq.positions.begin(), seq.positions.end());
     upload(ws.positions(), positions.data(), positions.size() * sizeof(int32_t), "run_layer (positions)");
     rms_norm(h.data(), w.attn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
-    project(blas, w.wq, ws.normed(), n, ws.q());
-    project(blas, w.wk, ws.normed(), n, ws.k());
-    project(blas, w.wv, ws.normed(), n, ws.v());
+    project(blas, w.wq, ws.normed(), n, ws.q(), 0.0f, scratch);
+    project(blas, w.wk, ws.normed(), n, ws.k(), 0.0f, scratch);
+    project(blas, w.wv, ws.normed(), n, ws.v(), 0.0f, scratch);
     rope(ws.q(), n, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
     rope(ws.k(), n, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
 
@@ -232,13 +241,13 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     }
     if (probe_entries > 0)
         check(cudaStreamSynchronize(s), "run_layer (probe scores)");
-    project(blas, w.wo, ws.attended(), n, h.data(), 1.0f);  // residual: h += attention output
+    project(blas, w.wo, ws.attended(), n, h.data(), 1.0f, scratch);  // residual: h += attention output
 
     rms_norm(h.data(), w.ffn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
-    project(blas, w.w_gate, ws.normed(), n, ws.gate());
-    project(blas, w.w_up, ws.normed(), n, ws.up());
+    project(blas, w.w_gate, ws.normed(), n, ws.gate(), 0.0f, scratch);
+    project(blas, w.w_up, ws.normed(), n, ws.up(), 0.0f, scratch);
     swiglu(ws.gate(), ws.up(), static_cast<int64_t>(n) * c.ffn_dim, ws.activated(), p, s);
-    project(blas, w.w_down, ws.activated(), n, h.data(), 1.0f);  // residual: h += feed-forward output
+    project(blas, w.w_down, ws.activated(), n, h.data(), 1.0f, scratch);  // residual: h += feed-forward output
 }
 
 void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
@@ -292,7 +301,7 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
     gather_rows(h.data(), c.dim, ws.row_indices(), n, ws.hidden_scratch(), s);
     rms_norm(ws.hidden_scratch(), device_weights_->output_norm(), n, c.dim, c.rms_eps, ws.normed(), options_.precision,
              s);
-    project(cublas_.get(), device_weights_->output(), ws.normed(), n, ws.logits());
+    project(cublas_.get(), device_weights_->output(), ws.normed(), n, ws.logits(), 0.0f, scratch());
     std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
     check(cudaMemcpyAsync(out.data(), ws.logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA implementation of pyramid::Backend (see core/backend/backend.h).
 //
-// Weights live on the GPU in the chosen precision; projections run through cuBLAS and the rest
+// Weights live on the GPU in the chosen precision, quantized GGUF matrices as their raw blocks
+// (device_weights.h); projections run through cuBLAS or dequantizing kernels (projection.h) and the rest
 // through this library's kernels on one stream. Keys and values are stored in fixed-size blocks
 // from a pool shared by all layers and sequences of the backend. Only token ids, positions,
 // probe weights and keep-indices go up, and only logits and probe scores come down.
@@ -15,6 +16,7 @@
 #include "backend/backend.h"
 #include "cuda_hidden_states.h"
 #include "device_weights.h"
+#include "projection.h"
 #include "kv_memory.h"
 #include "precision.h"
 #include "workspace.h"
@@ -52,7 +54,7 @@ public:
     const KvBlockPool& kv_pool() const { return kv_->pool(); }
     // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
     void reserve_kv_blocks(size_t blocks);
-    // Device memory this backend holds: weights, activations and the KV pool.
+    // Device memory this backend holds: weights, the dequantization scratch, activations and the KV pool.
     size_t bytes_held() const;
     cudaStream_t stream() const { return stream_.get(); }
 
@@ -66,6 +68,7 @@ private:
 
     void use_device() const;
     void upload(void* device, const void* host, size_t bytes, const char* what);
+    DequantScratch scratch() const { return {dequant_scratch_.data(), dequant_scratch_.bytes()}; }
 
     const ModelWeights& weights_;
     CudaBackendOptions options_;
@@ -73,6 +76,7 @@ private:
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;
+    DeviceBuffer dequant_scratch_;  // tiles of quantized matrices for the GEMM path (projection.h)
     std::unique_ptr<KvMemory> kv_;
     std::unique_ptr<Workspace> workspace_;
     std::unique_ptr<HiddenBufferPool> hidden_pool_;

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "cuda_check.h"
+#include "dequantize_ops.h"
 #include "model/synthetic_value.h"
 #include "synthetic_ops.h"
 #include "util/float16.h"
@@ -43,9 +44,24 @@ void for_each_tensor(const ModelWeights& w, Precision precision,
     }
 }
 
-size_t tensor_bytes(const WeightView& v, Precision p)
+// Whether a tensor goes up as its raw blocks: a quantized matrix with data (generated weights
+// are float types; norm vectors are always made float32).
+bool keeps_blocks(const WeightView& v, uint32_t tensor)
 {
+    return v.data && !synthetic::is_norm_tensor(tensor) && stays_quantized(v.type);
+}
+
+size_t tensor_bytes(const WeightView& v, Precision p, uint32_t tensor)
+{
+    if (keeps_blocks(v, tensor))
+        return aligned(v.bytes());
     return aligned(static_cast<size_t>(v.rows) * static_cast<size_t>(v.cols) * element_bytes(p));
+}
+
+// A quantized matrix goes up unchanged, straight from the (memory-mapped) file.
+void upload_blocks(const WeightView& view, std::byte* device)
+{
+    check(cudaMemcpy(device, view.data, view.bytes(), cudaMemcpyHostToDevice), ("upload of " + view.name).c_str());
 }
 
 // Decodes `view` a chunk of rows at a time into `staging` (rows in parallel) and copies each
@@ -103,7 +119,7 @@ size_t DeviceWeights::bytes_needed(const ModelWeights& weights, Precision precis
 {
     size_t total = 0;
     for_each_tensor(weights, precision,
-                    [&](const WeightView& v, Precision p, uint32_t) { total += tensor_bytes(v, p); });
+                    [&](const WeightView& v, Precision p, uint32_t tensor) { total += tensor_bytes(v, p, tensor); });
     return total;
 }
 
@@ -111,23 +127,31 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
     : arena_(bytes_needed(weights, precision), std::string("the model's weights (") + precision_name(precision) + ")")
 {
     std::vector<std::byte> staging;
-    std::vector<const void*> placed;
+    struct Placed {
+        const void* data;
+        std::optional<TensorType> quantized;
+    };
+    std::vector<Placed> placed;
     auto* next = arena_.as<std::byte>();
     for_each_tensor(weights, precision, [&](const WeightView& v, Precision p, uint32_t tensor) {
-        if (!v.data && weights.synthetic)
+        const bool blocks = keeps_blocks(v, tensor);
+        if (blocks)
+            upload_blocks(v, next);
+        else if (!v.data && weights.synthetic)
             generate(v, p, tensor, *weights.synthetic, next);
         else
             upload(v, p, next, staging);
-        placed.push_back(next);
-        next += tensor_bytes(v, p);
+        placed.push_back({next, blocks ? std::optional<TensorType>(v.type) : std::nullopt});
+        next += tensor_bytes(v, p, tensor);
     });
 
     // Same order as for_each_tensor.
     size_t i = 0;
     const auto matrix = [&](const WeightView& v) {
-        return DeviceMatrix{placed[i++], v.rows, v.cols, precision};
+        const Placed& at = placed[i++];
+        return DeviceMatrix{at.data, v.rows, v.cols, precision, at.quantized};
     };
-    const auto vector = [&]() { return static_cast<const float*>(placed[i++]); };
+    const auto vector = [&]() { return static_cast<const float*>(placed[i++].data); };
     embedding_ = matrix(weights.token_embedding);
     output_ = is_tied(weights) ? embedding_ : matrix(weights.output);
     output_norm_ = vector();
@@ -144,6 +168,15 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
         d.w_down = matrix(l.w_down);
         layers_.push_back(d);
     }
+}
+
+std::vector<const DeviceMatrix*> DeviceWeights::projected_matrices() const
+{
+    std::vector<const DeviceMatrix*> out{&output_};
+    for (const DeviceLayer& l : layers_)
+        for (const DeviceMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+            out.push_back(m);
+    return out;
 }
 
 } // namespace pyramid::cuda

@@ -1,11 +1,15 @@
 #pragma once
-// The model's weights on the GPU, converted once at load: matrices to the backend's precision,
-// norm vectors to float32. Conversion runs on the host a chunk of rows at a time through each
-// type's to_float decoder, so no full float32 copy of the model ever exists in host memory.
+// The model's weights on the GPU. Matrices stored in a quantized GGUF type (Q4_0 ... Q6_K,
+// dequantize_ops.h: stays_quantized) are uploaded as their raw blocks, unchanged, and decoded
+// by the projection kernels as they run (projection.h). Float matrices (F32, F16, BF16) are
+// converted once to the backend's precision, on the host a chunk of rows at a time through
+// each type's to_float decoder, so no full float32 copy of the model ever exists in host
+// memory. Norm vectors become float32.
 // Generated weights whose views have no data (ModelWeights::synthetic) are made on the GPU
 // instead (synthetic_ops.h), with the values the host generator would have uploaded.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "device_buffer.h"
@@ -19,7 +23,17 @@ struct DeviceMatrix {
     const void* data = nullptr;
     int64_t rows = 0;
     int64_t cols = 0;
+    // The backend's precision: that of the elements of a float matrix, and of the inputs every
+    // projection by this matrix takes.
     Precision type = Precision::Fp16;
+    // Set when `data` holds raw blocks of this quantized type (rows of whole blocks, as in the file).
+    std::optional<TensorType> quantized;
+
+    // How the elements lie in memory: the quantized type, or F16/F32 for the precision.
+    TensorType storage() const
+    {
+        return quantized ? *quantized : (type == Precision::Fp16 ? TensorType::F16 : TensorType::F32);
+    }
 };
 
 struct DeviceLayer {
@@ -35,7 +49,8 @@ public:
     // tensor cannot be decoded.
     DeviceWeights(const ModelWeights& weights, Precision precision);
 
-    // Device bytes the weights take in this precision (a tied output matrix counted once).
+    // Device bytes the weights take in this precision, quantized matrices at their block size
+    // (a tied output matrix counted once).
     static size_t bytes_needed(const ModelWeights& weights, Precision precision);
 
     const DeviceMatrix& token_embedding() const { return embedding_; }
@@ -43,6 +58,8 @@ public:
     const float* output_norm() const { return output_norm_; }
     const DeviceLayer& layer(int l) const { return layers_[static_cast<size_t>(l)]; }
     size_t bytes() const { return arena_.bytes(); }
+    // The output matrix and every layer's matrices: what the projections read.
+    std::vector<const DeviceMatrix*> projected_matrices() const;
 
 private:
     DeviceBuffer arena_;  // one allocation: a clear yes or no on whether the model fits

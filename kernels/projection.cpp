@@ -1,21 +1,78 @@
 #include "projection.h"
 
+#include <algorithm>
+#include <string>
+
 #include "cuda_check.h"
+#include "dequantize_ops.h"
+#include "quant_matvec.h"
 
 namespace pyramid::cuda {
+namespace {
 
-void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta)
+// y[:, row0 : row0 + rows] (+)= x W[row0 : row0 + rows, :]^T for a dense W of the precision.
+// cuBLAS is column-major: row-major W [rows, cols] reads as a cols x rows matrix, x [n, cols]
+// as cols x n and y [n, w_rows] as w_rows x n (leading dimension w_rows), so
+// y = (that W)^T x with m = rows, k = cols.
+void gemm(cublasHandle_t handle, const void* w, Precision type, int64_t rows, int64_t cols, int64_t ldy,
+          const void* x, int n, float* y, float beta)
+{
+    const float alpha = 1.0f;
+    const cudaDataType_t t = type == Precision::Fp16 ? CUDA_R_16F : CUDA_R_32F;
+    const int m = static_cast<int>(rows), k = static_cast<int>(cols);
+    check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w, t, k, x, t, k, &beta, y, CUDA_R_32F,
+                       static_cast<int>(ldy), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+}
+
+void tiled_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
+                DequantScratch scratch, cudaStream_t stream)
+{
+    const size_t row_bytes = static_cast<size_t>(w.cols) * element_bytes(w.type);
+    const int64_t tile_rows = std::min<int64_t>(w.rows, static_cast<int64_t>(scratch.bytes / row_bytes));
+    if (!scratch.data || tile_rows < 1)
+        throw Error("projection: a quantized " + std::to_string(w.rows) + " x " + std::to_string(w.cols) +
+                    " matrix needs a dequantization scratch of at least " + std::to_string(row_bytes) +
+                    " bytes for " + std::to_string(n) + " input rows, got " + std::to_string(scratch.bytes));
+    // Tiles run in stream order, so one scratch serves them all: a tile is dequantized only
+    // after the GEMM that read the previous one.
+    for (int64_t r0 = 0; r0 < w.rows; r0 += tile_rows) {
+        const int64_t rows = std::min(tile_rows, w.rows - r0);
+        dequantize_rows(*w.quantized, w.data, w.cols, r0, rows, scratch.data, w.type, stream);
+        gemm(handle, scratch.data, w.type, rows, w.cols, w.rows, x, n, y + r0, beta);
+    }
+}
+
+} // namespace
+
+size_t dequant_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision)
+{
+    size_t largest = 0, widest_row = 0;
+    for (const DeviceMatrix* m : matrices) {
+        if (!m->quantized)
+            continue;
+        const size_t row = static_cast<size_t>(m->cols) * element_bytes(precision);
+        largest = std::max(largest, row * static_cast<size_t>(m->rows));
+        widest_row = std::max(widest_row, row);
+    }
+    return std::max(std::min(largest, kMaxDequantTileBytes), widest_row);
+}
+
+void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
+             DequantScratch scratch)
 {
     if (n == 0)
         return;
-    // cuBLAS is column-major: row-major W [rows, cols] reads as a cols x rows matrix, x [n, cols]
-    // as cols x n and y [n, rows] as rows x n, so y = (that W)^T x with m = rows, k = cols.
-    const float alpha = 1.0f;
-    const cudaDataType_t type = w.type == Precision::Fp16 ? CUDA_R_16F : CUDA_R_32F;
-    const int m = static_cast<int>(w.rows), k = static_cast<int>(w.cols);
-    check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w.data, type, k, x, type, k, &beta, y,
-                       CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-          "cublasGemmEx");
+    if (!w.quantized) {
+        gemm(handle, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
+        return;
+    }
+    cudaStream_t stream = nullptr;
+    check(cublasGetStream(handle, &stream), "cublasGetStream");
+    if (n <= kMaxMatvecRows)
+        quant_matvec(*w.quantized, w.data, w.rows, w.cols, x, w.type, n, y, beta, stream);
+    else
+        tiled_gemm(handle, w, x, n, y, beta, scratch, stream);
 }
 
 } // namespace pyramid::cuda

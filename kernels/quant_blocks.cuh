@@ -1,0 +1,248 @@
+#pragma once
+// Device decoders of ggml's quantized block types, eight elements at a time.
+//
+// Each Block<T>::decode8(block, j0, out) writes elements j0..j0+7 (j0 a multiple of 8) of one
+// block as float32, bit for bit what core/model/tensor_type.cpp (and so ggml's scalar
+// reference) produces. That needs the same float32 operations in the same order and no fused
+// multiply-add, so every product and sum below is an explicit round-to-nearest intrinsic
+// (__fmul_rn, __fadd_rn, __fsub_rn), which nvcc never contracts into an FMA.
+//
+// Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
+// so the scale is computed once per call. Block byte layouts are listed in tensor_type.cpp.
+// Blocks are 18, 22, 34, 110, ... bytes long, so nothing is aligned: every field is read byte
+// by byte.
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "model/tensor_type.h"
+
+namespace pyramid::cuda::quant {
+
+__device__ __forceinline__ float half_at(const uint8_t* p)
+{
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(p[0] | (p[1] << 8))));
+}
+
+__device__ __forceinline__ uint32_t u32_at(const uint8_t* p)
+{
+    return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+}
+
+// The 4-bit value of element j (0..31) of a 32-element block: low nibbles hold 0..15, high 16..31.
+__device__ __forceinline__ int nibble32(const uint8_t* qs, int j)
+{
+    return j < 16 ? (qs[j] & 0x0f) : (qs[j - 16] >> 4);
+}
+
+template <TensorType T>
+struct Block;
+
+template <>
+struct Block<TensorType::Q4_0> {
+    static constexpr int kElems = 32;
+    static constexpr int kBytes = 18;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const float d = half_at(b);
+        for (int i = 0; i < 8; ++i)
+            out[i] = __fmul_rn(float(nibble32(b + 2, j0 + i) - 8), d);
+    }
+};
+
+template <>
+struct Block<TensorType::Q4_1> {
+    static constexpr int kElems = 32;
+    static constexpr int kBytes = 20;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const float d = half_at(b), m = half_at(b + 2);
+        for (int i = 0; i < 8; ++i)
+            out[i] = __fadd_rn(__fmul_rn(float(nibble32(b + 4, j0 + i)), d), m);
+    }
+};
+
+// Q5_0/Q5_1: bit j of the 32-bit qh is the fifth bit of element j.
+template <>
+struct Block<TensorType::Q5_0> {
+    static constexpr int kElems = 32;
+    static constexpr int kBytes = 22;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const float d = half_at(b);
+        const uint32_t qh = u32_at(b + 2);
+        for (int i = 0; i < 8; ++i) {
+            const int j = j0 + i;
+            const int x = (nibble32(b + 6, j) | int((qh >> j) & 1u) << 4) - 16;
+            out[i] = __fmul_rn(float(x), d);
+        }
+    }
+};
+
+template <>
+struct Block<TensorType::Q5_1> {
+    static constexpr int kElems = 32;
+    static constexpr int kBytes = 24;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const float d = half_at(b), m = half_at(b + 2);
+        const uint32_t qh = u32_at(b + 4);
+        for (int i = 0; i < 8; ++i) {
+            const int j = j0 + i;
+            const int x = nibble32(b + 8, j) | int((qh >> j) & 1u) << 4;
+            out[i] = __fadd_rn(__fmul_rn(float(x), d), m);
+        }
+    }
+};
+
+template <>
+struct Block<TensorType::Q8_0> {
+    static constexpr int kElems = 32;
+    static constexpr int kBytes = 34;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const float d = half_at(b);
+        for (int i = 0; i < 8; ++i)
+            out[i] = __fmul_rn(float(static_cast<int8_t>(b[2 + j0 + i])), d);
+    }
+};
+
+// Q2_K and Q3_K share the element order: element j = 128 h + 32 s + 16 g + l reads bits
+// 2s..2s+1 of byte 32 h + 16 g + l of the quant area, with scale number j / 16.
+__device__ __forceinline__ int k23_byte(int j) { return 32 * (j >> 7) + 16 * ((j >> 4) & 1) + (j & 15); }
+__device__ __forceinline__ int k23_shift(int j) { return 2 * ((j >> 5) & 3); }
+
+template <>
+struct Block<TensorType::Q2_K> {
+    static constexpr int kElems = 256;
+    static constexpr int kBytes = 84;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const uint8_t sc = b[j0 >> 4];
+        const float dl = __fmul_rn(half_at(b + 80), float(sc & 0x0f));
+        const float ml = __fmul_rn(half_at(b + 82), float(sc >> 4));
+        const int shift = k23_shift(j0);
+        const uint8_t* q = b + 16 + k23_byte(j0);
+        for (int i = 0; i < 8; ++i)
+            out[i] = __fsub_rn(__fmul_rn(dl, float((q[i] >> shift) & 3)), ml);
+    }
+};
+
+template <>
+struct Block<TensorType::Q3_K> {
+    static constexpr int kElems = 256;
+    static constexpr int kBytes = 110;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        // The 16 6-bit scales: low 4 bits in bytes 0..7 of the packed area (scales 8..15 in the
+        // high nibbles), top 2 bits in bytes 8..11.
+        const uint8_t* packed = b + 96;
+        const int s = j0 >> 4;
+        const int low = s < 8 ? (packed[s] & 0x0f) : (packed[s - 8] >> 4);
+        const int high = (packed[8 + (s & 3)] >> (2 * (s >> 2))) & 3;
+        const float dl = __fmul_rn(half_at(b + 108), float((low | (high << 4)) - 32));
+        const int shift = k23_shift(j0);
+        const int mask = 1 << (4 * (j0 >> 7) + ((j0 >> 5) & 3));  // the plane's bit of hmask
+        const int offset = k23_byte(j0);
+        const uint8_t* q = b + 32 + offset;
+        const uint8_t* hmask = b + (offset & 31);
+        for (int i = 0; i < 8; ++i) {
+            const int v = ((q[i] >> shift) & 3) - ((hmask[i] & mask) ? 0 : 4);
+            out[i] = __fmul_rn(dl, float(v));
+        }
+    }
+};
+
+// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
+__device__ __forceinline__ void k45_scale_min(int j, const uint8_t* q, int& sc, int& m)
+{
+    if (j < 4) {
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        sc = (q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4);
+        m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+// Q4_K/Q5_K: element j = 64 c + 32 u + l is nibble u (low, high) of quant byte 32 c + l, with
+// scale and min number j / 32.
+template <>
+struct Block<TensorType::Q4_K> {
+    static constexpr int kElems = 256;
+    static constexpr int kBytes = 144;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        int sc, m;
+        k45_scale_min(j0 >> 5, b + 4, sc, m);
+        const float d1 = __fmul_rn(half_at(b), float(sc));
+        const float m1 = __fmul_rn(half_at(b + 2), float(m));
+        const int shift = 4 * ((j0 >> 5) & 1);
+        const uint8_t* q = b + 16 + 32 * (j0 >> 6) + (j0 & 31);
+        for (int i = 0; i < 8; ++i)
+            out[i] = __fsub_rn(__fmul_rn(d1, float((q[i] >> shift) & 0x0f)), m1);
+    }
+};
+
+template <>
+struct Block<TensorType::Q5_K> {
+    static constexpr int kElems = 256;
+    static constexpr int kBytes = 176;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        int sc, m;
+        k45_scale_min(j0 >> 5, b + 4, sc, m);
+        const float d1 = __fmul_rn(half_at(b), float(sc));
+        const float m1 = __fmul_rn(half_at(b + 2), float(m));
+        const int shift = 4 * ((j0 >> 5) & 1);
+        const int high_bit = 1 << (j0 >> 5);  // bit 2c + u of qh[l]
+        const uint8_t* qh = b + 16 + (j0 & 31);
+        const uint8_t* ql = b + 48 + 32 * (j0 >> 6) + (j0 & 31);
+        for (int i = 0; i < 8; ++i) {
+            const int v = ((ql[i] >> shift) & 0x0f) + ((qh[i] & high_bit) ? 16 : 0);
+            out[i] = __fsub_rn(__fmul_rn(d1, float(v)), m1);
+        }
+    }
+};
+
+// Q6_K: element j = 128 h + 32 k + l takes nibble k / 2 of ql byte 64 h + 32 (k % 2) + l and
+// bits 2k..2k+1 of qh byte 32 h + l, with scale number 8 h + 2 k + l / 16.
+template <>
+struct Block<TensorType::Q6_K> {
+    static constexpr int kElems = 256;
+    static constexpr int kBytes = 210;
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
+        const auto scale = static_cast<int8_t>(b[192 + 8 * h + 2 * k + (l0 >> 4)]);
+        const float ds = __fmul_rn(half_at(b + 208), float(scale));
+        const uint8_t* ql = b + 64 * h + 32 * (k & 1) + l0;
+        const uint8_t* qh = b + 128 + 32 * h + l0;
+        const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
+        for (int i = 0; i < 8; ++i) {
+            const int v = (((ql[i] >> ql_shift) & 0x0f) | (((qh[i] >> qh_shift) & 3) << 4)) - 32;
+            out[i] = __fmul_rn(ds, float(v));
+        }
+    }
+};
+
+// Calls f(Block<T>{}) for the quantized type t; returns false for any other type.
+template <typename F>
+bool dispatch_block(TensorType t, F&& f)
+{
+    switch (t) {
+    case TensorType::Q4_0: f(Block<TensorType::Q4_0>{}); return true;
+    case TensorType::Q4_1: f(Block<TensorType::Q4_1>{}); return true;
+    case TensorType::Q5_0: f(Block<TensorType::Q5_0>{}); return true;
+    case TensorType::Q5_1: f(Block<TensorType::Q5_1>{}); return true;
+    case TensorType::Q8_0: f(Block<TensorType::Q8_0>{}); return true;
+    case TensorType::Q2_K: f(Block<TensorType::Q2_K>{}); return true;
+    case TensorType::Q3_K: f(Block<TensorType::Q3_K>{}); return true;
+    case TensorType::Q4_K: f(Block<TensorType::Q4_K>{}); return true;
+    case TensorType::Q5_K: f(Block<TensorType::Q5_K>{}); return true;
+    case TensorType::Q6_K: f(Block<TensorType::Q6_K>{}); return true;
+    default: return false;
+    }
+}
+
+} // namespace pyramid::cuda::quant
