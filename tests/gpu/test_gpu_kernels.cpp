@@ -25,6 +25,7 @@
 #include "model/synthetic_value.h"
 #include "model/synthetic_weights.h"
 #include "projection.h"
+#include "quant_kernel_tests.h"
 #include "synthetic_ops.h"
 
 using namespace pyramid;
@@ -171,7 +172,7 @@ void projection_matches()
                         expected[i] += y0[i];
                 auto dw = upload(w, p), dx = upload(x, p);
                 auto dy = beta == 1.0f ? upload(y0) : poisoned(y0.size());
-                cuda::project(handle, cuda::DeviceMatrix{dw.data(), rows, cols, p}, dx.data(), n, dy.as<float>(), beta);
+                cuda::project(handle, cuda::DeviceMatrix{dw.data(), rows, cols, p, std::nullopt}, dx.data(), n, dy.as<float>(), beta);
                 // Same rounded inputs and float32 accumulation on both sides: only the order of the
                 // `cols` additions differs, an error that grows with sqrt(cols).
                 const double tol = (p == Precision::Fp32 ? 1e-5 : 1e-4) * std::sqrt(double(cols));
@@ -475,18 +476,21 @@ void synthetic_generation_matches_host()
 
 int main()
 {
-    return run_all("test_gpu_kernels", {
-                                           {"rms_norm_matches", rms_norm_matches},
-                                           {"rope_matches", rope_matches},
-                                           {"swiglu_matches", swiglu_matches},
-                                           {"embed_and_gather_match", embed_and_gather_match},
-                                           {"projection_matches", projection_matches},
-                                           {"attention_and_probe_match", attention_and_probe_match},
-                                           {"probe_without_rows_is_zero", probe_without_rows_is_zero},
-                                           {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
-                                           {"blocks_return_to_pool", blocks_return_to_pool},
-                                           {"shift_keys_matches", shift_keys_matches},
-                                           {"out_of_memory_is_an_error", out_of_memory_is_an_error},
-                                           {"synthetic_generation_matches_host", synthetic_generation_matches_host},
-                                       });
+    std::vector<TestCase> tests{
+        {"rms_norm_matches", rms_norm_matches},
+        {"rope_matches", rope_matches},
+        {"swiglu_matches", swiglu_matches},
+        {"embed_and_gather_match", embed_and_gather_match},
+        {"projection_matches", projection_matches},
+        {"attention_and_probe_match", attention_and_probe_match},
+        {"probe_without_rows_is_zero", probe_without_rows_is_zero},
+        {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
+        {"blocks_return_to_pool", blocks_return_to_pool},
+        {"shift_keys_matches", shift_keys_matches},
+        {"out_of_memory_is_an_error", out_of_memory_is_an_error},
+        {"synthetic_generation_matches_host", synthetic_generation_matches_host},
+    };
+    for (TestCase& t : quant_kernel_tests())
+        tests.push_back(std::move(t));
+    return run_all("test_gpu_kernels", tests);
 }

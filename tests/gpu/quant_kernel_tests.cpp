@@ -1,0 +1,308 @@
+// The quantized-weight kernels of the CUDA backend (part of test_gpu_kernels), for every block
+// type the backend keeps quantized (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K ... Q6_K):
+//
+// - dequantization (tiles, fp32 and fp16 outputs, and gathered embedding rows) must equal
+//   core's to_float decoders (bit-exact to ggml) bit for bit;
+// - the matvec path (n = 1, 3, 8) and the tile GEMM path (n = 9, 64, 200, with a scratch that
+//   forces several tiles and a partial last one) against a float64 reference over the CPU's
+//   dequantized weights, at odd row counts, rows not a multiple of the kernel's four rows per
+//   block, and rows of 3 to 33 blocks (a warp covers 256 elements per step, so some lanes idle).
+//
+// Blocks are random bytes with their fp16 scale fields set to finite values (small, zero and
+// fp16 subnormals among them), so every bit pattern of the quants is exercised.
+//
+// Tolerance of the projections: both sides multiply the same float32 (or, on the fp16 GEMM
+// path, fp16-rounded) weights with the same rounded inputs; only float32 summation differs.
+// A sum of k terms in float32 is off by at most about (k / 32 + 8) * 2^-24 * sum |w x| in the
+// kernel's order (32 lane sums, then a 5-step shuffle tree) and similarly for cuBLAS, so each
+// value must be within 1e-5 * sum_c |w[r, c] x[t, c]| for k up to 8448 elements per row.
+#include "quant_kernel_tests.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cuda_check.h"
+#include "dequantize_ops.h"
+#include "gpu_test.h"
+#include "model/tensor_type.h"
+#include "projection.h"
+#include "quant_matvec.h"
+
+using namespace pyramid;
+using namespace pyramid::gpu_test;
+using cuda::Precision;
+
+namespace {
+
+std::mt19937 rng(20261122);
+
+constexpr TensorType kQuantTypes[] = {TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
+                                      TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K,
+                                      TensorType::Q5_K, TensorType::Q6_K};
+
+std::string type_name(TensorType t) { return std::string(tensor_type_traits(t).name); }
+
+// Byte offsets of the fp16 scale fields inside one block (tensor_type.cpp lists the layouts).
+std::vector<size_t> half_fields(TensorType t)
+{
+    switch (t) {
+    case TensorType::Q4_0:
+    case TensorType::Q5_0:
+    case TensorType::Q8_0: return {0};
+    case TensorType::Q4_1:
+    case TensorType::Q5_1:
+    case TensorType::Q4_K:
+    case TensorType::Q5_K: return {0, 2};
+    case TensorType::Q2_K: return {80, 82};
+    case TensorType::Q3_K: return {108};
+    case TensorType::Q6_K: return {208};
+    default: throw Error("no quantized type: " + type_name(t));
+    }
+}
+
+// A finite fp16 scale: mostly in [-0.05, 0.05], sometimes 0 or an fp16 subnormal.
+uint16_t random_scale()
+{
+    const int kind = std::uniform_int_distribution<int>(0, 15)(rng);
+    if (kind == 0)
+        return 0;
+    if (kind == 1)
+        return static_cast<uint16_t>(std::uniform_int_distribution<int>(1, 0x3ff)(rng));  // subnormal
+    return fp32_to_fp16(std::uniform_real_distribution<float>(-0.05f, 0.05f)(rng));
+}
+
+// `rows` rows of `cols` elements of type t: random quants, finite scales.
+std::vector<uint8_t> random_blocks(TensorType t, int64_t rows, int64_t cols)
+{
+    const auto& traits = tensor_type_traits(t);
+    const size_t blocks = static_cast<size_t>(rows * cols / traits.block_elems);
+    std::vector<uint8_t> bytes(blocks * traits.block_bytes);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (uint8_t& b : bytes)
+        b = static_cast<uint8_t>(byte(rng));
+    for (size_t i = 0; i < blocks; ++i)
+        for (size_t offset : half_fields(t)) {
+            const uint16_t h = random_scale();
+            bytes[i * traits.block_bytes + offset] = static_cast<uint8_t>(h & 0xff);
+            bytes[i * traits.block_bytes + offset + 1] = static_cast<uint8_t>(h >> 8);
+        }
+    return bytes;
+}
+
+std::vector<float> cpu_decode(TensorType t, const std::vector<uint8_t>& blocks, int64_t rows, int64_t cols)
+{
+    std::vector<float> out(static_cast<size_t>(rows * cols));
+    tensor_type_traits(t).to_float(blocks.data(), out.data(), rows * cols);
+    return out;
+}
+
+// Counts values whose bits differ; reports the first.
+void check_bits(const std::string& what, const std::vector<float>& actual, const std::vector<float>& expected)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < expected.size(); ++i)
+        if (std::memcmp(&actual[i], &expected[i], sizeof(float)) != 0 && bad++ == 0)
+            first = i;
+    if (bad > 0) {
+        char text[256];
+        std::snprintf(text, sizeof text, "%s: %zu of %zu values differ in their bits, first [%zu] = %.9g, expected %.9g",
+                      what.c_str(), bad, expected.size(), first, double(actual[first]), double(expected[first]));
+        fail(text);
+    }
+}
+
+// Element counts per row: a few blocks (lanes of the warp idle) and many (several steps).
+std::vector<int64_t> test_cols(TensorType t)
+{
+    return tensor_type_traits(t).block_elems == 32 ? std::vector<int64_t>{96, 1056} : std::vector<int64_t>{768, 2304};
+}
+
+void dequantize_is_bit_exact()
+{
+    for (TensorType t : kQuantTypes)
+        for (int64_t cols : test_cols(t)) {
+            const int64_t rows = 7;
+            const auto blocks = random_blocks(t, rows, cols);
+            const auto expected = cpu_decode(t, blocks, rows, cols);
+            auto dw = upload_raw(blocks);
+            const std::string name = type_name(t) + " cols=" + std::to_string(cols);
+
+            auto out = poisoned(expected.size());
+            cuda::dequantize_rows(t, dw.data(), cols, 0, rows, out.data(), Precision::Fp32, nullptr);
+            check_bits("dequantize " + name, download(out.data(), expected.size()), expected);
+
+            // Rows 2..6 alone, to fp16: the host's round-to-nearest-even of the same floats.
+            const int64_t first = 2, count = 5;
+            auto half = poisoned(size_t(count * cols), Precision::Fp16);
+            cuda::dequantize_rows(t, dw.data(), cols, first, count, half.data(), Precision::Fp16, nullptr);
+            const std::vector<float> tail(expected.begin() + first * cols, expected.end());
+            check_bits("dequantize to fp16 " + name, download(half.data(), tail.size(), Precision::Fp16),
+                       rounded(tail, Precision::Fp16));
+
+            const std::vector<int32_t> ids{6, 0, 3, 3, 5};
+            std::vector<float> gathered;
+            for (int32_t id : ids)
+                gathered.insert(gathered.end(), expected.begin() + id * cols, expected.begin() + (id + 1) * cols);
+            auto dids = upload_raw(ids);
+            auto rows_out = poisoned(gathered.size());
+            cuda::dequantize_gathered_rows(t, dw.data(), cols, dids.as<int32_t>(), int(ids.size()),
+                                           rows_out.as<float>(), nullptr);
+            check_bits("gathered rows " + name, download(rows_out.data(), gathered.size()), gathered);
+        }
+    GPU_CHECK(!cuda::stays_quantized(TensorType::F16) && !cuda::stays_quantized(TensorType::BF16) &&
+                  !cuda::stays_quantized(TensorType::F32) && cuda::stays_quantized(TensorType::Q4_K),
+              "stays_quantized names exactly the block types");
+}
+
+// y = x W^T (+ y0) in float64 over the given float weights, and sum |w x| per value (the
+// scale of the float32 summation error).
+struct Reference {
+    std::vector<float> y;
+    std::vector<double> magnitude;
+};
+
+Reference reference(const std::vector<float>& w, const std::vector<float>& x, int64_t rows, int64_t cols, int n,
+                    const std::vector<float>* y0)
+{
+    Reference r{std::vector<float>(size_t(n * rows)), std::vector<double>(size_t(n * rows))};
+    for (int t = 0; t < n; ++t)
+        for (int64_t row = 0; row < rows; ++row) {
+            double sum = 0, magnitude = 0;
+            for (int64_t c = 0; c < cols; ++c) {
+                const double p = double(w[size_t(row * cols + c)]) * double(x[size_t(t * cols + c)]);
+                sum += p;
+                magnitude += std::abs(p);
+            }
+            const size_t i = size_t(t * rows + row);
+            if (y0) {
+                sum += (*y0)[i];
+                magnitude += std::abs((*y0)[i]);
+            }
+            r.y[i] = float(sum);
+            r.magnitude[i] = magnitude;
+        }
+    return r;
+}
+
+void check_projection(const std::string& what, const std::vector<float>& actual, const Reference& expected)
+{
+    size_t bad = 0, worst = 0;
+    double worst_ratio = 0;
+    for (size_t i = 0; i < actual.size(); ++i) {
+        const double err = std::abs(double(actual[i]) - double(expected.y[i]));
+        const double limit = 1e-5 * expected.magnitude[i] + 1e-30;
+        if (!(err <= limit)) {
+            ++bad;
+            const double ratio = std::isnan(err) ? INFINITY : err / limit;
+            if (ratio >= worst_ratio) {
+                worst_ratio = ratio;
+                worst = i;
+            }
+        }
+    }
+    if (bad > 0) {
+        char text[256];
+        std::snprintf(text, sizeof text, "%s: %zu of %zu values off, worst [%zu] = %.9g, expected %.9g (sum |wx| %.4g)",
+                      what.c_str(), bad, actual.size(), worst, double(actual[worst]), double(expected.y[worst]),
+                      expected.magnitude[worst]);
+        fail(text);
+    }
+}
+
+// Every n through project(): 1, 3, 8 take the matvec kernel, 9, 64, 200 the tile GEMM with a
+// scratch of five rows (several tiles, a partial last one) and, for n = 64, one big enough for
+// the whole matrix. beta = 1 adds to random y; beta = 0 writes over NaN.
+void quantized_projection_matches()
+{
+    cublasHandle_t handle = nullptr;
+    cuda::check(cublasCreate(&handle), "cublasCreate");
+    for (Precision p : {Precision::Fp32, Precision::Fp16}) {
+        cuda::check(cublasSetMathMode(handle, p == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
+                    "math mode");
+        for (TensorType t : kQuantTypes)
+            for (int64_t cols : test_cols(t)) {
+                const int64_t rows = cols > 1000 ? 37 : 203;
+                const auto blocks = random_blocks(t, rows, cols);
+                const auto w = cpu_decode(t, blocks, rows, cols);
+                auto dw = upload_raw(blocks);
+                const cuda::DeviceMatrix matrix{dw.data(), rows, cols, p, t};
+                const size_t row_bytes = size_t(cols) * cuda::element_bytes(p);
+                cuda::DeviceBuffer small(5 * row_bytes + 3, "test scratch");
+                cuda::DeviceBuffer whole(size_t(rows) * row_bytes, "test scratch");
+                for (int n : {1, 3, 8, 9, 64, 200}) {
+                    const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
+                    const auto y0 = random_floats(rng, size_t(n * rows), -4.0f, 4.0f);
+                    // The GEMM path multiplies fp16-rounded weights in fp16; the matvec path the exact ones.
+                    const bool tiles = n > cuda::kMaxMatvecRows;
+                    const auto& w_used = tiles && p == Precision::Fp16 ? rounded(w, p) : w;
+                    auto dx = upload(x, p);
+                    for (const cuda::DeviceBuffer* scratch : {&small, &whole}) {
+                        if (scratch == &whole && n != 64)
+                            continue;
+                        for (float beta : {0.0f, 1.0f}) {
+                            auto dy = beta == 1.0f ? upload(y0) : poisoned(y0.size());
+                            cuda::project(handle, matrix, dx.data(), n, dy.as<float>(), beta,
+                                          {scratch->data(), scratch->bytes()});
+                            const std::string what = type_name(t) + " " + std::to_string(rows) + "x" +
+                                                     std::to_string(cols) + " n=" + std::to_string(n) +
+                                                     " beta=" + std::to_string(int(beta)) +
+                                                     (scratch == &whole ? " one tile" : "") + " [" +
+                                                     cuda::precision_name(p) + "]";
+                            check_projection(what, download(dy.data(), y0.size()),
+                                             reference(w_used, x, rows, cols, n, beta == 1.0f ? &y0 : nullptr));
+                        }
+                    }
+                }
+            }
+    }
+    cublasDestroy(handle);
+}
+
+void tile_path_needs_scratch()
+{
+    cublasHandle_t handle = nullptr;
+    cuda::check(cublasCreate(&handle), "cublasCreate");
+    const int64_t rows = 4, cols = 256;
+    auto dw = upload_raw(random_blocks(TensorType::Q4_K, rows, cols));
+    auto dx = upload(random_floats(rng, size_t(9 * cols)), Precision::Fp16);
+    auto dy = poisoned(size_t(9 * rows));
+    bool threw = false;
+    try {
+        cuda::project(handle, {dw.data(), rows, cols, Precision::Fp16, TensorType::Q4_K}, dx.data(), 9,
+                      dy.as<float>(), 0.0f, {});
+    } catch (const Error& e) {
+        threw = true;
+        GPU_CHECK(std::string(e.what()).find("scratch") != std::string::npos, e.what());
+    }
+    GPU_CHECK(threw, "the tile path without a scratch must throw pyramid::Error");
+    bool too_many = false;
+    try {
+        cuda::quant_matvec(TensorType::Q4_K, dw.data(), rows, cols, dx.data(), Precision::Fp16, 9, dy.as<float>(), 0.0f,
+                           nullptr);
+    } catch (const Error&) {
+        too_many = true;
+    }
+    GPU_CHECK(too_many, "quant_matvec refuses more than kMaxMatvecRows rows");
+    // Scratch sizing: the largest quantized matrix, capped, never below one row of the widest.
+    const cuda::DeviceMatrix big{nullptr, 32000, 4096, Precision::Fp16, TensorType::Q4_K};
+    const cuda::DeviceMatrix wide{nullptr, 1, 11008, Precision::Fp16, TensorType::Q6_K};
+    const cuda::DeviceMatrix plain{nullptr, 64000, 8192, Precision::Fp16, std::nullopt};
+    GPU_CHECK(cuda::dequant_scratch_bytes({&big, &wide, &plain}, Precision::Fp16) == cuda::kMaxDequantTileBytes,
+              "scratch capped");
+    GPU_CHECK(cuda::dequant_scratch_bytes({&wide}, Precision::Fp32) == 11008 * 4, "scratch of one wide row");
+    GPU_CHECK(cuda::dequant_scratch_bytes({&plain}, Precision::Fp16) == 0, "no scratch without quantized matrices");
+    cublasDestroy(handle);
+}
+
+} // namespace
+
+std::vector<TestCase> quant_kernel_tests()
+{
+    return {
+        {"dequantize_is_bit_exact", dequantize_is_bit_exact},
+        {"quantized_projection_matches", quantized_projection_matches},
+        {"tile_path_needs_scratch", tile_path_needs_scratch},
+    };
+}
