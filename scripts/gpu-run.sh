@@ -45,6 +45,7 @@ fetch() {
   (cd "$stash/debs" && apt-get download "${packages[@]}")
   cp "$shared/models/stories260K.gguf" "$stash/shared/models/"
   cp "$shared"/golden/*.json "$stash/shared/golden/"
+  (cd "$shared" && cp --parents models/kquants/synthetic-llama-q4_k_m.gguf models/kquants/synthetic-llama-mixed.gguf "$stash/shared/")
   du -sh "$stash"
   echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh run (carry .gpu-run)"
 }
