@@ -41,11 +41,11 @@ fetch() {
   local shared=${PYRAMID_SHARED_DIR:-"$root/../shared"}
   grep -qx '/.gpu-run/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-run/' >>"$root/.git/info/exclude"
   rm -rf "$stash"
-  mkdir -p "$stash/debs" "$stash/shared/models" "$stash/shared/golden"
+  mkdir -p "$stash/debs" "$stash/shared/models/kquants" "$stash/shared/golden"
   (cd "$stash/debs" && apt-get download "${packages[@]}")
   cp "$shared/models/stories260K.gguf" "$stash/shared/models/"
   cp "$shared"/golden/*.json "$stash/shared/golden/"
-  (cd "$shared" && cp --parents models/kquants/synthetic-llama-q4_k_m.gguf models/kquants/synthetic-llama-mixed.gguf "$stash/shared/")
+  cp "$shared"/models/kquants/synthetic-llama-{q4_k_m,mixed}.gguf "$stash/shared/models/kquants/"
   du -sh "$stash"
   echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh run (carry .gpu-run)"
 }
