@@ -43,7 +43,8 @@ std::string token_text(int32_t id, const std::string& piece)
 }
 
 // What a stored tensor costs once loaded: the CPU backend keeps matrices as stored and turns
-// vectors (norms) into float32; the CUDA backend holds matrices in fp16, vectors in float32.
+// vectors (norms) into float32; the CUDA backend (fp16) keeps quantized matrices as stored,
+// float matrices in fp16 and vectors in float32.
 uint64_t cpu_bytes(const TensorEntry& t)
 {
     const bool vector = t.shape.size() == 1;
@@ -52,7 +53,10 @@ uint64_t cpu_bytes(const TensorEntry& t)
 
 uint64_t cuda_fp16_bytes(const TensorEntry& t)
 {
-    return static_cast<uint64_t>(t.elements) * (t.shape.size() == 1 ? 4 : 2);
+    if (t.shape.size() == 1)
+        return static_cast<uint64_t>(t.elements) * 4;
+    const bool blocks = t.type && tensor_type_traits(*t.type).block_elems > 1;
+    return blocks ? t.bytes : static_cast<uint64_t>(t.elements) * 2;
 }
 
 void print_row(std::FILE* out, const std::string& key, const std::string& value)
@@ -126,7 +130,7 @@ void print_summary(std::FILE* out, const ModelContents& m)
             s->cuda += cuda_fp16_bytes(t);
         }
     fmt::print(out, "\nStorage by type (memory as loaded: CPU keeps matrices as stored, norms in f32; "
-                    "CUDA holds matrices in fp16, norms in f32)\n");
+                    "CUDA keeps quantized matrices as stored, float ones in fp16, norms in f32)\n");
     const auto line = [&](const std::string& type, const Totals& s) {
         fmt::print(out, "  {:<6}  {:>7}  {:>15}  {:>15}  {:>12}  {:>12}\n", type, s.tensors, grouped(s.elements),
                    grouped(s.file), human(s.cpu), human(s.cuda));

@@ -11,10 +11,14 @@ namespace {
 // The CUDA backend places every tensor at a 256-byte boundary of one arena.
 size_t cuda_aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// The CUDA backend keeps every block type (more than one element per block) as stored.
+bool cuda_keeps_blocks(const WeightView& v) { return tensor_type_traits(v.type).block_elems > 1; }
+
 void add(WeightMemory& m, const WeightView& v, bool is_norm)
 {
     m.cpu_bytes += v.bytes();
-    m.cuda_fp16_bytes += cuda_aligned(static_cast<size_t>(v.elements()) * (is_norm ? 4 : 2));
+    const size_t elements = static_cast<size_t>(v.elements());
+    m.cuda_fp16_bytes += cuda_aligned(is_norm ? elements * 4 : cuda_keeps_blocks(v) ? v.bytes() : elements * 2);
 }
 
 } // namespace

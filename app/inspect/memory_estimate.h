@@ -3,9 +3,11 @@
 // cache after a prompt of N tokens, uncompressed or as a PyramidInfer preset leaves it.
 //
 // CPU backend: weights used in place from the memory-mapped file (quantized stays quantized;
-// only norm vectors become float32), KV cache in float32. CUDA backend: matrices converted to
-// fp16 (its default precision) and norms to float32 on the device, KV cache in fp16 (its
-// block pool rounds up a little more than counted here).
+// only norm vectors become float32), KV cache in float32. CUDA backend (its default precision,
+// fp16), as it stores them on the device: quantized matrices (Q4_0 ... Q6_K) as their blocks,
+// float matrices (F32, F16, BF16) in fp16, norms in float32; KV cache in fp16 (its block pool
+// rounds up a little more than counted here; its dequantization scratch, at most 64 MiB, and
+// activations are not counted).
 #include <cstddef>
 #include <vector>
 
@@ -16,7 +18,7 @@ namespace pyramid::inspect {
 
 struct WeightMemory {
     size_t cpu_bytes = 0;
-    size_t cuda_fp16_bytes = 0;
+    size_t cuda_fp16_bytes = 0;  // the CUDA backend in fp16 precision, as described above
 };
 
 // A tied output matrix counts once.
