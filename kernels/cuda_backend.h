@@ -44,6 +44,7 @@ public:
 
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
+    size_t kv_entry_bytes() const override { return kv_->geometry().entry_bytes(); }
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;

@@ -53,7 +53,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
             request.compression = config;
             scheduler.submit(std::move(request));
         }
-        const size_t entry_bytes = scheduler.entry_bytes();
+        const size_t entry_bytes = backend.kv_entry_bytes();
         double kv_sum = 0, bandwidth_bytes = 0, bandwidth_seconds = 0;
         int steps = 0, decode_steps = 0;
         long decoded = 0;
@@ -126,9 +126,7 @@ RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, con
     }
     const KvFootprint plan =
         plan_kv_footprint(config, model.config().n_layers, workload.prompt_len, workload.gen_len);
-    const size_t entry_bytes = one.kv_bytes_full / (static_cast<size_t>(model.config().n_layers) *
-                                                    static_cast<size_t>(workload.prompt_len + workload.gen_len));
-    const size_t per_sequence = static_cast<size_t>(plan.peak) * entry_bytes;
+    const size_t per_sequence = static_cast<size_t>(plan.peak) * model.backend().kv_entry_bytes();
     int low = 1, high = std::clamp(static_cast<int>(workload.kv_byte_limit / per_sequence), 1, limit);
     RunResult best = one;
     // The plan is exact but for rounding: try it, and bisect down while it does not fit.

@@ -73,6 +73,8 @@ public:
 
     virtual std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) = 0;
     virtual std::unique_ptr<KvLayerStore> new_kv_layer() = 0;
+    // Bytes one layer's key and value of one token take in this backend's KV stores.
+    virtual size_t kv_entry_bytes() const = 0;
 
     // Runs transformer layer `layer` on the rows of `hidden` (in place), which belong to one or
     // more sequences: each SequenceRows names a consecutive run of rows, their positions and the

@@ -87,17 +87,6 @@ std::vector<int> BatchScheduler::layer_lengths() const
     return total;
 }
 
-size_t BatchScheduler::entry_bytes() const
-{
-    // A cache that holds entries knows what the backend stores per entry; an empty one estimates.
-    // Called only while some sequence runs or waits.
-    for (const SequencePtr& s : running_)
-        if (s->session->cache().length(0) > 0)
-            return s->session->cache().bytes_per_entry();
-    const Sequence& any = running_.empty() ? *waiting_.front() : *running_.front();
-    return any.session->cache().bytes_per_entry();
-}
-
 bool BatchScheduler::fits(size_t more_bytes) const
 {
     return options_.kv_byte_limit == 0 || kv_bytes() + more_bytes <= options_.kv_byte_limit;
@@ -149,7 +138,7 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
         const int n = static_cast<int>(input.size());
         const size_t bytes =
             static_cast<size_t>(plan_kv_footprint(next.request.compression, n_layers, n, 0).prefill_peak) *
-            entry_bytes();
+            backend_.kv_entry_bytes();
         const bool first = running_.empty() && admitted.empty();
         if (first && !fits(bytes)) {
             running_.push_back(std::move(waiting_.front()));
@@ -201,7 +190,7 @@ void BatchScheduler::make_room_for_decode()
 {
     if (running_.empty())
         return;
-    const size_t per_step = static_cast<size_t>(backend_.config().n_layers) * entry_bytes();
+    const size_t per_step = static_cast<size_t>(backend_.config().n_layers) * backend_.kv_entry_bytes();
     while (running_.size() > 1 && !fits(per_step * running_.size())) {
         SequencePtr last = std::move(running_.back());
         running_.pop_back();
@@ -238,7 +227,7 @@ std::vector<BatchEvent> BatchScheduler::step()
     }
 
     make_room_for_decode();
-    if (!running_.empty() && !fits(static_cast<size_t>(backend_.config().n_layers) * entry_bytes()))
+    if (!running_.empty() && !fits(static_cast<size_t>(backend_.config().n_layers) * backend_.kv_entry_bytes()))
         finish(0, FinishReason::Error,
                "out of KV-cache memory: one sequence needs more than the " +
                    std::to_string(options_.kv_byte_limit >> 10) + " KiB the batch may hold",

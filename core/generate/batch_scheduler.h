@@ -82,8 +82,6 @@ public:
     // KV bytes all running sequences hold now, and per layer the entries they hold together.
     size_t kv_bytes() const;
     std::vector<int> layer_lengths() const;
-    // Bytes one entry of one layer takes on this backend (needs a running or waiting sequence).
-    size_t entry_bytes() const;
     // Tokens a request generated so far (also once it finished, until the next step).
     const std::vector<int32_t>& generated(int id) const;
 

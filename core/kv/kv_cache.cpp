@@ -69,11 +69,7 @@ size_t KvCache::bytes() const
 
 size_t KvCache::bytes_per_entry() const
 {
-    const ModelConfig& c = backend_.config();
-    const size_t entries = static_cast<size_t>(length(0));
-    if (entries > 0)
-        return layers_[0].store->bytes() / entries;
-    return 2 * static_cast<size_t>(c.kv_dim()) * sizeof(float);
+    return backend_.kv_entry_bytes();
 }
 
 void KvCache::clear()

@@ -34,7 +34,7 @@ public:
     void set_byte_limit(size_t bytes) { byte_limit_ = bytes; }
     // Throws pyramid::Error when appending n entries to `layer` would pass the cap.
     void check_room(int layer, int n) const;
-    // Bytes of one entry in one layer (keys and values), from what the stores hold.
+    // Bytes of one entry in one layer (keys and values), as the backend stores them.
     size_t bytes_per_entry() const;
     void clear();
 
