@@ -14,7 +14,9 @@
 namespace pyramid::cuda {
 namespace {
 
-constexpr size_t kMaxPoolChunkBytes = 256u << 20;
+// A chunk's unused blocks are memory no other buffer can have: small steps keep the waste
+// under 64 MiB (a few more cudaMalloc calls as the caches grow).
+constexpr size_t kMaxPoolChunkBytes = 64u << 20;
 
 void validate_shape(const ModelConfig& c)
 {
@@ -94,11 +96,11 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     if (geometry.block_entries <= 0)
         throw Error("KV blocks must hold at least one entry");
     const int table_capacity = (c.context_length + geometry.block_entries - 1) / geometry.block_entries;
-    // Growth step: one full-length sequence in every layer, but never more than 256 MiB at once.
+    // Growth step: one full-length sequence in every layer, but never more than 64 MiB at once.
     const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
                                                    std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
     kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity, stream);
-    workspace_ = std::make_unique<Workspace>(c, options.precision, stream);
+    workspace_ = std::make_unique<Workspace>(c, options.precision, stream, options.ffn_chunk_rows);
     hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
 }
 
@@ -244,10 +246,15 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     project(blas, w.wo, ws.attended(), n, h.data(), 1.0f, scratch);  // residual: h += attention output
 
     rms_norm(h.data(), w.ffn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
-    project(blas, w.w_gate, ws.normed(), n, ws.gate(), 0.0f, scratch);
-    project(blas, w.w_up, ws.normed(), n, ws.up(), 0.0f, scratch);
-    swiglu(ws.gate(), ws.up(), static_cast<int64_t>(n) * c.ffn_dim, ws.activated(), p, s);
-    project(blas, w.w_down, ws.activated(), n, h.data(), 1.0f, scratch);  // residual: h += feed-forward output
+    for (int r0 = 0; r0 < n; r0 += ws.ffn_chunk_rows()) {
+        const int rows = std::min(ws.ffn_chunk_rows(), n - r0);
+        const void* x = static_cast<const std::byte*>(ws.normed()) + static_cast<size_t>(r0) * c.dim * element_bytes(p);
+        project(blas, w.w_gate, x, rows, ws.gate(), 0.0f, scratch);
+        project(blas, w.w_up, x, rows, ws.up(), 0.0f, scratch);
+        swiglu(ws.gate(), ws.up(), static_cast<int64_t>(rows) * c.ffn_dim, ws.activated(), p, s);
+        // residual: h += feed-forward output
+        project(blas, w.w_down, ws.activated(), rows, h.data() + static_cast<size_t>(r0) * c.dim, 1.0f, scratch);
+    }
 }
 
 void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)

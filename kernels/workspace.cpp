@@ -6,8 +6,8 @@
 
 namespace pyramid::cuda {
 
-Workspace::Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream)
-    : config_(config), precision_(precision), stream_(stream)
+Workspace::Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream, int ffn_chunk_rows)
+    : config_(config), precision_(precision), stream_(stream), ffn_chunk_rows_(std::max(1, ffn_chunk_rows))
 {
     reserve_logit_rows(1);
     reserve_rows(std::min(64, std::max(1, config.context_length)));
@@ -36,9 +36,10 @@ void Workspace::reserve_rows(int rows)
     k_ = DeviceBuffer(r * kv * sizeof(float), what);
     v_ = DeviceBuffer(r * kv * sizeof(float), what);
     attended_ = DeviceBuffer(r * q_width * e, what);
-    gate_ = DeviceBuffer(r * ffn * sizeof(float), what);
-    up_ = DeviceBuffer(r * ffn * sizeof(float), what);
-    activated_ = DeviceBuffer(r * ffn * e, what);
+    const size_t ffn_rows = std::min<size_t>(r, static_cast<size_t>(ffn_chunk_rows_));
+    gate_ = DeviceBuffer(ffn_rows * ffn * sizeof(float), what);
+    up_ = DeviceBuffer(ffn_rows * ffn * sizeof(float), what);
+    activated_ = DeviceBuffer(ffn_rows * ffn * e, what);
     stats_ = DeviceBuffer(r * static_cast<size_t>(config_.n_heads) * 2 * sizeof(float), what);
     hidden_scratch_ = DeviceBuffer(r * dim * sizeof(float), what);
     positions_ = DeviceBuffer(r * sizeof(int32_t), what);

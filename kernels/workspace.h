@@ -13,7 +13,9 @@ namespace pyramid::cuda {
 
 class Workspace {
 public:
-    Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream);
+    // ffn_chunk_rows: the most rows the feed-forward half runs at once (its buffers are the
+    // widest; a long prompt would otherwise need them for every row at the same time).
+    Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream, int ffn_chunk_rows);
 
     // Room for `rows` rows; synchronizes the stream before replacing buffers in use.
     void reserve_rows(int rows);
@@ -28,9 +30,10 @@ public:
     float* k() const { return k_.as<float>(); }          // [rows, kv_dim]
     float* v() const { return v_.as<float>(); }          // [rows, kv_dim]
     void* attended() const { return attended_.data(); }  // [rows, n_heads * head_dim] in the precision
-    float* gate() const { return gate_.as<float>(); }    // [rows, ffn_dim]
-    float* up() const { return up_.as<float>(); }        // [rows, ffn_dim]
-    void* activated() const { return activated_.data(); }  // [rows, ffn_dim] in the precision
+    int ffn_chunk_rows() const { return ffn_chunk_rows_; }
+    float* gate() const { return gate_.as<float>(); }    // [min(rows, ffn_chunk_rows), ffn_dim]
+    float* up() const { return up_.as<float>(); }        // [min(rows, ffn_chunk_rows), ffn_dim]
+    void* activated() const { return activated_.data(); }  // [min(rows, ffn_chunk_rows), ffn_dim] in the precision
     float* stats() const { return stats_.as<float>(); }  // [rows, n_heads, 2]
     float* hidden_scratch() const { return hidden_scratch_.as<float>(); }  // [rows, dim]
     int32_t* positions() const { return positions_.as<int32_t>(); }        // [rows]
@@ -45,6 +48,7 @@ private:
     const ModelConfig& config_;
     Precision precision_;
     cudaStream_t stream_;
+    int ffn_chunk_rows_;
     int rows_ = 0;
     int entries_ = 0;
     int logit_rows_ = 0;

@@ -263,6 +263,22 @@ void batch_of_16_equals_one_by_one()
     }
 }
 
+// The feed-forward half in chunks of 7 rows (CudaBackendOptions::ffn_chunk_rows) gives what
+// one pass over all rows gives: prompts of 150 and 33 rows, chunk boundaries inside both.
+void ffn_chunks_do_not_change_results()
+{
+    cuda::CudaBackendOptions options{Precision::Fp32};
+    options.ffn_chunk_rows = 7;
+    cuda::CudaBackend chunked(weights(), options);
+    const std::vector<int32_t>& tokens = golden("full_cache").prompt_tokens;
+    for (size_t length : {size_t(150), size_t(33)}) {
+        const std::vector<int32_t> prompt(tokens.begin(), tokens.begin() + static_cast<ptrdiff_t>(length));
+        InferenceSession a(chunked, CompressionConfig::full_cache()), b(gpu(Precision::Fp32), CompressionConfig::full_cache());
+        check_logits("chunked prefill of " + std::to_string(length), a.prefill(prompt), b.prefill(prompt), kFp32Tolerance);
+        check_logits("chunked decode after " + std::to_string(length), a.decode(prompt[1]), b.decode(prompt[1]), kFp32Tolerance);
+    }
+}
+
 void multi_turn_extend_and_make_room()
 {
     // extend() prefills on top of a cache; make_room() drops entries and re-rotates keys.
@@ -434,6 +450,7 @@ int main()
                                          {"golden_replay_fp16", golden_replay_fp16},
                                          {"sessions_share_the_backend", sessions_share_the_backend},
                                          {"batch_of_16_equals_one_by_one", batch_of_16_equals_one_by_one},
+                                         {"ffn_chunks_do_not_change_results", ffn_chunks_do_not_change_results},
                                          {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
                                          {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
                                          {"quantized_models_match_cpu", quantized_models_match_cpu},
