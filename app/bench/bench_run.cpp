@@ -117,7 +117,7 @@ RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, con
 {
     if (workload.kv_byte_limit == 0)
         throw Error("finding the largest batch needs a KV memory budget");
-    // One sequence first: it must fit, and it tells the bytes of an entry on this backend.
+    // One sequence first: when not even that fits, there is no batch.
     workload.batch = 1;
     RunResult one = run_workload(model, config, label, workload);
     if (!fits(one, workload)) {
@@ -127,16 +127,24 @@ RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, con
     const KvFootprint plan =
         plan_kv_footprint(config, model.config().n_layers, workload.prompt_len, workload.gen_len);
     const size_t per_sequence = static_cast<size_t>(plan.peak) * model.backend().kv_entry_bytes();
-    int low = 1, high = std::clamp(static_cast<int>(workload.kv_byte_limit / per_sequence), 1, limit);
+    int fit = 1;  // the largest batch known to fit, and its run
     RunResult best = one;
-    // The plan is exact but for rounding: try it, and bisect down while it does not fit.
-    while (low < high) {
-        workload.batch = high;
+    const int planned = std::clamp(static_cast<int>(workload.kv_byte_limit / per_sequence), 1, limit);
+    // The plan is exact but for rounding: run it, and bisect between what fits and what does
+    // not while it does not.
+    int too_big = planned + 1;
+    for (int batch = planned; batch > fit; batch = fit + (too_big - fit) / 2) {
+        workload.batch = batch;
         RunResult run = run_workload(model, config, label, workload);
-        if (fits(run, workload))
-            return run;
-        high = low + (high - low) / 2;
-        if (high == low)
+        if (fits(run, workload)) {
+            fit = batch;
+            best = std::move(run);
+            if (batch == planned)
+                break;
+        } else {
+            too_big = batch;
+        }
+        if (too_big - fit <= 1)
             break;
     }
     return best;

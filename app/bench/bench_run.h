@@ -51,9 +51,9 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
 // Whether a run used the batch it was given from start to end, with nothing preempted.
 bool fits(const RunResult& run, const Workload& workload);
 
-// The largest batch whose workload fits `workload.kv_byte_limit`: first from the policy's
-// planned KV footprint (kv/kv_footprint.h), then confirmed by running it (and stepping down
-// while it does not fit). Returns the confirmed run; its batch is 0 when not even one fits.
+// The largest batch whose workload fits `workload.kv_byte_limit`: planned from the policy's
+// KV footprint (kv/kv_footprint.h), then confirmed by running it, bisecting down while it
+// does not fit. Returns the confirmed run; its batch is 0 when not even one fits.
 RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, const std::string& label,
                          Workload workload, int limit);
 
