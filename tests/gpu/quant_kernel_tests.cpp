@@ -28,6 +28,7 @@
 #include "gpu_test.h"
 #include "model/tensor_type.h"
 #include "projection.h"
+#include "quant_block_layout.h"
 #include "quant_matvec.h"
 
 using namespace pyramid;
@@ -43,24 +44,6 @@ constexpr TensorType kQuantTypes[] = {TensorType::Q4_0, TensorType::Q4_1, Tensor
                                       TensorType::Q5_K, TensorType::Q6_K};
 
 std::string type_name(TensorType t) { return std::string(tensor_type_traits(t).name); }
-
-// Byte offsets of the fp16 scale fields inside one block (tensor_type.cpp lists the layouts).
-std::vector<size_t> half_fields(TensorType t)
-{
-    switch (t) {
-    case TensorType::Q4_0:
-    case TensorType::Q5_0:
-    case TensorType::Q8_0: return {0};
-    case TensorType::Q4_1:
-    case TensorType::Q5_1:
-    case TensorType::Q4_K:
-    case TensorType::Q5_K: return {0, 2};
-    case TensorType::Q2_K: return {80, 82};
-    case TensorType::Q3_K: return {108};
-    case TensorType::Q6_K: return {208};
-    default: throw Error("no quantized type: " + type_name(t));
-    }
-}
 
 // A finite fp16 scale: mostly in [-0.05, 0.05], sometimes 0 or an fp16 subnormal.
 uint16_t random_scale()
@@ -83,7 +66,7 @@ std::vector<uint8_t> random_blocks(TensorType t, int64_t rows, int64_t cols)
     for (uint8_t& b : bytes)
         b = static_cast<uint8_t>(byte(rng));
     for (size_t i = 0; i < blocks; ++i)
-        for (size_t offset : half_fields(t)) {
+        for (size_t offset : test::block_scale_offsets(t)) {
             const uint16_t h = random_scale();
             bytes[i * traits.block_bytes + offset] = static_cast<uint8_t>(h & 0xff);
             bytes[i * traits.block_bytes + offset + 1] = static_cast<uint8_t>(h >> 8);

@@ -18,6 +18,7 @@
 #include "backend/kernel_config.h"
 #include "backend/quant_matmul.h"
 #include "backend/tile_decoder.h"
+#include "quant_block_layout.h"
 #include "util/float16.h"
 
 using namespace pyramid;
@@ -38,25 +39,6 @@ std::vector<KernelIsa> supported_isas()
     else
         qInfo("this CPU has no AVX2/FMA/F16C: only the generic kernels are tested");
     return isas;
-}
-
-// Where a block keeps its fp16 scales (d, and dmin/m where the type has them). Everything
-// else in a block is bits that any value is valid for.
-std::vector<size_t> half_offsets(TensorType type)
-{
-    switch (type) {
-    case TensorType::Q4_0:
-    case TensorType::Q5_0:
-    case TensorType::Q8_0: return {0};
-    case TensorType::Q4_1:
-    case TensorType::Q5_1:
-    case TensorType::Q4_K:
-    case TensorType::Q5_K: return {0, 2};
-    case TensorType::Q2_K: return {80, 82};
-    case TensorType::Q3_K: return {108};
-    case TensorType::Q6_K: return {208};
-    default: return {};
-    }
 }
 
 // A random matrix in `type`'s storage: random quant bits, finite random scales, and for
@@ -85,7 +67,7 @@ std::vector<std::byte> random_matrix(TensorType type, int64_t rows, int64_t cols
     const auto& traits = tensor_type_traits(type);
     std::uniform_real_distribution<float> scale(0.001f, 0.05f);
     for (size_t block = 0; block < bytes; block += traits.block_bytes)
-        for (size_t offset : half_offsets(type))
+        for (size_t offset : test::block_scale_offsets(type))
             put16(block + offset, fp32_to_fp16(byte(rng) & 1 ? scale(rng) : -scale(rng)));
     return out;
 }
