@@ -17,21 +17,13 @@ constexpr size_t kStagingBytes = 32u << 20;  // host conversion buffer per chunk
 
 size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
-bool is_tied(const ModelWeights& w)
-{
-    if (!w.output.data)  // generated on the device: nothing to compare
-        return w.config.tied_output;
-    return w.output.data == w.token_embedding.data && w.output.type == w.token_embedding.type &&
-           w.output.rows == w.token_embedding.rows && w.output.cols == w.token_embedding.cols;
-}
-
 // Visits every tensor in upload order: f(view, element precision, tensor number of
 // model/synthetic_value.h).
 void for_each_tensor(const ModelWeights& w, Precision precision,
                      const std::function<void(const WeightView&, Precision, uint32_t)>& f)
 {
     f(w.token_embedding, precision, synthetic::kTokenEmbedding);
-    if (!is_tied(w))
+    if (!w.config.tied_output)  // the loaders set it whenever output is the embedding
         f(w.output, precision, synthetic::kOutput);
     f(w.output_norm, Precision::Fp32, synthetic::kOutputNorm);
     for (int layer = 0; layer < static_cast<int>(w.layers.size()); ++layer) {
@@ -153,7 +145,7 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
     };
     const auto vector = [&]() { return static_cast<const float*>(placed[i++].data); };
     embedding_ = matrix(weights.token_embedding);
-    output_ = is_tied(weights) ? embedding_ : matrix(weights.output);
+    output_ = weights.config.tied_output ? embedding_ : matrix(weights.output);
     output_norm_ = vector();
     for (const LayerWeights& l : weights.layers) {
         DeviceLayer d;

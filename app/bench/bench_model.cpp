@@ -35,14 +35,9 @@ BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
     note_ = choice.note;
     load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    // What one decode step reads: every matrix but the embedding table (only the batch's rows
-    // of it), as the backend stores them.
-    const ModelWeights& w = weights();
-    const bool cuda = backend_->info().name == "cuda";
-    const inspect::WeightMemory all = inspect::weight_memory(w);
-    const size_t embedding = cuda ? static_cast<size_t>(w.token_embedding.elements()) * 2 : w.token_embedding.bytes();
-    const bool tied = w.output.data != nullptr && w.output.data == w.token_embedding.data;
-    weight_bytes_ = (cuda ? all.cuda_fp16_bytes : all.cpu_bytes) - (tied ? 0 : embedding);
+    // What one decode step reads, as the backend stores the weights.
+    const inspect::WeightMemory read = inspect::weight_memory(weights(), false);
+    weight_bytes_ = backend_->info().name == "cuda" ? read.cuda_fp16_bytes : read.cpu_bytes;
     spdlog::info("bench model {} ({} weights) on {}: {}", name_, weight_type_, backend_->info().name, note_);
 }
 

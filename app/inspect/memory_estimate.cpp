@@ -23,11 +23,12 @@ void add(WeightMemory& m, const WeightView& v, bool is_norm)
 
 } // namespace
 
-WeightMemory weight_memory(const ModelWeights& w)
+WeightMemory weight_memory(const ModelWeights& w, bool with_embedding_table)
 {
     WeightMemory m;
-    add(m, w.token_embedding, false);
-    if (w.output.data != w.token_embedding.data)
+    if (with_embedding_table || w.config.tied_output)
+        add(m, w.token_embedding, false);
+    if (!w.config.tied_output)
         add(m, w.output, false);
     add(m, w.output_norm, true);
     for (const LayerWeights& l : w.layers) {

@@ -21,8 +21,10 @@ struct WeightMemory {
     size_t cuda_fp16_bytes = 0;  // the CUDA backend in fp16 precision, as described above
 };
 
-// A tied output matrix counts once.
-WeightMemory weight_memory(const ModelWeights& weights);
+// A tied output matrix counts once. Without the embedding table: what one decode step reads
+// (every matrix, but only the batch's rows of the table; a tied table is read whole as the
+// output projection).
+WeightMemory weight_memory(const ModelWeights& weights, bool with_embedding_table = true);
 
 struct KvEstimate {
     int prompt_tokens = 0;
