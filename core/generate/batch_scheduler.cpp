@@ -15,10 +15,19 @@ double seconds_since(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+template <typename Sequences>
+typename Sequences::value_type take(Sequences& sequences, size_t index)
+{
+    auto sequence = std::move(sequences[index]);
+    sequences.erase(sequences.begin() + static_cast<ptrdiff_t>(index));
+    return sequence;
+}
+
 } // namespace
 
-BatchScheduler::Sequence::Sequence(int id, BatchRequest request)
-    : id(id), request(std::move(request)), sampler(this->request.sampling)
+BatchScheduler::Sequence::Sequence(int id, BatchRequest r)
+    : id(id), tokens(std::move(r.prompt)), prompt_length(tokens.size()), request(std::move(r)),
+      sampler(request.sampling)
 {
 }
 
@@ -56,15 +65,15 @@ void BatchScheduler::cancel(int id)
             s->cancelled = true;
 }
 
-const std::vector<int32_t>& BatchScheduler::generated(int id) const
+std::span<const int32_t> BatchScheduler::generated(int id) const
 {
     for (const auto* queue : {&running_, &finished_})
         for (const SequencePtr& s : *queue)
             if (s->id == id)
-                return s->generated;
+                return s->generated();
     for (const SequencePtr& s : waiting_)
         if (s->id == id)
-            return s->generated;
+            return s->generated();
     throw Error("no request " + std::to_string(id) + " (finished before the last step, or never submitted)");
 }
 
@@ -92,10 +101,8 @@ bool BatchScheduler::fits(size_t more_bytes) const
     return options_.kv_byte_limit == 0 || kv_bytes() + more_bytes <= options_.kv_byte_limit;
 }
 
-void BatchScheduler::finish(size_t index, FinishReason reason, std::string error, std::vector<BatchEvent>& events)
+void BatchScheduler::finish(SequencePtr s, FinishReason reason, std::string error, std::vector<BatchEvent>& events)
 {
-    SequencePtr s = std::move(running_[index]);
-    running_.erase(running_.begin() + static_cast<ptrdiff_t>(index));
     s->session.reset();  // its KV memory goes back now
     auto event = std::find_if(events.begin(), events.end(), [&](const BatchEvent& e) { return e.id == s->id; });
     if (event == events.end()) {
@@ -121,29 +128,22 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
 {
     const int n_layers = backend_.config().n_layers;
     std::vector<SequencePtr> admitted;
-    std::vector<std::vector<int32_t>> inputs;
     size_t planned = 0;
     int tokens = 0;
     while (!waiting_.empty() && static_cast<int>(running_.size() + admitted.size()) < options_.max_batch) {
         Sequence& next = *waiting_.front();
         if (next.cancelled) {
-            running_.push_back(std::move(waiting_.front()));
-            waiting_.pop_front();
-            finish(running_.size() - 1, FinishReason::Cancelled, {}, events);
+            finish(take(waiting_, 0), FinishReason::Cancelled, {}, events);
             continue;
         }
         // A preempted sequence runs again from its prompt and what it generated.
-        std::vector<int32_t> input = next.request.prompt;
-        input.insert(input.end(), next.generated.begin(), next.generated.end());
-        const int n = static_cast<int>(input.size());
+        const int n = static_cast<int>(next.tokens.size());
         const size_t bytes =
             static_cast<size_t>(plan_kv_footprint(next.request.compression, n_layers, n, 0).prefill_peak) *
             backend_.kv_entry_bytes();
         const bool first = running_.empty() && admitted.empty();
         if (first && !fits(bytes)) {
-            running_.push_back(std::move(waiting_.front()));
-            waiting_.pop_front();
-            finish(running_.size() - 1, FinishReason::Error,
+            finish(take(waiting_, 0), FinishReason::Error,
                    "out of KV-cache memory: the prompt of " + std::to_string(n) + " tokens needs " +
                        std::to_string(bytes >> 10) + " KiB but the batch may hold " +
                        std::to_string(options_.kv_byte_limit >> 10) + " KiB",
@@ -154,18 +154,16 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
             break;
         planned += bytes;
         tokens += n;
-        inputs.push_back(std::move(input));
-        admitted.push_back(std::move(waiting_.front()));
-        waiting_.pop_front();
+        admitted.push_back(take(waiting_, 0));
     }
     if (admitted.empty())
         return;
 
     std::vector<InferenceSession*> sessions;
     std::vector<std::span<const int32_t>> spans;
-    for (size_t i = 0; i < admitted.size(); ++i) {
-        sessions.push_back(admitted[i]->session.get());
-        spans.emplace_back(inputs[i]);
+    for (const SequencePtr& s : admitted) {
+        sessions.push_back(s->session.get());
+        spans.emplace_back(s->tokens);
     }
     const auto start = Clock::now();
     std::string error;
@@ -180,9 +178,10 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
     last_step_.admitted += static_cast<int>(admitted.size());
     last_step_.prompt_tokens += tokens;
     for (SequencePtr& s : admitted) {
-        running_.push_back(std::move(s));
-        if (!error.empty())
-            finish(running_.size() - 1, FinishReason::Error, error, events);
+        if (error.empty())
+            running_.push_back(std::move(s));
+        else
+            finish(std::move(s), FinishReason::Error, error, events);
     }
 }
 
@@ -191,11 +190,8 @@ void BatchScheduler::make_room_for_decode()
     if (running_.empty())
         return;
     const size_t per_step = static_cast<size_t>(backend_.config().n_layers) * backend_.kv_entry_bytes();
-    while (running_.size() > 1 && !fits(per_step * running_.size())) {
-        SequencePtr last = std::move(running_.back());
-        running_.pop_back();
-        preempt(std::move(last));
-    }
+    while (running_.size() > 1 && !fits(per_step * running_.size()))
+        preempt(take(running_, running_.size() - 1));
 }
 
 std::vector<BatchEvent> BatchScheduler::step()
@@ -205,30 +201,28 @@ std::vector<BatchEvent> BatchScheduler::step()
     std::vector<BatchEvent> events;
     for (size_t i = running_.size(); i-- > 0;)
         if (running_[i]->cancelled)
-            finish(i, FinishReason::Cancelled, {}, events);
+            finish(take(running_, i), FinishReason::Cancelled, {}, events);
     admit(events);
 
     // Every running sequence draws its next token from the logits of its last step.
     for (size_t i = 0; i < running_.size();) {
         Sequence& s = *running_[i];
-        std::vector<int32_t> history = s.request.prompt;
-        history.insert(history.end(), s.generated.begin(), s.generated.end());
-        const int32_t token = s.sampler.sample(s.logits, history);
-        s.generated.push_back(token);
+        const int32_t token = s.sampler.sample(s.logits, s.tokens);
+        s.tokens.push_back(token);
         BatchEvent& event = events.emplace_back();
         event.id = s.id;
         event.token = token;
         if (s.request.eos_token && token == *s.request.eos_token)
-            finish(i, FinishReason::EndOfSequence, {}, events);
-        else if (static_cast<int>(s.generated.size()) >= s.request.max_new_tokens)
-            finish(i, FinishReason::MaxTokens, {}, events);
+            finish(take(running_, i), FinishReason::EndOfSequence, {}, events);
+        else if (static_cast<int>(s.generated().size()) >= s.request.max_new_tokens)
+            finish(take(running_, i), FinishReason::MaxTokens, {}, events);
         else
             ++i;
     }
 
     make_room_for_decode();
     if (!running_.empty() && !fits(static_cast<size_t>(backend_.config().n_layers) * backend_.kv_entry_bytes()))
-        finish(0, FinishReason::Error,
+        finish(take(running_, 0), FinishReason::Error,
                "out of KV-cache memory: one sequence needs more than the " +
                    std::to_string(options_.kv_byte_limit >> 10) + " KiB the batch may hold",
                events);
@@ -237,7 +231,7 @@ std::vector<BatchEvent> BatchScheduler::step()
         std::vector<int32_t> tokens;
         for (const SequencePtr& s : running_) {
             sessions.push_back(s->session.get());
-            tokens.push_back(s->generated.back());
+            tokens.push_back(s->tokens.back());
         }
         const auto start = Clock::now();
         try {
@@ -248,7 +242,7 @@ std::vector<BatchEvent> BatchScheduler::step()
         } catch (const Error& e) {
             // The whole batch was reset: every sequence ends, with what it generated so far.
             while (!running_.empty())
-                finish(running_.size() - 1, FinishReason::Error, e.what(), events);
+                finish(take(running_, running_.size() - 1), FinishReason::Error, e.what(), events);
         }
         last_step_.decode_seconds = seconds_since(start);
     }

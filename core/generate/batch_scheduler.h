@@ -16,6 +16,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -83,26 +84,28 @@ public:
     size_t kv_bytes() const;
     std::vector<int> layer_lengths() const;
     // Tokens a request generated so far (also once it finished, until the next step).
-    const std::vector<int32_t>& generated(int id) const;
+    std::span<const int32_t> generated(int id) const;
 
 private:
     struct Sequence {
         int id = 0;
-        BatchRequest request;
-        std::vector<int32_t> generated;
+        std::vector<int32_t> tokens;  // the prompt, then what was generated
+        size_t prompt_length = 0;
+        BatchRequest request;  // its prompt moved into `tokens`
         std::unique_ptr<InferenceSession> session;
         Sampler sampler;
         std::vector<float> logits;  // after the last token fed, to draw the next one from
         bool cancelled = false;
 
         Sequence(int id, BatchRequest request);
+        std::span<const int32_t> generated() const { return std::span(tokens).subspan(prompt_length); }
     };
     using SequencePtr = std::unique_ptr<Sequence>;
 
     void admit(std::vector<BatchEvent>& events);
     void make_room_for_decode();
     void preempt(SequencePtr sequence);
-    void finish(size_t index, FinishReason reason, std::string error, std::vector<BatchEvent>& events);
+    void finish(SequencePtr sequence, FinishReason reason, std::string error, std::vector<BatchEvent>& events);
     bool fits(size_t more_bytes) const;
 
     Backend& backend_;
