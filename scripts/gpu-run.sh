@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# Builds the CUDA backend and its tests without Qt and runs them (ctest -L gpu) on a machine
-# with a GPU that cannot install packages, such as the device machines this project borrows
-# (nothing can be fetched there). Two steps:
+# Builds the CUDA backend and its tests without Qt and runs them on a machine with a GPU that
+# cannot install packages, such as the device machines this project borrows (nothing can be
+# fetched there, and their time is scarce). Two ways:
 #
-#   scripts/gpu-run.sh fetch   On a Debian 12 machine with apt (the developer machine):
-#                              downloads the .deb files below into .gpu-run/debs and copies the
-#                              test data the GPU tests read (stories260K.gguf, golden/*.json)
-#                              into .gpu-run/shared. .gpu-run/ is ignored by git (added to
-#                              .git/info/exclude): it only travels with the working tree.
-#   scripts/gpu-run.sh run     On the GPU machine, from the repository root: unpacks the .debs
-#                              with dpkg -x into a private prefix, configures with
-#                              -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON, builds the CUDA library,
-#                              the GPU tests and pyramid-bench, and runs ctest -L gpu. Logs go to
-#                              $OUT when set.
+# Staged (preferred: the device only runs, it builds nothing):
+#   scripts/gpu-run.sh stage   Here (Debian 12 with the build dependencies and nvcc): builds the
+#                              CUDA library, the GPU tests and pyramid-bench for
+#                              $PYRAMID_GPU_ARCH (default 90: H100/H200) into .gpu-build/, and
+#                              puts them, the runtime libraries they need from this machine and
+#                              the test data (stories260K.gguf, golden/*.json, the kquants files)
+#                              into .gpu-run/ (ignored by git; it travels as a carried path).
+#   scripts/gpu-run.sh staged-run | staged-bench | staged-all
+#                              On the GPU machine, from the repository root: runs the staged
+#                              GPU tests, then (bench, all) the paper's benchmark below.
+#
+# Built there (when the staged binaries do not run on that machine):
+#   scripts/gpu-run.sh fetch   Here: downloads the .deb files below into .gpu-run/debs and copies
+#                              the test data into .gpu-run/shared.
+#   scripts/gpu-run.sh run     There: unpacks the .debs with dpkg -x into a private prefix,
+#                              configures with -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON, builds
+#                              the CUDA library, the GPU tests and pyramid-bench, and runs
+#                              ctest -L gpu.
 #   scripts/gpu-run.sh bench   The same build, then the paper's benchmark: bench/paper_table.py
 #                              runs pyramid-bench and the Hugging Face baseline on the LLaMA-2-7B
 #                              shape, 512+256, batches 1, 8, 32 and the largest that fits,
-#                              policies full and pyramid (tables and JSON to $OUT).
+#                              policies full and pyramid (tables and JSON).
 #   scripts/gpu-run.sh all     run, then bench.
 #
-# Environment for `run`: PYRAMID_GPU_BUILD (build folder, default /tmp/pyramid-gpu-build),
-# PYRAMID_GPU_ARCH (CUDA architectures, default: the first GPU's, e.g. 90 on H100/H200).
+# Logs, tables and JSON go to $OUT when set. Environment: PYRAMID_GPU_BUILD (build folder of
+# run/bench, default /tmp/pyramid-gpu-build), PYRAMID_GPU_ARCH (CUDA architectures; run/bench
+# default to the first GPU's).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,17 +46,49 @@ packages=(
   libssl-dev libssl3
 )
 
-fetch() {
+# Test data the GPU tests read, into .gpu-run/shared.
+copy_shared() {
   local shared=${PYRAMID_SHARED_DIR:-"$root/../shared"}
   grep -qx '/.gpu-run/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-run/' >>"$root/.git/info/exclude"
   rm -rf "$stash"
-  mkdir -p "$stash/debs" "$stash/shared/models/kquants" "$stash/shared/golden"
-  (cd "$stash/debs" && apt-get download "${packages[@]}")
+  mkdir -p "$stash/shared/models/kquants" "$stash/shared/golden"
   cp "$shared/models/stories260K.gguf" "$stash/shared/models/"
   cp "$shared"/golden/*.json "$stash/shared/golden/"
   cp "$shared"/models/kquants/synthetic-llama-{q4_k_m,mixed}.gguf "$stash/shared/models/kquants/"
+}
+
+fetch() {
+  copy_shared
+  mkdir -p "$stash/debs"
+  (cd "$stash/debs" && apt-get download "${packages[@]}")
   du -sh "$stash"
   echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh run (carry .gpu-run)"
+}
+
+staged_targets=(kernels/libpyramid_cuda.so tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench)
+
+stage() {
+  local build_dir="$root/.gpu-build"
+  grep -qx '/.gpu-build/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-build/' >>"$root/.git/info/exclude"
+  copy_shared
+  cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
+  cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench
+  local staged="$stash/staged"
+  mkdir -p "$staged/lib"
+  local target
+  for target in "${staged_targets[@]}"; do
+    mkdir -p "$staged/$(dirname "$target")"
+    cp "$build_dir/$target" "$staged/$target"
+  done
+  # The non-system libraries they link that a bare CUDA image lacks (CUDA's own are there).
+  local lib
+  for lib in $(for target in "${staged_targets[@]}"; do ldd "$build_dir/$target"; done |
+               awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf' | sort -u); do
+    cp -L "$lib" "$staged/lib/"
+  done
+  du -sh "$stash"
+  echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh staged-all (carry .gpu-run)"
 }
 
 # The folder holding the first file called $1 under $2 (a CMake package's config file).
@@ -112,21 +153,59 @@ run() {
   ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$logs/ctest.log"
 }
 
+# The staged programs, run as ctest would: exit 77 is a skip, anything but 0 a failure.
+staged_env() {
+  local staged="$stash/staged"
+  [ -x "$staged/tests/gpu/test_gpu_kernels" ] || { echo "gpu-run: nothing staged; run 'scripts/gpu-run.sh stage' here first and carry .gpu-run" >&2; exit 1; }
+  logs=${OUT:-/tmp/pyramid-gpu-logs}
+  mkdir -p "$logs"
+  export LD_LIBRARY_PATH="$staged/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PYRAMID_SHARED_DIR="$stash/shared" PYRAMID_BACKEND_DIR="$staged/kernels" OMP_WAIT_POLICY=PASSIVE
+  bench_exe="$staged/app/bench/pyramid-bench"
+  nvidia-smi || true
+}
+
+staged_run() {
+  local failed=0 test rc start
+  for test in test_gpu_kernels test_gpu_model; do
+    start=$SECONDS
+    set +e
+    timeout 900 "$stash/staged/tests/gpu/$test" >"$logs/$test.log" 2>&1
+    rc=$?
+    set -e
+    tail -40 "$logs/$test.log"
+    case $rc in
+      0) echo "gpu-run: $test passed in $((SECONDS - start)) s" ;;
+      77) echo "gpu-run: $test skipped (no CUDA device)" ;;
+      *) echo "gpu-run: $test FAILED (exit $rc) after $((SECONDS - start)) s"; failed=1 ;;
+    esac
+  done | tee "$logs/staged-run.log"
+  ! grep -q FAILED "$logs/staged-run.log"
+}
+
 bench() {
-  # pyramid-bench loads the CUDA library from the build folder.
-  export PYRAMID_BACKEND_DIR="$build/kernels"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$logs/device.txt"
   date -u +%Y-%m-%dT%H:%M:%SZ >>"$logs/device.txt"
-  python3 "$root/bench/paper_table.py" --pyramid-bench "$build/app/bench/pyramid-bench" \
+  python3 "$root/bench/paper_table.py" --pyramid-bench "$bench_exe" \
     --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch \
     --policy full,pyramid --device cuda --dtype float16 --warmup 1 --repetitions 1 --seed 1 \
     --out "$logs/llama2-7b.json" 2>&1 | tee "$logs/llama2-7b.md"
 }
 
+# pyramid-bench loads the CUDA library from the build folder.
+built_bench() {
+  export PYRAMID_BACKEND_DIR="$build/kernels"
+  bench_exe="$build/app/bench/pyramid-bench"
+}
+
 case ${1:-} in
   fetch) fetch ;;
+  stage) stage ;;
   run) build; run ;;
-  bench) build; bench ;;
-  all) build; run; bench ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|run|bench|all" >&2; exit 2 ;;
+  bench) build; built_bench; bench ;;
+  all) build; run; built_bench; bench ;;
+  staged-run) staged_env; staged_run ;;
+  staged-bench) staged_env; bench ;;
+  staged-all) staged_env; staged_run || true; bench ;;
+  *) echo "usage: scripts/gpu-run.sh fetch|stage|run|bench|all|staged-run|staged-bench|staged-all" >&2; exit 2 ;;
 esac

@@ -1,14 +1,18 @@
 #pragma once
 // Where tests find ../shared (models, golden files). Tests QSKIP with this message when a
 // file is missing, so a checkout without the shared data still runs the rest.
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 namespace pyramid::test {
 
+// PYRAMID_SHARED_DIR in the environment overrides the folder built in (test programs built on
+// one machine and run on another, as scripts/gpu-run.sh does).
 inline std::filesystem::path shared_path(const std::string& relative)
 {
-    return std::filesystem::path(PYRAMID_SHARED_DIR) / relative;
+    const char* dir = std::getenv("PYRAMID_SHARED_DIR");
+    return std::filesystem::path(dir && *dir ? dir : PYRAMID_SHARED_DIR) / relative;
 }
 
 inline std::string missing_message(const std::filesystem::path& path)
