@@ -17,8 +17,10 @@
 #include "cuda_check.h"
 #include "backend/cpu_kernels.h"
 #include "cuda_kv_layer_store.h"
+#include "decode_attention_tests.h"
 #include "device_weights.h"
 #include "elementwise_ops.h"
+#include "filled_store.h"
 #include "gpu_test.h"
 #include "kv_memory.h"
 #include "kv_ops.h"
@@ -186,28 +188,6 @@ void projection_matches()
     cublasDestroy(handle);
 }
 
-// A layer store filled with `len` entries (appended in two steps, as prefill then decode do).
-struct FilledStore {
-    cuda::KvMemory memory;
-    cuda::CudaKvLayerStore store;
-    std::vector<float> keys, values;  // as stored (rounded to the precision)
-
-    FilledStore(int kv_dim, Precision p, int len, int block_entries = 16)
-        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, nullptr), store(memory)
-    {
-        keys = rounded(random_floats(rng, size_t(len) * kv_dim), p);
-        values = rounded(random_floats(rng, size_t(len) * kv_dim), p);
-        auto dk = upload(keys), dv = upload(values);
-        const int first = len / 2;
-        for (auto [begin, count] : {std::pair{0, first}, std::pair{first, len - first}}) {
-            store.reserve_append(count);
-            cuda::store_kv(dk.as<float>() + size_t(begin) * kv_dim, dv.as<float>() + size_t(begin) * kv_dim, count,
-                           begin, store.table(), p, nullptr);
-            store.commit_append(count);
-        }
-    }
-};
-
 void attention_and_probe_match()
 {
     struct Shape {
@@ -221,7 +201,7 @@ void attention_and_probe_match()
                     if (n > len)
                         continue;
                     const int q_width = s.heads * s.hd, kv_dim = s.kv_heads * s.hd;
-                    FilledStore filled(kv_dim, p, len);
+                    FilledStore filled(rng, kv_dim, p, len);
                     const auto q = random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f);
                     AttentionProbe probe;
                     probe.first_row = n / 2;
@@ -258,7 +238,7 @@ void attention_and_probe_match()
 
 void probe_without_rows_is_zero()
 {
-    FilledStore filled(16, Precision::Fp16, 40);
+    FilledStore filled(rng, 16, Precision::Fp16, 40);
     const auto q = random_floats(rng, size_t(3) * 32);
     auto dq = upload(q);
     auto out = poisoned(q.size(), Precision::Fp16);
@@ -278,7 +258,7 @@ void keep_compacts_and_frees_blocks()
         for (int len : {1, 16, 17, 100, 333})
             for (double fraction : {0.0, 0.3, 0.9, 1.0}) {
                 const int kv_dim = 24;
-                FilledStore filled(kv_dim, p, len);
+                FilledStore filled(rng, kv_dim, p, len);
                 const size_t in_use_before = filled.memory.pool().blocks_in_use();
                 GPU_CHECK(filled.store.blocks_held() == (len + 15) / 16, "blocks for " + std::to_string(len));
                 GPU_CHECK(in_use_before == size_t(filled.store.blocks_held()), "pool accounting");
@@ -333,7 +313,7 @@ void shift_keys_matches()
     const int kv_heads = 2, hd = 64, len = 37;
     for (Precision p : kPrecisions)
         for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::RotateHalf}) {
-            FilledStore filled(kv_heads * hd, p, len);
+            FilledStore filled(rng, kv_heads * hd, p, len);
             std::vector<int32_t> shifts = random_positions(size_t(len), 600);
             for (int32_t& s : shifts)
                 s -= 300;  // renumbering moves positions down as well as up
@@ -491,6 +471,8 @@ int main()
         {"synthetic_generation_matches_host", synthetic_generation_matches_host},
     };
     for (TestCase& t : quant_kernel_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : decode_attention_tests())
         tests.push_back(std::move(t));
     return run_all("test_gpu_kernels", tests);
 }
