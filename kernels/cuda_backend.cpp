@@ -6,6 +6,7 @@
 #include "attention_ops.h"
 #include "cuda_check.h"
 #include "cuda_kv_layer_store.h"
+#include "decode_attention.h"
 #include "dequantize_ops.h"
 #include "elementwise_ops.h"
 #include "kv_ops.h"
@@ -202,7 +203,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     rope(ws.q(), n, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
     rope(ws.k(), n, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
 
-    // Probe scores of all sequences share one buffer, one slice each, downloaded with one sync.
+    // Probe scores of all sequences share one buffer, one slice each, downloaded at once.
     int probe_entries = 0;
     for (const SequenceRows& seq : sequences)
         if (seq.probe)
@@ -210,7 +211,11 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     if (probe_entries > 0)
         ws.reserve_entries(probe_entries);
 
+    // Sequences with one new row (decode steps) go through the batched decode kernels, three
+    // launches for all of them; longer runs of rows (prompts) run sequence by sequence.
     const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
+    const size_t q_row_bytes = static_cast<size_t>(q_width) * element_bytes(p);
+    std::vector<DecodeSequence> decoding;
     int probe_offset = 0;
     for (const SequenceRows& seq : sequences) {
         const int rows = static_cast<int>(seq.positions.size());
@@ -219,13 +224,28 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         const int first_entry = kv.size();
         kv.reserve_append(rows);
         const KvBlockTable table = kv.table();
+        const int len = first_entry + rows;
+        const int slice = seq.probe ? probe_offset : -1;
+        if (seq.probe)
+            probe_offset += len;
+
+        if (rows == 1) {
+            DecodeSequence d;
+            d.blocks = table.blocks;
+            d.len = len;
+            d.row = seq.first_row;
+            d.score_base = seq.probe ? 0 : -1;
+            d.probe_base = std::max(slice, 0);
+            d.probe_weight = seq.probe && seq.probe->first_row == 0 ? seq.probe->row_weights.at(0) : 0.0f;
+            decoding.push_back(d);
+            kv.commit_append(rows);
+            continue;
+        }
         store_kv(ws.k() + row0 * kv_width, ws.v() + row0 * kv_width, rows, first_entry, table, p, s);
         kv.commit_append(rows);
-        const int len = kv.size();
-
         const float* q = ws.q() + row0 * q_width;
         float* stats = seq.probe ? ws.stats() + row0 * c.n_heads * 2 : nullptr;
-        void* attended = static_cast<std::byte*>(ws.attended()) + row0 * q_width * element_bytes(p);
+        void* attended = static_cast<std::byte*>(ws.attended()) + row0 * q_row_bytes;
         attention(q, rows, table, len, dims, p, attended, stats, s);
         if (!seq.probe)
             continue;
@@ -233,16 +253,33 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         if (seq.probe->first_row < rows)
             upload(row_weights, seq.probe->row_weights.data(), seq.probe->row_weights.size() * sizeof(float),
                    "run_layer (probe weights)");
-        float* scores = ws.probe() + probe_offset;
-        attention_probe(q, rows, table, len, dims, p, stats, seq.probe->first_row, row_weights, scores, s);
-        seq.probe_out->resize(static_cast<size_t>(len));
-        check(cudaMemcpyAsync(seq.probe_out->data(), scores, static_cast<size_t>(len) * sizeof(float),
-                              cudaMemcpyDeviceToHost, s),
-              "run_layer (probe scores)");
-        probe_offset += len;
+        attention_probe(q, rows, table, len, dims, p, stats, seq.probe->first_row, row_weights, ws.probe() + slice,
+                        s);
     }
-    if (probe_entries > 0)
+    if (!decoding.empty()) {
+        const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
+        ws.reserve_decode(layout);
+        upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
+               "run_layer (decode batch)");
+        store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries, kv_width,
+                        p, s);
+        const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().block_entries};
+        decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s);
+    }
+    if (probe_entries > 0) {
+        std::vector<float> scores(static_cast<size_t>(probe_entries));
+        check(cudaMemcpyAsync(scores.data(), ws.probe(), scores.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
+              "run_layer (probe scores)");
         check(cudaStreamSynchronize(s), "run_layer (probe scores)");
+        size_t offset = 0;
+        for (const SequenceRows& seq : sequences) {
+            if (!seq.probe)
+                continue;
+            const size_t len = static_cast<size_t>(seq.cache->size());
+            seq.probe_out->assign(scores.begin() + offset, scores.begin() + offset + len);
+            offset += len;
+        }
+    }
     project(blas, w.wo, ws.attended(), n, h.data(), 1.0f, scratch);  // residual: h += attention output
 
     rms_norm(h.data(), w.ffn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);

@@ -35,6 +35,22 @@ __global__ void store_kv_kernel(const float* k, const float* v, int n, int first
     }
 }
 
+// Grid: one block per sequence, threads over the row's kv_dim elements.
+template <typename T>
+__global__ void store_kv_decode_kernel(const float* k, const float* v, const DecodeSequence* sequences,
+                                       int block_entries, int kv_dim)
+{
+    const DecodeSequence s = sequences[blockIdx.x];
+    const KvBlockTable table{s.blocks, block_entries, kv_dim};
+    const int64_t value_offset = int64_t(block_entries) * kv_dim;
+    const int64_t row = int64_t(s.row) * kv_dim;
+    for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
+        T* slot = key_slot<T>(table, s.len - 1, kv_dim, i);
+        slot[0] = from_float<T>(k[row + i]);
+        slot[value_offset] = from_float<T>(v[row + i]);
+    }
+}
+
 // Both compaction passes copy 32-bit words: an entry row (kv_dim elements) is a whole number
 // of words because head_dim is even. Scratch holds, per moved entry, its key row then its value row.
 __global__ void kv_to_scratch_kernel(KvBlockTable table, int row_words, const int32_t* sources, int count,
@@ -96,6 +112,18 @@ void store_kv(const float* k, const float* v, int n, int first_entry, const KvBl
         store_kv_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(k, v, n, first_entry, table);
     });
     check_launch("store_kv");
+}
+
+void store_kv_decode(const float* k, const float* v, const DecodeSequence* sequences, int count, int block_entries,
+                     int kv_dim, Precision type, cudaStream_t stream)
+{
+    if (count == 0)
+        return;
+    dispatch(type, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        store_kv_decode_kernel<T><<<count, kThreads, 0, stream>>>(k, v, sequences, block_entries, kv_dim);
+    });
+    check_launch("store_kv_decode");
 }
 
 void compact_kv(const KvBlockTable& table, Precision type, const int32_t* sources, int first, int count,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decode_batch.h"
 #include "kv_block_table.h"
 #include "model/model_config.h"
 #include "precision.h"
@@ -15,6 +16,12 @@ namespace pyramid::cuda {
 // [n, kv_dim], rounded to the table's element type. Their blocks must already be in the table.
 void store_kv(const float* k, const float* v, int n, int first_entry, const KvBlockTable& table, Precision type,
               cudaStream_t stream);
+
+// Stores row sequences[s].row of k and v (float32 [*, kv_dim]) as entry len - 1 of sequence
+// s's table, for each of the `count` sequences (a device array; the entries' blocks must
+// already be in the tables). One launch for a whole decode batch.
+void store_kv_decode(const float* k, const float* v, const DecodeSequence* sequences, int count, int block_entries,
+                     int kv_dim, Precision type, cudaStream_t stream);
 
 // Moves entry sources[t] to entry first + t for t < count (sources ascending, sources[t] >=
 // first + t), in place. Goes through `scratch`, which must hold count entries (keys and

@@ -1,10 +1,26 @@
 #include "workspace.h"
 
 #include <algorithm>
+#include <string>
 
 #include "cuda_check.h"
 
 namespace pyramid::cuda {
+namespace {
+
+// Replaces `buffer` with one of at least `bytes` (twice the old size when that is more) once
+// the stream no longer uses it.
+void grow(DeviceBuffer& buffer, size_t bytes, cudaStream_t stream, const std::string& what)
+{
+    if (bytes <= buffer.bytes())
+        return;
+    check(cudaStreamSynchronize(stream), "workspace growth");
+    const size_t capacity = std::max(bytes, 2 * buffer.bytes());
+    buffer = DeviceBuffer();
+    buffer = DeviceBuffer(capacity, what);
+}
+
+} // namespace
 
 Workspace::Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream, int ffn_chunk_rows)
     : config_(config), precision_(precision), stream_(stream), ffn_chunk_rows_(std::max(1, ffn_chunk_rows))
@@ -50,13 +66,7 @@ void Workspace::reserve_rows(int rows)
 
 void Workspace::reserve_entries(int entries)
 {
-    if (entries <= entries_)
-        return;
-    check(cudaStreamSynchronize(stream_), "workspace growth");
-    const int capacity = std::max(entries, 2 * entries_);
-    probe_ = DeviceBuffer();
-    probe_ = DeviceBuffer(static_cast<size_t>(capacity) * sizeof(float), "attention probe scores");
-    entries_ = capacity;
+    grow(probe_, static_cast<size_t>(entries) * sizeof(float), stream_, "attention probe scores");
 }
 
 void Workspace::reserve_logit_rows(int rows)
@@ -71,11 +81,29 @@ void Workspace::reserve_logit_rows(int rows)
     logit_rows_ = capacity;
 }
 
+void Workspace::reserve_decode(const DecodeLayout& layout)
+{
+    const size_t heads = static_cast<size_t>(config_.n_heads);
+    const size_t splits = static_cast<size_t>(layout.splits);
+    grow(decode_sequences_, static_cast<size_t>(layout.count) * sizeof(DecodeSequence), stream_,
+         "the decode batch's sequences");
+    grow(partial_stats_, splits * heads * 2 * sizeof(float), stream_, "decode attention partial results");
+    grow(partial_out_, splits * heads * static_cast<size_t>(config_.head_dim) * sizeof(float), stream_,
+         "decode attention partial results");
+    grow(decode_scores_, static_cast<size_t>(layout.scores) * sizeof(float), stream_, "decode attention scores");
+}
+
+DecodeScratch Workspace::decode_scratch() const
+{
+    return {partial_stats_.as<float>(), partial_out_.as<float>(), decode_scores_.as<float>()};
+}
+
 size_t Workspace::bytes() const
 {
     size_t total = 0;
     for (const DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &gate_, &up_, &activated_, &stats_,
-                                  &hidden_scratch_, &positions_, &row_indices_, &row_weights_, &probe_, &logits_})
+                                  &hidden_scratch_, &positions_, &row_indices_, &row_weights_, &probe_, &logits_, &decode_sequences_,
+                                  &partial_stats_, &partial_out_, &decode_scores_})
         total += b->bytes();
     return total;
 }

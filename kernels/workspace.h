@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "decode_attention.h"
 #include "device_buffer.h"
 #include "model/model_config.h"
 #include "precision.h"
@@ -23,6 +24,9 @@ public:
     void reserve_entries(int entries);
     // Room for the logits of `rows` rows.
     void reserve_logit_rows(int rows);
+    // Room for a decode batch of this layout: its sequence array, partial softmaxes and raw
+    // probe scores.
+    void reserve_decode(const DecodeLayout& layout);
 
     // [rows, dim] in the precision: norm outputs, the input of the next projection.
     void* normed() const { return normed_.data(); }
@@ -41,6 +45,8 @@ public:
     float* row_weights() const { return row_weights_.as<float>(); }        // [rows]
     float* probe() const { return probe_.as<float>(); }    // [entries]
     float* logits() const { return logits_.as<float>(); }  // [logit rows, n_vocab]
+    DecodeSequence* decode_sequences() const { return decode_sequences_.as<DecodeSequence>(); }
+    DecodeScratch decode_scratch() const;
 
     size_t bytes() const;
 
@@ -50,10 +56,10 @@ private:
     cudaStream_t stream_;
     int ffn_chunk_rows_;
     int rows_ = 0;
-    int entries_ = 0;
     int logit_rows_ = 0;
     DeviceBuffer normed_, q_, k_, v_, attended_, gate_, up_, activated_, stats_, hidden_scratch_;
     DeviceBuffer positions_, row_indices_, row_weights_, probe_, logits_;
+    DeviceBuffer decode_sequences_, partial_stats_, partial_out_, decode_scores_;
 };
 
 } // namespace pyramid::cuda

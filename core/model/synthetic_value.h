@@ -19,11 +19,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define PYRAMID_HOST_DEVICE __host__ __device__
-#else
-#define PYRAMID_HOST_DEVICE
-#endif
+#include "util/host_device.h"
 
 namespace pyramid::synthetic {
 

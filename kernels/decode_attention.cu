@@ -1,0 +1,336 @@
+#include "decode_attention.h"
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "cuda_check.h"
+#include "element_type.cuh"
+
+namespace pyramid::cuda {
+namespace {
+
+constexpr int kWarps = 4;            // warps per block of the split pass (consecutive splits of one head)
+constexpr int kTile = 32;            // entries a warp scores at once, one per lane
+constexpr int kMaxHeadsPerWarp = 8;  // query heads of one KV head a warp carries; more take several warps
+constexpr int kProbeThreads = 128;
+constexpr int kMaxGrid = 65535;      // grid y and z limit: sequences of one call
+
+// Two adjacent elements as floats (head_dim is even and rows start at even elements, so the
+// pair is aligned for a 4-byte half2 or an 8-byte float2 load).
+__device__ __forceinline__ float2 load_pair(const float* p) { return *reinterpret_cast<const float2*>(p); }
+__device__ __forceinline__ float2 load_pair(const __half* p) { return __half22float2(*reinterpret_cast<const __half2*>(p)); }
+__device__ __forceinline__ void store_pair(float* p, float2 v) { *reinterpret_cast<float2*>(p) = v; }
+__device__ __forceinline__ void store_pair(__half* p, float2 v) { *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v.x, v.y); }
+
+struct Params {
+    const float* q;
+    const DecodeSequence* sequences;
+    int block_entries;
+    int kv_dim;
+    int n_heads;
+    int group;        // query heads per KV head
+    int head_chunks;  // warps' worth of heads per KV head: ceil(group / kMaxHeadsPerWarp)
+    int head_dim;
+    float scale;
+    void* out;
+    float* stats;
+    float* partial_stats;
+    float* partial_out;
+    float* scores;
+    float* probe_out;
+};
+
+template <typename T>
+__device__ __forceinline__ const T* entry_row(const DecodeSequence& s, int block_entries, int kv_dim, int e,
+                                              bool value)
+{
+    const T* block = static_cast<const T*>(s.blocks[e / block_entries]);
+    return block + (value ? int64_t(block_entries) * kv_dim : 0) + int64_t(e % block_entries) * kv_dim;
+}
+
+// Grid: x = groups of kWarps splits, y = (KV head, chunk of its query heads), z = sequence.
+// A warp owns one split: lanes hold P (dimension) pairs of its G query heads, score the split's
+// entries 32 at a time (one entry per lane after a warp reduction) with an online softmax, and
+// write the split's maximum, sum and unnormalised output. G and P are compile-time bounds.
+template <typename T, int P, int G>
+__global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const DecodeSequence s = p.sequences[blockIdx.z];
+    const int split = blockIdx.x * kWarps + warp;
+    if (split >= decode_splits(s.len))
+        return;  // a warp-uniform exit; no block-wide barrier follows
+    const int g = blockIdx.y / p.head_chunks;
+    const int h0 = g * p.group + (blockIdx.y % p.head_chunks) * kMaxHeadsPerWarp;
+    const int heads = min(G, g * p.group + p.group - h0);
+    const int hd = p.head_dim;
+    const int e_begin = split * kDecodeSplitEntries;
+    const int e_end = min(s.len, e_begin + kDecodeSplitEntries);
+
+    float2 q[G][P];
+    float m[G], l[G];
+    float2 acc[G][P];
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+        m[k] = -INFINITY;
+        l[k] = 0.0f;
+#pragma unroll
+        for (int c = 0; c < P; ++c) {
+            const int d = 2 * (lane + 32 * c);
+            float2 v = make_float2(0.0f, 0.0f);
+            if (k < heads && d < hd) {
+                v = load_pair(p.q + int64_t(s.row) * p.n_heads * hd + (h0 + k) * hd + d);
+                v.x *= p.scale;
+                v.y *= p.scale;
+            }
+            q[k][c] = v;
+            acc[k][c] = make_float2(0.0f, 0.0f);
+        }
+    }
+    const int column = g * hd;
+
+    for (int t0 = e_begin; t0 < e_end; t0 += kTile) {
+        const int valid = min(kTile, e_end - t0);
+        float mine[G];  // lane j: the score of entry t0 + j for each head
+#pragma unroll
+        for (int k = 0; k < G; ++k)
+            mine[k] = -INFINITY;
+#pragma unroll 4
+        for (int j = 0; j < valid; ++j) {
+            const T* key = entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, false) + column;
+            float2 kp[P];
+#pragma unroll
+            for (int c = 0; c < P; ++c) {
+                const int d = 2 * (lane + 32 * c);
+                kp[c] = d < hd ? load_pair(key + d) : make_float2(0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int k = 0; k < G; ++k) {
+                if (k >= heads)
+                    break;
+                float part = 0.0f;
+#pragma unroll
+                for (int c = 0; c < P; ++c)
+                    part += q[k][c].x * kp[c].x + q[k][c].y * kp[c].y;
+                const float score = warp_sum(part);
+                if (lane == j)
+                    mine[k] = score;
+            }
+        }
+
+        // Online softmax: rescale what was accumulated when the running maximum grows.
+        float e[G];
+#pragma unroll
+        for (int k = 0; k < G; ++k) {
+            e[k] = 0.0f;
+            if (k >= heads)
+                break;
+            const float m_new = fmaxf(m[k], warp_max(mine[k]));
+            const float correction = expf(m[k] - m_new);
+            e[k] = lane < valid ? expf(mine[k] - m_new) : 0.0f;
+            l[k] = l[k] * correction + warp_sum(e[k]);
+            m[k] = m_new;
+#pragma unroll
+            for (int c = 0; c < P; ++c) {
+                acc[k][c].x *= correction;
+                acc[k][c].y *= correction;
+            }
+            if (s.score_base >= 0 && lane < valid)
+                p.scores[s.score_base + int64_t(h0 + k) * s.len + t0 + lane] = mine[k];
+        }
+#pragma unroll 4
+        for (int j = 0; j < valid; ++j) {
+            const T* value = entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, true) + column;
+            float2 vp[P];
+#pragma unroll
+            for (int c = 0; c < P; ++c) {
+                const int d = 2 * (lane + 32 * c);
+                vp[c] = d < hd ? load_pair(value + d) : make_float2(0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int k = 0; k < G; ++k) {
+                if (k >= heads)
+                    break;
+                const float pj = __shfl_sync(kFullWarp, e[k], j);
+#pragma unroll
+                for (int c = 0; c < P; ++c) {
+                    acc[k][c].x += pj * vp[c].x;
+                    acc[k][c].y += pj * vp[c].y;
+                }
+            }
+        }
+    }
+
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+        if (k >= heads)
+            break;
+        const int64_t slot = int64_t(s.split_base + split) * p.n_heads + h0 + k;
+        if (lane == 0) {
+            p.partial_stats[slot * 2] = m[k];
+            p.partial_stats[slot * 2 + 1] = l[k];
+        }
+#pragma unroll
+        for (int c = 0; c < P; ++c) {
+            const int d = 2 * (lane + 32 * c);
+            if (d < hd)
+                store_pair(p.partial_out + slot * hd + d, acc[k][c]);
+        }
+    }
+}
+
+// Grid: x = groups of kWarps heads, y = sequence. A warp merges one head's splits: the
+// largest of their maxima, then each split's sum and output scaled to it.
+template <typename T, int P>
+__global__ void __launch_bounds__(kWarps * 32) decode_merge_kernel(Params p)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int h = blockIdx.x * kWarps + warp;
+    if (h >= p.n_heads)
+        return;
+    const DecodeSequence s = p.sequences[blockIdx.y];
+    const int splits = decode_splits(s.len);
+    const int hd = p.head_dim;
+    const float* split_stats = p.partial_stats + (int64_t(s.split_base) * p.n_heads + h) * 2;
+    const int64_t stats_stride = int64_t(p.n_heads) * 2;
+
+    float largest = -INFINITY;
+    for (int i = 0; i < splits; ++i)
+        largest = fmaxf(largest, split_stats[i * stats_stride]);
+    float sum = 0.0f;
+    float2 acc[P];
+#pragma unroll
+    for (int c = 0; c < P; ++c)
+        acc[c] = make_float2(0.0f, 0.0f);
+    for (int i = 0; i < splits; ++i) {
+        const float weight = expf(split_stats[i * stats_stride] - largest);
+        sum += split_stats[i * stats_stride + 1] * weight;
+        const float* part = p.partial_out + ((int64_t(s.split_base) + i) * p.n_heads + h) * hd;
+#pragma unroll
+        for (int c = 0; c < P; ++c) {
+            const int d = 2 * (lane + 32 * c);
+            if (d < hd) {
+                const float2 v = load_pair(part + d);
+                acc[c].x += v.x * weight;
+                acc[c].y += v.y * weight;
+            }
+        }
+    }
+    const float inv_sum = 1.0f / sum;
+    T* out = static_cast<T*>(p.out) + int64_t(s.row) * p.n_heads * hd + int64_t(h) * hd;
+#pragma unroll
+    for (int c = 0; c < P; ++c) {
+        const int d = 2 * (lane + 32 * c);
+        if (d < hd)
+            store_pair(out + d, make_float2(acc[c].x * inv_sum, acc[c].y * inv_sum));
+    }
+    if (p.stats && lane == 0) {
+        p.stats[(int64_t(s.row) * p.n_heads + h) * 2] = largest;
+        p.stats[(int64_t(s.row) * p.n_heads + h) * 2 + 1] = sum;
+    }
+}
+
+// Grid: x = tiles of kProbeThreads entries, y = sequence. Each thread turns one entry's raw
+// scores into its probability under every head and sums them, heads in order.
+__global__ void __launch_bounds__(kProbeThreads) decode_probe_kernel(Params p)
+{
+    const DecodeSequence s = p.sequences[blockIdx.y];
+    const int j = blockIdx.x * kProbeThreads + threadIdx.x;
+    if (s.score_base < 0 || j >= s.len)
+        return;
+    const float* stats = p.stats + int64_t(s.row) * p.n_heads * 2;
+    float sum = 0.0f;
+    for (int h = 0; h < p.n_heads; ++h)
+        sum += expf(p.scores[s.score_base + int64_t(h) * s.len + j] - stats[2 * h]) * (1.0f / stats[2 * h + 1]);
+    p.probe_out[s.probe_base + j] = s.probe_weight / float(p.n_heads) * sum;
+}
+
+template <typename T, int P, int G>
+void launch_split(const Params& p, dim3 grid, cudaStream_t stream)
+{
+    decode_split_kernel<T, P, G><<<grid, kWarps * 32, 0, stream>>>(p);
+}
+
+template <typename T, int P>
+void launch_split_for_group(const Params& p, dim3 grid, cudaStream_t stream)
+{
+    // The smallest head bound that holds the group keeps registers for the common 1:1 case.
+    if (p.group == 1)
+        launch_split<T, P, 1>(p, grid, stream);
+    else if (p.group == 2)
+        launch_split<T, P, 2>(p, grid, stream);
+    else if (p.group <= 4)
+        launch_split<T, P, 4>(p, grid, stream);
+    else
+        launch_split<T, P, kMaxHeadsPerWarp>(p, grid, stream);
+}
+
+template <typename T, int P>
+void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool probed, cudaStream_t stream)
+{
+    const int count = batch.layout.count;
+    const dim3 split_grid((decode_splits(batch.layout.max_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
+                          count);
+    launch_split_for_group<T, P>(p, split_grid, stream);
+    check_launch("decode_attention (splits)");
+    decode_merge_kernel<T, P><<<dim3((p.n_heads + kWarps - 1) / kWarps, count), kWarps * 32, 0, stream>>>(p);
+    check_launch("decode_attention (merge)");
+    if (probed) {
+        decode_probe_kernel<<<dim3((batch.layout.max_len + kProbeThreads - 1) / kProbeThreads, count), kProbeThreads,
+                              0, stream>>>(p);
+        check_launch("decode_attention (probe)");
+    }
+}
+
+} // namespace
+
+void decode_attention(const float* q, const DecodeBatch& batch, const AttentionDims& dims, Precision type, void* out,
+                      float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream)
+{
+    const DecodeLayout& layout = batch.layout;
+    const int hd = dims.head_dim;
+    if (hd <= 0 || hd % 2 != 0 || hd > kMaxHeadDim || dims.n_kv_heads <= 0 || dims.n_heads % dims.n_kv_heads != 0)
+        throw Error("decode_attention: unsupported shape (head_dim " + std::to_string(hd) + ", heads " +
+                    std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) +
+                    "; head_dim must be even and at most " + std::to_string(kMaxHeadDim) + ")");
+    if (layout.count > kMaxGrid)
+        throw Error("decode_attention: " + std::to_string(layout.count) + " sequences in one call (at most " +
+                    std::to_string(kMaxGrid) + ")");
+    if (layout.count == 0)
+        return;
+    const bool probed = layout.scores > 0;
+    if (probed && (!stats || !scratch.scores || !probe_out))
+        throw Error("decode_attention: probed sequences need stats, score scratch and a probe output");
+
+    Params p{};
+    p.q = q;
+    p.sequences = batch.sequences;
+    p.block_entries = batch.block_entries;
+    p.kv_dim = dims.n_kv_heads * hd;
+    p.n_heads = dims.n_heads;
+    p.group = dims.n_heads / dims.n_kv_heads;
+    p.head_chunks = (p.group + kMaxHeadsPerWarp - 1) / kMaxHeadsPerWarp;
+    p.head_dim = hd;
+    p.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    p.out = out;
+    p.stats = stats;
+    p.partial_stats = scratch.partial_stats;
+    p.partial_out = scratch.partial_out;
+    p.scores = scratch.scores;
+    p.probe_out = probe_out;
+    if (int64_t(dims.n_kv_heads) * p.head_chunks > kMaxGrid)
+        throw Error("decode_attention: too many heads (" + std::to_string(dims.n_heads) + ")");
+
+    dispatch(type, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        if (hd <= 64)
+            launch_all<T, 1>(p, batch, dims.n_kv_heads, probed, stream);
+        else if (hd <= 128)
+            launch_all<T, 2>(p, batch, dims.n_kv_heads, probed, stream);
+        else
+            launch_all<T, 4>(p, batch, dims.n_kv_heads, probed, stream);
+    });
+}
+
+} // namespace pyramid::cuda

@@ -1,0 +1,62 @@
+#pragma once
+// The sequences of one decode step as the batched decode kernels see them: one new row each,
+// each with its own block table and length (ragged: caches compressed to different sizes sit
+// side by side). The host fills an array of DecodeSequence, lays it out, uploads it, and the
+// kernels of decode_attention.h and store_kv_decode (kv_ops.h) read it. (C++17: CUDA
+// sources include it.)
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "util/host_device.h"
+
+namespace pyramid::cuda {
+
+// Entries one split of a cache holds: decode attention keeps one partial softmax per split,
+// so a long cache spreads over many warps even at batch 1. Splits depend only on a sequence's
+// own length, never on the batch, so a sequence decodes the same alone or in any batch.
+inline constexpr int kDecodeSplitEntries = 128;
+
+PYRAMID_HOST_DEVICE inline int decode_splits(int len) { return (len + kDecodeSplitEntries - 1) / kDecodeSplitEntries; }
+
+struct DecodeSequence {
+    void* const* blocks = nullptr;  // its block table for this layer (device array)
+    int len = 0;                    // cache entries (at least 1): the new row's own entry is last
+    int row = 0;                    // its row in q, k, v, the attention output and stats
+    int split_base = 0;             // first of its decode_splits(len) partial slots
+    int score_base = -1;            // where its n_heads * len raw scores go; -1: not probed
+    int probe_base = 0;             // where its len probe values go (probed sequences)
+    float probe_weight = 0.0f;      // the row's weight in the probe
+};
+
+// What a laid-out batch needs.
+struct DecodeLayout {
+    int count = 0;    // sequences
+    int max_len = 0;  // the longest cache
+    int splits = 0;   // partial slots in all (each holds n_heads partial softmaxes)
+    int scores = 0;   // raw scores of the probed sequences, floats
+};
+
+// Sets split_base of every sequence, in order, and score_base of those marked as probed
+// (score_base >= 0 on entry); probe_base, len, row, blocks and probe_weight are the caller's.
+inline DecodeLayout lay_out_decode_batch(std::vector<DecodeSequence>& sequences, int n_heads)
+{
+    DecodeLayout layout;
+    layout.count = static_cast<int>(sequences.size());
+    for (DecodeSequence& s : sequences) {
+        if (s.len < 1)
+            throw Error("decode batch: a sequence with " + std::to_string(s.len) +
+                        " cache entries (its new row must be stored first)");
+        s.split_base = layout.splits;
+        layout.splits += decode_splits(s.len);
+        if (s.len > layout.max_len)
+            layout.max_len = s.len;
+        if (s.score_base >= 0) {
+            s.score_base = layout.scores;
+            layout.scores += n_heads * s.len;
+        }
+    }
+    return layout;
+}
+
+} // namespace pyramid::cuda
