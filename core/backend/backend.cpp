@@ -27,4 +27,15 @@ void check_sequence_rows(int rows, std::span<const SequenceRows> sequences)
                     " rows");
 }
 
+std::vector<TopLogits> Backend::top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k)
+{
+    const std::vector<float> all = logits_rows(hidden, rows);
+    const size_t n_vocab = static_cast<size_t>(config().n_vocab);
+    std::vector<TopLogits> top;
+    top.reserve(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+        top.push_back(select_top_logits(std::span<const float>(all).subspan(i * n_vocab, n_vocab), k));
+    return top;
+}
+
 } // namespace pyramid

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/top_logits.h"
 #include "model/model_weights.h"
 
 namespace pyramid {
@@ -106,6 +107,12 @@ public:
     // Final norm and output projection of the given rows, together: rows.size() * n_vocab
     // logits, row after row.
     virtual std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) = 0;
+
+    // For each of the given rows, its k highest logits (see top_logits.h), rows in order: the
+    // last step of sampling with a top-k limit. This base version computes the whole rows with
+    // logits_rows() and selects on the host; a GPU backend selects on the device and moves
+    // only k logits per row.
+    virtual std::vector<TopLogits> top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k);
 
     // Bytes per second a large copy within the backend's memory moves (read plus written),
     // measured when called: what a memory-bound step could at best achieve.

@@ -25,6 +25,31 @@ typename Sequences::value_type take(Sequences& sequences, size_t index)
 
 } // namespace
 
+template <typename Sequences, typename Full, typename Top>
+void BatchScheduler::run_and_store(const Sequences& sequences, Full full_step, Top top_step)
+{
+    // Greedy and top-k samplers need a row's highest logits only; one that needs them all
+    // (no top-k limit, or a repetition penalty) makes the whole batch fetch whole rows.
+    int k = 1;
+    for (const SequencePtr& s : sequences) {
+        const int needed = s->sampler.top_logits_needed();
+        k = needed == 0 ? 0 : std::max(k, needed);
+        if (k == 0)
+            break;
+    }
+    if (k > 0) {
+        std::vector<TopLogits> top = top_step(k);
+        for (size_t i = 0; i < sequences.size(); ++i) {
+            sequences[i]->logits.clear();
+            sequences[i]->top = std::move(top[i]);
+        }
+        return;
+    }
+    std::vector<std::vector<float>> logits = full_step();
+    for (size_t i = 0; i < sequences.size(); ++i)
+        sequences[i]->logits = std::move(logits[i]);
+}
+
 BatchScheduler::Sequence::Sequence(int id, BatchRequest r)
     : id(id), tokens(std::move(r.prompt)), prompt_length(tokens.size()), request(std::move(r)),
       sampler(request.sampling)
@@ -119,6 +144,7 @@ void BatchScheduler::preempt(SequencePtr sequence)
 {
     sequence->session->reset();
     sequence->logits.clear();
+    sequence->top = {};
     ++preemptions_;
     ++last_step_.preempted;
     waiting_.push_front(std::move(sequence));
@@ -168,9 +194,9 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
     const auto start = Clock::now();
     std::string error;
     try {
-        std::vector<std::vector<float>> logits = InferenceSession::extend_batch(sessions, spans);
-        for (size_t i = 0; i < admitted.size(); ++i)
-            admitted[i]->logits = std::move(logits[i]);
+        run_and_store(
+            admitted, [&] { return InferenceSession::extend_batch(sessions, spans); },
+            [&](int k) { return InferenceSession::extend_batch_top(sessions, spans, k); });
     } catch (const Error& e) {
         error = e.what();
     }
@@ -207,7 +233,7 @@ std::vector<BatchEvent> BatchScheduler::step()
     // Every running sequence draws its next token from the logits of its last step.
     for (size_t i = 0; i < running_.size();) {
         Sequence& s = *running_[i];
-        const int32_t token = s.sampler.sample(s.logits, s.tokens);
+        const int32_t token = s.draw_next();
         s.tokens.push_back(token);
         BatchEvent& event = events.emplace_back();
         event.id = s.id;
@@ -235,9 +261,9 @@ std::vector<BatchEvent> BatchScheduler::step()
         }
         const auto start = Clock::now();
         try {
-            std::vector<std::vector<float>> logits = InferenceSession::decode_batch(sessions, tokens);
-            for (size_t i = 0; i < running_.size(); ++i)
-                running_[i]->logits = std::move(logits[i]);
+            run_and_store(
+                running_, [&] { return InferenceSession::decode_batch(sessions, tokens); },
+                [&](int k) { return InferenceSession::decode_batch_top(sessions, tokens, k); });
             last_step_.decoded = static_cast<int>(running_.size());
         } catch (const Error& e) {
             // The whole batch was reset: every sequence ends, with what it generated so far.

@@ -94,13 +94,22 @@ private:
         BatchRequest request;  // its prompt moved into `tokens`
         std::unique_ptr<InferenceSession> session;
         Sampler sampler;
-        std::vector<float> logits;  // after the last token fed, to draw the next one from
+        // After the last token fed, to draw the next one from: the whole row, or only its
+        // highest logits when every sampler of that step's batch needed no more.
+        std::vector<float> logits;
+        TopLogits top;
         bool cancelled = false;
 
         Sequence(int id, BatchRequest request);
         std::span<const int32_t> generated() const { return std::span(tokens).subspan(prompt_length); }
+        int32_t draw_next() { return logits.empty() ? sampler.sample_top(top) : sampler.sample(logits, tokens); }
     };
     using SequencePtr = std::unique_ptr<Sequence>;
+
+    // Runs `step` (prompts or decode tokens) for these sequences, fetching only the highest
+    // logits when all their samplers allow it, and leaves each one's outputs in it.
+    template <typename Sequences, typename Full, typename Top>
+    static void run_and_store(const Sequences& sequences, Full full_step, Top top_step);
 
     void admit(std::vector<BatchEvent>& events);
     void make_room_for_decode();

@@ -85,20 +85,51 @@ std::vector<float> InferenceSession::decode(int32_t token)
     return decode_batch(std::span<InferenceSession* const>(&self, 1), std::span<const int32_t>(&token, 1)).front();
 }
 
+namespace {
+
+// One single-token input per decode token.
+std::vector<std::span<const int32_t>> single_tokens(std::span<const int32_t> tokens)
+{
+    std::vector<std::span<const int32_t>> inputs;
+    for (const int32_t& token : tokens)
+        inputs.emplace_back(&token, 1);
+    return inputs;
+}
+
+void check_top_k(int k)
+{
+    if (k <= 0)
+        throw Error("asked for the " + std::to_string(k) + " highest logits (at least 1)");
+}
+
+} // namespace
+
 std::vector<std::vector<float>> InferenceSession::extend_batch(std::span<InferenceSession* const> sessions,
                                                                std::span<const std::span<const int32_t>> prompts,
                                                                const std::atomic<bool>* cancel)
 {
-    return run_step(sessions, prompts, Phase::Prompt, cancel);
+    return run_step(sessions, prompts, Phase::Prompt, 0, cancel).logits;
 }
 
 std::vector<std::vector<float>> InferenceSession::decode_batch(std::span<InferenceSession* const> sessions,
                                                                std::span<const int32_t> tokens)
 {
-    std::vector<std::span<const int32_t>> inputs;
-    for (const int32_t& token : tokens)
-        inputs.emplace_back(&token, 1);
-    return run_step(sessions, inputs, Phase::Decode, nullptr);
+    return run_step(sessions, single_tokens(tokens), Phase::Decode, 0, nullptr).logits;
+}
+
+std::vector<TopLogits> InferenceSession::extend_batch_top(std::span<InferenceSession* const> sessions,
+                                                          std::span<const std::span<const int32_t>> prompts, int k,
+                                                          const std::atomic<bool>* cancel)
+{
+    check_top_k(k);
+    return run_step(sessions, prompts, Phase::Prompt, k, cancel).top;
+}
+
+std::vector<TopLogits> InferenceSession::decode_batch_top(std::span<InferenceSession* const> sessions,
+                                                          std::span<const int32_t> tokens, int k)
+{
+    check_top_k(k);
+    return run_step(sessions, single_tokens(tokens), Phase::Decode, k, nullptr).top;
 }
 
 void InferenceSession::check_input(int n, Phase phase) const
@@ -115,9 +146,9 @@ void InferenceSession::check_input(int n, Phase phase) const
                     std::to_string(context_length()));
 }
 
-std::vector<std::vector<float>> InferenceSession::run_step(std::span<InferenceSession* const> sessions,
+InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSession* const> sessions,
                                                            std::span<const std::span<const int32_t>> inputs,
-                                                           Phase phase, const std::atomic<bool>* cancel)
+                                                           Phase phase, int top_k, const std::atomic<bool>* cancel)
 {
     if (sessions.empty() || sessions.size() != inputs.size())
         throw Error("a batch step needs one input per session (" + std::to_string(sessions.size()) + " sessions, " +
@@ -206,13 +237,17 @@ std::vector<std::vector<float>> InferenceSession::run_step(std::span<InferenceSe
             last_rows.push_back(end - 1);
             sessions[i]->next_position_ += static_cast<int>(inputs[i].size());
         }
+        StepOutputs out;
+        if (top_k > 0) {
+            out.top = backend.top_logits_rows(*hidden, last_rows, top_k);
+            return out;
+        }
         const std::vector<float> all = backend.logits_rows(*hidden, last_rows);
         const auto n_vocab = static_cast<ptrdiff_t>(backend.config().n_vocab);
-        std::vector<std::vector<float>> logits;
         for (size_t i = 0; i < count; ++i)
-            logits.emplace_back(all.begin() + static_cast<ptrdiff_t>(i) * n_vocab,
-                                all.begin() + static_cast<ptrdiff_t>(i + 1) * n_vocab);
-        return logits;
+            out.logits.emplace_back(all.begin() + static_cast<ptrdiff_t>(i) * n_vocab,
+                                    all.begin() + static_cast<ptrdiff_t>(i + 1) * n_vocab);
+        return out;
     } catch (...) {
         for (InferenceSession* s : sessions)
             s->reset();

@@ -49,6 +49,14 @@ public:
                                                         const std::atomic<bool>* cancel = nullptr);
     static std::vector<std::vector<float>> decode_batch(std::span<InferenceSession* const> sessions,
                                                         std::span<const int32_t> tokens);
+    // The same two steps returning only each session's k highest logits (top_logits.h): what
+    // a top-k or greedy sampler needs (Sampler::top_logits_needed), without moving or sorting
+    // whole vocabularies; a GPU backend selects them on the device.
+    static std::vector<TopLogits> extend_batch_top(std::span<InferenceSession* const> sessions,
+                                                   std::span<const std::span<const int32_t>> prompts, int k,
+                                                   const std::atomic<bool>* cancel = nullptr);
+    static std::vector<TopLogits> decode_batch_top(std::span<InferenceSession* const> sessions,
+                                                   std::span<const int32_t> tokens, int k);
 
     const KvCache& cache() const { return cache_; }
     BackendInfo backend_info() const { return backend_.info(); }
@@ -60,9 +68,14 @@ public:
 
 private:
     enum class Phase { Prompt, Decode };
-    static std::vector<std::vector<float>> run_step(std::span<InferenceSession* const> sessions,
-                                                    std::span<const std::span<const int32_t>> inputs, Phase phase,
-                                                    const std::atomic<bool>* cancel);
+    // A step's result per session: whole logit rows (top_k 0) or their top_k highest.
+    struct StepOutputs {
+        std::vector<std::vector<float>> logits;
+        std::vector<TopLogits> top;
+    };
+    static StepOutputs run_step(std::span<InferenceSession* const> sessions,
+                                std::span<const std::span<const int32_t>> inputs, Phase phase, int top_k,
+                                const std::atomic<bool>* cancel);
     void check_input(int n, Phase phase) const;
 
     Backend& backend_;

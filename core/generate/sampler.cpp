@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <unordered_set>
+
+#include "util/error.h"
 
 namespace pyramid {
 
@@ -32,25 +35,44 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
     }
     if (params_.temperature <= 0.0f)
         return argmax(scores);
+    const int k = params_.top_k > 0 ? params_.top_k : static_cast<int>(scores.size());
+    return draw(select_top_logits(scores, k));
+}
 
-    std::vector<int32_t> ids(scores.size());
-    std::iota(ids.begin(), ids.end(), 0);
-    const auto higher = [&](int32_t a, int32_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); };
-    size_t keep = ids.size();
-    if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < keep) {
-        keep = static_cast<size_t>(params_.top_k);
-        std::partial_sort(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(keep), ids.end(), higher);
-    } else {
-        std::sort(ids.begin(), ids.end(), higher);
-    }
-    ids.resize(keep);
+int Sampler::top_logits_needed() const
+{
+    // A penalty lowers seen tokens, which can lift others from below any fixed top.
+    if (params_.repetition_penalty != 1.0f && params_.repetition_window > 0)
+        return 0;
+    if (params_.temperature <= 0.0f)
+        return 1;
+    return std::max(params_.top_k, 0);
+}
 
+int32_t Sampler::sample_top(const TopLogits& top)
+{
+    const int needed = top_logits_needed();
+    if (needed == 0 || top.ids.size() < static_cast<size_t>(needed) || top.values.size() != top.ids.size())
+        throw Error("the sampler needs " + (needed == 0 ? std::string("every logit") :
+                                                          "the " + std::to_string(needed) + " highest logits") +
+                    ", got " + std::to_string(top.ids.size()));
+    if (params_.temperature <= 0.0f)
+        return top.ids.front();
+    TopLogits first;
+    first.ids.assign(top.ids.begin(), top.ids.begin() + needed);
+    first.values.assign(top.values.begin(), top.values.begin() + needed);
+    return draw(first);
+}
+
+int32_t Sampler::draw(const TopLogits& survivors)
+{
+    const std::vector<int32_t>& ids = survivors.ids;
     // Softmax at the temperature over the survivors, in descending order.
     std::vector<double> probs(ids.size());
-    const double top = scores[ids[0]];
+    const double top = survivors.values[0];
     double sum = 0.0;
     for (size_t i = 0; i < ids.size(); ++i) {
-        probs[i] = std::exp((scores[ids[i]] - top) / params_.temperature);
+        probs[i] = std::exp((survivors.values[i] - top) / params_.temperature);
         sum += probs[i];
     }
     for (double& p : probs)
@@ -73,8 +95,8 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
         }
     }
     cut = std::max<size_t>(cut, 1);
-    std::discrete_distribution<size_t> draw(probs.begin(), probs.begin() + static_cast<ptrdiff_t>(cut));
-    return ids[draw(rng_)];
+    std::discrete_distribution<size_t> pick(probs.begin(), probs.begin() + static_cast<ptrdiff_t>(cut));
+    return ids[pick(rng_)];
 }
 
 } // namespace pyramid

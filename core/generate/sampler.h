@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "backend/top_logits.h"
 #include "generate/sampling_params.h"
 
 namespace pyramid {
@@ -20,7 +21,19 @@ public:
 
     static int32_t argmax(std::span<const float> logits);
 
+    // How many of a row's highest logits decide the draw: 1 when greedy, top_k with a top-k
+    // limit, 0 when every logit matters (no limit, or a repetition penalty, which can lift
+    // tokens from below any fixed top).
+    int top_logits_needed() const;
+    // sample() from a row's highest logits (at least top_logits_needed() of them, in the
+    // order of top_logits.h): the same token, with the same random draw, as sample() on the
+    // whole row. Throws pyramid::Error when top_logits_needed() is 0 or too few are given.
+    int32_t sample_top(const TopLogits& top);
+
 private:
+    // The seeded draw among survivors of top-k, highest first: temperature, min-p, top-p.
+    int32_t draw(const TopLogits& survivors);
+
     SamplingParams params_;
     std::mt19937_64 rng_;
 };

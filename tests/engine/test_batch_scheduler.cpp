@@ -35,13 +35,36 @@ CompressionConfig policy(int i)
     return c;
 }
 
+// Seeded sampling of three kinds: top-k and greedy (the scheduler fetches only the highest
+// logits of a batch holding nothing else, as the first six requests do), and unlimited with
+// a repetition penalty (whole rows for its batch), mixed in after them.
+SamplingParams sampled(int i)
+{
+    SamplingParams p;
+    p.seed = 100 + static_cast<uint64_t>(i);
+    if (i < 6) {
+        if (i % 2 == 1)
+            p.temperature = 0;
+    } else if (i % 3 == 1) {
+        p.top_k = 0;
+        p.repetition_penalty = 1.2f;
+    } else if (i % 3 == 2) {
+        p.temperature = 0;
+    }
+    return p;
+}
+
+// The request run alone, drawing every token from the whole row of logits.
 std::vector<int32_t> alone(Backend& backend, const BatchRequest& r)
 {
     InferenceSession s(backend, r.compression);
+    Sampler sampler(r.sampling);
+    std::vector<int32_t> history = r.prompt;
     std::vector<float> logits = s.prefill(r.prompt);
     std::vector<int32_t> out;
     while (true) {
-        out.push_back(Sampler::argmax(logits));
+        out.push_back(sampler.sample(logits, history));
+        history.push_back(out.back());
         if (static_cast<int>(out.size()) == r.max_new_tokens || (r.eos_token && out.back() == *r.eos_token))
             return out;
         logits = s.decode(out.back());
@@ -101,7 +124,7 @@ private slots:
             for (int n = std::uniform_int_distribution<int>(5, 150)(rng); n > 0; --n)
                 r.prompt.push_back(token(rng));
             r.max_new_tokens = std::uniform_int_distribution<int>(1, 30)(rng);
-            r.sampling = greedy();
+            r.sampling = sampled(i);
             r.compression = policy(i);
             requests[scheduler.submit(r)] = r;
         }

@@ -250,6 +250,39 @@ private slots:
         QCOMPARE(static_cast<int>(logits.size()), model_->config().n_vocab);
     }
 
+    // The top-logits steps give, for the same inputs, each row's highest logits of what the
+    // whole-row steps give (prompt and decode), and refuse k < 1 without running.
+    void top_logits_steps_select_from_the_same_rows()
+    {
+        Backend& backend = model_->backend();
+        std::vector<std::unique_ptr<InferenceSession>> whole, top;
+        std::vector<InferenceSession*> whole_batch, top_batch;
+        for (int i = 0; i < 3; ++i) {
+            whole.push_back(std::make_unique<InferenceSession>(backend, config_for(i)));
+            top.push_back(std::make_unique<InferenceSession>(backend, config_for(i)));
+            whole_batch.push_back(whole.back().get());
+            top_batch.push_back(top.back().get());
+        }
+        const std::vector<int32_t> p1{1, 400, 500, 300, 20}, p2{1, 200}, p3{1, 9, 8, 7, 6, 5, 4, 3};
+        const std::vector<std::span<const int32_t>> prompts{p1, p2, p3};
+        const auto check = [&](const std::vector<std::vector<float>>& rows, const std::vector<TopLogits>& got, int k) {
+            QCOMPARE(got.size(), rows.size());
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const TopLogits want = select_top_logits(rows[i], k);
+                QCOMPARE(got[i].ids, want.ids);
+                QCOMPARE(got[i].values, want.values);
+            }
+        };
+        check(InferenceSession::extend_batch(whole_batch, prompts),
+              InferenceSession::extend_batch_top(top_batch, prompts, 40), 40);
+        const std::vector<int32_t> next{11, 12, 13};
+        for (int k : {1, 5, model_->config().n_vocab + 3})
+            check(InferenceSession::decode_batch(whole_batch, next), InferenceSession::decode_batch_top(top_batch, next, k),
+                  k);
+        QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch_top(top_batch, next, 0));
+        QCOMPARE(top_batch.front()->tokens_seen(), whole_batch.front()->tokens_seen());
+    }
+
 private:
     std::shared_ptr<Model> model_;
 };

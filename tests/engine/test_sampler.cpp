@@ -1,9 +1,14 @@
-// Sampling rules: greedy, seeded reproducibility, and each filter restricting the draw.
+// Sampling rules: greedy, seeded reproducibility, each filter restricting the draw, and
+// drawing from a row's highest logits only (what a GPU backend sends back) giving the same
+// tokens as drawing from the whole row.
 #include <QtTest>
 
+#include <random>
 #include <set>
 
+#include "backend/top_logits.h"
 #include "generate/sampler.h"
+#include "util/error.h"
 
 using namespace pyramid;
 
@@ -72,6 +77,76 @@ private slots:
         const std::vector<float> logits = {3.0f, 2.0f, -1.0f};
         QCOMPARE(s.sample(logits, std::vector<int32_t>{0}), 1);  // 3/2 < 2
         QCOMPARE(s.sample(logits, {}), 0);
+    }
+
+    void top_logits_are_ordered_with_ties_to_the_lower_id()
+    {
+        const std::vector<float> logits = {1.0f, 3.0f, -0.0f, 3.0f, 0.0f, -INFINITY, INFINITY, 2.0f};
+        const TopLogits top = select_top_logits(logits, 6);
+        QCOMPARE(top.ids, (std::vector<int32_t>{6, 1, 3, 7, 0, 2}));
+        QCOMPARE(top.values, (std::vector<float>{INFINITY, 3.0f, 3.0f, 2.0f, 1.0f, -0.0f}));
+        QCOMPARE(select_top_logits(logits, 100).ids.size(), logits.size());
+        QVERIFY(select_top_logits(logits, 0).ids.empty());
+    }
+
+    void how_many_top_logits_a_sampler_needs()
+    {
+        SamplingParams p = plain(0.0f);
+        QCOMPARE(Sampler(p).top_logits_needed(), 1);
+        p = plain(0.7f);
+        QCOMPARE(Sampler(p).top_logits_needed(), 0);  // no top-k limit: every logit matters
+        p.top_k = 40;
+        QCOMPARE(Sampler(p).top_logits_needed(), 40);
+        p.repetition_penalty = 1.3f;
+        QCOMPARE(Sampler(p).top_logits_needed(), 0);  // a penalty can lift tokens from below
+        p.repetition_window = 0;
+        QCOMPARE(Sampler(p).top_logits_needed(), 40);
+    }
+
+    // For every kind of sampler that can use them, drawing from the highest logits repeats
+    // the whole-row draws token for token (same seed, same random stream), also on rows full
+    // of ties and when more logits than needed are given.
+    void top_logits_draw_the_same_tokens_as_whole_rows()
+    {
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> wide(-8.0f, 8.0f);
+        std::uniform_int_distribution<int> few(0, 5);
+        struct Case {
+            float temperature;
+            int top_k;
+            float top_p, min_p;
+        };
+        const Case cases[] = {{0.0f, 0, 1.0f, 0.0f}, {1.0f, 1, 1.0f, 0.0f},  {0.8f, 40, 0.95f, 0.05f},
+                              {1.5f, 3, 1.0f, 0.0f}, {0.6f, 100, 0.5f, 0.0f}, {1.0f, 7, 1.0f, 0.3f}};
+        for (const Case& c : cases)
+            for (bool ties : {false, true}) {
+                SamplingParams p = plain(c.temperature);
+                p.top_k = c.top_k;
+                p.top_p = c.top_p;
+                p.min_p = c.min_p;
+                p.seed = 1234;
+                Sampler whole(p), top(p);
+                const int needed = top.top_logits_needed();
+                QVERIFY(needed > 0);
+                for (int step = 0; step < 200; ++step) {
+                    std::vector<float> logits(500);
+                    for (float& x : logits)
+                        x = ties ? static_cast<float>(few(rng)) : wide(rng);
+                    const int given = needed + step % 3;  // more than needed must not matter
+                    QCOMPARE(top.sample_top(select_top_logits(logits, given)), whole.sample(logits, {}));
+                }
+            }
+    }
+
+    void too_few_top_logits_are_refused()
+    {
+        SamplingParams p = plain(1.0f);
+        p.top_k = 5;
+        Sampler s(p);
+        const std::vector<float> logits = {1, 2, 3, 4, 5, 6};
+        QVERIFY_THROWS_EXCEPTION(Error, s.sample_top(select_top_logits(logits, 4)));
+        Sampler unlimited(plain(1.0f));
+        QVERIFY_THROWS_EXCEPTION(Error, unlimited.sample_top(select_top_logits(logits, 6)));
     }
 };
 
