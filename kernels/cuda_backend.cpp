@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "attention_ops.h"
 #include "cuda_check.h"
@@ -11,6 +12,7 @@
 #include "elementwise_ops.h"
 #include "kv_ops.h"
 #include "projection.h"
+#include "top_logits_ops.h"
 
 namespace pyramid::cuda {
 namespace {
@@ -327,7 +329,7 @@ void CudaBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32
                c.rope_layout, stream_.get());
 }
 
-std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)
+void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const int> rows)
 {
     use_device();
     const ModelConfig& c = config();
@@ -346,11 +348,45 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
     rms_norm(ws.hidden_scratch(), device_weights_->output_norm(), n, c.dim, c.rms_eps, ws.normed(), options_.precision,
              s);
     project(cublas_.get(), device_weights_->output(), ws.normed(), n, ws.logits(), 0.0f, scratch());
-    std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
-    check(cudaMemcpyAsync(out.data(), ws.logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
+}
+
+std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)
+{
+    project_logit_rows(hidden, rows);
+    cudaStream_t s = stream_.get();
+    std::vector<float> out(rows.size() * static_cast<size_t>(config().n_vocab));
+    check(cudaMemcpyAsync(out.data(), workspace_->logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");
     check(cudaStreamSynchronize(s), "logits");
     return out;
+}
+
+std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k)
+{
+    if (k > kMaxTopLogits)
+        return Backend::top_logits_rows(hidden, rows, k);
+    const int n_vocab = config().n_vocab;
+    const size_t keep = static_cast<size_t>(std::clamp(k, 0, n_vocab));  // all of a row shorter than k
+    project_logit_rows(hidden, rows);
+    const size_t entries = rows.size() * keep;
+    workspace_->reserve_top_logits(entries);
+    int32_t* device = workspace_->top_logits();
+    cudaStream_t s = stream_.get();
+    std::vector<int32_t> host(2 * entries);  // the ids, then the bits of their values
+    if (entries > 0) {
+        top_logits(workspace_->logits(), static_cast<int>(rows.size()), n_vocab, static_cast<int>(keep), device,
+                   reinterpret_cast<float*>(device + entries), s);
+        check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
+              "top logits (download)");
+    }
+    check(cudaStreamSynchronize(s), "top logits");
+    std::vector<TopLogits> top(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+        top[r].ids.assign(host.begin() + r * keep, host.begin() + (r + 1) * keep);
+        top[r].values.resize(keep);
+        std::memcpy(top[r].values.data(), host.data() + entries + r * keep, keep * sizeof(float));
+    }
+    return top;
 }
 
 double CudaBackend::copy_bandwidth()

@@ -52,6 +52,9 @@ public:
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
+    // Selects on the device (top_logits_ops.h) and downloads k ids and values per row; k above
+    // kMaxTopLogits takes the host path of Backend.
+    std::vector<TopLogits> top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k) override;
     double copy_bandwidth() override;
 
     Precision precision() const { return options_.precision; }
@@ -73,6 +76,9 @@ private:
     void use_device() const;
     void upload(void* device, const void* host, size_t bytes, const char* what);
     DequantScratch scratch() const { return {dequant_scratch_.data(), dequant_scratch_.bytes()}; }
+    // Final norm and output projection of these rows into the workspace's logits, queued on
+    // the stream.
+    void project_logit_rows(const HiddenStates& hidden, std::span<const int> rows);
 
     const ModelWeights& weights_;
     CudaBackendOptions options_;

@@ -81,6 +81,11 @@ void Workspace::reserve_logit_rows(int rows)
     logit_rows_ = capacity;
 }
 
+void Workspace::reserve_top_logits(size_t entries)
+{
+    grow(top_logits_, entries * (sizeof(int32_t) + sizeof(float)), stream_, "the highest logits of each row");
+}
+
 void Workspace::reserve_decode(const DecodeLayout& layout)
 {
     const size_t heads = static_cast<size_t>(config_.n_heads);
@@ -102,8 +107,8 @@ size_t Workspace::bytes() const
 {
     size_t total = 0;
     for (const DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &gate_, &up_, &activated_, &stats_,
-                                  &hidden_scratch_, &positions_, &row_indices_, &row_weights_, &probe_, &logits_, &decode_sequences_,
-                                  &partial_stats_, &partial_out_, &decode_scores_})
+                                  &hidden_scratch_, &positions_, &row_indices_, &row_weights_, &probe_, &logits_,
+                                  &top_logits_, &decode_sequences_, &partial_stats_, &partial_out_, &decode_scores_})
         total += b->bytes();
     return total;
 }

@@ -24,6 +24,8 @@ public:
     void reserve_entries(int entries);
     // Room for the logits of `rows` rows.
     void reserve_logit_rows(int rows);
+    // Room for the k highest logits of `entries` = rows * k (top_logits_ops.h).
+    void reserve_top_logits(size_t entries);
     // Room for a decode batch of this layout: its sequence array, partial softmaxes and raw
     // probe scores.
     void reserve_decode(const DecodeLayout& layout);
@@ -45,6 +47,8 @@ public:
     float* row_weights() const { return row_weights_.as<float>(); }        // [rows]
     float* probe() const { return probe_.as<float>(); }    // [entries]
     float* logits() const { return logits_.as<float>(); }  // [logit rows, n_vocab]
+    // [entries] ids, then [entries] values as float32: both come down in one copy.
+    int32_t* top_logits() const { return top_logits_.as<int32_t>(); }
     DecodeSequence* decode_sequences() const { return decode_sequences_.as<DecodeSequence>(); }
     DecodeScratch decode_scratch() const;
 
@@ -58,7 +62,7 @@ private:
     int rows_ = 0;
     int logit_rows_ = 0;
     DeviceBuffer normed_, q_, k_, v_, attended_, gate_, up_, activated_, stats_, hidden_scratch_;
-    DeviceBuffer positions_, row_indices_, row_weights_, probe_, logits_;
+    DeviceBuffer positions_, row_indices_, row_weights_, probe_, logits_, top_logits_;
     DeviceBuffer decode_sequences_, partial_stats_, partial_out_, decode_scores_;
 };
 
