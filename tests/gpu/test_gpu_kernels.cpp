@@ -29,6 +29,7 @@
 #include "projection.h"
 #include "quant_kernel_tests.h"
 #include "synthetic_ops.h"
+#include "top_logits_tests.h"
 
 using namespace pyramid;
 using namespace pyramid::gpu_test;
@@ -473,6 +474,8 @@ int main()
     for (TestCase& t : quant_kernel_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : decode_attention_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : top_logits_tests())
         tests.push_back(std::move(t));
     return run_all("test_gpu_kernels", tests);
 }

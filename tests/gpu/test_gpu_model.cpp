@@ -15,7 +15,9 @@
 // through a prefill (the tile GEMM path), decode steps and a batch of three (the matvec path),
 // with the same tolerances; the device weights of the Q4_K_M file take under 40% of fp16.
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <numeric>
 #include <span>
 
 #include "backend/backend_loader.h"
@@ -26,6 +28,7 @@
 #include "generate/sampler.h"
 #include "gpu_test.h"
 #include "model/model_loader.h"
+#include "top_logits_ops.h"
 
 using namespace pyramid;
 using namespace pyramid::gpu_test;
@@ -318,6 +321,41 @@ void multi_turn_extend_and_make_room()
     }
 }
 
+// top_logits_rows selects on the device exactly what select_top_logits picks from the same
+// backend's logits_rows for the same hidden states: k = 1 and 40, k above n_vocab (the whole
+// row) and above kMaxTopLogits (Backend's host path).
+void top_logits_rows_match_logits_rows()
+{
+    const std::vector<int32_t>& prompt = golden("full_cache").prompt_tokens;
+    const std::vector<int32_t> tokens(prompt.begin(), prompt.begin() + std::min<ptrdiff_t>(24, prompt.size()));
+    std::vector<int32_t> positions(tokens.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    const std::vector<int> rows = {int(tokens.size()) - 1, 0, int(tokens.size()) / 2};
+    const int n_vocab = weights().config.n_vocab;
+    for (Precision p : {Precision::Fp32, Precision::Fp16}) {
+        auto& b = gpu(p);
+        const std::unique_ptr<HiddenStates> h = b.embed(tokens);
+        std::vector<std::unique_ptr<KvLayerStore>> caches;
+        for (int l = 0; l < weights().config.n_layers; ++l) {
+            caches.push_back(b.new_kv_layer());
+            b.run_layer(l, *h, positions, *caches.back(), nullptr, nullptr);
+        }
+        const std::vector<float> logits = b.logits_rows(*h, rows);
+        for (int k : {1, 40, n_vocab + 1, cuda::kMaxTopLogits + 1}) {
+            const std::vector<TopLogits> top = b.top_logits_rows(*h, rows, k);
+            const std::string what = std::string(cuda::precision_name(p)) + " k=" + std::to_string(k);
+            GPU_CHECK(top.size() == rows.size(), what);
+            for (size_t r = 0; r < std::min(top.size(), rows.size()); ++r) {
+                const auto row = std::span<const float>(logits).subspan(r * n_vocab, n_vocab);
+                const TopLogits want = select_top_logits(row, k);
+                GPU_CHECK(top[r].ids == want.ids && top[r].values.size() == want.values.size() &&
+                              std::memcmp(top[r].values.data(), want.values.data(), want.values.size() * sizeof(float)) == 0,
+                          what + " row " + std::to_string(rows[r]));
+            }
+        }
+    }
+}
+
 void out_of_memory_reports_an_error()
 {
     auto& b = gpu(Precision::Fp16);
@@ -452,6 +490,7 @@ int main()
                                          {"batch_of_16_equals_one_by_one", batch_of_16_equals_one_by_one},
                                          {"ffn_chunks_do_not_change_results", ffn_chunks_do_not_change_results},
                                          {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
+                                         {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
                                          {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
                                          {"quantized_models_match_cpu", quantized_models_match_cpu},
                                          {"plugin_loads_through_the_engine_loader",
