@@ -49,6 +49,17 @@ __device__ __forceinline__ const T* entry_row(const DecodeSequence& s, int block
     return block + (value ? int64_t(block_entries) * kv_dim : 0) + int64_t(e % block_entries) * kv_dim;
 }
 
+// A lane's pairs of one head's row: elements 2 * (lane + 32 c) and the next, zero past head_dim.
+template <typename T, int P>
+__device__ __forceinline__ void load_lane_pairs(const T* row, int hd, int lane, float2 (&pairs)[P])
+{
+#pragma unroll
+    for (int c = 0; c < P; ++c) {
+        const int d = 2 * (lane + 32 * c);
+        pairs[c] = d < hd ? load_pair(row + d) : make_float2(0.0f, 0.0f);
+    }
+}
+
 // Grid: x = groups of kWarps splits, y = (KV head, chunk of its query heads), z = sequence.
 // A warp owns one split: lanes hold P (dimension) pairs of its G query heads, score the split's
 // entries 32 at a time (one entry per lane after a warp reduction) with an online softmax, and
@@ -98,13 +109,8 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
             mine[k] = -INFINITY;
 #pragma unroll 4
         for (int j = 0; j < valid; ++j) {
-            const T* key = entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, false) + column;
             float2 kp[P];
-#pragma unroll
-            for (int c = 0; c < P; ++c) {
-                const int d = 2 * (lane + 32 * c);
-                kp[c] = d < hd ? load_pair(key + d) : make_float2(0.0f, 0.0f);
-            }
+            load_lane_pairs<T, P>(entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, false) + column, hd, lane, kp);
 #pragma unroll
             for (int k = 0; k < G; ++k) {
                 if (k >= heads)
@@ -141,13 +147,8 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
         }
 #pragma unroll 4
         for (int j = 0; j < valid; ++j) {
-            const T* value = entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, true) + column;
             float2 vp[P];
-#pragma unroll
-            for (int c = 0; c < P; ++c) {
-                const int d = 2 * (lane + 32 * c);
-                vp[c] = d < hd ? load_pair(value + d) : make_float2(0.0f, 0.0f);
-            }
+            load_lane_pairs<T, P>(entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, true) + column, hd, lane, vp);
 #pragma unroll
             for (int k = 0; k < G; ++k) {
                 if (k >= heads)

@@ -51,8 +51,6 @@ using cuda::Precision;
 namespace {
 
 std::mt19937 rng(20261123);
-constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Fp16};
-constexpr double kHalfStep = 1.0 / 2048;
 constexpr int kBlockEntries = 16;
 constexpr int kSpareRows = 2;  // rows of q that belong to no sequence of the batch
 

@@ -25,6 +25,8 @@
 namespace pyramid::gpu_test {
 
 inline constexpr int kSkipped = 77;
+inline constexpr cuda::Precision kPrecisions[] = {cuda::Precision::Fp32, cuda::Precision::Fp16};
+inline constexpr double kHalfStep = 1.0 / 2048;  // half precision's relative step (11 significant bits)
 
 inline int& failures()
 {

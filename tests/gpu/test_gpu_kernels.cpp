@@ -38,8 +38,6 @@ using cuda::Precision;
 namespace {
 
 std::mt19937 rng(20261121);
-constexpr Precision kPrecisions[] = {Precision::Fp32, Precision::Fp16};
-constexpr double kHalfStep = 1.0 / 2048;
 
 std::string label(const std::string& what, Precision p) { return what + " [" + cuda::precision_name(p) + "]"; }
 
