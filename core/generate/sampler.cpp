@@ -36,7 +36,8 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
     if (params_.temperature <= 0.0f)
         return argmax(scores);
     const int k = params_.top_k > 0 ? params_.top_k : static_cast<int>(scores.size());
-    return draw(select_top_logits(scores, k));
+    const TopLogits top = select_top_logits(scores, k);
+    return draw(top.ids, top.values);
 }
 
 int Sampler::top_logits_needed() const
@@ -58,21 +59,18 @@ int32_t Sampler::sample_top(const TopLogits& top)
                     ", got " + std::to_string(top.ids.size()));
     if (params_.temperature <= 0.0f)
         return top.ids.front();
-    TopLogits first;
-    first.ids.assign(top.ids.begin(), top.ids.begin() + needed);
-    first.values.assign(top.values.begin(), top.values.begin() + needed);
-    return draw(first);
+    const auto n = static_cast<size_t>(needed);
+    return draw(std::span(top.ids).first(n), std::span(top.values).first(n));
 }
 
-int32_t Sampler::draw(const TopLogits& survivors)
+int32_t Sampler::draw(std::span<const int32_t> ids, std::span<const float> values)
 {
-    const std::vector<int32_t>& ids = survivors.ids;
     // Softmax at the temperature over the survivors, in descending order.
     std::vector<double> probs(ids.size());
-    const double top = survivors.values[0];
+    const double top = values[0];
     double sum = 0.0;
     for (size_t i = 0; i < ids.size(); ++i) {
-        probs[i] = std::exp((survivors.values[i] - top) / params_.temperature);
+        probs[i] = std::exp((values[i] - top) / params_.temperature);
         sum += probs[i];
     }
     for (double& p : probs)

@@ -31,8 +31,9 @@ public:
     int32_t sample_top(const TopLogits& top);
 
 private:
-    // The seeded draw among survivors of top-k, highest first: temperature, min-p, top-p.
-    int32_t draw(const TopLogits& survivors);
+    // The seeded draw among the survivors of top-k (ids and their logits, highest first):
+    // temperature, min-p, top-p.
+    int32_t draw(std::span<const int32_t> ids, std::span<const float> values);
 
     SamplingParams params_;
     std::mt19937_64 rng_;
