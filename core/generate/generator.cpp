@@ -32,6 +32,46 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
     stats.device_memory_total = device.memory_total;
 }
 
+// Runs the session's steps and draws each next token, moving only the highest logits out of
+// the backend when they decide the draw (a GPU backend then sends k values, not the vocabulary).
+class TokenDrawer {
+public:
+    TokenDrawer(InferenceSession& session, const SamplingParams& params)
+        : session_(session), sampler_(params), top_k_(sampler_.top_logits_needed())
+    {
+    }
+
+    void run_prompt(std::span<const int32_t> prompt, bool extend_cache, const std::atomic<bool>& cancel)
+    {
+        if (!extend_cache)
+            session_.reset();
+        if (top_k_ > 0)
+            top_ = session_.extend_top(prompt, top_k_, &cancel);
+        else
+            logits_ = session_.extend(prompt, &cancel);
+    }
+
+    void run_token(int32_t token)
+    {
+        if (top_k_ > 0)
+            top_ = session_.decode_top(token, top_k_);
+        else
+            logits_ = session_.decode(token);
+    }
+
+    int32_t draw(std::span<const int32_t> history)
+    {
+        return top_k_ > 0 ? sampler_.sample_top(top_) : sampler_.sample(logits_, history);
+    }
+
+private:
+    InferenceSession& session_;
+    Sampler sampler_;
+    const int top_k_;
+    std::vector<float> logits_;
+    TopLogits top_;
+};
+
 } // namespace
 
 GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, std::span<const int32_t> prompt,
@@ -48,9 +88,9 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
     };
 
     const auto start = Clock::now();
-    std::vector<float> logits;
+    TokenDrawer drawer(session, options.sampling);
     try {
-        logits = options.extend_cache ? session.extend(prompt, &cancel) : session.prefill(prompt, &cancel);
+        drawer.run_prompt(prompt, options.extend_cache, cancel);
     } catch (const Cancelled&) {
         result.reason = FinishReason::Cancelled;
         stats.phase = GenerationPhase::Finished;
@@ -60,7 +100,6 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
     stats.phase = GenerationPhase::Decode;
     publish();
 
-    Sampler sampler(options.sampling);
     TextStreamer streamer(tokenizer);
     std::vector<int32_t> history(prompt.begin(), prompt.end());
     const auto decode_start = Clock::now();
@@ -77,7 +116,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             }
             result.positions_freed += session.make_room(std::max(1, session.context_length() / 4));
         }
-        const int32_t token = sampler.sample(logits, history);
+        const int32_t token = drawer.draw(history);
         if (i == 0)
             stats.time_to_first_token_ms = ms_since(start);
         if (options.stop_at_eos && token == tokenizer.eos_id()) {
@@ -93,7 +132,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
         ++stats.generated_tokens;
 
         try {
-            logits = session.decode(token);
+            drawer.run_token(token);
         } catch (const Error& e) {  // e.g. out of KV memory: end the reply, keep what it said
             result.reason = FinishReason::Error;
             result.error = e.what();

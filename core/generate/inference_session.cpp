@@ -85,6 +85,21 @@ std::vector<float> InferenceSession::decode(int32_t token)
     return decode_batch(std::span<InferenceSession* const>(&self, 1), std::span<const int32_t>(&token, 1)).front();
 }
 
+TopLogits InferenceSession::extend_top(std::span<const int32_t> tokens, int k, const std::atomic<bool>* cancel)
+{
+    InferenceSession* self = this;
+    return extend_batch_top(std::span<InferenceSession* const>(&self, 1),
+                            std::span<const std::span<const int32_t>>(&tokens, 1), k, cancel)
+        .front();
+}
+
+TopLogits InferenceSession::decode_top(int32_t token, int k)
+{
+    InferenceSession* self = this;
+    return decode_batch_top(std::span<InferenceSession* const>(&self, 1), std::span<const int32_t>(&token, 1), k)
+        .front();
+}
+
 namespace {
 
 // One single-token input per decode token.

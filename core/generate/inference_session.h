@@ -37,6 +37,9 @@ public:
     int make_room(int room);
     // Feeds one token at the next position and returns the logits after it.
     std::vector<float> decode(int32_t token);
+    // extend() and decode() returning only the k highest logits (see extend_batch_top).
+    TopLogits extend_top(std::span<const int32_t> tokens, int k, const std::atomic<bool>* cancel = nullptr);
+    TopLogits decode_top(int32_t token, int k);
 
     // Continuous batching: extend() and decode() for several sessions of one backend in a
     // single pass through the layers, so each weight matrix is read once for all of them. Every

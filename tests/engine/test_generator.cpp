@@ -1,0 +1,197 @@
+// The generation loop on stories260K: with a sampler that only needs the highest logits
+// (greedy, top-k) generate() asks the backend for those alone, and still produces exactly the
+// tokens a loop over whole logit rows produces with the same seed; a repetition penalty keeps
+// the whole rows. Also: the prompt is refused as the session refuses it, and a reply that
+// extends the cache continues where the cache ends.
+#include <QtTest>
+
+#include <atomic>
+#include <memory>
+
+#include "generate/generator.h"
+#include "generate/inference_session.h"
+#include "generate/sampler.h"
+#include "model/model.h"
+#include "shared_data.h"
+#include "util/error.h"
+
+using namespace pyramid;
+
+namespace {
+
+// Forwards to a real backend and counts how the logits leave it.
+class CountingBackend final : public Backend {
+public:
+    explicit CountingBackend(Backend& inner) : inner_(inner) {}
+
+    int whole_row_calls = 0;
+    int top_calls = 0;
+
+    BackendInfo info() const override { return inner_.info(); }
+    const ModelConfig& config() const override { return inner_.config(); }
+    std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override { return inner_.embed(tokens); }
+    std::unique_ptr<KvLayerStore> new_kv_layer() override { return inner_.new_kv_layer(); }
+    size_t kv_entry_bytes() const override { return inner_.kv_entry_bytes(); }
+    void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
+    {
+        inner_.run_layer_batch(layer, hidden, sequences);
+    }
+    void gather(HiddenStates& hidden, std::span<const int> rows) override { inner_.gather(hidden, rows); }
+    void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override
+    {
+        inner_.shift_key_positions(cache, shifts);
+    }
+    std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override
+    {
+        ++whole_row_calls;
+        return inner_.logits_rows(hidden, rows);
+    }
+    std::vector<TopLogits> top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k) override
+    {
+        ++top_calls;
+        return inner_.top_logits_rows(hidden, rows, k);
+    }
+    double copy_bandwidth() override { return inner_.copy_bandwidth(); }
+
+private:
+    Backend& inner_;
+};
+
+SamplingParams sampling(float temperature, int top_k, float repetition_penalty)
+{
+    SamplingParams p;
+    p.temperature = temperature;
+    p.top_k = top_k;
+    p.repetition_penalty = repetition_penalty;
+    p.seed = 1234567;
+    return p;
+}
+
+// What generate() must reproduce: prefill, then sample from whole rows and decode, token by
+// token, with a sampler of the same seed.
+std::vector<int32_t> whole_row_loop(Backend& backend, std::span<const int32_t> prompt, const SamplingParams& params,
+                                    int max_new_tokens)
+{
+    InferenceSession session(backend, CompressionConfig{});
+    Sampler sampler(params);
+    std::vector<int32_t> history(prompt.begin(), prompt.end()), generated;
+    std::vector<float> logits = session.prefill(prompt);
+    for (int i = 0; i < max_new_tokens; ++i) {
+        const int32_t token = sampler.sample(logits, history);
+        history.push_back(token);
+        generated.push_back(token);
+        logits = session.decode(token);
+    }
+    return generated;
+}
+
+std::vector<int32_t> with_bos(const Tokenizer& tokenizer, std::string_view text)
+{
+    std::vector<int32_t> tokens{tokenizer.bos_id()};
+    const std::vector<int32_t> body = tokenizer.encode(text);
+    tokens.insert(tokens.end(), body.begin(), body.end());
+    return tokens;
+}
+
+} // namespace
+
+class GeneratorTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        model_ = Model::open(path, BackendPreference::Cpu);
+    }
+
+    void draws_from_the_logits_the_sampler_needs_data()
+    {
+        QTest::addColumn<float>("temperature");
+        QTest::addColumn<int>("top_k");
+        QTest::addColumn<float>("penalty");
+        QTest::addColumn<bool>("top_only");
+        QTest::newRow("greedy") << 0.0f << 40 << 1.0f << true;
+        QTest::newRow("top-k 40") << 0.8f << 40 << 1.0f << true;
+        QTest::newRow("top-k 3, hot") << 1.5f << 3 << 1.0f << true;
+        QTest::newRow("no top-k limit") << 0.8f << 0 << 1.0f << false;
+        QTest::newRow("repetition penalty") << 0.8f << 40 << 1.3f << false;
+    }
+
+    void draws_from_the_logits_the_sampler_needs()
+    {
+        QFETCH(float, temperature);
+        QFETCH(int, top_k);
+        QFETCH(float, penalty);
+        QFETCH(bool, top_only);
+        constexpr int kTokens = 60;
+        const std::vector<int32_t> prompt = with_bos(model_->tokenizer(), "Once upon a time, a little fox");
+        GenerateOptions options;
+        options.max_new_tokens = kTokens;
+        options.sampling = sampling(temperature, top_k, penalty);
+        options.stop_at_eos = false;
+
+        CountingBackend backend(model_->backend());
+        InferenceSession session(backend, CompressionConfig{});
+        const std::atomic<bool> never{false};
+        const GenerateResult result = generate(session, model_->tokenizer(), prompt, options, {}, never);
+
+        QCOMPARE(result.reason, FinishReason::MaxTokens);
+        QCOMPARE(result.tokens, whole_row_loop(model_->backend(), prompt, options.sampling, kTokens));
+        // One step for the prompt and one after each token.
+        QCOMPARE(top_only ? backend.top_calls : backend.whole_row_calls, kTokens + 1);
+        QCOMPARE(top_only ? backend.whole_row_calls : backend.top_calls, 0);
+    }
+
+    void extending_the_cache_continues_after_it()
+    {
+        const std::vector<int32_t> first = with_bos(model_->tokenizer(), "The cat sat");
+        const std::vector<int32_t> second = model_->tokenizer().encode(" on the mat");
+        GenerateOptions options;
+        options.max_new_tokens = 8;
+        options.sampling = sampling(0.0f, 40, 1.0f);
+        options.stop_at_eos = false;
+        const std::atomic<bool> never{false};
+
+        InferenceSession session(model_->backend(), CompressionConfig::full_cache());
+        const GenerateResult a = generate(session, model_->tokenizer(), first, options, {}, never);
+        options.extend_cache = true;
+        const GenerateResult b = generate(session, model_->tokenizer(), second, options, {}, never);
+
+        std::vector<int32_t> all = first;
+        all.insert(all.end(), a.tokens.begin(), a.tokens.end());
+        all.insert(all.end(), second.begin(), second.end());
+        options.extend_cache = false;
+        InferenceSession fresh(model_->backend(), CompressionConfig::full_cache());
+        const GenerateResult c = generate(fresh, model_->tokenizer(), all, options, {}, never);
+        QCOMPARE(b.tokens, c.tokens);
+        QCOMPARE(session.tokens_seen(), fresh.tokens_seen());
+    }
+
+    void refuses_prompts_the_session_refuses()
+    {
+        InferenceSession session(model_->backend(), CompressionConfig{});
+        const std::atomic<bool> never{false};
+        GenerateOptions options;
+        QVERIFY_THROWS_EXCEPTION(Error, generate(session, model_->tokenizer(), {}, options, {}, never));
+        const std::vector<int32_t> too_long(static_cast<size_t>(session.context_length()) + 1, 1);
+        QVERIFY_THROWS_EXCEPTION(Error, generate(session, model_->tokenizer(), too_long, options, {}, never));
+    }
+
+    void cancelled_before_the_prompt_ends_empty()
+    {
+        InferenceSession session(model_->backend(), CompressionConfig{});
+        const std::atomic<bool> cancelled{true};
+        GenerateOptions options;
+        const GenerateResult r =
+            generate(session, model_->tokenizer(), with_bos(model_->tokenizer(), "Hello"), options, {}, cancelled);
+        QCOMPARE(r.reason, FinishReason::Cancelled);
+        QVERIFY(r.tokens.empty());
+        QCOMPARE(session.tokens_seen(), 0);
+    }
+
+private:
+    std::shared_ptr<Model> model_;
+};
+
+QTEST_APPLESS_MAIN(GeneratorTest)
+#include "test_generator.moc"
