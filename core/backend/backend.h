@@ -85,7 +85,16 @@ public:
     // sequence's probe gets its column scores over all its cache entries after the append.
     // Running many sequences in one call is what makes a batch fast: every projection sees all
     // rows together, so each weight matrix is read once per step, not once per sequence.
+    // Probe scores may arrive late: see wait_for_probes().
     virtual void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) = 0;
+
+    // Writes the probe scores of the run_layer_batch calls since the last wait, and returns
+    // once they are all in their probe_out vectors (which must live until then). A GPU backend
+    // queues their downloads, so a decode step, whose policy decisions can wait until every
+    // layer ran, stops once for all layers instead of after each one. Scores nobody waited for
+    // are dropped by the next embed(). This base version has nothing to wait for: it is for
+    // backends that write the scores before run_layer_batch returns.
+    virtual void wait_for_probes() {}
 
     // run_layer_batch for rows that all belong to one sequence.
     void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,

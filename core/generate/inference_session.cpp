@@ -161,6 +161,47 @@ void InferenceSession::check_input(int n, Phase phase) const
                     std::to_string(context_length()));
 }
 
+void InferenceSession::apply_decode_selection(int layer, const std::vector<float>& scores)
+{
+    const std::optional<std::vector<int>> keep = policy_->after_decode_layer(layer, cache_.length(layer), scores);
+    layers_compressed_[static_cast<size_t>(layer)] = keep.has_value();
+    if (keep)
+        cache_.keep(layer, *keep);
+}
+
+void InferenceSession::apply_prefill_selection(std::span<InferenceSession* const> sessions, int layer,
+                                               std::vector<std::vector<int32_t>>& positions,
+                                               std::span<const SequenceRows> rows,
+                                               const std::vector<std::vector<float>>& scores, Backend& backend,
+                                               HiddenStates& hidden)
+{
+    // Rows of the hidden states that go on to the next layer, over the whole batch.
+    std::vector<int> kept_rows;
+    bool rows_dropped = false;
+    for (size_t i = 0; i < sessions.size(); ++i) {
+        InferenceSession& s = *sessions[i];
+        const int n = static_cast<int>(positions[i].size());
+        PrefillDecision d = s.policy_->after_prefill_layer(layer, n, s.cache_.length(layer), scores[i]);
+        s.layers_compressed_[static_cast<size_t>(layer)] = d.keep_rows || d.keep_entries;
+        if (d.keep_entries)
+            s.cache_.keep(layer, *d.keep_entries);
+        if (d.keep_rows) {
+            rows_dropped = true;
+            std::vector<int32_t> kept_positions;
+            for (int r : *d.keep_rows) {
+                kept_positions.push_back(positions[i][static_cast<size_t>(r)]);
+                kept_rows.push_back(rows[i].first_row + r);
+            }
+            positions[i] = std::move(kept_positions);
+        } else {
+            for (int r = 0; r < n; ++r)
+                kept_rows.push_back(rows[i].first_row + r);
+        }
+    }
+    if (rows_dropped)
+        backend.gather(hidden, kept_rows);
+}
+
 InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSession* const> sessions,
                                                            std::span<const std::span<const int32_t>> inputs,
                                                            Phase phase, int top_k, const std::atomic<bool>* cancel)
@@ -192,10 +233,14 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
 
     try {
         std::unique_ptr<HiddenStates> hidden = backend.embed(tokens);
-        std::vector<std::optional<AttentionProbe>> probes(count);
-        std::vector<std::vector<float>> scores(count);
-        std::vector<SequenceRows> rows(count);
         const int n_layers = sessions.front()->cache_.n_layers();
+        // scores[l][i]: session i's probe scores of layer l. A prompt's selection decides the
+        // rows of the next layer, so it waits for each layer's scores; a decode step's only
+        // trims each layer's cache for later steps, so it waits once, after the logits.
+        std::vector<std::vector<std::vector<float>>> scores(static_cast<size_t>(n_layers),
+                                                            std::vector<std::vector<float>>(count));
+        std::vector<std::optional<AttentionProbe>> probes(count);
+        std::vector<SequenceRows> rows(count);
         for (int l = 0; l < n_layers; ++l) {
             if (cancel && cancel->load())
                 throw Cancelled();
@@ -205,44 +250,17 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
                 const int n = static_cast<int>(positions[i].size());
                 s.cache_.check_room(l, n);
                 probes[i] = phase == Phase::Prompt ? s.policy_->prefill_probe(l, n) : s.policy_->decode_probe(l);
-                rows[i] = {first_row, positions[i], &s.cache_.store(l), probes[i] ? &*probes[i] : nullptr, &scores[i]};
+                rows[i] = {first_row, positions[i], &s.cache_.store(l), probes[i] ? &*probes[i] : nullptr,
+                           &scores[static_cast<size_t>(l)][i]};
                 first_row += n;
             }
             backend.run_layer_batch(l, *hidden, rows);
-
-            // Rows of the hidden states that go on to the next layer, over the whole batch.
-            std::vector<int> kept_rows;
-            bool rows_dropped = false;
-            for (size_t i = 0; i < count; ++i) {
-                InferenceSession& s = *sessions[i];
-                const int n = static_cast<int>(positions[i].size());
-                s.cache_.append_positions(l, positions[i]);
-                std::optional<std::vector<int>> keep_entries, keep_rows;
-                if (phase == Phase::Prompt) {
-                    PrefillDecision d = s.policy_->after_prefill_layer(l, n, s.cache_.length(l), scores[i]);
-                    keep_entries = std::move(d.keep_entries);
-                    keep_rows = std::move(d.keep_rows);
-                } else {
-                    keep_entries = s.policy_->after_decode_layer(l, s.cache_.length(l), scores[i]);
-                }
-                s.layers_compressed_[static_cast<size_t>(l)] = keep_rows || keep_entries;
-                if (keep_entries)
-                    s.cache_.keep(l, *keep_entries);
-                if (keep_rows) {
-                    rows_dropped = true;
-                    std::vector<int32_t> kept_positions;
-                    for (int r : *keep_rows) {
-                        kept_positions.push_back(positions[i][static_cast<size_t>(r)]);
-                        kept_rows.push_back(rows[i].first_row + r);
-                    }
-                    positions[i] = std::move(kept_positions);
-                } else {
-                    for (int r = 0; r < n; ++r)
-                        kept_rows.push_back(rows[i].first_row + r);
-                }
+            for (size_t i = 0; i < count; ++i)
+                sessions[i]->cache_.append_positions(l, positions[i]);
+            if (phase == Phase::Prompt) {
+                backend.wait_for_probes();
+                apply_prefill_selection(sessions, l, positions, rows, scores[static_cast<size_t>(l)], backend, *hidden);
             }
-            if (rows_dropped)
-                backend.gather(*hidden, kept_rows);
         }
 
         std::vector<int> last_rows;
@@ -255,13 +273,20 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
         StepOutputs out;
         if (top_k > 0) {
             out.top = backend.top_logits_rows(*hidden, last_rows, top_k);
-            return out;
+        } else {
+            const std::vector<float> all = backend.logits_rows(*hidden, last_rows);
+            const auto n_vocab = static_cast<ptrdiff_t>(backend.config().n_vocab);
+            for (size_t i = 0; i < count; ++i)
+                out.logits.emplace_back(all.begin() + static_cast<ptrdiff_t>(i) * n_vocab,
+                                        all.begin() + static_cast<ptrdiff_t>(i + 1) * n_vocab);
         }
-        const std::vector<float> all = backend.logits_rows(*hidden, last_rows);
-        const auto n_vocab = static_cast<ptrdiff_t>(backend.config().n_vocab);
-        for (size_t i = 0; i < count; ++i)
-            out.logits.emplace_back(all.begin() + static_cast<ptrdiff_t>(i) * n_vocab,
-                                    all.begin() + static_cast<ptrdiff_t>(i + 1) * n_vocab);
+        // The logits do not depend on the decode step's selections: they were queued first.
+        if (phase == Phase::Decode) {
+            backend.wait_for_probes();
+            for (int l = 0; l < n_layers; ++l)
+                for (size_t i = 0; i < count; ++i)
+                    sessions[i]->apply_decode_selection(l, scores[static_cast<size_t>(l)][i]);
+        }
         return out;
     } catch (...) {
         for (InferenceSession* s : sessions)

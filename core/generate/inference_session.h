@@ -80,6 +80,15 @@ private:
                                 std::span<const std::span<const int32_t>> inputs, Phase phase, int top_k,
                                 const std::atomic<bool>* cancel);
     void check_input(int n, Phase phase) const;
+    // The policies' decisions after a layer ran: for a prompt, entries kept and rows passed
+    // on (dropped rows leave `positions` and the batch's hidden states); for a decode step,
+    // entries kept.
+    static void apply_prefill_selection(std::span<InferenceSession* const> sessions, int layer,
+                                        std::vector<std::vector<int32_t>>& positions,
+                                        std::span<const SequenceRows> rows,
+                                        const std::vector<std::vector<float>>& scores, Backend& backend,
+                                        HiddenStates& hidden);
+    void apply_decode_selection(int layer, const std::vector<float>& scores);
 
     Backend& backend_;
     CompressionConfig config_;

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <random>
 
+#include "forwarding_backend.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
 #include "model/model.h"
@@ -139,6 +141,54 @@ std::vector<Trace> run_batched(Backend& backend, const std::vector<Request>& req
     return traces;
 }
 
+// A backend whose probe scores arrive late, as a GPU backend's do: until wait_for_probes()
+// the engine's probe_out vectors hold the negated scores, which would select other entries.
+class DeferringBackend final : public testing::ForwardingBackend {
+public:
+    using ForwardingBackend::ForwardingBackend;
+
+    int waits = 0;
+    int deferred = 0;  // probe results held back in all
+
+    std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override
+    {
+        pending_.clear();  // a failed step's scores are never delivered
+        return inner_.embed(tokens);
+    }
+    void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
+    {
+        std::vector<SequenceRows> redirected(sequences.begin(), sequences.end());
+        const size_t first_new = pending_.size();
+        for (SequenceRows& seq : redirected)
+            if (seq.probe_out) {
+                pending_.push_back({seq.probe_out, {}});
+                seq.probe_out = &pending_.back().scores;
+            }
+        inner_.run_layer_batch(layer, hidden, redirected);
+        for (size_t i = first_new; i < pending_.size(); ++i) {
+            std::vector<float>& poisoned = *pending_[i].destination;
+            poisoned = pending_[i].scores;
+            for (float& v : poisoned)
+                v = -v;
+            ++deferred;
+        }
+    }
+    void wait_for_probes() override
+    {
+        ++waits;
+        for (Pending& p : pending_)
+            *p.destination = std::move(p.scores);
+        pending_.clear();
+    }
+
+private:
+    struct Pending {
+        std::vector<float>* destination;
+        std::vector<float> scores;
+    };
+    std::deque<Pending> pending_;  // stable addresses: the inner backend writes into them
+};
+
 double relative_error(const std::vector<float>& a, const std::vector<float>& b)
 {
     double diff = 0, norm = 0;
@@ -205,6 +255,48 @@ private slots:
         for (size_t i = 0; i < requests.size(); ++i)
             pruned = pruned || batched[i].lengths.front().back() < static_cast<int>(requests[i].prompt.size());
         QVERIFY(pruned);
+    }
+
+    // The engine reads probe scores only after waiting for them: a backend that delivers them
+    // late gives the same tokens, lengths, positions and logits, and a decode step of the
+    // whole batch waits once, not once per layer.
+    void late_probe_scores_change_nothing()
+    {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const int n_vocab = model_->config().n_vocab;
+        std::vector<Request> requests;
+        for (int i = 0; i < 8; ++i) {
+            std::uniform_int_distribution<int> length(9, 180), steps(40, 80), join(0, 10);
+            requests.push_back({random_prompt(rng, length(rng), n_vocab), config_for(i), steps(rng), join(rng)});
+        }
+        DeferringBackend late(model_->backend());
+        const std::vector<Trace> expected = run_batched(model_->backend(), requests);
+        const std::vector<Trace> actual = run_batched(late, requests);
+        QVERIFY(late.deferred > 0);
+        for (size_t i = 0; i < requests.size(); ++i) {
+            QCOMPARE(actual[i].tokens, expected[i].tokens);
+            QCOMPARE(actual[i].lengths, expected[i].lengths);
+            QCOMPARE(actual[i].final_positions, expected[i].final_positions);
+            QCOMPARE(actual[i].logits, expected[i].logits);
+        }
+        // Only a decode step that compressed some layer could have read the scores too early.
+        bool decode_compressed = false;
+        for (const Trace& t : expected)
+            for (size_t step = 2; step < t.lengths.size(); ++step)
+                for (size_t l = 0; l < t.lengths[step].size(); ++l)
+                    decode_compressed = decode_compressed || t.lengths[step][l] < t.lengths[step - 1][l];
+        QVERIFY(decode_compressed);
+
+        std::vector<std::unique_ptr<InferenceSession>> sessions;
+        std::vector<InferenceSession*> batch;
+        for (int i = 0; i < 3; ++i) {
+            sessions.push_back(std::make_unique<InferenceSession>(late, config_for(i)));
+            sessions.back()->prefill(random_prompt(rng, 40, n_vocab));
+            batch.push_back(sessions.back().get());
+        }
+        late.waits = 0;
+        InferenceSession::decode_batch(batch, std::vector<int32_t>{5, 6, 7});
+        QCOMPARE(late.waits, 1);
     }
 
     void rejects_malformed_batches()

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 
+#include "forwarding_backend.h"
 #include "generate/generator.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
@@ -19,28 +20,14 @@ using namespace pyramid;
 
 namespace {
 
-// Forwards to a real backend and counts how the logits leave it.
-class CountingBackend final : public Backend {
+// Counts how the logits leave a real backend.
+class CountingBackend final : public testing::ForwardingBackend {
 public:
-    explicit CountingBackend(Backend& inner) : inner_(inner) {}
+    using ForwardingBackend::ForwardingBackend;
 
     int whole_row_calls = 0;
     int top_calls = 0;
 
-    BackendInfo info() const override { return inner_.info(); }
-    const ModelConfig& config() const override { return inner_.config(); }
-    std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override { return inner_.embed(tokens); }
-    std::unique_ptr<KvLayerStore> new_kv_layer() override { return inner_.new_kv_layer(); }
-    size_t kv_entry_bytes() const override { return inner_.kv_entry_bytes(); }
-    void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
-    {
-        inner_.run_layer_batch(layer, hidden, sequences);
-    }
-    void gather(HiddenStates& hidden, std::span<const int> rows) override { inner_.gather(hidden, rows); }
-    void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override
-    {
-        inner_.shift_key_positions(cache, shifts);
-    }
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override
     {
         ++whole_row_calls;
@@ -51,10 +38,6 @@ public:
         ++top_calls;
         return inner_.top_logits_rows(hidden, rows, k);
     }
-    double copy_bandwidth() override { return inner_.copy_bandwidth(); }
-
-private:
-    Backend& inner_;
 };
 
 SamplingParams sampling(float temperature, int top_k, float repetition_penalty)

@@ -1,0 +1,41 @@
+#pragma once
+// A Backend that hands every call to another one: tests derive from it to watch or alter one
+// part of the interface (count calls, delay results) while a real backend does the work.
+#include "backend/backend.h"
+
+namespace pyramid::testing {
+
+class ForwardingBackend : public Backend {
+public:
+    explicit ForwardingBackend(Backend& inner) : inner_(inner) {}
+
+    BackendInfo info() const override { return inner_.info(); }
+    const ModelConfig& config() const override { return inner_.config(); }
+    std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override { return inner_.embed(tokens); }
+    std::unique_ptr<KvLayerStore> new_kv_layer() override { return inner_.new_kv_layer(); }
+    size_t kv_entry_bytes() const override { return inner_.kv_entry_bytes(); }
+    void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
+    {
+        inner_.run_layer_batch(layer, hidden, sequences);
+    }
+    void wait_for_probes() override { inner_.wait_for_probes(); }
+    void gather(HiddenStates& hidden, std::span<const int> rows) override { inner_.gather(hidden, rows); }
+    void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override
+    {
+        inner_.shift_key_positions(cache, shifts);
+    }
+    std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override
+    {
+        return inner_.logits_rows(hidden, rows);
+    }
+    std::vector<TopLogits> top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k) override
+    {
+        return inner_.top_logits_rows(hidden, rows, k);
+    }
+    double copy_bandwidth() override { return inner_.copy_bandwidth(); }
+
+protected:
+    Backend& inner_;
+};
+
+} // namespace pyramid::testing
