@@ -105,6 +105,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity, stream);
     workspace_ = std::make_unique<Workspace>(c, options.precision, stream, options.ffn_chunk_rows);
     hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
+    probe_downloads_ = std::make_unique<ProbeDownloads>(stream);
 }
 
 CudaBackend::~CudaBackend()
@@ -147,6 +148,7 @@ void CudaBackend::reserve_kv_blocks(size_t blocks)
 std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
 {
     use_device();
+    probe_downloads_->drop();  // a new step: scores of one that failed are not wanted
     const ModelConfig& c = config();
     for (int32_t t : tokens)
         if (t < 0 || t >= c.n_vocab)
@@ -269,18 +271,15 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s);
     }
     if (probe_entries > 0) {
-        std::vector<float> scores(static_cast<size_t>(probe_entries));
-        check(cudaMemcpyAsync(scores.data(), ws.probe(), scores.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
-              "run_layer (probe scores)");
-        check(cudaStreamSynchronize(s), "run_layer (probe scores)");
-        size_t offset = 0;
-        for (const SequenceRows& seq : sequences) {
-            if (!seq.probe)
-                continue;
-            const size_t len = static_cast<size_t>(seq.cache->size());
-            seq.probe_out->assign(scores.begin() + offset, scores.begin() + offset + len);
-            offset += len;
-        }
+        // Every sequence's scores, in one copy the engine waits for (wait_for_probes).
+        std::vector<ProbeDownloads::Piece> pieces;
+        int offset = 0;
+        for (const SequenceRows& seq : sequences)
+            if (seq.probe) {
+                pieces.push_back({seq.probe_out, offset, seq.cache->size()});
+                offset += seq.cache->size();
+            }
+        probe_downloads_->queue(ws.probe(), probe_entries, std::move(pieces));
     }
     project(blas, w.wo, ws.attended(), n, h.data(), 1.0f, scratch);  // residual: h += attention output
 
@@ -294,6 +293,12 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         // residual: h += feed-forward output
         project(blas, w.w_down, ws.activated(), rows, h.data() + static_cast<size_t>(r0) * c.dim, 1.0f, scratch);
     }
+}
+
+void CudaBackend::wait_for_probes()
+{
+    use_device();
+    probe_downloads_->deliver();
 }
 
 void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)

@@ -5,7 +5,8 @@
 // (device_weights.h); projections run through cuBLAS or dequantizing kernels (projection.h) and the rest
 // through this library's kernels on one stream. Keys and values are stored in fixed-size blocks
 // from a pool shared by all layers and sequences of the backend. Only token ids, positions,
-// probe weights and keep-indices go up, and only logits and probe scores come down.
+// probe weights and keep-indices go up, and only logits and probe scores come down (the
+// scores into page-locked memory, collected once per decode step: probe_downloads.h).
 // Stores and hidden states the backend hands out must not outlive it.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -19,6 +20,7 @@
 #include "projection.h"
 #include "kv_memory.h"
 #include "precision.h"
+#include "probe_downloads.h"
 #include "workspace.h"
 
 namespace pyramid::cuda {
@@ -48,7 +50,9 @@ public:
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
     size_t kv_entry_bytes() const override { return kv_->geometry().entry_bytes(); }
+    // Probe scores come down without stopping the stream: wait_for_probes() collects them.
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
+    void wait_for_probes() override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
@@ -90,6 +94,7 @@ private:
     std::unique_ptr<KvMemory> kv_;
     std::unique_ptr<Workspace> workspace_;
     std::unique_ptr<HiddenBufferPool> hidden_pool_;
+    std::unique_ptr<ProbeDownloads> probe_downloads_;
 };
 
 } // namespace pyramid::cuda

@@ -26,6 +26,7 @@
 #include "kv_ops.h"
 #include "model/synthetic_value.h"
 #include "model/synthetic_weights.h"
+#include "probe_downloads.h"
 #include "projection.h"
 #include "quant_kernel_tests.h"
 #include "synthetic_ops.h"
@@ -451,6 +452,55 @@ void synthetic_generation_matches_host()
     }
 }
 
+// Scores queued layer after layer from one device buffer that the stream overwrites between
+// copies (as the next layer's kernels do) arrive intact, in their pieces, only at deliver();
+// slots grow for longer caches; dropped copies never reach their vectors.
+void probe_downloads_deliver_in_order()
+{
+    cudaStream_t stream = nullptr;
+    cuda::check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    {
+        cuda::ProbeDownloads downloads(stream);
+        for (int round = 0; round < 3; ++round) {
+            const int layers = 5 + round;
+            std::vector<std::vector<float>> sent;
+            std::vector<std::vector<std::vector<float>>> received(static_cast<size_t>(layers));
+            cuda::DeviceBuffer device(sizeof(float) * 4096, "probe test");
+            for (int l = 0; l < layers; ++l) {
+                const int a = 1 + (l * 37 + round * 101) % 700, b = (l * 53) % 300;  // b = 0: an empty piece
+                sent.push_back(random_floats(rng, static_cast<size_t>(a + b)));
+                cuda::check(cudaMemcpyAsync(device.data(), sent.back().data(), sent.back().size() * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream),
+                      "upload");
+                cuda::check(cudaStreamSynchronize(stream), "upload");
+                received[static_cast<size_t>(l)].assign(2, std::vector<float>{-7.0f});
+                auto& out = received[static_cast<size_t>(l)];
+                downloads.queue(device.as<float>(), a + b, {{&out[0], 0, a}, {&out[1], a, b}});
+                // The next layer's work overwrites the buffer after the copy was queued.
+                cuda::check(cudaMemsetAsync(device.data(), 0xff, device.bytes(), stream), "overwrite");
+                GPU_CHECK(out[0] == std::vector<float>{-7.0f}, "nothing is written before deliver()");
+            }
+            downloads.deliver();
+            for (int l = 0; l < layers; ++l) {
+                const auto& in = sent[static_cast<size_t>(l)];
+                const auto& out = received[static_cast<size_t>(l)];
+                const size_t a = out[0].size();
+                GPU_CHECK(out[0] == std::vector<float>(in.begin(), in.begin() + static_cast<ptrdiff_t>(a)),
+                          "round " + std::to_string(round) + " layer " + std::to_string(l) + " first piece");
+                GPU_CHECK(out[1] == std::vector<float>(in.begin() + static_cast<ptrdiff_t>(a), in.end()),
+                          "round " + std::to_string(round) + " layer " + std::to_string(l) + " second piece");
+            }
+        }
+        cuda::DeviceBuffer device = upload(random_floats(rng, 64));
+        std::vector<float> dropped{-7.0f};
+        downloads.queue(device.as<float>(), 64, {{&dropped, 0, 64}});
+        downloads.drop();
+        downloads.deliver();
+        GPU_CHECK(dropped == std::vector<float>{-7.0f}, "a dropped copy is never delivered");
+    }
+    cuda::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+}
+
 } // namespace
 
 int main()
@@ -468,6 +518,7 @@ int main()
         {"shift_keys_matches", shift_keys_matches},
         {"out_of_memory_is_an_error", out_of_memory_is_an_error},
         {"synthetic_generation_matches_host", synthetic_generation_matches_host},
+        {"probe_downloads_deliver_in_order", probe_downloads_deliver_in_order},
     };
     for (TestCase& t : quant_kernel_tests())
         tests.push_back(std::move(t));
