@@ -24,7 +24,8 @@
 #   scripts/gpu-run.sh bench   The same build, then the paper's benchmark: bench/paper_table.py
 #                              runs pyramid-bench and the Hugging Face baseline on the LLaMA-2-7B
 #                              shape, 512+256, batches 1, 8, 32 and the largest that fits,
-#                              policies full and pyramid (tables and JSON).
+#                              policies full and pyramid (tables and JSON); then the 7B shape
+#                              in generated Q4_K_M weights, 3840+256 tokens, batch 1.
 #   scripts/gpu-run.sh all     run, then bench.
 #
 # Logs, tables and JSON go to $OUT when set. Environment: PYRAMID_GPU_BUILD (build folder of
@@ -190,6 +191,11 @@ bench() {
     --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch \
     --policy full,pyramid --device cuda --dtype float16 --warmup 1 --repetitions 1 --seed 1 \
     --out "$logs/llama2-7b.json" 2>&1 | tee "$logs/llama2-7b.md"
+  # LLaMA-2-7B-Chat as most users download it (Q4_K_M) with a 4096-token cache: the peak
+  # device memory column says whether it fits in 6 GB (docs/gpu.md).
+  "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 \
+    --policy full,pyramid --device cuda --warmup 1 --json "$logs/llama2-7b-q4_k_m.json" \
+    2>&1 | tee "$logs/llama2-7b-q4_k_m.md"
 }
 
 # pyramid-bench loads the CUDA library from the build folder.

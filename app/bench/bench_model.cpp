@@ -20,15 +20,15 @@ BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
         weight_type_ = std::string(tensor_type_traits(file_->weights.layers.at(0).wq.type).name);
     } else {
         const ModelShape& shape = find_model_shape(source.shape);
-        // Only the CPU needs the values in host memory; CUDA generates them on the device.
+        // Only the CPU needs float values in host memory; CUDA generates them on the device.
         const bool on_host = device == BackendPreference::Cpu;
         if (device == BackendPreference::Auto)
             throw Error("generated weights need --device cpu or --device cuda (they are made where they are used)");
         generated_ = std::make_unique<ModelWeights>(
-            generate_model_weights(shape.config, source.weight_type, source.seed, on_host));
+            generate_model_weights(shape.config, source.storage, source.seed, on_host));
         name_ = shape.name;
         source_ = "shape";
-        weight_type_ = std::string(tensor_type_traits(source.weight_type).name);
+        weight_type_ = source.storage.name();
     }
     BackendChoice choice = choose_backend(weights(), device);
     backend_ = std::move(choice.backend);

@@ -1,7 +1,8 @@
 #pragma once
 // The model a benchmark runs: a model file, or generated weights of a named shape
-// (model/model_shapes.h), on the backend asked for. Generated weights are made where the
-// backend computes: on the host for the CPU, on the GPU itself for CUDA (13 GB in seconds).
+// (model/model_shapes.h), on the backend asked for. Generated float weights are made where the
+// backend computes: on the host for the CPU, on the GPU itself for CUDA (13 GB in seconds);
+// quantized ones (random blocks) on the host, uploaded as they are.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -10,14 +11,14 @@
 
 #include "backend/backend_loader.h"
 #include "model/model_loader.h"
-#include "model/tensor_type.h"
+#include "model/synthetic_storage.h"
 
 namespace pyramid::bench {
 
 struct ModelSource {
     std::optional<std::filesystem::path> file;
     std::string shape;                            // when no file
-    TensorType weight_type = TensorType::F16;     // of generated matrices
+    SyntheticStorage storage;                     // of generated matrices
     uint64_t seed = 1;
 };
 

@@ -33,15 +33,6 @@ std::string utc_now()
     return text;
 }
 
-TensorType parse_weight_type(const std::string& name)
-{
-    if (name == "f16")
-        return TensorType::F16;
-    if (name == "bf16")
-        return TensorType::BF16;
-    return TensorType::F32;
-}
-
 // Repeats a measurement and keeps the run of median throughput (after warm-up runs with a
 // few generated tokens, which fill the backend's buffers and pools).
 RunResult measure(BenchModel& model, const CompressionConfig& config, const Workload& workload, int warmup,
@@ -78,8 +69,9 @@ int main(int argc, char** argv)
 
     app.add_option("--model", model_path, "a .gguf file or Hugging Face folder (instead of --shape)");
     app.add_option("--shape", shape, "generated weights of a named shape (see --list-shapes)")->capture_default_str();
-    app.add_option("--weight-type", weight_type, "storage of generated matrices: f16, bf16 or f32")
-        ->check(CLI::IsMember({"f16", "bf16", "f32"}))
+    app.add_option("--weight-type", weight_type,
+                   "storage of generated matrices: f16, bf16, f32, a quantized type (q4_0 ... q6_k) or "
+                   "llama.cpp's q4_k_m / q5_k_m mix")
         ->capture_default_str();
     app.add_option("--seed", seed, "seed of generated weights and prompts")->capture_default_str();
     app.add_flag("--list-shapes", list_shapes, "print the named shapes and exit");
@@ -114,7 +106,9 @@ int main(int argc, char** argv)
 
     std::vector<CompressionConfig> configs;
     BackendPreference preference;
+    SyntheticStorage storage;
     try {
+        storage = SyntheticStorage::parse(weight_type);
         configs = compression.resolve_all();
         preference = device.preference();
         if (workload.prompt_len < 1 || workload.gen_len < 1)
@@ -132,7 +126,7 @@ int main(int argc, char** argv)
         if (!model_path.empty())
             source.file = model_path;
         source.shape = shape;
-        source.weight_type = parse_weight_type(weight_type);
+        source.storage = storage;
         source.seed = seed;
         model = std::make_unique<BenchModel>(source, preference);
     } catch (const Error& e) {

@@ -24,7 +24,7 @@ struct LayerWeights {
 };
 
 // Where generated weights come from (model/synthetic_weights.h): the values follow from the
-// seed (model/synthetic_value.h), matrices are stored as matrix_type, norms as F32 ones.
+// seed (model/synthetic_value.h); float matrices are stored as matrix_type, norms as F32 ones.
 struct SyntheticSource {
     uint64_t seed = 0;
     TensorType matrix_type = TensorType::F16;

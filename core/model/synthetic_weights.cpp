@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "model/synthetic_value.h"
 #include "util/error.h"
+#include "util/float16.h"
 
 namespace pyramid {
 namespace {
@@ -72,6 +75,42 @@ void fill_matrix(void* out, TensorType type, int64_t count, uint64_t key, float 
         fill<uint16_t>(out, count, key, scale, generated_to_bf16);
 }
 
+// Random bits with every block's scale fields set to one finite value, chosen so the decoded
+// elements have the RMS of the float generator's (uniform in [-scale, scale]: scale/sqrt(3)).
+// Every element is linear in the scale fields, so measuring the RMS of a sample decoded with
+// scales of 1 gives the factor.
+void fill_blocks(std::byte* out, TensorType type, int64_t rows, int64_t cols, uint64_t key, float scale)
+{
+    const TensorTypeTraits& traits = tensor_type_traits(type);
+    const size_t row_bytes = tensor_row_bytes(type, cols);
+    const size_t words = rows * row_bytes / sizeof(uint64_t), tail = rows * row_bytes % sizeof(uint64_t);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < words; ++i) {
+        const uint64_t bits = synthetic::mix64(key + synthetic::kGoldenGamma * (i + 1));
+        std::memcpy(out + i * sizeof(uint64_t), &bits, sizeof bits);
+    }
+    const uint64_t last = synthetic::mix64(key ^ synthetic::kGoldenGamma);
+    std::memcpy(out + words * sizeof(uint64_t), &last, tail);
+
+    const size_t blocks = rows * row_bytes / traits.block_bytes;
+    const auto set_scales = [&](uint16_t half) {
+#pragma omp parallel for schedule(static)
+        for (size_t b = 0; b < blocks; ++b)
+            for (const int16_t offset : traits.scale_offsets)
+                if (offset >= 0)
+                    std::memcpy(out + b * traits.block_bytes + static_cast<size_t>(offset), &half, sizeof half);
+    };
+    set_scales(fp32_to_fp16(1.0f));
+    const int64_t sample_rows = std::min<int64_t>(rows, 4);
+    std::vector<float> sample(static_cast<size_t>(sample_rows * cols));
+    traits.to_float(out, sample.data(), sample_rows * cols);
+    double sum = 0;
+    for (float v : sample)
+        sum += static_cast<double>(v) * v;
+    const double rms = std::sqrt(sum / static_cast<double>(sample.size()));
+    set_scales(fp32_to_fp16(static_cast<float>(scale / std::sqrt(3.0) / std::max(rms, 1e-30))));
+}
+
 struct Planned {
     WeightView* view;
     uint32_t tensor;
@@ -80,23 +119,25 @@ struct Planned {
 
 } // namespace
 
-ModelWeights generate_model_weights(const ModelConfig& config, TensorType matrix_type, uint64_t seed, bool on_host,
-                                    const std::function<void(double)>& progress)
+ModelWeights generate_model_weights(const ModelConfig& config, const SyntheticStorage& storage, uint64_t seed,
+                                    bool on_host, const std::function<void(double)>& progress)
 {
-    if (matrix_type != TensorType::F32 && matrix_type != TensorType::F16 && matrix_type != TensorType::BF16)
-        throw Error("generated weights are F32, F16 or BF16, not " +
-                    std::string(tensor_type_traits(matrix_type).name));
     check_config(config);
     const ModelConfig& c = config;
 
     ModelWeights w;
     w.config = c;
-    w.synthetic = SyntheticSource{seed, matrix_type};
+    w.synthetic = SyntheticSource{seed, storage.base};
     w.layers.resize(static_cast<size_t>(c.n_layers));
 
     std::vector<Planned> plan;
     const auto matrix = [&](WeightView& v, std::string name, int64_t rows, int64_t cols, uint32_t tensor) {
-        v = WeightView{std::move(name), matrix_type, rows, cols, nullptr};
+        const TensorType type = storage.type_of(tensor, c.n_layers);
+        if (cols % tensor_type_traits(type).block_elems != 0)
+            throw Error("generated weights: " + name + " has rows of " + std::to_string(cols) +
+                        " elements, not a whole number of " + std::string(tensor_type_traits(type).name) +
+                        " blocks (" + std::to_string(tensor_type_traits(type).block_elems) + " elements)");
+        v = WeightView{std::move(name), type, rows, cols, nullptr};
         plan.push_back({&v, tensor, false});
     };
     const auto norm = [&](WeightView& v, std::string name, uint32_t tensor) {
@@ -123,14 +164,8 @@ ModelWeights generate_model_weights(const ModelConfig& config, TensorType matrix
         matrix(lw.w_down, blk + "ffn_down.weight", c.dim, c.ffn_dim, t(8));
     }
 
-    if (!on_host) {
-        if (c.tied_output)
-            w.output = w.token_embedding;
-        if (progress)
-            progress(1.0);
-        return w;
-    }
-
+    // Off the host, only quantized matrices are made here.
+    std::erase_if(plan, [&](const Planned& p) { return !on_host && (p.is_norm || !is_block_quantized(p.view->type)); });
     size_t total = 0;
     for (const Planned& p : plan)
         total += p.view->bytes();
@@ -139,17 +174,21 @@ ModelWeights generate_model_weights(const ModelConfig& config, TensorType matrix
         WeightView& v = *p.view;
         // Default-initialised: the fill writes every byte, zeroing first would double the work.
         std::shared_ptr<std::byte[]> buffer(new std::byte[v.bytes()]);
+        const uint64_t key = synthetic::tensor_key(seed, p.tensor);
         if (p.is_norm)
             std::fill_n(reinterpret_cast<float*>(buffer.get()), v.elements(), synthetic::kNormValue);
+        else if (is_block_quantized(v.type))
+            fill_blocks(buffer.get(), v.type, v.rows, v.cols, key, synthetic::matrix_scale(v.cols));
         else
-            fill_matrix(buffer.get(), v.type, v.elements(), synthetic::tensor_key(seed, p.tensor),
-                        synthetic::matrix_scale(v.cols));
+            fill_matrix(buffer.get(), v.type, v.elements(), key, synthetic::matrix_scale(v.cols));
         v.data = buffer.get();
         w.storage.push_back(std::move(buffer));
         done += v.bytes();
         if (progress)
             progress(static_cast<double>(done) / static_cast<double>(total));
     }
+    if (plan.empty() && progress)
+        progress(1.0);
     if (c.tied_output)  // the same view, as the loaders give a tied model
         w.output = w.token_embedding;
     return w;

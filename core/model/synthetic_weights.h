@@ -7,24 +7,28 @@
 
 #include "model/model_config.h"
 #include "model/model_weights.h"
-#include "model/tensor_type.h"
+#include "model/synthetic_storage.h"
 
 namespace pyramid {
 
-// Matrices are stored as matrix_type (F32, F16 or BF16, rounded to nearest even; anything
-// else throws pyramid::Error), norm vectors as F32 ones. Views are named as in GGUF files
-// ("blk.0.attn_q.weight"), and `synthetic` is set either way. A config with tied_output gets
-// one matrix, viewed as both token_embedding and output, as the loaders give such a model.
+// Matrices are stored as `storage` says: F32, F16 or BF16 values (rounded to nearest even), or
+// blocks of a quantized type made of random bits with finite scales, sized so that the decoded
+// values have the spread of the float ones (a quantized matrix needs cols to be a whole number
+// of its blocks; anything else throws pyramid::Error naming the tensor). Norm vectors are F32
+// ones. Views are named as in GGUF files ("blk.0.attn_q.weight"), and `synthetic` is set
+// either way. A config with tied_output gets one matrix, viewed as both token_embedding and
+// output, as the loaders give such a model.
 //
 // on_host = true: every view points into host buffers kept in `storage`, filled in parallel;
 // any backend can use them (llama2-7b in F16 takes 12.6 GiB of memory).
-// on_host = false: views carry name, type and shape but no data (nothing is allocated); a
-// backend that generates weights itself (the CUDA backend, on the GPU) reads `synthetic`.
-// The CPU backend refuses such weights.
+// on_host = false: float matrices carry name, type and shape but no data (nothing is
+// allocated); a backend that generates weights itself (the CUDA backend, on the GPU) reads
+// `synthetic`. The CPU backend refuses such weights. Quantized matrices are always made on
+// the host (random bits are cheap; a 7B Q4_K_M model is 3.8 GiB) and uploaded as they are.
 //
 // `progress`, if given, is called from the calling thread with the fraction of bytes done,
 // after each tensor, ending with 1.0.
-ModelWeights generate_model_weights(const ModelConfig& config, TensorType matrix_type, uint64_t seed, bool on_host,
-                                    const std::function<void(double)>& progress = {});
+ModelWeights generate_model_weights(const ModelConfig& config, const SyntheticStorage& storage, uint64_t seed,
+                                    bool on_host, const std::function<void(double)>& progress = {});
 
 } // namespace pyramid

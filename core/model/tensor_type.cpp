@@ -289,16 +289,16 @@ void q6_k_to_float(const void* src, float* dst, int64_t n)
 constexpr std::array<TensorTypeTraits, 13> kTraits{{
     {TensorType::F32, "f32", 1, 4, f32_to_float},
     {TensorType::F16, "f16", 1, 2, f16_to_float},
-    {TensorType::Q4_0, "q4_0", QK, 18, q4_0_to_float},
-    {TensorType::Q4_1, "q4_1", QK, 20, q4_1_to_float},
-    {TensorType::Q5_0, "q5_0", QK, 22, q5_0_to_float},
-    {TensorType::Q5_1, "q5_1", QK, 24, q5_1_to_float},
-    {TensorType::Q8_0, "q8_0", QK, 34, q8_0_to_float},
-    {TensorType::Q2_K, "q2_K", QK_K, 84, q2_k_to_float},
-    {TensorType::Q3_K, "q3_K", QK_K, 110, q3_k_to_float},
-    {TensorType::Q4_K, "q4_K", QK_K, 144, q4_k_to_float},
-    {TensorType::Q5_K, "q5_K", QK_K, 176, q5_k_to_float},
-    {TensorType::Q6_K, "q6_K", QK_K, 210, q6_k_to_float},
+    {TensorType::Q4_0, "q4_0", QK, 18, q4_0_to_float, {0, -1}},
+    {TensorType::Q4_1, "q4_1", QK, 20, q4_1_to_float, {0, 2}},
+    {TensorType::Q5_0, "q5_0", QK, 22, q5_0_to_float, {0, -1}},
+    {TensorType::Q5_1, "q5_1", QK, 24, q5_1_to_float, {0, 2}},
+    {TensorType::Q8_0, "q8_0", QK, 34, q8_0_to_float, {0, -1}},
+    {TensorType::Q2_K, "q2_K", QK_K, 84, q2_k_to_float, {80, 82}},
+    {TensorType::Q3_K, "q3_K", QK_K, 110, q3_k_to_float, {108, -1}},
+    {TensorType::Q4_K, "q4_K", QK_K, 144, q4_k_to_float, {0, 2}},
+    {TensorType::Q5_K, "q5_K", QK_K, 176, q5_k_to_float, {0, 2}},
+    {TensorType::Q6_K, "q6_K", QK_K, 210, q6_k_to_float, {208, -1}},
     {TensorType::BF16, "bf16", 1, 2, bf16_to_float},
 }};
 
@@ -319,6 +319,8 @@ const TensorTypeTraits& tensor_type_traits(TensorType type)
             return t;
     throw Error("unknown tensor type id " + std::to_string(static_cast<uint32_t>(type)));
 }
+
+bool is_block_quantized(TensorType type) { return tensor_type_traits(type).block_elems > 1; }
 
 size_t tensor_row_bytes(TensorType type, int64_t n)
 {

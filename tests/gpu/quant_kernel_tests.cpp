@@ -28,7 +28,6 @@
 #include "gpu_test.h"
 #include "model/tensor_type.h"
 #include "projection.h"
-#include "quant_block_layout.h"
 #include "quant_matvec.h"
 
 using namespace pyramid;
@@ -66,10 +65,12 @@ std::vector<uint8_t> random_blocks(TensorType t, int64_t rows, int64_t cols)
     for (uint8_t& b : bytes)
         b = static_cast<uint8_t>(byte(rng));
     for (size_t i = 0; i < blocks; ++i)
-        for (size_t offset : test::block_scale_offsets(t)) {
+        for (const int16_t offset : traits.scale_offsets) {
+            if (offset < 0)
+                continue;
             const uint16_t h = random_scale();
-            bytes[i * traits.block_bytes + offset] = static_cast<uint8_t>(h & 0xff);
-            bytes[i * traits.block_bytes + offset + 1] = static_cast<uint8_t>(h >> 8);
+            bytes[i * traits.block_bytes + static_cast<size_t>(offset)] = static_cast<uint8_t>(h & 0xff);
+            bytes[i * traits.block_bytes + static_cast<size_t>(offset) + 1] = static_cast<uint8_t>(h >> 8);
         }
     return bytes;
 }

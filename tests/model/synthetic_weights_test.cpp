@@ -57,6 +57,20 @@ ModelConfig small_config()
     return c;
 }
 
+// Rows of whole k-quant blocks (256 elements) everywhere, and enough layers for the mix.
+ModelConfig block_config()
+{
+    ModelConfig c = small_config();
+    c.n_vocab = 512;
+    c.dim = 256;
+    c.ffn_dim = 512;
+    c.n_layers = 3;
+    c.n_heads = 4;
+    c.n_kv_heads = 2;
+    c.head_dim = 64;
+    return c;
+}
+
 float decode_one(const WeightView& v, int64_t i)
 {
     const size_t size = v.type == TensorType::F32 ? 4 : 2;
@@ -165,13 +179,93 @@ private slots:
         }
     }
 
-    void only_float_types_can_be_generated()
+    void storage_names_parse_and_print()
+    {
+        for (const char* name : {"f32", "f16", "bf16", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k",
+                                 "q5_k", "q6_k", "q4_k_m", "q5_k_m"})
+            QCOMPARE(SyntheticStorage::parse(name).name(), std::string(name));
+        const SyntheticStorage m = SyntheticStorage::parse("Q4_K_M");
+        QVERIFY(m.base == TensorType::Q4_K && m.medium_mix && m.quantized());
+        QVERIFY(!SyntheticStorage::parse("bf16").quantized());
+        try {
+            SyntheticStorage::parse("q4_k_s");
+            QFAIL("q4_k_s must be refused");
+        } catch (const Error& e) {
+            const std::string message = e.what();
+            QVERIFY2(message.find("q4_k_s") != std::string::npos && message.find("q5_k_m") != std::string::npos,
+                     e.what());
+        }
+    }
+
+    // llama.cpp's Q4_K_M for LLaMA-2-7B: Q6_K for the output, and for attn_v and ffn_down of
+    // layers 0-3, 6, 9, ..., 27 and 28-31 (use_more_bits); Q4_K for everything else.
+    void medium_mix_follows_llama_cpp()
+    {
+        const SyntheticStorage mix = SyntheticStorage::parse("q4_k_m");
+        const std::vector<int> more_bits{0, 1, 2, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31};
+        QVERIFY(mix.type_of(synthetic::kOutput, 32) == TensorType::Q6_K);
+        QVERIFY(mix.type_of(synthetic::kTokenEmbedding, 32) == TensorType::Q4_K);
+        QVERIFY(mix.type_of(synthetic::kOutputNorm, 32) == TensorType::F32);
+        for (int layer = 0; layer < 32; ++layer) {
+            const bool more = std::find(more_bits.begin(), more_bits.end(), layer) != more_bits.end();
+            for (int k = 0; k < 9; ++k) {
+                const TensorType t = mix.type_of(synthetic::layer_tensor(layer, k), 32);
+                const TensorType expected = k == 0 || k == 5                  ? TensorType::F32
+                                            : (k == 3 || k == 8) && more ? TensorType::Q6_K
+                                                                          : TensorType::Q4_K;
+                QVERIFY2(t == expected, qPrintable(QString("layer %1, tensor %2").arg(layer).arg(k)));
+            }
+        }
+        QVERIFY(SyntheticStorage(TensorType::Q8_0).type_of(synthetic::kOutput, 32) == TensorType::Q8_0);
+    }
+
+    // Random blocks with finite scales: every element decodes to a finite value, spread like
+    // the float generator's (RMS s/sqrt(3)); repeatable per seed; made on the host even when
+    // float weights would not be.
+    void quantized_weights_are_valid_blocks_of_the_float_spread()
+    {
+        const ModelConfig c = block_config();
+        for (const char* name : {"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q4_k_m"}) {
+            const SyntheticStorage storage = SyntheticStorage::parse(name);
+            const ModelWeights w = generate_model_weights(c, storage, 11, false);
+            const ModelWeights again = generate_model_weights(c, storage, 11, false);
+            const ModelWeights other = generate_model_weights(c, storage, 12, false);
+            const auto views = all_views(w), views_again = all_views(again), views_other = all_views(other);
+            for (size_t t = 0; t < views.size(); ++t) {
+                const WeightView& v = *views[t];
+                const std::string what = std::string(name) + " " + v.name;
+                if (v.rows == 1) {  // norms: off the host, like float weights
+                    QVERIFY2(v.data == nullptr, what.c_str());
+                    continue;
+                }
+                QVERIFY2(v.data != nullptr && is_block_quantized(v.type), what.c_str());
+                QCOMPARE(v.bytes(), static_cast<size_t>(v.rows) * tensor_row_bytes(v.type, v.cols));
+                QVERIFY2(std::memcmp(v.data, views_again[t]->data, v.bytes()) == 0, what.c_str());
+                QVERIFY2(std::memcmp(v.data, views_other[t]->data, v.bytes()) != 0, what.c_str());
+                std::vector<float> values(static_cast<size_t>(v.elements()));
+                tensor_type_traits(v.type).to_float(v.data, values.data(), v.elements());
+                double sum_sq = 0;
+                for (float x : values) {
+                    QVERIFY2(std::isfinite(x), what.c_str());
+                    sum_sq += double(x) * x;
+                }
+                const double rms = std::sqrt(sum_sq / double(values.size()));
+                const double expected = synthetic::matrix_scale(v.cols) / std::sqrt(3.0);
+                QVERIFY2(rms > 0.5 * expected && rms < 2.0 * expected,
+                         qPrintable(QString("%1: RMS %2, float weights %3").arg(what.c_str()).arg(rms).arg(expected)));
+            }
+        }
+    }
+
+    void refuses_what_it_cannot_generate()
     {
         try {
-            generate_model_weights(small_config(), TensorType::Q4_0, 1, true);
-            QFAIL("Q4_0 must be refused");
+            generate_model_weights(small_config(), TensorType::Q4_K, 1, true);  // dim 64: no whole 256-blocks
+            QFAIL("Q4_K rows of 64 must be refused");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("q4_0") != std::string::npos, e.what());
+            const std::string message = e.what();
+            QVERIFY2(message.find("token_embd.weight") != std::string::npos && message.find("q4_K") != std::string::npos,
+                     e.what());
         }
         ModelConfig bad = small_config();
         bad.ffn_dim = 0;
@@ -348,18 +442,26 @@ private slots:
         }
     }
 
-    void tiny_runs_on_the_cpu()
+    void tiny_runs_on_the_cpu() { runs_on_the_cpu(generate_model_weights(find_model_shape("tiny").config, TensorType::F16, 3, true)); }
+
+    void q4_k_m_runs_on_the_cpu()
     {
-        const ModelWeights w = generate_model_weights(find_model_shape("tiny").config, TensorType::F16, 3, true);
+        runs_on_the_cpu(generate_model_weights(block_config(), SyntheticStorage::parse("q4_k_m"), 3, true));
+    }
+
+private:
+    // A prefill and two decode steps give finite logits of a bounded, non-flat spread.
+    void runs_on_the_cpu(const ModelWeights& w)
+    {
         CpuBackend backend(w);
         InferenceSession session(backend, CompressionConfig{});
         // Longer than the PyramidInfer policy's minimum context, so it compresses too.
         std::vector<int32_t> prompt(100);
         for (size_t i = 0; i < prompt.size(); ++i)
-            prompt[i] = int32_t((i * 7919 + 1) % 32000);
+            prompt[i] = int32_t((i * 7919 + 1) % w.config.n_vocab);
         std::vector<float> logits = session.prefill(prompt);
         for (int step = 0; step < 2; ++step) {
-            QCOMPARE(logits.size(), size_t(32000));
+            QCOMPARE(logits.size(), size_t(w.config.n_vocab));
             double sum = 0, sum_sq = 0;
             for (float x : logits) {
                 QVERIFY(std::isfinite(x));

@@ -18,7 +18,6 @@
 #include "backend/kernel_config.h"
 #include "backend/quant_matmul.h"
 #include "backend/tile_decoder.h"
-#include "quant_block_layout.h"
 #include "util/float16.h"
 
 using namespace pyramid;
@@ -67,8 +66,9 @@ std::vector<std::byte> random_matrix(TensorType type, int64_t rows, int64_t cols
     const auto& traits = tensor_type_traits(type);
     std::uniform_real_distribution<float> scale(0.001f, 0.05f);
     for (size_t block = 0; block < bytes; block += traits.block_bytes)
-        for (size_t offset : test::block_scale_offsets(type))
-            put16(block + offset, fp32_to_fp16(byte(rng) & 1 ? scale(rng) : -scale(rng)));
+        for (const int16_t offset : traits.scale_offsets)
+            if (offset >= 0)
+                put16(block + static_cast<size_t>(offset), fp32_to_fp16(byte(rng) & 1 ? scale(rng) : -scale(rng)));
     return out;
 }
 
