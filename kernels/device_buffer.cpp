@@ -1,7 +1,6 @@
 #include "device_buffer.h"
 
 #include <cstdio>
-#include <utility>
 
 #include "cuda_check.h"
 
@@ -21,41 +20,20 @@ DeviceMemory device_memory()
     return m;
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes, const std::string& what) : bytes_(bytes)
+DeviceBuffer::DeviceBuffer(size_t bytes, const std::string& what)
 {
     if (bytes == 0)
         return;
-    const cudaError_t status = cudaMalloc(&data_, bytes);
+    void* data = nullptr;
+    const cudaError_t status = cudaMalloc(&data, bytes);
     if (status == cudaErrorMemoryAllocation) {
         cudaGetLastError();  // consume the error so the next launch check does not report it again
-        data_ = nullptr;
         const DeviceMemory m = device_memory();
         throw Error("CUDA out of memory allocating " + what + ": " + format_bytes(bytes) + " needed, " +
                     format_bytes(m.free) + " free of " + format_bytes(m.total));
     }
     check(status, ("cudaMalloc for " + what).c_str());
-}
-
-DeviceBuffer::~DeviceBuffer()
-{
-    if (data_)
-        cudaFree(data_);
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0))
-{
-}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept
-{
-    if (this != &other) {
-        if (data_)
-            cudaFree(data_);
-        data_ = std::exchange(other.data_, nullptr);
-        bytes_ = std::exchange(other.bytes_, 0);
-    }
-    return *this;
+    adopt(data, bytes);
 }
 
 } // namespace pyramid::cuda

@@ -4,27 +4,15 @@
 #include <cstddef>
 #include <string>
 
+#include "owned_memory.h"
+
 namespace pyramid::cuda {
 
-class DeviceBuffer {
+class DeviceBuffer : public OwnedMemory<cudaFree> {
 public:
     DeviceBuffer() = default;
     // Throws pyramid::Error naming `what`, the bytes wanted and the bytes free.
     DeviceBuffer(size_t bytes, const std::string& what);
-    ~DeviceBuffer();
-    DeviceBuffer(DeviceBuffer&& other) noexcept;
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-    void* data() const { return data_; }
-    template <typename T>
-    T* as() const { return static_cast<T*>(data_); }
-    size_t bytes() const { return bytes_; }
-
-private:
-    void* data_ = nullptr;
-    size_t bytes_ = 0;
 };
 
 // "N bytes (x.y GiB)": how sizes appear in messages.

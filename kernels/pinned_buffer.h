@@ -4,27 +4,15 @@
 #include <cstddef>
 #include <string>
 
+#include "owned_memory.h"
+
 namespace pyramid::cuda {
 
-class PinnedBuffer {
+class PinnedBuffer : public OwnedMemory<cudaFreeHost> {
 public:
     PinnedBuffer() = default;
     // Throws pyramid::Error naming `what` and the bytes wanted.
     PinnedBuffer(size_t bytes, const std::string& what);
-    ~PinnedBuffer();
-    PinnedBuffer(PinnedBuffer&& other) noexcept;
-    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-    void* data() const { return data_; }
-    template <typename T>
-    T* as() const { return static_cast<T*>(data_); }
-    size_t bytes() const { return bytes_; }
-
-private:
-    void* data_ = nullptr;
-    size_t bytes_ = 0;
 };
 
 } // namespace pyramid::cuda
