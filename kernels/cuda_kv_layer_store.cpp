@@ -10,7 +10,14 @@ namespace pyramid::cuda {
 
 CudaKvLayerStore::CudaKvLayerStore(KvMemory& memory) : memory_(memory) {}
 
-CudaKvLayerStore::~CudaKvLayerStore() { release_blocks_beyond(0); }
+CudaKvLayerStore::~CudaKvLayerStore()
+{
+    // Kernels queued earlier may still read the block table freed with this store (its blocks
+    // go back to the pool, where later users come after them in stream order).
+    if (device_table_.data())
+        cudaStreamSynchronize(memory_.stream());
+    release_blocks_beyond(0);
+}
 
 void CudaKvLayerStore::release_blocks_beyond(size_t keep_blocks)
 {

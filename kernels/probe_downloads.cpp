@@ -27,8 +27,9 @@ void ProbeDownloads::deliver()
 {
     if (pending_.empty())
         return;
-    const std::vector<Pending> pending = std::exchange(pending_, {});
+    // Synchronize first: should it fail, the copies stay pending (their slots busy) until drop().
     check(cudaStreamSynchronize(stream_), "probe scores");
+    const std::vector<Pending> pending = std::exchange(pending_, {});
     for (const Pending& p : pending) {
         const float* scores = slots_[p.slot].as<float>();
         for (const Piece& piece : p.pieces)
@@ -40,8 +41,8 @@ void ProbeDownloads::drop()
 {
     if (pending_.empty())
         return;
-    pending_.clear();
     check(cudaStreamSynchronize(stream_), "dropping probe scores");
+    pending_.clear();
 }
 
 } // namespace pyramid::cuda

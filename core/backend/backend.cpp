@@ -16,8 +16,10 @@ void check_sequence_rows(int rows, std::span<const SequenceRows> sequences)
                         std::to_string(next) + (s.cache ? "" : ", and it has no cache"));
         if (s.probe && !s.probe_out)
             throw Error("run_layer_batch: a probe needs somewhere to write its scores");
+        if (s.probe && s.probe->first_row < 0)
+            throw Error("run_layer_batch: a probe starts at row " + std::to_string(s.probe->first_row));
         if (s.probe && s.probe->first_row < n &&
-            static_cast<int>(s.probe->row_weights.size()) != n - std::max(0, s.probe->first_row))
+            static_cast<int>(s.probe->row_weights.size()) != n - s.probe->first_row)
             throw Error("run_layer_batch: the probe has " + std::to_string(s.probe->row_weights.size()) +
                         " row weights for " + std::to_string(n - s.probe->first_row) + " rows");
         next += n;

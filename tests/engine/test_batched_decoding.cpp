@@ -322,6 +322,38 @@ private slots:
         QCOMPARE(foreign.tokens_seen(), 3);
     }
 
+    // check_sequence_rows, which every backend calls first: the sequences must tile the rows in
+    // order, each with a cache, and a probe needs a place for its scores, a start within the
+    // rows and one weight per probed row.
+    void layer_steps_refuse_malformed_rows()
+    {
+        Backend& backend = model_->backend();
+        const std::unique_ptr<HiddenStates> hidden = backend.embed(std::vector<int32_t>{1, 400, 500, 300});
+        const std::unique_ptr<KvLayerStore> a = backend.new_kv_layer(), b = backend.new_kv_layer();
+        const std::vector<int32_t> two{0, 1};
+        std::vector<float> out;
+        const AttentionProbe good{1, {1.0f}}, negative{-1, {1.0f, 1.0f, 1.0f}}, short_weights{0, {1.0f}};
+        const auto refuses = [&](std::vector<SequenceRows> rows, const char* why) {
+            bool threw = false;
+            try {
+                backend.run_layer_batch(0, *hidden, rows);
+            } catch (const Error&) {
+                threw = true;
+            }
+            QVERIFY2(threw, why);
+        };
+        refuses({{0, two, a.get()}, {3, two, b.get()}}, "a gap between sequences");
+        refuses({{0, two, a.get()}, {2, two, nullptr}}, "no cache");
+        refuses({{0, two, a.get()}}, "rows left uncovered");
+        refuses({{0, two, a.get(), &good, nullptr}, {2, two, b.get()}}, "nowhere to write the scores");
+        refuses({{0, two, a.get(), &negative, &out}, {2, two, b.get()}}, "a probe before the first row");
+        refuses({{0, two, a.get(), &short_weights, &out}, {2, two, b.get()}}, "too few row weights");
+        QCOMPARE(a->size(), 0);  // nothing ran
+        backend.run_layer_batch(0, *hidden, std::vector<SequenceRows>{{0, two, a.get(), &good, &out}, {2, two, b.get()}});
+        QCOMPARE(a->size(), 2);
+        QCOMPARE(out.size(), size_t(2));
+    }
+
     // One sequence running out of KV memory mid-step fails the step for the whole batch, and
     // every session of the batch is left empty (never half-updated) and usable again.
     void failure_mid_step_resets_the_batch()
