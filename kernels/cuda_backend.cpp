@@ -220,6 +220,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
     const size_t q_row_bytes = static_cast<size_t>(q_width) * element_bytes(p);
     std::vector<DecodeSequence> decoding;
+    std::vector<CudaKvLayerStore*> decoding_stores;  // committed once their entries are queued
     int probe_offset = 0;
     for (const SequenceRows& seq : sequences) {
         const int rows = static_cast<int>(seq.positions.size());
@@ -242,7 +243,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             d.probe_base = std::max(slice, 0);
             d.probe_weight = seq.probe && seq.probe->first_row == 0 ? seq.probe->row_weights.at(0) : 0.0f;
             decoding.push_back(d);
-            kv.commit_append(rows);
+            decoding_stores.push_back(&kv);
             continue;
         }
         store_kv(ws.k() + row0 * kv_width, ws.v() + row0 * kv_width, rows, first_entry, table, p, s);
@@ -267,6 +268,8 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
                "run_layer (decode batch)");
         store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries, kv_width,
                         p, s);
+        for (CudaKvLayerStore* kv : decoding_stores)
+            kv->commit_append(1);
         const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().block_entries};
         decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s);
     }

@@ -29,6 +29,9 @@ struct DecodeSequence {
     float probe_weight = 0.0f;      // the row's weight in the probe
 };
 
+// The largest split or score offset a batch may reach (the kernels index them as int).
+inline constexpr long long kMaxDecodeOffset = 0x7fffffff;
+
 // What a laid-out batch needs.
 struct DecodeLayout {
     int count = 0;    // sequences
@@ -43,19 +46,26 @@ inline DecodeLayout lay_out_decode_batch(std::vector<DecodeSequence>& sequences,
 {
     DecodeLayout layout;
     layout.count = static_cast<int>(sequences.size());
+    // Offsets are ints on the device: sum in 64 bits and refuse what does not fit.
+    long long splits = 0, scores = 0;
     for (DecodeSequence& s : sequences) {
         if (s.len < 1)
             throw Error("decode batch: a sequence with " + std::to_string(s.len) +
                         " cache entries (its new row must be stored first)");
-        s.split_base = layout.splits;
-        layout.splits += decode_splits(s.len);
+        s.split_base = static_cast<int>(splits);
+        splits += decode_splits(s.len);
         if (s.len > layout.max_len)
             layout.max_len = s.len;
         if (s.score_base >= 0) {
-            s.score_base = layout.scores;
-            layout.scores += n_heads * s.len;
+            s.score_base = static_cast<int>(scores);
+            scores += static_cast<long long>(n_heads) * s.len;
         }
+        if (scores > kMaxDecodeOffset || splits > kMaxDecodeOffset)
+            throw Error("decode batch: " + std::to_string(sequences.size()) + " sequences need " +
+                        std::to_string(scores) + " probe scores, more than one step can index");
     }
+    layout.splits = static_cast<int>(splits);
+    layout.scores = static_cast<int>(scores);
     return layout;
 }
 

@@ -3,7 +3,9 @@
 // caches of their own (own pool, own block table) of ragged lengths: a lone entry, an odd
 // length, exactly one split (kDecodeSplitEntries), one entry past it, and more than four
 // splits. Their rows sit in shuffled order among more rows of q than the batch has, some are
-// probed and some not, grouped-query ratios run from 1 to 16, and every output, scratch and
+// probed and some not (every fourth batch none, with no probe buffer), KV blocks hold 16, 24
+// or 5 entries (block boundaries on and inside split boundaries), grouped-query ratios run
+// from 1 to 16, and every output, scratch and
 // new cache entry starts as NaN, so whatever a kernel misses, or writes into another's place,
 // shows up.
 //
@@ -16,6 +18,7 @@
 // - decode_result_does_not_depend_on_batch: a sequence alone and inside a batch of 5 others
 //   gives the same bytes (output, statistics, probe): splits follow its own length only.
 // - decode_attention_empty_batch: no sequences is no work and no error.
+// - decode_layout_refuses_overflow: offsets past what an int indexes are refused on the host.
 //
 // Tolerances. Outputs are averages of values in [-1, 1]; scaled scores are O(1).
 // - Outputs against the CPU: fp32 1e-5 absolute + 1e-4 relative (summation order only, as in
@@ -60,8 +63,12 @@ struct Shape {
     int kv_dim() const { return kv_heads * hd; }
 };
 
-// Grouped-query ratios 2, 4, 1, 8, 3, 16, 1; head dimensions from 6 to 256.
-constexpr Shape kShapes[] = {{8, 4, 8}, {4, 1, 64}, {8, 8, 128}, {8, 1, 40}, {6, 2, 256}, {16, 1, 32}, {2, 2, 6}};
+// Grouped-query ratios 2, 4, 1, 8, 3, 16, 1, 12 (a second, partly filled chunk of 8 query
+// heads), 2; head dimensions from 6 to 256, some leaving lanes of their last pair group idle.
+constexpr Shape kShapes[] = {{8, 4, 8},   {4, 1, 64},  {8, 8, 128}, {8, 1, 40}, {6, 2, 256},
+                             {16, 1, 32}, {2, 2, 6},   {12, 1, 66}, {4, 2, 192}};
+// KV block sizes: 16 divides a split, 24 and 5 put block boundaries inside splits.
+constexpr int kBlockEntryChoices[] = {16, 24, 5};
 
 // Ragged lengths: a lone entry, odd, exactly one split, one past it, 3 splits, 6 splits.
 const std::vector<int> kLengths = {1, 17, cuda::kDecodeSplitEntries, cuda::kDecodeSplitEntries + 1, 300, 700};
@@ -73,12 +80,13 @@ std::string describe(const Shape& s, Precision p)
            " [" + cuda::precision_name(p) + "]";
 }
 
-// A different mix of probed and unprobed sequences for each variant.
+// A different mix of probed and unprobed sequences for each variant; every fourth variant
+// probes none (the usual decode step of the full-cache and local policies).
 std::vector<bool> probe_pattern(size_t count, int variant)
 {
     std::vector<bool> probed;
     for (size_t s = 0; s < count; ++s)
-        probed.push_back((int(s) + variant) % 3 != 0);
+        probed.push_back(variant % 4 != 3 && (int(s) + variant) % 3 != 0);
     return probed;
 }
 
@@ -101,6 +109,7 @@ size_t written(const std::vector<float>& v, size_t first, size_t count)
 struct DecodeInputs {
     Shape shape;
     Precision p;
+    int block_entries;
     std::vector<int> lens;
     std::vector<bool> probed;
     int rows;
@@ -111,8 +120,10 @@ struct DecodeInputs {
     std::deque<FilledStore> caches;    // a deque, so stores never move
     std::vector<void* const*> blocks;  // each cache's device block table
 
-    DecodeInputs(const Shape& s, Precision precision, std::vector<int> lengths, std::vector<bool> probed_sequences)
-        : shape(s), p(precision), lens(std::move(lengths)), probed(std::move(probed_sequences)),
+    DecodeInputs(const Shape& s, Precision precision, std::vector<int> lengths, std::vector<bool> probed_sequences,
+                 int entries_per_block = kBlockEntries)
+        : shape(s), p(precision), block_entries(entries_per_block), lens(std::move(lengths)),
+          probed(std::move(probed_sequences)),
           rows(int(lens.size()) + kSpareRows)
     {
         const size_t count = lens.size();
@@ -139,7 +150,7 @@ struct DecodeInputs {
         dv = upload(v);
         const cuda::DeviceBuffer nan_row = poisoned(size_t(s.kv_dim()));
         for (int len : lens) {
-            FilledStore& c = caches.emplace_back(rng, s.kv_dim(), p, len - 1, kBlockEntries);
+            FilledStore& c = caches.emplace_back(rng, s.kv_dim(), p, len - 1, block_entries);
             c.store.reserve_append(1);
             cuda::store_kv(nan_row.as<float>(), nan_row.as<float>(), 1, len - 1, c.store.table(), p, nullptr);
             c.store.commit_append(1);
@@ -192,7 +203,7 @@ DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members)
     const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(run.sequences, shape.heads);
     const cuda::DeviceBuffer sequences = upload_raw(run.sequences);
     cuda::store_kv_decode(in.dk.as<float>(), in.dv.as<float>(), sequences.as<cuda::DecodeSequence>(), layout.count,
-                          kBlockEntries, shape.kv_dim(), in.p, nullptr);
+                          in.block_entries, shape.kv_dim(), in.p, nullptr);
 
     run.out = poisoned(size_t(in.rows) * shape.q_width(), in.p);
     run.stats = poisoned(size_t(in.rows) * shape.heads * 2);
@@ -200,10 +211,12 @@ DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members)
     const cuda::DeviceBuffer partial_stats = poisoned(size_t(layout.splits) * shape.heads * 2);
     const cuda::DeviceBuffer partial_out = poisoned(size_t(layout.splits) * shape.heads * shape.hd);
     const cuda::DeviceBuffer scores = layout.scores > 0 ? poisoned(size_t(layout.scores)) : cuda::DeviceBuffer();
-    const cuda::DecodeBatch batch{sequences.as<const cuda::DecodeSequence>(), layout, kBlockEntries};
+    const cuda::DecodeBatch batch{sequences.as<const cuda::DecodeSequence>(), layout, in.block_entries};
     const cuda::DecodeScratch scratch{partial_stats.as<float>(), partial_out.as<float>(), scores.as<float>()};
+    // With nothing probed, no probe buffer (as the interface allows); the poisoned one must stay NaN.
     cuda::decode_attention(in.dq.as<float>(), batch, {shape.heads, shape.kv_heads, shape.hd}, in.p, run.out.data(),
-                           run.stats.as<float>(), scratch, run.probe.as<float>(), nullptr);
+                           run.stats.as<float>(), scratch, layout.scores > 0 ? run.probe.as<float>() : nullptr,
+                           nullptr);
     gpu_test::sync();  // the scratch and the sequence array are freed on return
     return run;
 }
@@ -296,7 +309,8 @@ void decode_attention_matches_reference()
     int variant = 0;
     for (Precision p : kPrecisions)
         for (const Shape& shape : kShapes) {
-            const DecodeInputs in(shape, p, kLengths, probe_pattern(kLengths.size(), variant++));
+            const int block_entries = kBlockEntryChoices[variant % std::size(kBlockEntryChoices)];
+            const DecodeInputs in(shape, p, kLengths, probe_pattern(kLengths.size(), variant++), block_entries);
             const std::vector<int> members = all_of(in);
             const DecodeRun run = run_decode(in, members);
             const Downloaded got = download_run(in, run);
@@ -305,7 +319,8 @@ void decode_attention_matches_reference()
             for (int s : members) {
                 const cuda::DecodeSequence& d = run.sequences[size_t(s)];
                 const std::string what = describe(shape, p) + " len=" + std::to_string(d.len) +
-                                         " row=" + std::to_string(d.row) + (in.probed[size_t(s)] ? " probed" : "");
+                                         " row=" + std::to_string(d.row) + " blocks of " +
+                                         std::to_string(block_entries) + (in.probed[size_t(s)] ? " probed" : "");
                 const auto stored = in.caches[size_t(s)].store.download();
                 check_close("store_kv_decode keys" + what, stored.keys,
                             in.expected_entries(in.caches[size_t(s)].keys, in.k, s), 0.0, 0.0);
@@ -422,6 +437,28 @@ void decode_result_does_not_depend_on_batch()
             }
 }
 
+// Split and score offsets are ints on the device: a batch whose probe scores would pass 2^31
+// is refused on the host, before anything is laid out wrong.
+void decode_layout_refuses_overflow()
+{
+    std::vector<cuda::DecodeSequence> huge(40);
+    for (cuda::DecodeSequence& d : huge) {
+        d.len = 1 << 20;
+        d.score_base = 0;  // probed
+    }
+    bool threw = false;
+    try {
+        cuda::lay_out_decode_batch(huge, 64);  // 40 * 64 * 2^20 scores
+    } catch (const Error&) {
+        threw = true;
+    }
+    GPU_CHECK(threw, "2.7e9 probe scores must be refused");
+    huge.resize(20);  // 1.3e9: fits
+    const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(huge, 64);
+    GPU_CHECK(layout.scores == 20 * 64 * (1 << 20), std::to_string(layout.scores));
+    GPU_CHECK(huge.back().score_base == 19 * 64 * (1 << 20), std::to_string(huge.back().score_base));
+}
+
 void decode_attention_empty_batch()
 {
     const Shape shape{8, 2, 64};
@@ -458,5 +495,6 @@ std::vector<TestCase> decode_attention_tests()
         {"decode_attention_equals_single_row_attention", decode_attention_equals_single_row_attention},
         {"decode_result_does_not_depend_on_batch", decode_result_does_not_depend_on_batch},
         {"decode_attention_empty_batch", decode_attention_empty_batch},
+        {"decode_layout_refuses_overflow", decode_layout_refuses_overflow},
     };
 }
