@@ -8,6 +8,7 @@
 
 #include "generate/batch_scheduler.h"
 #include "kv/kv_footprint.h"
+#include "step_timing_backend.h"
 #include "util/error.h"
 
 namespace pyramid::bench {
@@ -38,7 +39,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
     r.policy = to_string(config.policy);
     r.label = label;
     r.batch = workload.batch;
-    Backend& backend = model.backend();
+    StepTimingBackend backend(model.backend());
     const ModelConfig& c = model.config();
     const bool cuda = backend.info().name == "cuda";
     const auto start = std::chrono::steady_clock::now();
@@ -54,8 +55,8 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
             scheduler.submit(std::move(request));
         }
         const size_t entry_bytes = backend.kv_entry_bytes();
-        double kv_sum = 0, bandwidth_bytes = 0, bandwidth_seconds = 0;
-        int steps = 0, decode_steps = 0;
+        double kv_sum = 0, bandwidth_bytes = 0, bandwidth_seconds = 0, queue_seconds = 0;
+        int steps = 0, decode_steps = 0, decode_only_steps = 0;
         long decoded = 0;
         while (!scheduler.idle()) {
             const size_t kv_before = scheduler.kv_bytes();
@@ -65,6 +66,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
                     r.error = e.error;
                 }
             const BatchStepStats& s = scheduler.last_step();
+            const double queued = backend.take_queue_seconds();
             r.prefill_s += s.prompt_seconds;
             r.decode_s += s.decode_seconds;
             decoded += s.decoded;
@@ -73,6 +75,8 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
                 // Every weight once, and every entry the step attends to: those held before it.
                 bandwidth_bytes += static_cast<double>(model.weight_bytes() + kv_before);
                 bandwidth_seconds += s.decode_seconds;
+                queue_seconds += queued;
+                ++decode_only_steps;
             }
             const size_t kv = scheduler.kv_bytes();
             kv_sum += static_cast<double>(kv);
@@ -97,6 +101,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
         r.decode_tokens_per_s = r.decode_s > 0 ? static_cast<double>(decoded) / r.decode_s : 0;
         r.latency_ms_per_token = decode_steps ? 1e3 * r.decode_s / decode_steps : 0;
         r.decode_bandwidth_gbs = bandwidth_seconds > 0 ? bandwidth_bytes / bandwidth_seconds / 1e9 : 0;
+        r.queue_ms_per_step = decode_only_steps ? 1e3 * queue_seconds / decode_only_steps : 0;
     } catch (const std::exception& e) {
         r.ok = false;
         r.error = e.what();

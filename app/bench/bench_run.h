@@ -33,6 +33,8 @@ struct RunResult {
     double decode_tokens_per_s = 0;
     double throughput_tokens_per_s = 0;  // generated tokens / total time, as in the paper
     double latency_ms_per_token = 0;     // mean decode step time
+    double queue_ms_per_step = 0;        // of a decode-only step, the host's time to queue its layers
+                                         // (step_timing_backend.h)
     size_t kv_bytes_mean = 0;  // over the steps
     size_t kv_bytes_peak = 0;
     size_t kv_bytes_full = 0;  // what a full cache holds at the end

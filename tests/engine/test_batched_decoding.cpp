@@ -11,7 +11,7 @@
 #include <memory>
 #include <random>
 
-#include "forwarding_backend.h"
+#include "backend/forwarding_backend.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
 #include "model/model.h"
@@ -143,7 +143,7 @@ std::vector<Trace> run_batched(Backend& backend, const std::vector<Request>& req
 
 // A backend whose probe scores arrive late, as a GPU backend's do: until wait_for_probes()
 // the engine's probe_out vectors hold the negated scores, which would select other entries.
-class DeferringBackend final : public testing::ForwardingBackend {
+class DeferringBackend final : public ForwardingBackend {
 public:
     using ForwardingBackend::ForwardingBackend;
 

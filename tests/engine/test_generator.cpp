@@ -8,7 +8,7 @@
 #include <atomic>
 #include <memory>
 
-#include "forwarding_backend.h"
+#include "backend/forwarding_backend.h"
 #include "generate/generator.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
@@ -21,7 +21,7 @@ using namespace pyramid;
 namespace {
 
 // Counts how the logits leave a real backend.
-class CountingBackend final : public testing::ForwardingBackend {
+class CountingBackend final : public ForwardingBackend {
 public:
     using ForwardingBackend::ForwardingBackend;
 

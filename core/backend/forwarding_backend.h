@@ -1,9 +1,9 @@
 #pragma once
-// A Backend that hands every call to another one: tests derive from it to watch or alter one
-// part of the interface (count calls, delay results) while a real backend does the work.
+// A Backend that hands every call to another one: derive from it to watch or alter one part
+// of the interface (time a step, count calls, delay results) while a real backend does the work.
 #include "backend/backend.h"
 
-namespace pyramid::testing {
+namespace pyramid {
 
 class ForwardingBackend : public Backend {
 public:
@@ -38,4 +38,4 @@ protected:
     Backend& inner_;
 };
 
-} // namespace pyramid::testing
+} // namespace pyramid
