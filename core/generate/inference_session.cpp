@@ -13,7 +13,8 @@ InferenceSession::InferenceSession(Backend& backend, const CompressionConfig& co
       config_(config),
       policy_(make_compression_policy(config, backend.config().n_layers)),
       cache_(backend, backend.config().n_layers),
-      layers_compressed_(static_cast<size_t>(backend.config().n_layers), false)
+      layers_compressed_(static_cast<size_t>(backend.config().n_layers), false),
+      layer_scores_(static_cast<size_t>(backend.config().n_layers))
 {
     cache_.set_byte_limit(kv_byte_limit);
 }
@@ -161,9 +162,10 @@ void InferenceSession::check_input(int n, Phase phase) const
                     std::to_string(context_length()));
 }
 
-void InferenceSession::apply_decode_selection(int layer, const std::vector<float>& scores)
+void InferenceSession::apply_decode_selection(int layer)
 {
-    const std::optional<std::vector<int>> keep = policy_->after_decode_layer(layer, cache_.length(layer), scores);
+    const std::optional<std::vector<int>> keep =
+        policy_->after_decode_layer(layer, cache_.length(layer), layer_scores_[static_cast<size_t>(layer)]);
     layers_compressed_[static_cast<size_t>(layer)] = keep.has_value();
     if (keep)
         cache_.keep(layer, *keep);
@@ -171,8 +173,7 @@ void InferenceSession::apply_decode_selection(int layer, const std::vector<float
 
 void InferenceSession::apply_prefill_selection(std::span<InferenceSession* const> sessions, int layer,
                                                std::vector<std::vector<int32_t>>& positions,
-                                               std::span<const SequenceRows> rows,
-                                               const std::vector<std::vector<float>>& scores, Backend& backend,
+                                               std::span<const SequenceRows> rows, Backend& backend,
                                                HiddenStates& hidden)
 {
     // Rows of the hidden states that go on to the next layer, over the whole batch.
@@ -181,7 +182,8 @@ void InferenceSession::apply_prefill_selection(std::span<InferenceSession* const
     for (size_t i = 0; i < sessions.size(); ++i) {
         InferenceSession& s = *sessions[i];
         const int n = static_cast<int>(positions[i].size());
-        PrefillDecision d = s.policy_->after_prefill_layer(layer, n, s.cache_.length(layer), scores[i]);
+        PrefillDecision d =
+            s.policy_->after_prefill_layer(layer, n, s.cache_.length(layer), s.layer_scores_[static_cast<size_t>(layer)]);
         s.layers_compressed_[static_cast<size_t>(layer)] = d.keep_rows || d.keep_entries;
         if (d.keep_entries)
             s.cache_.keep(layer, *d.keep_entries);
@@ -234,11 +236,10 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
     try {
         std::unique_ptr<HiddenStates> hidden = backend.embed(tokens);
         const int n_layers = sessions.front()->cache_.n_layers();
-        // scores[l][i]: session i's probe scores of layer l. A prompt's selection decides the
-        // rows of the next layer, so it waits for each layer's scores; a decode step's only
-        // trims each layer's cache for later steps, so it waits once, after the logits.
-        std::vector<std::vector<std::vector<float>>> scores(static_cast<size_t>(n_layers),
-                                                            std::vector<std::vector<float>>(count));
+        // Probe scores land in each session's per-layer vectors (reused step after step). A
+        // prompt's selection decides the rows of the next layer, so it waits for each layer's
+        // scores; a decode step's only trims each layer's cache for later steps, so it waits
+        // once, after the logits.
         std::vector<std::optional<AttentionProbe>> probes(count);
         std::vector<SequenceRows> rows(count);
         for (int l = 0; l < n_layers; ++l) {
@@ -251,7 +252,7 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
                 s.cache_.check_room(l, n);
                 probes[i] = phase == Phase::Prompt ? s.policy_->prefill_probe(l, n) : s.policy_->decode_probe(l);
                 rows[i] = {first_row, positions[i], &s.cache_.store(l), probes[i] ? &*probes[i] : nullptr,
-                           &scores[static_cast<size_t>(l)][i]};
+                           &s.layer_scores_[static_cast<size_t>(l)]};
                 first_row += n;
             }
             backend.run_layer_batch(l, *hidden, rows);
@@ -259,7 +260,7 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
                 sessions[i]->cache_.append_positions(l, positions[i]);
             if (phase == Phase::Prompt) {
                 backend.wait_for_probes();
-                apply_prefill_selection(sessions, l, positions, rows, scores[static_cast<size_t>(l)], backend, *hidden);
+                apply_prefill_selection(sessions, l, positions, rows, backend, *hidden);
             }
         }
 
@@ -285,7 +286,7 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
             backend.wait_for_probes();
             for (int l = 0; l < n_layers; ++l)
                 for (size_t i = 0; i < count; ++i)
-                    sessions[i]->apply_decode_selection(l, scores[static_cast<size_t>(l)][i]);
+                    sessions[i]->apply_decode_selection(l);
         }
         return out;
     } catch (...) {

@@ -85,10 +85,9 @@ private:
     // entries kept.
     static void apply_prefill_selection(std::span<InferenceSession* const> sessions, int layer,
                                         std::vector<std::vector<int32_t>>& positions,
-                                        std::span<const SequenceRows> rows,
-                                        const std::vector<std::vector<float>>& scores, Backend& backend,
+                                        std::span<const SequenceRows> rows, Backend& backend,
                                         HiddenStates& hidden);
-    void apply_decode_selection(int layer, const std::vector<float>& scores);
+    void apply_decode_selection(int layer);
 
     Backend& backend_;
     CompressionConfig config_;
@@ -96,6 +95,7 @@ private:
     KvCache cache_;
     int next_position_ = 0;
     std::vector<bool> layers_compressed_;
+    std::vector<std::vector<float>> layer_scores_;  // the last step's probe scores, per layer
 };
 
 } // namespace pyramid
