@@ -64,10 +64,9 @@ TensorType SyntheticStorage::type_of(uint32_t tensor, int n_layers) const
         return TensorType::Q6_K;
     if (tensor < synthetic::kFirstLayerTensor)
         return base;
-    const uint32_t k = (tensor - synthetic::kFirstLayerTensor) % synthetic::kTensorsPerLayer;
-    const int layer = static_cast<int>((tensor - synthetic::kFirstLayerTensor) / synthetic::kTensorsPerLayer);
+    const int k = synthetic::tensor_field(tensor);
     const bool v_or_down = k == 3 || k == 8;  // LayerWeights' wv and w_down
-    return v_or_down && gets_more_bits(layer, n_layers) ? TensorType::Q6_K : base;
+    return v_or_down && gets_more_bits(synthetic::tensor_layer(tensor), n_layers) ? TensorType::Q6_K : base;
 }
 
 } // namespace pyramid

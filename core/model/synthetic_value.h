@@ -35,6 +35,16 @@ PYRAMID_HOST_DEVICE constexpr uint32_t layer_tensor(int layer, int k)
     return kFirstLayerTensor + kTensorsPerLayer * static_cast<uint32_t>(layer) + static_cast<uint32_t>(k);
 }
 
+// Of a layer tensor (tensor >= kFirstLayerTensor): its layer, and its LayerWeights field k.
+PYRAMID_HOST_DEVICE constexpr int tensor_layer(uint32_t tensor)
+{
+    return static_cast<int>((tensor - kFirstLayerTensor) / kTensorsPerLayer);
+}
+PYRAMID_HOST_DEVICE constexpr int tensor_field(uint32_t tensor)
+{
+    return static_cast<int>((tensor - kFirstLayerTensor) % kTensorsPerLayer);
+}
+
 // Norm vectors (output_norm, attn_norm, ffn_norm) hold kNormValue; all other tensors are
 // matrices of generated values.
 inline constexpr float kNormValue = 1.0f;
@@ -42,7 +52,7 @@ PYRAMID_HOST_DEVICE constexpr bool is_norm_tensor(uint32_t tensor)
 {
     if (tensor < kFirstLayerTensor)
         return tensor == kOutputNorm;
-    const uint32_t k = (tensor - kFirstLayerTensor) % kTensorsPerLayer;
+    const int k = tensor_field(tensor);
     return k == 0 || k == 5;
 }
 
