@@ -153,9 +153,13 @@ struct Block<TensorType::Q3_K> {
     }
 };
 
-// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
-__device__ __forceinline__ void k45_scale_min(int j, const uint8_t* q, int& sc, int& m)
+// Of a Q4_K/Q5_K block b, the factors of element j0's group of 32 (element = d1 * q - m1):
+// d and dmin times that group's scale and min, 6 bits each, packed in the 12 bytes at b + 4.
+__device__ __forceinline__ void k45_group_factors(const uint8_t* b, int j0, float& d1, float& m1)
 {
+    const int j = j0 >> 5;
+    const uint8_t* q = b + 4;
+    int sc, m;
     if (j < 4) {
         sc = q[j] & 63;
         m = q[j + 4] & 63;
@@ -163,6 +167,8 @@ __device__ __forceinline__ void k45_scale_min(int j, const uint8_t* q, int& sc, 
         sc = (q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4);
         m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
     }
+    d1 = __fmul_rn(half_at(b), float(sc));
+    m1 = __fmul_rn(half_at(b + 2), float(m));
 }
 
 // Q4_K/Q5_K: element j = 64 c + 32 u + l is nibble u (low, high) of quant byte 32 c + l, with
@@ -173,10 +179,8 @@ struct Block<TensorType::Q4_K> {
     static constexpr int kBytes = 144;
     __device__ static void decode8(const uint8_t* b, int j0, float* out)
     {
-        int sc, m;
-        k45_scale_min(j0 >> 5, b + 4, sc, m);
-        const float d1 = __fmul_rn(half_at(b), float(sc));
-        const float m1 = __fmul_rn(half_at(b + 2), float(m));
+        float d1, m1;
+        k45_group_factors(b, j0, d1, m1);
         const int shift = 4 * ((j0 >> 5) & 1);
         const uint8_t* q = b + 16 + 32 * (j0 >> 6) + (j0 & 31);
         for (int i = 0; i < 8; ++i)
@@ -190,10 +194,8 @@ struct Block<TensorType::Q5_K> {
     static constexpr int kBytes = 176;
     __device__ static void decode8(const uint8_t* b, int j0, float* out)
     {
-        int sc, m;
-        k45_scale_min(j0 >> 5, b + 4, sc, m);
-        const float d1 = __fmul_rn(half_at(b), float(sc));
-        const float m1 = __fmul_rn(half_at(b + 2), float(m));
+        float d1, m1;
+        k45_group_factors(b, j0, d1, m1);
         const int shift = 4 * ((j0 >> 5) & 1);
         const int high_bit = 1 << (j0 >> 5);  // bit 2c + u of qh[l]
         const uint8_t* qh = b + 16 + (j0 & 31);
