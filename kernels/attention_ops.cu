@@ -6,6 +6,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 
 namespace pyramid::cuda {
 namespace {
@@ -74,7 +75,7 @@ struct Params {
 template <typename T, int DL>
 __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
 {
-    extern __shared__ float4 shared_words[];
+    float4* shared_words = dynamic_shared_memory<float4>();
     const int hd = p.head_dim;
     const int stride = row_stride<T>(hd);
     float* qs = reinterpret_cast<float*>(shared_words);  // [kPairsPerBlock][hd], pre-scaled
@@ -173,7 +174,7 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
 template <typename T>
 __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
 {
-    extern __shared__ float4 shared_words[];
+    float4* shared_words = dynamic_shared_memory<float4>();
     const int hd = p.head_dim;
     const int stride = row_stride<T>(hd);
     float* q_rows = reinterpret_cast<float*>(shared_words);  // [kWarps][hd]
@@ -261,7 +262,7 @@ void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
     const size_t shared = sizeof(float) * kPairsPerBlock * p.head_dim + 2 * sizeof(T) * kTile * row_stride<T>(p.head_dim);
     allow_shared_memory(attention_kernel<T, DL>, shared, "attention (shared memory)");
     const dim3 grid((p.n * p.group + kPairsPerBlock - 1) / kPairsPerBlock, n_kv_heads);
-    attention_kernel<T, DL><<<grid, kWarps * 32, shared, stream>>>(p);
+    launch_kernel(attention_kernel<T, DL>, grid, kWarps * 32, shared, stream, p);
 }
 
 } // namespace
@@ -311,7 +312,7 @@ void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, 
         using T = std::remove_pointer_t<decltype(tag)>;
         const size_t shared = sizeof(float) * kWarps * (dims.head_dim + kTile) + sizeof(T) * kTile * row_stride<T>(dims.head_dim);
         allow_shared_memory(probe_kernel<T>, shared, "attention_probe (shared memory)");
-        probe_kernel<T><<<grid, kWarps * 32, shared, stream>>>(p);
+        launch_kernel(probe_kernel<T>, grid, kWarps * 32, shared, stream, p);
     });
     check_launch("attention_probe");
 }

@@ -6,6 +6,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 
 namespace pyramid::cuda {
 namespace {
@@ -250,7 +251,7 @@ __global__ void __launch_bounds__(kProbeThreads) decode_probe_kernel(Params p)
 template <typename T, int P, int G>
 void launch_split(const Params& p, dim3 grid, cudaStream_t stream)
 {
-    decode_split_kernel<T, P, G><<<grid, kWarps * 32, 0, stream>>>(p);
+    launch_kernel(decode_split_kernel<T, P, G>, grid, kWarps * 32, 0, stream, p);
 }
 
 template <typename T, int P>
@@ -275,11 +276,11 @@ void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool 
                           count);
     launch_split_for_group<T, P>(p, split_grid, stream);
     check_launch("decode_attention (splits)");
-    decode_merge_kernel<T, P><<<dim3((p.n_heads + kWarps - 1) / kWarps, count), kWarps * 32, 0, stream>>>(p);
+    launch_kernel(decode_merge_kernel<T, P>, dim3((p.n_heads + kWarps - 1) / kWarps, count), kWarps * 32, 0, stream, p);
     check_launch("decode_attention (merge)");
     if (probed) {
-        decode_probe_kernel<<<dim3((batch.layout.max_len + kProbeThreads - 1) / kProbeThreads, count), kProbeThreads,
-                              0, stream>>>(p);
+        const dim3 probe_grid((batch.layout.max_len + kProbeThreads - 1) / kProbeThreads, count);
+        launch_kernel(decode_probe_kernel, probe_grid, kProbeThreads, 0, stream, p);
         check_launch("decode_attention (probe)");
     }
 }

@@ -6,6 +6,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 #include "quant_blocks.cuh"
 
 namespace pyramid::cuda {
@@ -49,8 +50,8 @@ void launch(TensorType type, const void* blocks, int64_t cols, int64_t first_row
                         std::string(tensor_type_traits(type).name) + " blocks");
         dispatch(out_type, [&](auto* tag) {
             using T = std::remove_pointer_t<decltype(tag)>;
-            dequantize_kernel<B, T><<<grid, kThreads, 0, stream>>>(static_cast<const uint8_t*>(blocks), cols,
-                                                                    first_row, ids, rows, static_cast<T*>(out));
+            launch_kernel(dequantize_kernel<B, T>, grid, kThreads, 0, stream,
+                          static_cast<const uint8_t*>(blocks), cols, first_row, ids, rows, static_cast<T*>(out));
         });
     });
     if (!known)

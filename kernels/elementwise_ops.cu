@@ -5,6 +5,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 #include "rope_math.cuh"
 
 namespace pyramid::cuda {
@@ -89,7 +90,8 @@ void embed_rows(const void* table, Precision table_type, int dim, const int32_t*
         return;
     dispatch(table_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        embed_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(static_cast<const T*>(table), dim, tokens, count, out);
+        launch_kernel(embed_kernel<T>, grid_for(count), kThreads, 0, stream,
+                      static_cast<const T*>(table), dim, tokens, count, out);
     });
     check_launch("embed_rows");
 }
@@ -101,7 +103,7 @@ void rms_norm(const float* x, const float* weight, int n, int dim, float eps, vo
         return;
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        rms_norm_kernel<T><<<n, kThreads, 0, stream>>>(x, weight, dim, eps, static_cast<T*>(out));
+        launch_kernel(rms_norm_kernel<T>, n, kThreads, 0, stream, x, weight, dim, eps, static_cast<T*>(out));
     });
     check_launch("rms_norm");
 }
@@ -112,8 +114,8 @@ void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, 
     const int64_t count = int64_t(n) * n_heads * (head_dim / 2);
     if (count == 0)
         return;
-    rope_kernel<<<grid_for(count), kThreads, 0, stream>>>(x, n, n_heads, head_dim, positions, theta,
-                                                           rope_pairs(layout, head_dim));
+    launch_kernel(rope_kernel, grid_for(count), kThreads, 0, stream,
+                  x, n, n_heads, head_dim, positions, theta, rope_pairs(layout, head_dim));
     check_launch("rope");
 }
 
@@ -123,7 +125,7 @@ void swiglu(const float* gate, const float* up, int64_t count, void* out, Precis
         return;
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        swiglu_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(gate, up, count, static_cast<T*>(out));
+        launch_kernel(swiglu_kernel<T>, grid_for(count), kThreads, 0, stream, gate, up, count, static_cast<T*>(out));
     });
     check_launch("swiglu");
 }
@@ -133,7 +135,7 @@ void gather_rows(const float* src, int width, const int32_t* rows, int n, float*
     const int64_t count = int64_t(n) * width;
     if (count == 0)
         return;
-    gather_rows_kernel<<<grid_for(count), kThreads, 0, stream>>>(src, width, rows, count, dst);
+    launch_kernel(gather_rows_kernel, grid_for(count), kThreads, 0, stream, src, width, rows, count, dst);
     check_launch("gather_rows");
 }
 

@@ -5,6 +5,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 #include "rope_math.cuh"
 
 namespace pyramid::cuda {
@@ -109,7 +110,7 @@ void store_kv(const float* k, const float* v, int n, int first_entry, const KvBl
         return;
     dispatch(type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        store_kv_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(k, v, n, first_entry, table);
+        launch_kernel(store_kv_kernel<T>, grid_for(count), kThreads, 0, stream, k, v, n, first_entry, table);
     });
     check_launch("store_kv");
 }
@@ -121,7 +122,7 @@ void store_kv_decode(const float* k, const float* v, const DecodeSequence* seque
         return;
     dispatch(type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        store_kv_decode_kernel<T><<<count, kThreads, 0, stream>>>(k, v, sequences, block_entries, kv_dim);
+        launch_kernel(store_kv_decode_kernel<T>, count, kThreads, 0, stream, k, v, sequences, block_entries, kv_dim);
     });
     check_launch("store_kv_decode");
 }
@@ -137,9 +138,9 @@ void compact_kv(const KvBlockTable& table, Precision type, const int32_t* source
     const int row_words = static_cast<int>(row_bytes / 4);
     const int64_t total = int64_t(count) * 2 * row_words;
     auto* words = static_cast<uint32_t*>(scratch);
-    kv_to_scratch_kernel<<<grid_for(total), kThreads, 0, stream>>>(table, row_words, sources, count, words);
+    launch_kernel(kv_to_scratch_kernel, grid_for(total), kThreads, 0, stream, table, row_words, sources, count, words);
     check_launch("compact_kv (gather)");
-    scratch_to_kv_kernel<<<grid_for(total), kThreads, 0, stream>>>(table, row_words, first, count, words);
+    launch_kernel(scratch_to_kv_kernel, grid_for(total), kThreads, 0, stream, table, row_words, first, count, words);
     check_launch("compact_kv (scatter)");
 }
 
@@ -151,8 +152,8 @@ void shift_keys(const KvBlockTable& table, Precision type, int count, int n_kv_h
         return;
     dispatch(type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        shift_keys_kernel<T><<<grid_for(total), kThreads, 0, stream>>>(table, count, n_kv_heads, head_dim, shifts, theta,
-                                                                       rope_pairs(layout, head_dim));
+        launch_kernel(shift_keys_kernel<T>, grid_for(total), kThreads, 0, stream,
+                      table, count, n_kv_heads, head_dim, shifts, theta, rope_pairs(layout, head_dim));
     });
     check_launch("shift_keys");
 }

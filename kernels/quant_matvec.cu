@@ -5,6 +5,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 #include "quant_blocks.cuh"
 
 namespace pyramid::cuda {
@@ -71,8 +72,8 @@ void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t col
                         std::string(tensor_type_traits(type).name) + " blocks");
         dispatch(x_type, [&](auto* tag) {
             using X = std::remove_pointer_t<decltype(tag)>;
-            quant_matvec_kernel<B, X><<<grid, kWarpsPerBlock * 32, 0, stream>>>(
-                static_cast<const uint8_t*>(blocks), rows, cols, static_cast<const X*>(x), n, y, beta);
+            launch_kernel(quant_matvec_kernel<B, X>, grid, kWarpsPerBlock * 32, 0, stream,
+                          static_cast<const uint8_t*>(blocks), rows, cols, static_cast<const X*>(x), n, y, beta);
         });
     });
     if (!known)

@@ -8,6 +8,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 #include "model/synthetic_value.h"
 #include "util/error.h"
 
@@ -44,13 +45,13 @@ void launch(T* out, int64_t count, TensorType source_type, uint64_t key, float s
     const int blocks = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 65536));
     switch (source_type) {
     case TensorType::F32:
-        fill_kernel<T, Source::F32><<<blocks, kThreads, 0, stream>>>(out, count, key, scale);
+        launch_kernel(fill_kernel<T, Source::F32>, blocks, kThreads, 0, stream, out, count, key, scale);
         break;
     case TensorType::F16:
-        fill_kernel<T, Source::F16><<<blocks, kThreads, 0, stream>>>(out, count, key, scale);
+        launch_kernel(fill_kernel<T, Source::F16>, blocks, kThreads, 0, stream, out, count, key, scale);
         break;
     case TensorType::BF16:
-        fill_kernel<T, Source::BF16><<<blocks, kThreads, 0, stream>>>(out, count, key, scale);
+        launch_kernel(fill_kernel<T, Source::BF16>, blocks, kThreads, 0, stream, out, count, key, scale);
         break;
     default:
         throw Error("generated weights are F32, F16 or BF16, not " + std::string(tensor_type_traits(source_type).name));

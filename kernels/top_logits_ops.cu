@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "kernel_launch.cuh"
 
 namespace pyramid::cuda {
 namespace {
@@ -203,7 +204,7 @@ void top_logits(const float* logits, int rows, int n_vocab, int k, int32_t* ids,
     int padded = 1;
     while (padded < k)
         padded *= 2;
-    top_logits_kernel<<<rows, kThreads, 0, stream>>>(logits, n_vocab, k, padded, ids, values);
+    launch_kernel(top_logits_kernel, rows, kThreads, 0, stream, logits, n_vocab, k, padded, ids, values);
     check_launch("top_logits_kernel");
 }
 
