@@ -5,6 +5,7 @@
 // reports as skipped.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -174,9 +175,18 @@ struct TestCase {
     std::function<void()> run;
 };
 
-// Runs every test; returns the process exit code (0 all passed, 1 failures, 77 no device).
-inline int run_all(const char* program, const std::vector<TestCase>& tests)
+// Runs the tests whose names contain one of `filters` (all when none); returns the process
+// exit code (0 all passed, 1 failures, 77 no device or nothing ran).
+inline int run_all(const char* program, const std::vector<TestCase>& all_tests, const std::vector<std::string>& filters)
 {
+    std::vector<TestCase> tests;
+    for (const TestCase& t : all_tests) {
+        bool wanted = filters.empty();
+        for (const std::string& f : filters)
+            wanted |= std::string(t.name).find(f) != std::string::npos;
+        if (wanted)
+            tests.push_back(t);
+    }
     int devices = 0;
     const cudaError_t status = cudaGetDeviceCount(&devices);
     if (status != cudaSuccess || devices == 0) {
@@ -190,6 +200,7 @@ inline int run_all(const char* program, const std::vector<TestCase>& tests)
     int skipped = 0;
     for (const TestCase& t : tests) {
         const int before = failures();
+        const auto start = std::chrono::steady_clock::now();
         std::printf("[ RUN  ] %s\n", t.name);
         std::fflush(stdout);
         try {
@@ -201,11 +212,12 @@ inline int run_all(const char* program, const std::vector<TestCase>& tests)
         } catch (const std::exception& e) {
             fail(std::string("exception: ") + e.what());
         }
-        std::printf("[ %s ] %s\n", failures() == before ? " OK " : "FAIL", t.name);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("[ %s ] %s (%.2f s)\n", failures() == before ? " OK " : "FAIL", t.name, seconds);
         std::fflush(stdout);
     }
     std::printf("%s: %zu tests, %d failed checks, %d skipped\n", program, tests.size(), failures(), skipped);
-    if (failures() == 0 && skipped == static_cast<int>(tests.size()))
+    if (failures() == 0 && skipped == static_cast<int>(tests.size()))  // none ran
         return kSkipped;
     return failures() == 0 ? 0 : 1;
 }

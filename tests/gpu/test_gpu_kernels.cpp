@@ -503,7 +503,7 @@ void probe_downloads_deliver_in_order()
 
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
     std::vector<TestCase> tests{
         {"rms_norm_matches", rms_norm_matches},
@@ -526,5 +526,5 @@ int main()
         tests.push_back(std::move(t));
     for (TestCase& t : top_logits_tests())
         tests.push_back(std::move(t));
-    return run_all("test_gpu_kernels", tests);
+    return run_all("test_gpu_kernels", tests, {argv + 1, argv + argc});
 }

@@ -477,23 +477,24 @@ void plugin_loads_through_the_engine_loader()
 
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
     // The CPU reference multiplies the dequantized float32 weights (no int8 activations).
     setenv("PYRAMID_CPU_QUANT_DOT", "exact", 1);
-    return run_all("test_gpu_model", {
-                                         {"info_describes_the_device", info_describes_the_device},
-                                         {"logits_match_cpu", logits_match_cpu},
-                                         {"golden_replay_fp32", golden_replay_fp32},
-                                         {"golden_replay_fp16", golden_replay_fp16},
-                                         {"sessions_share_the_backend", sessions_share_the_backend},
-                                         {"batch_of_16_equals_one_by_one", batch_of_16_equals_one_by_one},
-                                         {"ffn_chunks_do_not_change_results", ffn_chunks_do_not_change_results},
-                                         {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
-                                         {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
-                                         {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
-                                         {"quantized_models_match_cpu", quantized_models_match_cpu},
-                                         {"plugin_loads_through_the_engine_loader",
-                                          plugin_loads_through_the_engine_loader},
-                                     });
+    return run_all("test_gpu_model",
+                   {
+                       {"info_describes_the_device", info_describes_the_device},
+                       {"logits_match_cpu", logits_match_cpu},
+                       {"golden_replay_fp32", golden_replay_fp32},
+                       {"golden_replay_fp16", golden_replay_fp16},
+                       {"sessions_share_the_backend", sessions_share_the_backend},
+                       {"batch_of_16_equals_one_by_one", batch_of_16_equals_one_by_one},
+                       {"ffn_chunks_do_not_change_results", ffn_chunks_do_not_change_results},
+                       {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
+                       {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
+                       {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
+                       {"quantized_models_match_cpu", quantized_models_match_cpu},
+                       {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
+                   },
+                   {argv + 1, argv + argc});
 }
