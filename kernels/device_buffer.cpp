@@ -29,7 +29,7 @@ DeviceBuffer::DeviceBuffer(size_t bytes, const std::string& what)
     if (status == cudaErrorMemoryAllocation) {
         cudaGetLastError();  // consume the error so the next launch check does not report it again
         const DeviceMemory m = device_memory();
-        throw Error("CUDA out of memory allocating " + what + ": " + format_bytes(bytes) + " needed, " +
+        throw DeviceOutOfMemory("CUDA out of memory allocating " + what + ": " + format_bytes(bytes) + " needed, " +
                     format_bytes(m.free) + " free of " + format_bytes(m.total));
     }
     check(status, ("cudaMalloc for " + what).c_str());

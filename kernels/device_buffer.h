@@ -5,13 +5,21 @@
 #include <string>
 
 #include "owned_memory.h"
+#include "util/error.h"
 
 namespace pyramid::cuda {
+
+// The device had too little memory for an allocation (other CUDA failures are plain Errors).
+class DeviceOutOfMemory : public Error {
+public:
+    using Error::Error;
+};
 
 class DeviceBuffer : public OwnedMemory<cudaFree> {
 public:
     DeviceBuffer() = default;
-    // Throws pyramid::Error naming `what`, the bytes wanted and the bytes free.
+    // Throws DeviceOutOfMemory naming `what`, the bytes wanted and the bytes free, or
+    // pyramid::Error when the allocation fails otherwise.
     DeviceBuffer(size_t bytes, const std::string& what);
 };
 

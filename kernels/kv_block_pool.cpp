@@ -14,16 +14,30 @@ KvBlockPool::KvBlockPool(size_t block_bytes, size_t chunk_blocks)
         throw Error("KV block pool: blocks of 0 bytes");
 }
 
+DeviceBuffer KvBlockPool::allocate(size_t blocks) const
+{
+    if (blocks > std::numeric_limits<size_t>::max() / block_bytes_)
+        throw Error("KV block pool: " + std::to_string(blocks) + " blocks of " + std::to_string(block_bytes_) +
+                    " bytes exceed the address space");
+    return DeviceBuffer(blocks * block_bytes_, "the KV cache pool (" + std::to_string(blocks) + " blocks of " +
+                                                   std::to_string(block_bytes_) + " bytes)");
+}
+
 void KvBlockPool::reserve(size_t count)
 {
     if (free_.size() >= count)
         return;
-    const size_t blocks = std::max(chunk_blocks_, count - free_.size());
-    if (blocks > std::numeric_limits<size_t>::max() / block_bytes_)
-        throw Error("KV block pool: " + std::to_string(blocks) + " blocks of " + std::to_string(block_bytes_) +
-                    " bytes exceed the address space");
-    DeviceBuffer chunk(blocks * block_bytes_, "the KV cache pool (" + std::to_string(blocks) + " blocks of " +
-                                                  std::to_string(block_bytes_) + " bytes)");
+    const size_t missing = count - free_.size();
+    size_t blocks = std::max(chunk_blocks_, missing);
+    DeviceBuffer chunk;
+    try {
+        chunk = allocate(blocks);
+    } catch (const DeviceOutOfMemory&) {
+        if (blocks == missing)
+            throw;
+        blocks = missing;
+        chunk = allocate(blocks);
+    }
     auto* base = chunk.as<std::byte>();
     // Lowest addresses handed out first: free_ is used as a stack.
     for (size_t b = blocks; b-- > 0;)

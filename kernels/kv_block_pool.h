@@ -19,6 +19,8 @@ public:
     void acquire(size_t count, std::vector<void*>& out);
     void release(void* block);
     // Makes sure `count` blocks are free without allocating later; throws like acquire().
+    // Grows by a whole chunk, or by just the blocks missing where a chunk no longer fits, so
+    // the last of the device's memory still serves.
     void reserve(size_t count);
 
     size_t block_bytes() const { return block_bytes_; }
@@ -27,6 +29,8 @@ public:
     size_t bytes_reserved() const { return total_ * block_bytes_; }
 
 private:
+    DeviceBuffer allocate(size_t blocks) const;
+
     size_t block_bytes_;
     size_t chunk_blocks_;
     size_t total_ = 0;

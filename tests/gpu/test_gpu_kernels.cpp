@@ -22,6 +22,7 @@
 #include "elementwise_ops.h"
 #include "filled_store.h"
 #include "gpu_test.h"
+#include "kv_block_pool.h"
 #include "kv_memory.h"
 #include "kv_ops.h"
 #include "model/synthetic_value.h"
@@ -308,6 +309,39 @@ void blocks_return_to_pool()
     GPU_CHECK(memory.pool().blocks_total() == 6, "freed blocks are reused");
 }
 
+void pool_uses_the_last_memory()
+{
+    // Fill the device until less than a 64-block chunk is free: the pool must still hand out
+    // the few blocks asked for, and report the device out of memory only past its last byte.
+    const size_t block = size_t(1) << 20, chunk_blocks = 64;
+    size_t filler_bytes = cuda::device_memory().free;
+    filler_bytes = filler_bytes > (size_t(16) << 20) ? filler_bytes - (size_t(16) << 20) : 0;
+    cuda::DeviceBuffer filler;
+    for (int tries = 0; tries < 64 && !filler.data(); ++tries) {
+        try {
+            filler = cuda::DeviceBuffer(filler_bytes, "the filler");
+        } catch (const cuda::DeviceOutOfMemory&) {
+            filler_bytes -= std::min(filler_bytes, size_t(8) << 20);  // free memory is approximate
+        }
+    }
+    const size_t free_blocks = cuda::device_memory().free / block;
+    std::printf("  %zu MiB filled, %zu MiB free\n", filler_bytes >> 20, free_blocks);
+    if (free_blocks >= chunk_blocks || free_blocks < 4)
+        throw Skip{"could not leave between 4 and 64 MiB free (" + std::to_string(free_blocks) + " MiB)"};
+    cuda::KvBlockPool pool(block, chunk_blocks);
+    std::vector<void*> blocks;
+    pool.acquire(3, blocks);
+    GPU_CHECK(blocks.size() == 3 && pool.blocks_total() == 3, std::to_string(pool.blocks_total()) + " blocks");
+    bool threw = false;
+    try {
+        pool.acquire(free_blocks + 1, blocks);
+    } catch (const cuda::DeviceOutOfMemory& e) {
+        threw = true;
+        std::printf("  (expected) %s\n", e.what());
+    }
+    GPU_CHECK(threw && blocks.size() == 3, "asking for more than the device has throws and hands out nothing");
+}
+
 void shift_keys_matches()
 {
     const int kv_heads = 2, hd = 64, len = 37;
@@ -515,6 +549,7 @@ int main(int argc, char** argv)
         {"probe_without_rows_is_zero", probe_without_rows_is_zero},
         {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
         {"blocks_return_to_pool", blocks_return_to_pool},
+        {"pool_uses_the_last_memory", pool_uses_the_last_memory},
         {"shift_keys_matches", shift_keys_matches},
         {"out_of_memory_is_an_error", out_of_memory_is_an_error},
         {"synthetic_generation_matches_host", synthetic_generation_matches_host},
