@@ -150,17 +150,24 @@ int main(int argc, char** argv)
     report.warmup = warmup;
     report.repetitions = repetitions;
     workload.seed = seed;
+    size_t free = 0, headroom = 0;
     if (kv_memory_gib > 0)
         workload.kv_byte_limit = static_cast<size_t>(kv_memory_gib * (1ull << 30));
     else if (info.name == "cuda") {
         // Leave room for the activations of a full prompt step and the cuBLAS workspace.
-        const size_t free = info.memory_total - info.memory_used;
-        const size_t headroom = std::max<size_t>(size_t(4) << 30, free / 10);
+        free = info.memory_total - info.memory_used;
+        headroom = std::max<size_t>(size_t(4) << 30, free / 10);
         workload.kv_byte_limit = free > headroom ? free - headroom : 0;
     }
     report.workload = workload;
     if (max_batch && workload.kv_byte_limit == 0) {
-        std::fprintf(stderr, "pyramid-bench: --max-batch needs --kv-memory on the CPU\n");
+        if (info.name == "cuda")
+            std::fprintf(stderr,
+                         "pyramid-bench: --max-batch: %s has %.2f GiB free after loading the model, no more than "
+                         "the %.2f GiB kept for activations; give the KV budget with --kv-memory GIB\n",
+                         info.device.c_str(), double(free) / (1u << 30), double(headroom) / (1u << 30));
+        else
+            std::fprintf(stderr, "pyramid-bench: --max-batch needs --kv-memory on the CPU\n");
         return 2;
     }
     spdlog::info("model loaded in {:.1f} s; KV budget {} bytes", model->load_seconds(), workload.kv_byte_limit);
