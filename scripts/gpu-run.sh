@@ -74,7 +74,7 @@ stage() {
   grep -qx '/.gpu-build/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-build/' >>"$root/.git/info/exclude"
   copy_shared
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
+    -DPYRAMID_CUDA_EMULATION=OFF -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
   cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench
   local staged="$stash/staged"
   mkdir -p "$staged/lib"
@@ -135,7 +135,7 @@ build() {
   fi
 
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
+    -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON -DPYRAMID_CUDA_EMULATION=OFF \
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" \
     -DPYRAMID_SHARED_DIR="$stash/shared" \
     -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf" \

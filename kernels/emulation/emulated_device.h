@@ -1,0 +1,83 @@
+#pragma once
+// The state behind the emulated CUDA runtime and cuBLAS (cuda_runtime_api.cpp, cublas_api.cpp):
+// device memory, page-locked host memory, the work queued on streams, the sticky launch error.
+//
+// It is stricter than a GPU where that finds bugs a GPU would hide or show only by chance:
+// - queued work runs only when the host synchronizes (a stream, an event, the device, or a
+//   call documented as synchronizing), so reading a result before waiting for it fails;
+// - device memory is inaccessible to the host outside emulated device work, so a host
+//   dereference of a device pointer crashes at once;
+// - new device memory (up to 1 GiB an allocation) and shared memory are filled with 0xff
+//   bytes (NaN as float or half), so reads of unwritten elements show; a write past the end of an allocation, within its
+//   256-byte rounding, is reported when the device next synchronizes, and past that hits an
+//   inaccessible page;
+// - device memory is capped (PYRAMID_CUDA_EMULATION_MEMORY_MIB, default 16384), so running out
+//   of it can be tested.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pyramid::cuda::emulation {
+
+class EmulatedDevice {
+public:
+    // The process's one emulated device, as the CUDA runtime's state is per process.
+    static EmulatedDevice& instance();
+
+    cudaError_t allocate(void** data, size_t bytes);
+    cudaError_t free(void* data);
+    cudaError_t allocate_host(void** data, size_t bytes);
+    cudaError_t free_host(void* data);
+    size_t capacity() const;
+    size_t used() const { return used_; }
+
+    // Whether [data, data + bytes) lies inside one device allocation / page-locked allocation.
+    bool is_device(const void* data, size_t bytes) const;
+    bool is_pinned(const void* data, size_t bytes) const;
+
+    cudaStream_t create_stream();
+    bool is_stream(cudaStream_t stream) const;
+    void destroy_stream(cudaStream_t stream);
+
+    // Queues work in stream order (all streams share one order: stricter than a GPU, never looser).
+    void enqueue(cudaStream_t stream, std::function<void()> work);
+    // Runs everything queued, then checks the allocations' tails.
+    void synchronize();
+    // Runs `work` now with device memory accessible (for the synchronous copies).
+    void run_now(const std::function<void()>& work);
+
+    // The error cudaGetLastError reports (and clears): the last one any call returned.
+    void set_error(cudaError_t error);
+    cudaError_t take_error();
+    cudaError_t peek_error() const { return error_; }
+
+    void set_max_dynamic_shared(const void* kernel, int bytes) { max_shared_[kernel] = bytes; }
+    size_t max_dynamic_shared(const void* kernel) const;
+
+private:
+    struct Allocation {
+        size_t bytes;      // as asked
+        size_t rounded;    // to 256 bytes, the tail poisoned
+        void* mapping;     // whole mapping, guard page last
+        size_t mapped;
+    };
+    void protect(bool accessible);
+    void check_tails() const;
+
+    std::map<const unsigned char*, Allocation> device_;
+    std::map<const unsigned char*, size_t> pinned_;
+    std::set<cudaStream_t> streams_;
+    std::map<const void*, int> max_shared_;
+    std::vector<std::function<void()>> queue_;
+    size_t used_ = 0;
+    cudaError_t error_ = cudaSuccess;
+    bool accessible_ = false;
+};
+
+} // namespace pyramid::cuda::emulation

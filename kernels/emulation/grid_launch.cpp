@@ -1,0 +1,56 @@
+#include "emulation/grid_launch.h"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "emulation/emulated_device.h"
+
+namespace pyramid::cuda::emulation {
+namespace {
+
+// The kernel's name for fault messages, where the symbol table has it.
+std::string kernel_name(const void* kernel)
+{
+    Dl_info info{};
+    if (dladdr(kernel, &info) && info.dli_sname) {
+        int status = 0;
+        std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status),
+                                                         std::free);
+        return status == 0 ? demangled.get() : info.dli_sname;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "kernel %p", kernel);
+    return text;
+}
+
+bool valid_shape(dim3 grid, dim3 block)
+{
+    const unsigned long long threads = 1ull * block.x * block.y * block.z;
+    return threads >= 1 && threads <= 1024 && block.x <= 1024 && block.y <= 1024 && block.z <= 64 && grid.x >= 1 &&
+           grid.x <= 0x7fffffffu && grid.y >= 1 && grid.y <= 65535 && grid.z >= 1 && grid.z <= 65535;
+}
+
+} // namespace
+
+void enqueue_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
+                  std::function<void()> thread_body)
+{
+    EmulatedDevice& device = EmulatedDevice::instance();
+    if (!valid_shape(grid, block)) {
+        device.set_error(cudaErrorInvalidConfiguration);
+        return;
+    }
+    if (shared_bytes > device.max_dynamic_shared(kernel) || !device.is_stream(stream)) {
+        device.set_error(cudaErrorInvalidValue);
+        return;
+    }
+    device.enqueue(stream, [name = kernel_name(kernel), grid, block, shared_bytes, body = std::move(thread_body)] {
+        run_grid(name.c_str(), grid, block, shared_bytes, body);
+    });
+}
+
+} // namespace pyramid::cuda::emulation

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# pyramid-cli and pyramid-bench with --device cuda, as users run them, on the CPU emulation of
+# the device (kernels/emulation; PYRAMID_CUDA_EMULATION_MEMORY_MIB sets its memory):
+#   emulated_tools_test.sh PYRAMID_CLI PYRAMID_BENCH EMULATED_PLUGIN_DIR MODEL
+set -euo pipefail
+cli=$1 bench=$2 model=$4
+export PYRAMID_BACKEND_DIR=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -f "$model" ] || { echo "shared data not found: $model"; exit 77; }
+reply() { "$cli" --model "$model" --raw -p "Once upon a time" -n 30 --temperature 0 --policy pyramid "$@"; }
+
+# Greedy decoding gives the CPU's story, on the device.
+reply --device cpu >"$tmp/cpu.txt" 2>/dev/null
+reply --device cuda >"$tmp/cuda.txt" 2>"$tmp/cuda.err" || fail "pyramid-cli --device cuda: $(cat "$tmp/cuda.err")"
+grep -q "on cuda: CUDA emulation" "$tmp/cuda.err" || fail "the CUDA backend was not used: $(cat "$tmp/cuda.err")"
+cmp -s "$tmp/cpu.txt" "$tmp/cuda.txt" || fail "CPU and CUDA replies differ: $(cat "$tmp/cpu.txt") / $(cat "$tmp/cuda.txt")"
+
+# A 1 MiB device holds the weights and, block by block, the cache of this reply.
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=1 reply --device cuda >"$tmp/small.txt" 2>"$tmp/small.err" ||
+  fail "a reply on a 1 MiB device: $(cat "$tmp/small.err")"
+cmp -s "$tmp/cpu.txt" "$tmp/small.txt" || fail "the 1 MiB device's reply differs"
+
+# Weights that do not fit: --device cuda refuses, naming the bytes; auto runs on the CPU and says why.
+rc=0
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=0 reply --device cuda >/dev/null 2>"$tmp/refused.err" || rc=$?
+[ "$rc" = 3 ] || fail "--device cuda without memory exited $rc"
+grep -q "weights need .* bytes" "$tmp/refused.err" || fail "no memory message: $(cat "$tmp/refused.err")"
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=0 reply --device auto >"$tmp/auto.txt" 2>"$tmp/auto.err"
+grep -q "running on the CPU: CUDA backend: the model's weights need" "$tmp/auto.err" ||
+  fail "auto did not say why it runs on the CPU: $(cat "$tmp/auto.err")"
+cmp -s "$tmp/cpu.txt" "$tmp/auto.txt" || fail "the CPU fallback's reply differs"
+
+# The benchmark on the device: generated weights made there, batches, the largest batch.
+"$bench" --shape tiny --device cuda --prompt-len 40 --gen-len 8 --batch 1,2 --policy full,pyramid \
+  --max-batch --kv-memory 0.002 --warmup 0 --json "$tmp/r.json" >"$tmp/table.md" 2>"$tmp/bench.err" ||
+  fail "pyramid-bench --device cuda: $(cat "$tmp/bench.err")"
+grep -q '| pyramid | 2 | 40+8 |' "$tmp/table.md" || fail "no pyramid row: $(cat "$tmp/table.md")"
+grep -q '(max)' "$tmp/table.md" || fail "no max-batch row"
+grep -q '"backend": "cuda"' "$tmp/r.json" || fail "the JSON does not say cuda"
+rc=0
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=256 "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --max-batch \
+  --warmup 0 >/dev/null 2>"$tmp/budget.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "kept for activations; give the KV budget with --kv-memory" "$tmp/budget.err" ||
+  fail "--max-batch on a small device: exit $rc, $(cat "$tmp/budget.err")"
+echo "emulated tools: all checks passed"
