@@ -184,7 +184,10 @@ bool release_warp(Block& b, size_t w)
     kernel_fault("the threads of a block wait at barriers that can never complete:" + waits);
 }
 
-void run_block(Block& b)
+// Runs one block. Between barriers its threads run one after another, first to last in even
+// blocks and last to first in odd ones, so a kernel that needs a barrier it lacks sees the
+// other order too.
+void run_block(Block& b, bool reversed)
 {
     for (Fiber& f : b.fibers) {
         f.wait = Wait::Running;
@@ -197,13 +200,16 @@ void run_block(Block& b)
         });
     }
     std::fill(b.shared.begin(), b.shared.end(), static_cast<unsigned char>(0xff));
+    const size_t n = b.fibers.size();
     for (;;) {
-        for (Fiber& f : b.fibers)
+        for (size_t i = 0; i < n; ++i) {
+            Fiber& f = b.fibers[reversed ? n - 1 - i : i];
             if (f.wait == Wait::Running) {
                 b.running = &f;
                 running_thread = &f.index;
                 f.suspended = std::move(f.suspended).resume();
             }
+        }
         b.running = nullptr;
         running_thread = nullptr;
         b.snapshots.clear();  // every fiber released last round has read its snapshot by now
@@ -278,7 +284,7 @@ void run_grid(const char* kernel, dim3 grid, dim3 block, size_t shared_bytes, co
                         for (unsigned tx = 0; tx < block.x; ++tx, ++i)
                             b.fibers[i].index = ThreadIndex{{tx, ty, tz}, {bx, by, bz}, block, grid,
                                                             static_cast<unsigned>(i % kWarpSize)};
-                run_block(b);
+                run_block(b, (bx + by + bz) % 2 == 1);
             }
     t_block = nullptr;
 }

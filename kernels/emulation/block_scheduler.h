@@ -1,10 +1,12 @@
 #pragma once
 // Runs a CUDA grid on the CPU for the emulated device: blocks one after another, the threads
 // of a block as fibers (Boost.Context) on one host thread, switching only at barriers and
-// warp-synchronous calls. Scheduling is deterministic, and whatever real hardware would hang on or leave
-// undefined (threads of a block waiting at different barriers, a warp-synchronous call whose
-// mask names a lane that exited or does not exist, lanes of one mask in different calls) stops
-// the program with a message naming the block and thread, instead of passing by chance.
+// warp-synchronous calls. Scheduling is deterministic (threads in index order in even blocks,
+// reversed in odd ones, so an order that a missing barrier relies on fails somewhere), and
+// whatever real hardware would hang on or leave undefined (threads of a block waiting at
+// different barriers, a warp-synchronous call whose mask names a lane that exited or does not
+// exist, lanes of one mask in different calls) stops the program with a message naming the
+// block and thread, instead of passing by chance.
 #include <cuda_runtime.h>
 
 #include <cstddef>
