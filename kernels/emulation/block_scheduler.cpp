@@ -1,5 +1,7 @@
 #include "emulation/block_scheduler.h"
 
+#include <cxxabi.h>
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace pyramid::cuda::emulation {
@@ -80,7 +83,7 @@ struct PooledStack {
 };
 
 struct Block {
-    const char* kernel = nullptr;
+    const void* kernel = nullptr;
     const std::function<void()>* body = nullptr;
     std::vector<Fiber> fibers;
     Fiber* running = nullptr;
@@ -93,13 +96,30 @@ StackPool fiber_stacks;
 
 std::string triple(unsigned x, unsigned y, unsigned z)
 {
-    return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+    char text[48];
+    std::snprintf(text, sizeof text, "(%u,%u,%u)", x, y, z);
+    return text;
+}
+
+// The kernel's name for fault messages (looked up only then), where the symbol table has it.
+std::string kernel_name(const void* kernel)
+{
+    Dl_info info{};
+    if (dladdr(kernel, &info) && info.dli_sname) {
+        int status = 0;
+        std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status),
+                                                         std::free);
+        return status == 0 ? demangled.get() : info.dli_sname;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "kernel %p", kernel);
+    return text;
 }
 
 std::string where(const Fiber& f)
 {
     const ThreadIndex& i = f.index;
-    return std::string(t_block ? t_block->kernel : "?") + ", block " +
+    return (t_block ? kernel_name(t_block->kernel) : std::string("?")) + ", block " +
            triple(i.block_idx.x, i.block_idx.y, i.block_idx.z) + ", thread " +
            triple(i.thread_idx.x, i.thread_idx.y, i.thread_idx.z);
 }
@@ -265,7 +285,7 @@ const unsigned char* exchange_in_warp(const char* operation, unsigned mask, cons
     return f.received;
 }
 
-void run_grid(const char* kernel, dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& thread_body)
+void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& thread_body)
 {
     Block b;
     b.kernel = kernel;

@@ -46,8 +46,8 @@ void sync_block();
 inline constexpr size_t kExchangeBytes = 16;
 const unsigned char* exchange_in_warp(const char* operation, unsigned mask, const void* value, size_t bytes);
 
-// Runs thread_body once per thread of every block of the grid.
-void run_grid(const char* kernel, dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& thread_body);
+// Runs thread_body once per thread of every block of the grid; `kernel` names it in faults.
+void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& thread_body);
 
 // Stops the program: the emulated kernel did something real hardware would not survive.
 [[noreturn]] void kernel_fault(const std::string& what);

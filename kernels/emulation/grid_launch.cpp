@@ -1,31 +1,9 @@
 #include "emulation/grid_launch.h"
 
-#include <cxxabi.h>
-#include <dlfcn.h>
-
-#include <cstdlib>
-#include <memory>
-#include <string>
-
 #include "emulation/emulated_device.h"
 
 namespace pyramid::cuda::emulation {
 namespace {
-
-// The kernel's name for fault messages, where the symbol table has it.
-std::string kernel_name(const void* kernel)
-{
-    Dl_info info{};
-    if (dladdr(kernel, &info) && info.dli_sname) {
-        int status = 0;
-        std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status),
-                                                         std::free);
-        return status == 0 ? demangled.get() : info.dli_sname;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, "kernel %p", kernel);
-    return text;
-}
 
 bool valid_shape(dim3 grid, dim3 block)
 {
@@ -48,8 +26,8 @@ void enqueue_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes
         device.set_error(cudaErrorInvalidValue);
         return;
     }
-    device.enqueue(stream, [name = kernel_name(kernel), grid, block, shared_bytes, body = std::move(thread_body)] {
-        run_grid(name.c_str(), grid, block, shared_bytes, body);
+    device.enqueue(stream, [kernel, grid, block, shared_bytes, body = std::move(thread_body)] {
+        run_grid(kernel, grid, block, shared_bytes, body);
     });
 }
 
