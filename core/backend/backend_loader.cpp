@@ -34,8 +34,9 @@ std::vector<std::filesystem::path> plugin_candidates()
     return out;
 }
 
-// Tries to start the CUDA backend; on failure returns nullptr and says why.
-std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& why)
+// Tries to start the CUDA backend. `note` says which library it came from, or on failure
+// (nullptr) why there is none.
+std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& note)
 {
     std::string tried;
     for (const auto& path : plugin_candidates()) {
@@ -46,23 +47,24 @@ std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& why
         // Never unloaded: CUDA runtimes do not like being unloaded, and the process ends soon enough.
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle) {
-            why = "cannot load " + path.string() + ": " + dlerror();
+            note = "cannot load " + path.string() + ": " + dlerror();
             return nullptr;
         }
         auto create = reinterpret_cast<CreateBackendFn>(dlsym(handle, kCudaPluginSymbol));
         if (!create) {
-            why = path.string() + " has no " + kCudaPluginSymbol;
+            note = path.string() + " has no " + kCudaPluginSymbol;
             return nullptr;
         }
         std::array<char, 1024> error{};
         Backend* backend = create(kBackendPluginAbi, &weights, error.data(), error.size());
         if (!backend) {
-            why = error.data();
+            note = error.data();
             return nullptr;
         }
+        note = "the CUDA backend from " + path.string();
         return std::unique_ptr<Backend>(backend);
     }
-    why = "the CUDA backend library was not found (looked for " + tried + ")";
+    note = "the CUDA backend library was not found (looked for " + tried + ")";
     return nullptr;
 }
 
@@ -83,15 +85,13 @@ BackendChoice choose_backend(const ModelWeights& weights, BackendPreference pref
 {
     if (preference == BackendPreference::Cpu)
         return {std::make_unique<CpuBackend>(weights), "CPU chosen in the settings"};
-    std::string why;
-    if (auto cuda = load_cuda(weights, why)) {
-        std::string note = "CUDA: " + cuda->info().device;
+    std::string note;
+    if (auto cuda = load_cuda(weights, note))
         return {std::move(cuda), std::move(note)};
-    }
     if (preference == BackendPreference::Cuda)
-        throw Error("CUDA was requested but is not available: " + why);
-    spdlog::info("running on the CPU: {}", why);
-    return {std::make_unique<CpuBackend>(weights), "running on the CPU: " + why};
+        throw Error("CUDA was requested but is not available: " + note);
+    spdlog::info("running on the CPU: {}", note);
+    return {std::make_unique<CpuBackend>(weights), "running on the CPU: " + note};
 }
 
 } // namespace pyramid

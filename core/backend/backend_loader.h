@@ -13,7 +13,7 @@ enum class BackendPreference { Auto, Cpu, Cuda };
 
 struct BackendChoice {
     std::unique_ptr<Backend> backend;
-    std::string note;  // why this backend: "CUDA backend not found (...)", "forced by --device cpu"
+    std::string note;  // why this backend: "the CUDA backend from <path>", "running on the CPU: <why>"
 };
 
 BackendPreference parse_backend_preference(const std::string& text);  // "auto", "cpu", "cuda"; throws

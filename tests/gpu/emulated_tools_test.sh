@@ -15,6 +15,8 @@ reply() { "$cli" --model "$model" --raw -p "Once upon a time" -n 30 --temperatur
 reply --device cpu >"$tmp/cpu.txt" 2>/dev/null
 reply --device cuda >"$tmp/cuda.txt" 2>"$tmp/cuda.err" || fail "pyramid-cli --device cuda: $(cat "$tmp/cuda.err")"
 grep -q "on cuda: CUDA emulation" "$tmp/cuda.err" || fail "the CUDA backend was not used: $(cat "$tmp/cuda.err")"
+grep -q " — the CUDA backend from $PYRAMID_BACKEND_DIR/libpyramid_cuda.so" "$tmp/cuda.err" ||
+  fail "the model line does not name the backend library: $(cat "$tmp/cuda.err")"
 cmp -s "$tmp/cpu.txt" "$tmp/cuda.txt" || fail "CPU and CUDA replies differ: $(cat "$tmp/cpu.txt") / $(cat "$tmp/cuda.txt")"
 
 # A 1 MiB device holds the weights and, block by block, the cache of this reply.
