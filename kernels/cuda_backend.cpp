@@ -84,6 +84,11 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     check(cublasCreate(&handle), "cublasCreate");
     cublas_.reset(handle);
     check(cublasSetStream(handle, stream), "cublasSetStream");
+    // After cublasSetStream, which goes back to cuBLAS's own pool. A device that cannot spare
+    // it runs cuBLAS without one (some GEMM algorithms are then not used).
+    if (const size_t bytes = cublas_workspace_bytes(props.major); bytes <= memory.free / 16)
+        cublas_workspace_ = DeviceBuffer(bytes, "the cuBLAS workspace");
+    check(cublasSetWorkspace(handle, cublas_workspace_.data(), cublas_workspace_.bytes()), "cublasSetWorkspace");
     // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
           "cublasSetMathMode");
@@ -103,8 +108,8 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
                                                    std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
     kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity, stream);
-    workspace_ = std::make_unique<Workspace>(c, options.precision, stream, options.ffn_chunk_rows);
-    hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
+    workspace_ = std::make_unique<Workspace>(c, step_layout(), stream);
+    hidden_pool_ = std::make_unique<HiddenBufferPool>(stream, step_layout().hidden_spares);
     probe_downloads_ = std::make_unique<ProbeDownloads>(stream);
 }
 
@@ -119,6 +124,20 @@ void CudaBackend::use_device() const
 {
     // The engine may call from any thread, and the current device is per thread.
     check(cudaSetDevice(options_.device), "cudaSetDevice");
+}
+
+StepBufferLayout CudaBackend::step_layout() const
+{
+    StepBufferLayout layout;
+    layout.element_bytes = element_bytes(options_.precision);
+    layout.ffn_chunk_rows = options_.ffn_chunk_rows;
+    layout.kv_block_entries = options_.kv_block_entries;
+    return layout;
+}
+
+size_t CudaBackend::step_memory_bytes(const StepExtent& extent) const
+{
+    return step_memory(config(), step_layout(), extent, kv_entry_bytes()).total();
 }
 
 void CudaBackend::upload(void* device, const void* host, size_t bytes, const char* what)
@@ -136,7 +155,8 @@ BackendInfo CudaBackend::info() const
 
 size_t CudaBackend::bytes_held() const
 {
-    return device_weights_->bytes() + dequant_scratch_.bytes() + workspace_->bytes() + kv_->pool().bytes_reserved();
+    return device_weights_->bytes() + dequant_scratch_.bytes() + cublas_workspace_.bytes() + workspace_->bytes() +
+           kv_->pool().bytes_reserved();
 }
 
 void CudaBackend::reserve_kv_blocks(size_t blocks)

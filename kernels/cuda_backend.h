@@ -28,10 +28,10 @@ namespace pyramid::cuda {
 struct CudaBackendOptions {
     Precision precision = Precision::Fp16;
     int device = 0;
-    int kv_block_entries = 16;
+    int kv_block_entries = StepBufferLayout{}.kv_block_entries;
     // Rows the feed-forward half of a layer runs at once: bounds its activations (a 4096-token
     // prompt of LLaMA-2-7B would need 0.4 GiB more at once).
-    int ffn_chunk_rows = 512;
+    int ffn_chunk_rows = StepBufferLayout{}.ffn_chunk_rows;
 
     // PYRAMID_CUDA_PRECISION (fp16 | fp32) and PYRAMID_CUDA_DEVICE (an index) when set.
     static CudaBackendOptions from_environment();
@@ -50,6 +50,8 @@ public:
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
     size_t kv_entry_bytes() const override { return kv_->geometry().entry_bytes(); }
+    // pyramid::step_memory of this backend's layout (backend/step_memory.h).
+    size_t step_memory_bytes(const StepExtent& extent) const override;
     // Probe scores come down without stopping the stream: wait_for_probes() collects them.
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void wait_for_probes() override;
@@ -65,7 +67,8 @@ public:
     const KvBlockPool& kv_pool() const { return kv_->pool(); }
     // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
     void reserve_kv_blocks(size_t blocks);
-    // Device memory this backend holds: weights, the dequantization scratch, activations and the KV pool.
+    // Device memory this backend holds: weights, the dequantization and cuBLAS scratch,
+    // activations and the KV pool.
     size_t bytes_held() const;
     cudaStream_t stream() const { return stream_.get(); }
 
@@ -78,6 +81,7 @@ private:
     };
 
     void use_device() const;
+    StepBufferLayout step_layout() const;
     void upload(void* device, const void* host, size_t bytes, const char* what);
     DequantScratch scratch() const { return {dequant_scratch_.data(), dequant_scratch_.bytes()}; }
     // Final norm and output projection of these rows into the workspace's logits, queued on
@@ -88,6 +92,7 @@ private:
     CudaBackendOptions options_;
     std::string device_name_;
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
+    DeviceBuffer cublas_workspace_;  // ours, so it is allocated at load and counted; outlives the handle
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;
     DeviceBuffer dequant_scratch_;  // tiles of quantized matrices for the GEMM path (projection.h)

@@ -25,7 +25,7 @@ void HiddenBufferPool::give(DeviceBuffer buffer)
     if (!buffer.data())
         return;
     spare_.push_back(std::move(buffer));
-    if (spare_.size() > kMaxSpare) {
+    if (spare_.size() > max_spare_) {
         // Kernels queued earlier may still use the buffer that is dropped.
         cudaStreamSynchronize(stream_);
         spare_.erase(std::min_element(spare_.begin(), spare_.end(),

@@ -4,6 +4,7 @@
 // token) allocates nothing. Hidden states must not outlive their backend.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "backend/backend.h"
@@ -13,14 +14,19 @@ namespace pyramid::cuda {
 
 class HiddenBufferPool {
 public:
-    explicit HiddenBufferPool(cudaStream_t stream) : stream_(stream) { spare_.reserve(kMaxSpare + 1); }
+    // Keeps at most `max_spare` buffers (StepBufferLayout::hidden_spares) for reuse.
+    HiddenBufferPool(cudaStream_t stream, int max_spare)
+        : stream_(stream), max_spare_(static_cast<size_t>(std::max(max_spare, 0)))
+    {
+        spare_.reserve(max_spare_ + 1);
+    }
     // A buffer of at least `bytes`, reused when one is spare.
     DeviceBuffer take(size_t bytes);
     void give(DeviceBuffer buffer);
 
 private:
-    static constexpr size_t kMaxSpare = 4;
     cudaStream_t stream_;
+    size_t max_spare_;
     std::vector<DeviceBuffer> spare_;
 };
 

@@ -47,15 +47,11 @@ void tiled_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int
 
 size_t dequant_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision)
 {
-    size_t largest = 0, widest_row = 0;
-    for (const DeviceMatrix* m : matrices) {
-        if (!m->quantized)
-            continue;
-        const size_t row = static_cast<size_t>(m->cols) * element_bytes(precision);
-        largest = std::max(largest, row * static_cast<size_t>(m->rows));
-        widest_row = std::max(widest_row, row);
-    }
-    return std::max(std::min(largest, kMaxDequantTileBytes), widest_row);
+    std::vector<MatrixExtent> quantized;
+    for (const DeviceMatrix* m : matrices)
+        if (m->quantized)
+            quantized.push_back({static_cast<int>(m->rows), static_cast<int>(m->cols)});
+    return pyramid::dequant_scratch_bytes(quantized, element_bytes(precision));
 }
 
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,

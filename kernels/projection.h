@@ -7,7 +7,7 @@
 //   - quantized W, n <= kMaxMatvecRows (decode steps, small batches): quant_matvec reads the
 //     blocks directly.
 //   - quantized W, larger n (prefill, big batches): W is dequantized a tile of rows at a time
-//     into a scratch buffer of the precision (at most kMaxDequantTileBytes, reused) and each
+//     into a scratch buffer of the precision (at most kMaxDequantTileBytes of backend/step_memory.h, reused) and each
 //     tile goes through cublasGemmEx, so the tensor cores do the arithmetic and a dequantized
 //     copy of the whole matrix never exists.
 // Everything runs on the cuBLAS handle's stream.
@@ -16,12 +16,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "backend/step_memory.h"
 #include "device_weights.h"
 
 namespace pyramid::cuda {
-
-// The largest dequantized tile the GEMM path uses.
-constexpr size_t kMaxDequantTileBytes = size_t(64) << 20;
 
 // Device memory the tile path dequantizes into.
 struct DequantScratch {
@@ -29,9 +27,8 @@ struct DequantScratch {
     size_t bytes = 0;
 };
 
-// Scratch bytes the tile path wants for these matrices in this precision: the largest
-// quantized matrix, capped at kMaxDequantTileBytes but never below one row of the widest;
-// 0 when none is quantized.
+// Scratch bytes the tile path wants for these matrices in this precision
+// (pyramid::dequant_scratch_bytes of their quantized ones).
 size_t dequant_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision);
 
 // y[t, r] = sum_c w[r, c] * x[t, c] + beta * y[t, r] for t < n. x: [n, w.cols] of w.type;

@@ -2,11 +2,18 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "cuda_check.h"
+#include "top_logits_ops.h"
 
 namespace pyramid::cuda {
 namespace {
+
+// What planners count (backend/step_memory.h) must be what the kernels use.
+static_assert(StepBufferLayout{}.decode_split_entries == kDecodeSplitEntries);
+static_assert(sizeof(DecodeSequence) <= kMaxDecodeDescriptorBytes);
+static_assert(StepBufferLayout{}.max_top_logits == kMaxTopLogits);
 
 // Replaces `buffer` with one of at least `bytes` (twice the old size when that is more) once
 // the stream no longer uses it.
@@ -22,9 +29,10 @@ void grow(DeviceBuffer& buffer, size_t bytes, cudaStream_t stream, const std::st
 
 } // namespace
 
-Workspace::Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream, int ffn_chunk_rows)
-    : config_(config), precision_(precision), stream_(stream), ffn_chunk_rows_(std::max(1, ffn_chunk_rows))
+Workspace::Workspace(const ModelConfig& config, const StepBufferLayout& layout, cudaStream_t stream)
+    : config_(config), layout_(layout), stream_(stream)
 {
+    layout_.ffn_chunk_rows = std::max(1, layout_.ffn_chunk_rows);
     reserve_logit_rows(1);
     reserve_rows(std::min(64, std::max(1, config.context_length)));
     reserve_entries(std::max(1, config.context_length));
@@ -35,32 +43,24 @@ void Workspace::reserve_rows(int rows)
     if (rows <= rows_)
         return;
     check(cudaStreamSynchronize(stream_), "workspace growth");
-    // Doubling keeps a prompt that grows step by step from reallocating every time.
-    const int capacity = std::max(rows, std::min(2 * rows_, std::max(rows, config_.context_length)));
-    const size_t r = static_cast<size_t>(capacity);
-    const size_t e = element_bytes(precision_);
-    const size_t q_width = static_cast<size_t>(config_.n_heads) * config_.head_dim;
-    const size_t kv = static_cast<size_t>(config_.kv_dim());
-    const size_t dim = static_cast<size_t>(config_.dim), ffn = static_cast<size_t>(config_.ffn_dim);
+    const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
+    const RowBuffers sizes = row_buffers(config_, layout_, capacity);
     const std::string what = "activations for " + std::to_string(capacity) + " rows";
+    using Buffer = DeviceBuffer Workspace::*;
+    using Size = size_t RowBuffers::*;
+    static constexpr std::pair<Buffer, Size> kRowBuffers[] = {
+        {&Workspace::normed_, &RowBuffers::normed},       {&Workspace::q_, &RowBuffers::q},
+        {&Workspace::k_, &RowBuffers::k},                 {&Workspace::v_, &RowBuffers::v},
+        {&Workspace::attended_, &RowBuffers::attended},   {&Workspace::gate_, &RowBuffers::gate},
+        {&Workspace::up_, &RowBuffers::up},               {&Workspace::activated_, &RowBuffers::activated},
+        {&Workspace::stats_, &RowBuffers::stats},         {&Workspace::hidden_scratch_, &RowBuffers::hidden_scratch},
+        {&Workspace::positions_, &RowBuffers::positions}, {&Workspace::row_indices_, &RowBuffers::row_indices},
+        {&Workspace::row_weights_, &RowBuffers::row_weights}};
     // Free the old buffers first so the peak is the new size, not old + new.
-    for (DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &gate_, &up_, &activated_, &stats_, &hidden_scratch_,
-                            &positions_, &row_indices_, &row_weights_})
-        *b = DeviceBuffer();
-    normed_ = DeviceBuffer(r * dim * e, what);
-    q_ = DeviceBuffer(r * q_width * sizeof(float), what);
-    k_ = DeviceBuffer(r * kv * sizeof(float), what);
-    v_ = DeviceBuffer(r * kv * sizeof(float), what);
-    attended_ = DeviceBuffer(r * q_width * e, what);
-    const size_t ffn_rows = std::min<size_t>(r, static_cast<size_t>(ffn_chunk_rows_));
-    gate_ = DeviceBuffer(ffn_rows * ffn * sizeof(float), what);
-    up_ = DeviceBuffer(ffn_rows * ffn * sizeof(float), what);
-    activated_ = DeviceBuffer(ffn_rows * ffn * e, what);
-    stats_ = DeviceBuffer(r * static_cast<size_t>(config_.n_heads) * 2 * sizeof(float), what);
-    hidden_scratch_ = DeviceBuffer(r * dim * sizeof(float), what);
-    positions_ = DeviceBuffer(r * sizeof(int32_t), what);
-    row_indices_ = DeviceBuffer(r * sizeof(int32_t), what);
-    row_weights_ = DeviceBuffer(r * sizeof(float), what);
+    for (const auto& [buffer, size] : kRowBuffers)
+        this->*buffer = DeviceBuffer();
+    for (const auto& [buffer, size] : kRowBuffers)
+        this->*buffer = DeviceBuffer(sizes.*size, what);
     rows_ = capacity;
 }
 

@@ -1,22 +1,23 @@
 #pragma once
 // The activation buffers one layer step needs, sized for the largest number of rows seen so
-// far (decode steps reuse them without allocating; a longer prompt grows them once).
+// far (decode steps reuse them without allocating; a longer prompt grows them once). Sizes and
+// growth follow backend/step_memory.h, which planners use to count this memory in advance.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "backend/step_memory.h"
 #include "decode_attention.h"
 #include "device_buffer.h"
 #include "model/model_config.h"
-#include "precision.h"
 
 namespace pyramid::cuda {
 
 class Workspace {
 public:
-    // ffn_chunk_rows: the most rows the feed-forward half runs at once (its buffers are the
-    // widest; a long prompt would otherwise need them for every row at the same time).
-    Workspace(const ModelConfig& config, Precision precision, cudaStream_t stream, int ffn_chunk_rows);
+    // layout.ffn_chunk_rows: the most rows the feed-forward half runs at once (its buffers are
+    // the widest; a long prompt would otherwise need them for every row at the same time).
+    Workspace(const ModelConfig& config, const StepBufferLayout& layout, cudaStream_t stream);
 
     // Room for `rows` rows; synchronizes the stream before replacing buffers in use.
     void reserve_rows(int rows);
@@ -36,7 +37,7 @@ public:
     float* k() const { return k_.as<float>(); }          // [rows, kv_dim]
     float* v() const { return v_.as<float>(); }          // [rows, kv_dim]
     void* attended() const { return attended_.data(); }  // [rows, n_heads * head_dim] in the precision
-    int ffn_chunk_rows() const { return ffn_chunk_rows_; }
+    int ffn_chunk_rows() const { return layout_.ffn_chunk_rows; }
     float* gate() const { return gate_.as<float>(); }    // [min(rows, ffn_chunk_rows), ffn_dim]
     float* up() const { return up_.as<float>(); }        // [min(rows, ffn_chunk_rows), ffn_dim]
     void* activated() const { return activated_.data(); }  // [min(rows, ffn_chunk_rows), ffn_dim] in the precision
@@ -56,9 +57,8 @@ public:
 
 private:
     const ModelConfig& config_;
-    Precision precision_;
+    StepBufferLayout layout_;
     cudaStream_t stream_;
-    int ffn_chunk_rows_;
     int rows_ = 0;
     int logit_rows_ = 0;
     DeviceBuffer normed_, q_, k_, v_, attended_, gate_, up_, activated_, stats_, hidden_scratch_;

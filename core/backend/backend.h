@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/step_memory.h"
 #include "backend/top_logits.h"
 #include "model/model_weights.h"
 
@@ -76,6 +77,11 @@ public:
     virtual std::unique_ptr<KvLayerStore> new_kv_layer() = 0;
     // Bytes one layer's key and value of one token take in this backend's KV stores.
     virtual size_t kv_entry_bytes() const = 0;
+    // Device memory steps up to `extent` may take beyond what the backend holds once loaded
+    // (weights, fixed scratch, KV cache): activations, logits, attention scratch, counted as
+    // backend/step_memory.h says. A planner keeps it free when it gives memory to KV caches.
+    // This base version is for backends whose steps use ordinary host memory: 0.
+    virtual size_t step_memory_bytes(const StepExtent& /*extent*/) const { return 0; }
 
     // Runs transformer layer `layer` on the rows of `hidden` (in place), which belong to one or
     // more sequences: each SequenceRows names a consecutive run of rows, their positions and the

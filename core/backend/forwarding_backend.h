@@ -14,6 +14,7 @@ public:
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override { return inner_.embed(tokens); }
     std::unique_ptr<KvLayerStore> new_kv_layer() override { return inner_.new_kv_layer(); }
     size_t kv_entry_bytes() const override { return inner_.kv_entry_bytes(); }
+    size_t step_memory_bytes(const StepExtent& extent) const override { return inner_.step_memory_bytes(extent); }
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
     {
         inner_.run_layer_batch(layer, hidden, sequences);

@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,20 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream)
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
     handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+// The documented contract: a device buffer aligned to 256 bytes. The emulated GEMM needs no
+// workspace, so the buffer is only checked.
+cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace, size_t bytes)
+{
+    if (!handle)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (reinterpret_cast<uintptr_t>(workspace) % 256 != 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (bytes > 0 && !EmulatedDevice::instance().is_device(workspace, bytes))
+        pyramid::cuda::emulation::kernel_fault("cublasSetWorkspace: the workspace (" + std::to_string(bytes) +
+                                               " bytes) is not inside one device allocation");
     return CUBLAS_STATUS_SUCCESS;
 }
 

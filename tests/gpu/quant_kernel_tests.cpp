@@ -273,7 +273,7 @@ void tile_path_needs_scratch()
     const cuda::DeviceMatrix big{nullptr, 32000, 4096, Precision::Fp16, TensorType::Q4_K};
     const cuda::DeviceMatrix wide{nullptr, 1, 11008, Precision::Fp16, TensorType::Q6_K};
     const cuda::DeviceMatrix plain{nullptr, 64000, 8192, Precision::Fp16, std::nullopt};
-    GPU_CHECK(cuda::dequant_scratch_bytes({&big, &wide, &plain}, Precision::Fp16) == cuda::kMaxDequantTileBytes,
+    GPU_CHECK(cuda::dequant_scratch_bytes({&big, &wide, &plain}, Precision::Fp16) == kMaxDequantTileBytes,
               "scratch capped");
     GPU_CHECK(cuda::dequant_scratch_bytes({&wide}, Precision::Fp32) == 11008 * 4, "scratch of one wide row");
     GPU_CHECK(cuda::dequant_scratch_bytes({&plain}, Precision::Fp16) == 0, "no scratch without quantized matrices");

@@ -24,6 +24,7 @@
 #include "backend/cpu_backend.h"
 #include "cuda_backend.h"
 #include "eval/replay.h"
+#include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
 #include "gpu_test.h"
@@ -375,6 +376,51 @@ void out_of_memory_reports_an_error()
                  kFp16Tolerance);
 }
 
+// What a batched run makes a fresh backend allocate besides its KV pool stays within
+// step_memory_bytes for the run's largest step (backend/step_memory.h), the bound planners
+// use, and is at least what the step's row buffers take (so the bound is of the real
+// buffers). Device memory is measured with cudaMemGetInfo: a GPU rounds allocations to its
+// 2 MiB pages (about 30 buffers grow), the emulation to 256 bytes.
+void step_memory_bounds_a_batched_run()
+{
+    cuda::CudaBackend b(weights(), {Precision::Fp16});
+    const ReplayRecord c = golden("reference_defaults");
+    const auto used = [] {
+        const cuda::DeviceMemory m = cuda::device_memory();
+        return m.total - m.free;
+    };
+    const size_t used_before = used(), pool_before = b.kv_pool().bytes_reserved();
+
+    BatchScheduler scheduler(b, {5, 0, 8192});
+    int rows = 0, longest = 0;
+    constexpr int kNewTokens = 24;
+    for (int i = 0; i < 5; ++i) {
+        BatchRequest r;
+        const size_t length = 9 + static_cast<size_t>(i * 53) % 190;
+        r.prompt.assign(c.prompt_tokens.begin(),
+                        c.prompt_tokens.begin() + static_cast<ptrdiff_t>(std::min(length, c.prompt_tokens.size())));
+        r.max_new_tokens = kNewTokens;
+        r.compression = i % 2 ? c.config : CompressionConfig::full_cache();
+        rows += static_cast<int>(r.prompt.size());
+        longest = std::max(longest, static_cast<int>(r.prompt.size()) + kNewTokens);
+        scheduler.submit(std::move(r));
+    }
+    while (!scheduler.idle())
+        for (const BatchEvent& e : scheduler.step())
+            GPU_CHECK(e.reason != FinishReason::Error, e.error);
+
+    const size_t grown = used() - used_before - (b.kv_pool().bytes_reserved() - pool_before);
+    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest});
+    const bool emulated = b.info().device.find("emulation") != std::string::npos;
+    const size_t rounding = emulated ? 30 * 256 : 30 * (size_t(2) << 20);
+    const StepBufferLayout fp16;
+    const size_t row_growth = row_buffers(b.config(), fp16, rows).total() - row_buffers(b.config(), fp16, 64).total();
+    std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
+                grown, bound, row_growth);
+    GPU_CHECK(grown <= bound + rounding, std::to_string(grown) + " > " + std::to_string(bound));
+    GPU_CHECK(grown >= row_growth, std::to_string(grown) + " < " + std::to_string(row_growth));
+}
+
 // Bytes the weights would take converted to fp16 (norms float32), as before quantized storage.
 size_t fp16_bytes(const ModelWeights& w)
 {
@@ -493,6 +539,7 @@ int main(int argc, char** argv)
                        {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
                        {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
                        {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
+                       {"step_memory_bounds_a_batched_run", step_memory_bounds_a_batched_run},
                        {"quantized_models_match_cpu", quantized_models_match_cpu},
                        {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
                    },

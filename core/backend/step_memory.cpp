@@ -1,0 +1,101 @@
+#include "backend/step_memory.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace pyramid {
+
+size_t RowBuffers::total() const
+{
+    return normed + q + k + v + attended + gate + up + activated + stats + hidden_scratch + positions + row_indices +
+           row_weights;
+}
+
+RowBuffers row_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows)
+{
+    const size_t r = static_cast<size_t>(std::max(rows, 0));
+    const size_t e = layout.element_bytes;
+    const size_t q_width = static_cast<size_t>(config.n_heads) * static_cast<size_t>(config.head_dim);
+    const size_t kv = static_cast<size_t>(config.kv_dim());
+    const size_t dim = static_cast<size_t>(config.dim), ffn = static_cast<size_t>(config.ffn_dim);
+    const size_t ffn_rows = std::min(r, static_cast<size_t>(std::max(layout.ffn_chunk_rows, 1)));
+    RowBuffers b;
+    b.normed = r * dim * e;
+    b.q = r * q_width * sizeof(float);
+    b.k = r * kv * sizeof(float);
+    b.v = r * kv * sizeof(float);
+    b.attended = r * q_width * e;
+    b.gate = ffn_rows * ffn * sizeof(float);
+    b.up = ffn_rows * ffn * sizeof(float);
+    b.activated = ffn_rows * ffn * e;
+    b.stats = r * static_cast<size_t>(config.n_heads) * 2 * sizeof(float);
+    b.hidden_scratch = r * dim * sizeof(float);
+    b.positions = b.row_indices = b.row_weights = r * 4;
+    return b;
+}
+
+int grown_row_capacity(int held, int rows, int context_length)
+{
+    return std::max(rows, std::min(2 * held, std::max(rows, context_length)));
+}
+
+size_t StepMemory::total() const
+{
+    return row_buffers + hidden_states + logits + attention + kv_compaction + block_tables;
+}
+
+StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout, const StepExtent& extent,
+                       size_t kv_entry_bytes)
+{
+    const size_t rows = static_cast<size_t>(std::max(extent.rows, 1));
+    const size_t sequences = static_cast<size_t>(std::max(extent.sequences, 1));
+    const size_t context_length = static_cast<size_t>(std::max(config.context_length, 1));
+    const size_t context = extent.sequence_length > 0
+                               ? std::min(static_cast<size_t>(extent.sequence_length), context_length)
+                               : context_length;
+    const size_t heads = static_cast<size_t>(config.n_heads);
+    // Buffers that grow to at least twice their old size may end just under twice the need.
+    constexpr size_t kGrowth = 2;
+
+    StepMemory m;
+    // The worst case holds one row fewer than the step, so growth doubles as far as it may.
+    const int capacity = grown_row_capacity(static_cast<int>(rows) - 1, static_cast<int>(rows), config.context_length);
+    m.row_buffers = row_buffers(config, layout, capacity).total();
+    m.hidden_states = (1 + static_cast<size_t>(std::max(layout.hidden_spares, 0))) * rows *
+                      static_cast<size_t>(config.dim) * sizeof(float);
+    // A device selection of a row's highest logits holds an id and a value for each.
+    const size_t top = static_cast<size_t>(std::clamp(layout.max_top_logits, 0, config.n_vocab));
+    m.logits = kGrowth * sequences *
+               (static_cast<size_t>(config.n_vocab) * sizeof(float) + top * (sizeof(int32_t) + sizeof(float)));
+
+    // Every sequence at its longest: its probe scores (entries), its decode splits
+    // (softmax statistics and a partial output per head) and its raw scores (per head).
+    const size_t entries = sequences * context + rows;
+    const size_t split = static_cast<size_t>(std::max(layout.decode_split_entries, 1));
+    const size_t splits = sequences * ((context + split - 1) / split);
+    const size_t partials = splits * heads * (2 + static_cast<size_t>(config.head_dim)) * sizeof(float);
+    const size_t scores = sequences * heads * context * sizeof(float);
+    m.attention = kGrowth * (entries * sizeof(float) + partials + scores + sequences * kMaxDecodeDescriptorBytes);
+    // Compaction moves at most one layer of one sequence, each entry with a 32-bit index.
+    m.kv_compaction = kGrowth * context * (kv_entry_bytes + sizeof(int32_t));
+    const size_t block = static_cast<size_t>(std::max(layout.kv_block_entries, 1));
+    // A store allocates its table for the model's whole context up front.
+    m.block_tables =
+        sequences * static_cast<size_t>(config.n_layers) * ((context_length + block - 1) / block) * sizeof(void*);
+    return m;
+}
+
+size_t dequant_scratch_bytes(const std::vector<MatrixExtent>& quantized, size_t element_bytes)
+{
+    size_t largest = 0, widest_row = 0;
+    for (const MatrixExtent& m : quantized) {
+        const size_t row = static_cast<size_t>(m.cols) * element_bytes;
+        largest = std::max(largest, row * static_cast<size_t>(m.rows));
+        widest_row = std::max(widest_row, row);
+    }
+    return std::max(std::min(largest, kMaxDequantTileBytes), widest_row);
+}
+
+size_t cublas_workspace_bytes(int compute_major) { return size_t(compute_major >= 9 ? 32 : 4) << 20; }
+
+} // namespace pyramid

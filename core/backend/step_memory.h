@@ -1,0 +1,90 @@
+#pragma once
+// The device memory a GPU backend needs to run steps, beyond its weights and KV cache: the
+// activations of a step's rows, their logits, attention scratch, room to compact a layer's
+// cache, and the tiles quantized matrices are expanded into. The CUDA backend sizes its
+// buffers with these functions, so a planner (pyramid-bench's KV budget, pyramid-inspect's
+// estimate) counts what the backend will allocate, on a machine without a GPU too.
+#include <cstddef>
+#include <vector>
+
+#include "model/model_config.h"
+
+namespace pyramid {
+
+// How a GPU backend lays out its step buffers (the CUDA backend's defaults).
+struct StepBufferLayout {
+    size_t element_bytes = 2;         // precision of norm and attention outputs (fp16 2, fp32 4)
+    int ffn_chunk_rows = 512;         // the most rows the feed-forward half runs at once
+    int decode_split_entries = 128;   // cache entries per split of batched decode attention
+    int hidden_spares = 2;            // hidden-state buffers kept for reuse: a prompt's and a decode step's
+    int kv_block_entries = 16;        // cache entries per KV pool block
+    int max_top_logits = 1024;        // the most highest logits per row selected on the device
+};
+
+// The most bytes the CUDA backend's descriptor of one decoding sequence takes.
+inline constexpr size_t kMaxDecodeDescriptorBytes = 64;
+
+// The buffers sized by a step's rows, in bytes.
+struct RowBuffers {
+    size_t normed = 0;          // [rows, dim], element_bytes
+    size_t q = 0;               // [rows, n_heads * head_dim], float
+    size_t k = 0, v = 0;        // [rows, kv_dim], float
+    size_t attended = 0;        // [rows, n_heads * head_dim], element_bytes
+    size_t gate = 0, up = 0;    // [min(rows, ffn_chunk_rows), ffn_dim], float
+    size_t activated = 0;       // [min(rows, ffn_chunk_rows), ffn_dim], element_bytes
+    size_t stats = 0;           // [rows, n_heads, 2], float: softmax statistics
+    size_t hidden_scratch = 0;  // [rows, dim], float: where gathered rows go
+    size_t positions = 0, row_indices = 0, row_weights = 0;  // [rows] 32-bit
+
+    size_t total() const;
+};
+
+RowBuffers row_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
+
+// The rows a workspace holding `held` rows is resized to for a step of `rows` (> held): at
+// least double, so a prompt that grows step by step does not reallocate every time, but never
+// past the context length unless one step alone needs more.
+int grown_row_capacity(int held, int rows, int context_length);
+
+// The largest step a planner expects.
+struct StepExtent {
+    int rows = 1;             // rows of one step: every prompt admitted in it together
+    int sequences = 1;        // sequences running together (decode steps, logits)
+    int sequence_length = 0;  // the most tokens one sequence holds (0: the model's context length)
+};
+
+// An upper bound, per part, of what steps up to `extent` make the backend allocate, growth
+// rounding included.
+struct StepMemory {
+    size_t row_buffers = 0;    // at the capacity grown_row_capacity reaches
+    size_t hidden_states = 0;  // float [rows, dim]: the step's and the spares kept for reuse
+    size_t logits = 0;         // float [sequences, n_vocab] and the highest of them, doubled by growth
+    size_t attention = 0;      // probe scores, batched decode partials and descriptors of sequences at
+                               // their longest, doubled by growth
+    size_t kv_compaction = 0;  // one layer of one sequence moved through scratch, doubled by growth
+    size_t block_tables = 0;   // each sequence's per-layer table of pool blocks, sized for the model's context
+
+    size_t total() const;
+};
+
+// `kv_entry_bytes`: one layer's key and value of one token as the backend stores them.
+StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout, const StepExtent& extent,
+                       size_t kv_entry_bytes);
+
+// A quantized matrix's shape, for the dequantization scratch.
+struct MatrixExtent {
+    int rows = 0;  // output features
+    int cols = 0;  // input features
+};
+
+// The most bytes a tile of a quantized matrix is expanded into before a GEMM: all of the
+// largest one in element_bytes, capped so a big output matrix goes tile by tile, never below
+// one row of the widest. Allocated once, at load. No quantized matrix: 0.
+inline constexpr size_t kMaxDequantTileBytes = size_t(64) << 20;
+size_t dequant_scratch_bytes(const std::vector<MatrixExtent>& quantized, size_t element_bytes);
+
+// The cuBLAS workspace its documentation recommends (cublasSetWorkspace) for a GPU of this
+// compute capability: 32 MiB on Hopper and later, 4 MiB before. Allocated once, at load.
+size_t cublas_workspace_bytes(int compute_major);
+
+} // namespace pyramid
