@@ -65,8 +65,11 @@ KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int
     }
     // A decode step appends one entry to every layer before any layer compresses.
     f.peak = f.prefill_peak;
-    for (size_t s = 0; s < plan.size(); ++s)
+    f.least = sum(plan.front());
+    for (size_t s = 0; s < plan.size(); ++s) {
         f.peak = std::max(f.peak, s + 1 < plan.size() ? sum(plan[s]) + n_layers : sum(plan[s]));
+        f.least = std::min(f.least, sum(plan[s]));
+    }
     return f;
 }
 

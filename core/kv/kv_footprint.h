@@ -13,6 +13,8 @@ struct KvFootprint {
     int prefill_peak = 0;  // entries of all layers together at the worst moment of the prefill
     int peak = 0;          // the same over the prefill and every decode step (whose new entries
                            // count before the step's compression)
+    int least = 0;         // entries of all layers together at the emptiest moment after the
+                           // prefill: a running sequence never holds fewer
 };
 
 // For a prompt of n_tokens followed by `steps` decode steps.

@@ -231,7 +231,7 @@ private slots:
     }
 
     // The planned footprint equals the cache's real lengths after the prefill and bounds the
-    // real total at every step, for every policy.
+    // real total at every step from above (peak) and below (least), for every policy.
     void footprint_matches_the_cache()
     {
         const int n_layers = model_->config().n_layers;
@@ -245,14 +245,19 @@ private slots:
             InferenceSession s(model_->backend(), config);
             std::vector<float> logits = s.prefill(prompt);
             QCOMPARE(s.cache().lengths(), plan.after_prefill);
-            int real_peak = 0;
+            const int kept = std::accumulate(plan.after_prefill.begin(), plan.after_prefill.end(), 0);
+            int real_peak = 0, real_least = kept;
             for (int step = 0; step < kSteps; ++step) {
                 logits = s.decode(Sampler::argmax(logits));
                 const auto lengths = s.cache().lengths();
-                real_peak = std::max(real_peak, std::accumulate(lengths.begin(), lengths.end(), 0));
+                const int total = std::accumulate(lengths.begin(), lengths.end(), 0);
+                real_peak = std::max(real_peak, total);
+                real_least = std::min(real_least, total);
             }
             QVERIFY2(real_peak <= plan.peak, qPrintable(QString("policy %1: %2 > %3").arg(i).arg(real_peak).arg(plan.peak)));
-            const int kept = std::accumulate(plan.after_prefill.begin(), plan.after_prefill.end(), 0);
+            QVERIFY2(plan.least <= real_least,
+                     qPrintable(QString("policy %1: %2 > %3").arg(i).arg(plan.least).arg(real_least)));
+            QVERIFY(plan.least > 0);
             // PyramidInfer's layers keep every row that reaches them: no transient above that.
             if (config.policy == CompressionPolicyKind::Pyramid)
                 QCOMPARE(plan.prefill_peak, kept);
