@@ -64,6 +64,13 @@ std::string format_table(const BenchReport& report, const BenchModel& model)
     std::string out = fmt::format("{} ({}, {} weights, {} MiB read per step) on {} ({}), copy bandwidth {:.1f} GB/s\n\n",
                                   model.name(), model.source(), model.weight_type(), mib(model.weight_bytes()),
                                   report.device_name, report.backend, report.copy_bandwidth_gbs);
+    if (report.workload.kv_byte_limit > 0)
+        out += fmt::format("KV budget {} MiB", mib(report.workload.kv_byte_limit));
+    if (report.step_memory > 0)
+        out += fmt::format(", with {} MiB kept for steps of up to {} rows and {} sequences",
+                           mib(report.step_memory), report.step_extent.rows, report.step_extent.sequences);
+    if (report.workload.kv_byte_limit > 0)
+        out += "\n\n";
     out += "| policy | batch | length | prefill s | decode tok/s | throughput tok/s | ms/token | queue ms | "
            "KV peak MiB | KV full MiB | peak memory MiB | decode GB/s | fits |\n";
     out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -102,7 +109,10 @@ void write_json(const std::filesystem::path& path, const BenchReport& report, co
           {"warmup", report.warmup},
           {"repetitions", report.repetitions},
           {"seed", report.workload.seed},
-          {"kv_byte_limit", report.workload.kv_byte_limit}}},
+          {"kv_byte_limit", report.workload.kv_byte_limit},
+          {"step_memory_bytes", report.step_memory},
+          {"step_rows", report.step_extent.rows},
+          {"step_sequences", report.step_extent.sequences}}},
         {"runs", nlohmann::json::array()},
         {"max_batch", nlohmann::json::array()}};
     for (const RunResult& r : report.runs)

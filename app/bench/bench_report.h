@@ -7,6 +7,7 @@
 
 #include "bench_model.h"
 #include "bench_run.h"
+#include "kv_budget.h"
 
 namespace pyramid::bench {
 
@@ -18,6 +19,10 @@ struct BenchReport {
     size_t memory_total = 0;
     double copy_bandwidth_gbs = 0;
     Workload workload;
+    // On a GPU without --kv-memory: device memory kept free for the steps (kv_budget.h) and
+    // the largest step it was planned for; the KV budget is the rest.
+    size_t step_memory = 0;
+    StepExtent step_extent;
     int warmup = 0;
     int repetitions = 1;
     std::vector<RunResult> runs;

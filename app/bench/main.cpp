@@ -150,22 +150,28 @@ int main(int argc, char** argv)
     report.warmup = warmup;
     report.repetitions = repetitions;
     workload.seed = seed;
-    size_t free = 0, headroom = 0;
+    size_t free = 0;
     if (kv_memory_gib > 0)
         workload.kv_byte_limit = static_cast<size_t>(kv_memory_gib * (1ull << 30));
     else if (info.name == "cuda") {
-        // Leave room for the activations of a full prompt step and the cuBLAS workspace.
         free = info.memory_total - info.memory_used;
-        headroom = std::max<size_t>(size_t(4) << 30, free / 10);
-        workload.kv_byte_limit = free > headroom ? free - headroom : 0;
+        const Backend& backend = model->backend();
+        const int most = max_batch ? max_batch_limit : *std::max_element(batches.begin(), batches.end());
+        const KvBudget budget = plan_kv_budget(
+            free, [&](const StepExtent& e) { return backend.step_memory_bytes(e); }, backend.kv_entry_bytes(),
+            model->config().n_layers, configs, workload, most);
+        workload.kv_byte_limit = budget.kv_bytes;
+        report.step_memory = budget.step_memory;
+        report.step_extent = budget.extent;
     }
     report.workload = workload;
     if (max_batch && workload.kv_byte_limit == 0) {
         if (info.name == "cuda")
             std::fprintf(stderr,
-                         "pyramid-bench: --max-batch: %s has %.2f GiB free after loading the model, no more than "
-                         "the %.2f GiB kept for activations; give the KV budget with --kv-memory GIB\n",
-                         info.device.c_str(), double(free) / (1u << 30), double(headroom) / (1u << 30));
+                         "pyramid-bench: --max-batch: %s has %.1f MiB free after loading the model, no more than "
+                         "the %.1f MiB its steps of up to %d rows take; give the KV budget with --kv-memory GIB\n",
+                         info.device.c_str(), double(free) / (1u << 20), double(report.step_memory) / (1u << 20),
+                         report.step_extent.rows);
         else
             std::fprintf(stderr, "pyramid-bench: --max-batch needs --kv-memory on the CPU\n");
         return 2;

@@ -41,9 +41,19 @@ cmp -s "$tmp/cpu.txt" "$tmp/auto.txt" || fail "the CPU fallback's reply differs"
 grep -q '| pyramid | 2 | 40+8 |' "$tmp/table.md" || fail "no pyramid row: $(cat "$tmp/table.md")"
 grep -q '(max)' "$tmp/table.md" || fail "no max-batch row"
 grep -q '"backend": "cuda"' "$tmp/r.json" || fail "the JSON does not say cuda"
+# Without --kv-memory the KV budget is what the device has left beside the step memory
+# (app/bench/kv_budget.h): on a small device, a smaller batch with shorter prompt steps.
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=64 "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --max-batch \
+  --policy pyramid --warmup 0 >"$tmp/budget.md" 2>"$tmp/budget.err" ||
+  fail "--max-batch on a 64 MiB device: $(cat "$tmp/budget.err")"
+grep -Eq '^KV budget [0-9.]+ MiB, with [0-9.]+ MiB kept for steps of up to [0-9]+ rows' "$tmp/budget.md" ||
+  fail "no KV budget line: $(cat "$tmp/budget.md")"
+grep -Eq '^\| pyramid \| [0-9]+ \(max\) \| 8\+2 \|.*\| yes \|$' "$tmp/budget.md" ||
+  fail "no largest batch that fits: $(cat "$tmp/budget.md")"
+# A prompt step that alone needs more than the device has left is refused, with the numbers.
 rc=0
-PYRAMID_CUDA_EMULATION_MEMORY_MIB=256 "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --max-batch \
-  --warmup 0 >/dev/null 2>"$tmp/budget.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "kept for activations; give the KV budget with --kv-memory" "$tmp/budget.err" ||
-  fail "--max-batch on a small device: exit $rc, $(cat "$tmp/budget.err")"
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=48 "$bench" --shape tiny --device cuda --prompt-len 900 --gen-len 100 --max-batch \
+  --warmup 0 >/dev/null 2>"$tmp/refused.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "MiB its steps of up to 1000 rows take; give the KV budget with --kv-memory" "$tmp/refused.err" ||
+  fail "--max-batch on a small device: exit $rc, $(cat "$tmp/refused.err")"
 echo "emulated tools: all checks passed"
