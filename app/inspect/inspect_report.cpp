@@ -143,7 +143,7 @@ void print_summary(std::FILE* out, const ModelContents& m)
 }
 
 void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
-                           const std::string& preset)
+                           const CudaScratch& cuda_scratch, const std::string& preset)
 {
     const size_t full32 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f32);
     const size_t full16 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f16);
@@ -158,8 +158,10 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
     row("weights", weights.cpu_bytes, weights.cuda_fp16_bytes);
     row("KV cache, full", full32, full16);
     row("KV cache, PyramidInfer", pyr32, pyr16);
-    row("total, full", weights.cpu_bytes + full32, weights.cuda_fp16_bytes + full16);
-    row("total, PyramidInfer", weights.cpu_bytes + pyr32, weights.cuda_fp16_bytes + pyr16);
+    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "activations and scratch", "-", human(cuda_scratch.total()));
+    const size_t cuda_fixed = weights.cuda_fp16_bytes + cuda_scratch.total();
+    row("total, full", weights.cpu_bytes + full32, cuda_fixed + full16);
+    row("total, PyramidInfer", weights.cpu_bytes + pyr32, cuda_fixed + pyr16);
     const double saving = full32 ? 100.0 * (1.0 - static_cast<double>(pyr32) / static_cast<double>(full32)) : 0.0;
     fmt::print(out, "  PyramidInfer keeps {:.1f}% less KV cache. Entries per layer after the prefill:\n", saving);
     std::string lengths;
@@ -169,6 +171,11 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
     fmt::print(out, "    PyramidInfer  {}\n", lengths);
     fmt::print(out, "  One entry is {} bytes per layer in f32, {} in fp16 (key and value).\n", kv.bytes_per_entry_f32,
                kv.bytes_per_entry_f16);
+    fmt::print(out,
+               "  CUDA activations and scratch: {} for the prompt's step, {} of dequantization tiles, {} of cuBLAS\n"
+               "  workspace; the CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU\n"
+               "  backend's activations are ordinary process memory.\n",
+               human(cuda_scratch.steps), human(cuda_scratch.dequant), human(cuda_scratch.cublas));
 }
 
 } // namespace pyramid::inspect

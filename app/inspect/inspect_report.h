@@ -13,6 +13,6 @@ void print_summary(std::FILE* out, const ModelContents& contents);
 
 // `preset` names the PyramidInfer settings the estimate used.
 void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
-                           const std::string& preset);
+                           const CudaScratch& cuda_scratch, const std::string& preset);
 
 } // namespace pyramid::inspect

@@ -89,7 +89,9 @@ int main(int argc, char** argv)
     try {
         // The real loader: the weights exactly as a backend gets them (and proof it can load).
         const pyramid::LoadedModel loaded = pyramid::load_model_files(model_path);
-        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv, preset);
+        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv,
+                                                pyramid::inspect::estimate_cuda_scratch(loaded.weights, kv.prompt_tokens),
+                                                preset);
     } catch (const pyramid::Error& e) {
         std::fflush(stdout);
         return fail(kBadModel, "the engine cannot load this model: " + std::string(e.what()));

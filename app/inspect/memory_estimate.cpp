@@ -62,4 +62,26 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
     return e;
 }
 
+CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
+{
+    const StepBufferLayout fp16;
+    // The matrices the projections read: the output one (the token table when tied) and the layers'.
+    std::vector<MatrixExtent> quantized;
+    const auto add_if_quantized = [&](const WeightView& v) {
+        if (cuda_keeps_blocks(v))
+            quantized.push_back({static_cast<int>(v.rows), static_cast<int>(v.cols)});
+    };
+    add_if_quantized(w.output);
+    for (const LayerWeights& l : w.layers)
+        for (const WeightView* matrix : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+            add_if_quantized(*matrix);
+
+    CudaScratch s;
+    s.dequant = dequant_scratch_bytes(quantized, fp16.element_bytes);
+    s.cublas = cublas_workspace_bytes(9);
+    const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
+    s.steps = step_memory(w.config, fp16, StepExtent{prompt_tokens, 1, prompt_tokens}, kv_entry_bytes).total();
+    return s;
+}
+
 } // namespace pyramid::inspect

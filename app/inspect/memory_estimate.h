@@ -6,11 +6,13 @@
 // only norm vectors become float32), KV cache in float32. CUDA backend (its default precision,
 // fp16), as it stores them on the device: quantized matrices (Q4_0 ... Q6_K) as their blocks,
 // float matrices (F32, F16, BF16) in fp16, norms in float32; KV cache in fp16 (its block pool
-// rounds up a little more than counted here; its dequantization scratch, at most 64 MiB, and
-// activations are not counted).
+// rounds up a little more than counted here); besides, the activations and scratch of a step
+// over the whole prompt (backend/step_memory.h). Not counted: the CUDA runtime's own context,
+// which depends on the driver.
 #include <cstddef>
 #include <vector>
 
+#include "backend/step_memory.h"
 #include "kv/compression_config.h"
 #include "model/model_weights.h"
 
@@ -38,5 +40,17 @@ struct KvEstimate {
 
 // Throws pyramid::Error when prompt_tokens is not in [1, config.context_length].
 KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens);
+
+// What the CUDA backend (fp16) takes beside weights and KV cache to run one sequence whose
+// prompt of prompt_tokens runs in one step: the dequantization tiles of quantized matrices and
+// the cuBLAS workspace (allocated at load, at the most: Hopper's), and the step's activations.
+struct CudaScratch {
+    size_t dequant = 0;
+    size_t cublas = 0;
+    size_t steps = 0;
+
+    size_t total() const { return dequant + cublas + steps; }
+};
+CudaScratch estimate_cuda_scratch(const ModelWeights& weights, int prompt_tokens);
 
 } // namespace pyramid::inspect

@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -51,6 +52,27 @@ std::map<QString, int> type_counts(const QString& summary)
         counts[m.captured(1)] = m.captured(2).toInt();
     }
     return counts;
+}
+
+// Bytes of a size as the report prints it ("12.6 MiB").
+double bytes_of(const QString& size)
+{
+    const QStringList parts = size.split(' ');
+    const QStringList units{"bytes", "KiB", "MiB", "GiB"};
+    return parts.value(0).toDouble() * std::pow(1024.0, units.indexOf(parts.value(1)));
+}
+
+// The CUDA column of the memory estimate, row name -> bytes.
+std::map<QString, double> cuda_memory(const QString& report)
+{
+    std::map<QString, double> rows;
+    static const QRegularExpression row(R"(^  (\S.*?)\s{2,}(\S+ \w+|-)\s+(\S+ \w+)$)",
+                                        QRegularExpression::MultilineOption);
+    for (auto it = row.globalMatch(report.section("Memory for a", 1)); it.hasNext();) {
+        const auto m = it.next();
+        rows[m.captured(1)] = bytes_of(m.captured(3));
+    }
+    return rows;
 }
 
 } // namespace
@@ -117,6 +139,23 @@ private slots:
                                     R"(vocabulary size\s+32000\n)", R"(BOS\s+1 <s>)", R"(EOS\s+2 </s>)",
                                     R"(Memory for a 512-token prompt)", R"(KV cache, PyramidInfer)"})
             QVERIFY2(run.out.contains(QRegularExpression(pattern)), pattern);
+
+        // The CUDA totals count the activations and scratch too (each figure printed to 0.1 unit).
+        const auto cuda = cuda_memory(run.out);
+        QCOMPARE(cuda.size(), size_t(6));
+        const double fixed = cuda.at("weights") + cuda.at("activations and scratch");
+        QVERIFY(std::abs(cuda.at("total, full") - fixed - cuda.at("KV cache, full")) < 0.16 * (1 << 20));
+        QVERIFY(std::abs(cuda.at("total, PyramidInfer") - fixed - cuda.at("KV cache, PyramidInfer")) < 0.16 * (1 << 20));
+        // Quantized projections expand into tiles as large as the largest of them in fp16.
+        double largest = 0;
+        for (const auto& t : json["tensors"]) {
+            const std::string name = t["name"], type = t["type"];
+            if (type != "f32" && type != "f16" && type != "bf16" && name != "token_embd.weight")
+                largest = std::max(largest, 2.0 * t["n_elements"].get<double>());
+        }
+        static const QRegularExpression tiles(R"(, (\S+ \w+) of dequantization tiles)");
+        const double printed = bytes_of(tiles.match(run.out).captured(1));
+        QVERIFY2(std::abs(printed - largest) <= 0.05 * (1 << 20), qPrintable(QString::number(printed)));
     }
 
     void hf_folder_digests_are_of_its_float_values()
