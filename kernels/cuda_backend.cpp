@@ -85,10 +85,11 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     cublas_.reset(handle);
     check(cublasSetStream(handle, stream), "cublasSetStream");
     // After cublasSetStream, which goes back to cuBLAS's own pool. A device that cannot spare
-    // it runs cuBLAS without one (some GEMM algorithms are then not used).
-    if (const size_t bytes = cublas_workspace_bytes(props.major); bytes <= memory.free / 16)
+    // it leaves cuBLAS with that pool.
+    if (const size_t bytes = cublas_workspace_bytes(props.major); bytes <= memory.free / 16) {
         cublas_workspace_ = DeviceBuffer(bytes, "the cuBLAS workspace");
-    check(cublasSetWorkspace(handle, cublas_workspace_.data(), cublas_workspace_.bytes()), "cublasSetWorkspace");
+        check(cublasSetWorkspace(handle, cublas_workspace_.data(), bytes), "cublasSetWorkspace");
+    }
     // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
           "cublasSetMathMode");

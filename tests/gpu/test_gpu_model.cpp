@@ -378,9 +378,10 @@ void out_of_memory_reports_an_error()
 
 // What a batched run makes a fresh backend allocate besides its KV pool stays within
 // step_memory_bytes for the run's largest step (backend/step_memory.h), the bound planners
-// use, and is at least what the step's row buffers take (so the bound is of the real
-// buffers). Device memory is measured with cudaMemGetInfo: a GPU rounds allocations to its
-// 2 MiB pages (about 30 buffers grow), the emulation to 256 bytes.
+// use. Device memory is measured with cudaMemGetInfo: a GPU rounds allocations to its 2 MiB
+// pages (about 30 buffers grow), the emulation to 256 bytes. The emulation counts every
+// byte, so there the growth must also be at least the step's row buffers (the bound is of
+// the real buffers); a GPU may place this model's small buffers in pages it already holds.
 void step_memory_bounds_a_batched_run()
 {
     cuda::CudaBackend b(weights(), {Precision::Fp16});
@@ -418,7 +419,8 @@ void step_memory_bounds_a_batched_run()
     std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
                 grown, bound, row_growth);
     GPU_CHECK(grown <= bound + rounding, std::to_string(grown) + " > " + std::to_string(bound));
-    GPU_CHECK(grown >= row_growth, std::to_string(grown) + " < " + std::to_string(row_growth));
+    if (emulated)
+        GPU_CHECK(grown >= row_growth, std::to_string(grown) + " < " + std::to_string(row_growth));
 }
 
 // Bytes the weights would take converted to fp16 (norms float32), as before quantized storage.
