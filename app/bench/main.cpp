@@ -81,7 +81,7 @@ int main(int argc, char** argv)
     app.add_flag("--max-batch", max_batch, "also find the largest batch whose KV cache fits the memory budget");
     app.add_option("--max-batch-limit", max_batch_limit, "never try batches above this")->capture_default_str();
     app.add_option("--kv-memory", kv_memory_gib,
-                   "KV memory budget in GiB (default: on CUDA the free memory less room for activations)");
+                   "KV memory budget in GiB (default: on CUDA the free memory less what its largest steps take)");
     app.add_option("--prompt-len", workload.prompt_len, "prompt tokens per sequence")->capture_default_str();
     app.add_option("--gen-len", workload.gen_len, "generated tokens per sequence")->capture_default_str();
     app.add_option("--max-prompt-tokens", workload.max_prompt_tokens, "prompt tokens run in one step")
