@@ -178,4 +178,24 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
                human(cuda_scratch.steps), human(cuda_scratch.dequant), human(cuda_scratch.cublas));
 }
 
+void print_gpu_fit(std::FILE* out, const ModelWeights& weights, const CompressionConfig& pyramid,
+                   const std::string& preset, const std::vector<double>& gib)
+{
+    fmt::print(out,
+               "\nLongest prompt the CUDA backend (fp16) runs in one step, by GPU memory left for the model\n"
+               "(a card's memory less the CUDA context and other programs: a few hundred MiB or more)\n");
+    fmt::print(out, "  {:<12}  {:>12}  {:>24}\n", "GPU memory", "full cache", "PyramidInfer (" + preset + ")");
+    const CompressionConfig full = CompressionConfig::full_cache();
+    for (double g : gib) {
+        const size_t memory = static_cast<size_t>(g * double(1ull << 30));
+        const auto cell = [&](const CompressionConfig& config) {
+            const int n = longest_prompt(weights, config, memory);
+            return n > 0 ? grouped(static_cast<uint64_t>(n)) : std::string("-");
+        };
+        fmt::print(out, "  {:<12}  {:>12}  {:>24}\n", fmt::format("{:g} GiB", g), cell(full), cell(pyramid));
+    }
+    fmt::print(out, "  The model's context is {} tokens; \"-\": not even one token fits.\n",
+               grouped(static_cast<uint64_t>(weights.config.context_length)));
+}
+
 } // namespace pyramid::inspect

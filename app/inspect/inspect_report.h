@@ -3,6 +3,7 @@
 // every tensor, storage by type) and the memory estimate.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "memory_estimate.h"
 #include "model_contents.h"
@@ -14,5 +15,10 @@ void print_summary(std::FILE* out, const ModelContents& contents);
 // `preset` names the PyramidInfer settings the estimate used.
 void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
                            const CudaScratch& cuda_scratch, const std::string& preset);
+
+// For each GPU memory size (GiB left for the model), the longest prompt the CUDA backend runs
+// in one step with a full cache and with `pyramid` (named `preset`).
+void print_gpu_fit(std::FILE* out, const ModelWeights& weights, const CompressionConfig& pyramid,
+                   const std::string& preset, const std::vector<double>& gib);
 
 } // namespace pyramid::inspect

@@ -4,6 +4,7 @@
 // Exit codes, as pyramid-cli: 0 done, 2 bad options, 3 the model cannot be read or loaded.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -47,12 +48,18 @@ int main(int argc, char** argv)
     int context = 0;
     std::string preset = "reference-7b";
     bool digests = false;
+    std::vector<double> gpu_memory{6, 8, 12, 16, 24};
     app.add_option("model", model_path, "GGUF file or Hugging Face folder")->required();
     app.add_option("--context", context, "prompt length in tokens for the memory estimate (default: the model's "
                                          "context length)")
         ->check(CLI::PositiveNumber);
     app.add_option("--preset", preset, "PyramidInfer preset the estimate compares with the full cache")
         ->check(CLI::IsMember(pyramid::compression_preset_names()))
+        ->capture_default_str();
+    app.add_option("--gpu-memory", gpu_memory,
+                   "GPU memory sizes in GiB (left for the model) to find the longest prompt for, e.g. 6,8,24")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber)
         ->capture_default_str();
     app.add_flag("--dequant-sha256", digests,
                  "print only 'name type sha256' per tensor: the SHA-256 of its float32 dequantization "
@@ -92,6 +99,8 @@ int main(int argc, char** argv)
         pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv,
                                                 pyramid::inspect::estimate_cuda_scratch(loaded.weights, kv.prompt_tokens),
                                                 preset);
+        pyramid::inspect::print_gpu_fit(stdout, loaded.weights, pyramid::compression_preset(preset), preset,
+                                        gpu_memory);
     } catch (const pyramid::Error& e) {
         std::fflush(stdout);
         return fail(kBadModel, "the engine cannot load this model: " + std::string(e.what()));

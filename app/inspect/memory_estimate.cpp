@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "kv/kv_footprint.h"
 #include "kv/pyramid_schedule.h"
 #include "util/error.h"
 
@@ -82,6 +83,29 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
     const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
     s.steps = step_memory(w.config, fp16, StepExtent{prompt_tokens, 1, prompt_tokens}, kv_entry_bytes).total();
     return s;
+}
+
+size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+{
+    const StepBufferLayout fp16;
+    const size_t block = static_cast<size_t>(fp16.kv_block_entries);
+    size_t blocks = 0;
+    for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
+        blocks += (static_cast<size_t>(entries) + block - 1) / block;
+    const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
+    return weight_memory(w).cuda_fp16_bytes + estimate_cuda_scratch(w, prompt_tokens).total() +
+           blocks * block * kv_entry_bytes;
+}
+
+int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory)
+{
+    // Longer prompts need more of every part, so the lengths that fit are 1..n.
+    int fits = 0, too_long = w.config.context_length + 1;
+    while (too_long - fits > 1) {
+        const int mid = fits + (too_long - fits) / 2;
+        (cuda_prompt_bytes(w, config, mid) <= memory ? fits : too_long) = mid;
+    }
+    return fits;
 }
 
 } // namespace pyramid::inspect

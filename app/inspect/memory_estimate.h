@@ -53,4 +53,14 @@ struct CudaScratch {
 };
 CudaScratch estimate_cuda_scratch(const ModelWeights& weights, int prompt_tokens);
 
+// Device memory the CUDA backend (fp16) needs for one sequence whose prompt of prompt_tokens
+// runs in one step under `config`: weights, activations and scratch, and the KV cache the
+// prompt leaves in the pool's 16-entry blocks (on a full device the pool grows by just the
+// blocks missing, so its chunks add nothing).
+size_t cuda_prompt_bytes(const ModelWeights& weights, const CompressionConfig& config, int prompt_tokens);
+
+// The longest prompt, up to the model's context length, for which cuda_prompt_bytes fits in
+// `memory`; 0 when not even one token does.
+int longest_prompt(const ModelWeights& weights, const CompressionConfig& config, size_t memory);
+
 } // namespace pyramid::inspect
