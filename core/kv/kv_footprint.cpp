@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "kv/baseline_budget.h"
+#include "kv/compression_policy.h"
 #include "kv/pyramid_schedule.h"
 
 namespace pyramid {
@@ -71,6 +72,21 @@ KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int
         f.least = std::min(f.least, sum(plan[s]));
     }
     return f;
+}
+
+int prefill_probe_rows(const CompressionConfig& config, int n_layers, int n_tokens)
+{
+    const std::unique_ptr<CompressionPolicy> policy = make_compression_policy(config, n_layers);
+    policy->begin_prefill(n_tokens, 0);
+    const std::vector<std::vector<int>> plan = plan_lengths(config, n_layers, n_tokens, 0);
+    int most = 0;
+    for (int l = 0; l < n_layers; ++l) {
+        // The rows entering a layer: what the layers before kept (PyramidInfer drops rows).
+        const int rows = config.policy == CompressionPolicyKind::Pyramid ? plan.front()[static_cast<size_t>(l)] : n_tokens;
+        if (const std::optional<AttentionProbe> probe = policy->prefill_probe(l, rows))
+            most = std::max(most, rows - probe->first_row);
+    }
+    return most;
 }
 
 } // namespace pyramid
