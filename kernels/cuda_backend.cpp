@@ -131,7 +131,7 @@ StepBufferLayout CudaBackend::step_layout() const
 {
     StepBufferLayout layout;
     layout.element_bytes = element_bytes(options_.precision);
-    layout.ffn_chunk_rows = options_.ffn_chunk_rows;
+    layout.chunk_rows = options_.chunk_rows;
     layout.kv_block_entries = options_.kv_block_entries;
     return layout;
 }
@@ -210,89 +210,140 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     cublasHandle_t blas = cublas_.get();
     const DequantScratch scratch = this->scratch();
     Workspace& ws = *workspace_;
-    ws.reserve_rows(n);
+    const int chunk = ws.chunk_rows();
+    ws.reserve_chunk(std::min(n, chunk));
     const int q_width = c.n_heads * c.head_dim;
     const int kv_width = c.kv_dim();
+    const size_t stats_width = static_cast<size_t>(c.n_heads) * 2;
+    const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
+    const size_t q_row_bytes = static_cast<size_t>(q_width) * element_bytes(p);
 
-    // Projections run over the rows of every sequence at once; RoPE takes each row's own
-    // position; storing, attention and the probe go sequence by sequence.
     std::vector<int32_t> positions;
     positions.reserve(static_cast<size_t>(n));
     for (const SequenceRows& seq : sequences)
         positions.insert(positions.end(), seq.positions.begin(), seq.positions.end());
-    upload(ws.positions(), positions.data(), positions.size() * sizeof(int32_t), "run_layer (positions)");
-    rms_norm(h.data(), w.attn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
-    project(blas, w.wq, ws.normed(), n, ws.q(), 0.0f, scratch);
-    project(blas, w.wk, ws.normed(), n, ws.k(), 0.0f, scratch);
-    project(blas, w.wv, ws.normed(), n, ws.v(), 0.0f, scratch);
-    rope(ws.q(), n, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
-    rope(ws.k(), n, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
 
-    // Probe scores of all sequences share one buffer, one slice each, downloaded at once.
-    int probe_entries = 0;
-    for (const SequenceRows& seq : sequences)
-        if (seq.probe)
-            probe_entries += seq.cache->size() + static_cast<int>(seq.positions.size());
-    if (probe_entries > 0)
-        ws.reserve_entries(probe_entries);
-
-    // Sequences with one new row (decode steps) go through the batched decode kernels, three
-    // launches for all of them; longer runs of rows (prompts) run sequence by sequence.
-    const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
-    const size_t q_row_bytes = static_cast<size_t>(q_width) * element_bytes(p);
-    std::vector<DecodeSequence> decoding;
-    std::vector<CudaKvLayerStore*> decoding_stores;  // committed once their entries are queued
-    int probe_offset = 0;
-    for (const SequenceRows& seq : sequences) {
-        const int rows = static_cast<int>(seq.positions.size());
-        const size_t row0 = static_cast<size_t>(seq.first_row);
-        auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
-        const int first_entry = kv.size();
-        kv.reserve_append(rows);
-        const KvBlockTable table = kv.table();
-        const int len = first_entry + rows;
-        const int slice = seq.probe ? probe_offset : -1;
-        if (seq.probe)
-            probe_offset += len;
-
-        if (rows == 1) {
-            DecodeSequence d;
-            d.blocks = table.blocks;
-            d.len = len;
-            d.row = seq.first_row;
-            d.score_base = seq.probe ? 0 : -1;
-            d.probe_base = std::max(slice, 0);
-            d.probe_weight = seq.probe && seq.probe->first_row == 0 ? seq.probe->row_weights.at(0) : 0.0f;
-            decoding.push_back(d);
-            decoding_stores.push_back(&kv);
-            continue;
-        }
-        store_kv(ws.k() + row0 * kv_width, ws.v() + row0 * kv_width, rows, first_entry, table, p, s);
-        kv.commit_append(rows);
-        const float* q = ws.q() + row0 * q_width;
-        float* stats = seq.probe ? ws.stats() + row0 * c.n_heads * 2 : nullptr;
-        void* attended = static_cast<std::byte*>(ws.attended()) + row0 * q_row_bytes;
-        attention(q, rows, table, len, dims, p, attended, stats, s);
+    // Probe scores of all sequences share one buffer, one slice each, downloaded at once. A
+    // prompt's probe needs every entry of the layer stored, so the queries and softmax
+    // statistics of its probed rows wait in a slot of their own until the last chunk ran.
+    std::vector<int> slice(sequences.size(), -1), slot(sequences.size(), -1);
+    int probe_entries = 0, probe_rows = 0;
+    for (size_t i = 0; i < sequences.size(); ++i) {
+        const SequenceRows& seq = sequences[i];
         if (!seq.probe)
             continue;
-        float* row_weights = ws.row_weights() + row0;
-        if (seq.probe->first_row < rows)
-            upload(row_weights, seq.probe->row_weights.data(), seq.probe->row_weights.size() * sizeof(float),
-                   "run_layer (probe weights)");
-        attention_probe(q, rows, table, len, dims, p, stats, seq.probe->first_row, row_weights, ws.probe() + slice,
-                        s);
+        const int rows = static_cast<int>(seq.positions.size());
+        slice[i] = probe_entries;
+        probe_entries += seq.cache->size() + rows;
+        if (rows > 1) {
+            slot[i] = probe_rows;
+            probe_rows += std::max(0, rows - seq.probe->first_row);
+        }
     }
-    if (!decoding.empty()) {
-        const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
-        ws.reserve_decode(layout);
-        upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
-               "run_layer (decode batch)");
-        store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries, kv_width,
-                        p, s);
-        for (CudaKvLayerStore* kv : decoding_stores)
-            kv->commit_append(1);
-        const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().block_entries};
-        decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s);
+    if (probe_entries > 0)
+        ws.reserve_entries(probe_entries);
+    ws.reserve_probe_rows(probe_rows);
+
+    // A chunk's keys and values are stored before its rows attend, so each row sees exactly
+    // the entries before it and itself, as in one pass over all rows.
+    for (int r0 = 0; r0 < n; r0 += chunk) {
+        const int m = std::min(chunk, n - r0);
+        float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
+        upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t), "run_layer (positions)");
+        rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
+        project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch);
+        project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch);
+        project(blas, w.wv, ws.normed(), m, ws.v(), 0.0f, scratch);
+        rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
+        rope(ws.k(), m, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
+
+        // Sequences with one new row (decode steps) go through the batched decode kernels, three
+        // launches for all of them; longer runs of rows (prompts) run sequence by sequence.
+        std::vector<DecodeSequence> decoding;
+        std::vector<CudaKvLayerStore*> decoding_stores;  // committed once their entries are queued
+        for (size_t i = 0; i < sequences.size(); ++i) {
+            const SequenceRows& seq = sequences[i];
+            const int rows = static_cast<int>(seq.positions.size());
+            const int begin = std::max(seq.first_row, r0), end = std::min(seq.first_row + rows, r0 + m);
+            if (begin >= end)
+                continue;
+            const int local = begin - r0, count = end - begin;
+            auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
+            const int first_entry = kv.size();
+            kv.reserve_append(count);
+            const KvBlockTable table = kv.table();
+            const int len = first_entry + count;
+
+            if (rows == 1) {
+                DecodeSequence d;
+                d.blocks = table.blocks;
+                d.len = len;
+                d.row = local;
+                d.score_base = seq.probe ? 0 : -1;
+                d.probe_base = std::max(slice[i], 0);
+                d.probe_weight = seq.probe && seq.probe->first_row == 0 ? seq.probe->row_weights.at(0) : 0.0f;
+                decoding.push_back(d);
+                decoding_stores.push_back(&kv);
+                continue;
+            }
+            const size_t kv_row = static_cast<size_t>(local) * kv_width;
+            store_kv(ws.k() + kv_row, ws.v() + kv_row, count, first_entry, table, p, s);
+            kv.commit_append(count);
+            float* stats = seq.probe ? ws.stats() + static_cast<size_t>(local) * stats_width : nullptr;
+            void* attended = static_cast<std::byte*>(ws.attended()) + static_cast<size_t>(local) * q_row_bytes;
+            attention(ws.q() + static_cast<size_t>(local) * q_width, count, table, len, dims, p, attended, stats, s);
+            if (slot[i] < 0)
+                continue;
+            // This chunk's rows from the probe's first row on.
+            const int first_probed = std::max(begin, seq.first_row + seq.probe->first_row);
+            if (first_probed < end) {
+                const size_t rows_probed = static_cast<size_t>(end - first_probed);
+                const size_t from = static_cast<size_t>(first_probed - r0);
+                const size_t to = static_cast<size_t>(slot[i] + first_probed - seq.first_row - seq.probe->first_row);
+                check(cudaMemcpyAsync(ws.probe_q() + to * q_width, ws.q() + from * q_width,
+                                      rows_probed * q_width * sizeof(float), cudaMemcpyDeviceToDevice, s),
+                      "run_layer (probed queries)");
+                check(cudaMemcpyAsync(ws.probe_stats() + to * stats_width, ws.stats() + from * stats_width,
+                                      rows_probed * stats_width * sizeof(float), cudaMemcpyDeviceToDevice, s),
+                      "run_layer (probed statistics)");
+            }
+        }
+        if (!decoding.empty()) {
+            const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
+            ws.reserve_decode(layout);
+            upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
+                   "run_layer (decode batch)");
+            store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries,
+                            kv_width, p, s);
+            for (CudaKvLayerStore* kv : decoding_stores)
+                kv->commit_append(1);
+            const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().block_entries};
+            decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s);
+        }
+        project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch);  // residual: h += attention output
+
+        rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
+        project(blas, w.w_gate, ws.normed(), m, ws.gate(), 0.0f, scratch);
+        project(blas, w.w_up, ws.normed(), m, ws.up(), 0.0f, scratch);
+        swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s);
+        project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch);  // residual: h += feed-forward output
+    }
+
+    // Each prompt's probe, now that all its entries are stored: its probed rows are the last
+    // rows of its cache.
+    for (size_t i = 0; i < sequences.size(); ++i) {
+        if (slot[i] < 0)
+            continue;
+        const SequenceRows& seq = sequences[i];
+        const int probed = std::max(0, static_cast<int>(seq.positions.size()) - seq.probe->first_row);
+        float* weights = ws.probe_weights() + slot[i];
+        if (probed > 0)
+            upload(weights, seq.probe->row_weights.data(), static_cast<size_t>(probed) * sizeof(float),
+                   "run_layer (probe weights)");
+        auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
+        attention_probe(ws.probe_q() + static_cast<size_t>(slot[i]) * q_width, probed, kv.table(), kv.size(), dims, p,
+                        ws.probe_stats() + static_cast<size_t>(slot[i]) * stats_width, 0, weights,
+                        ws.probe() + slice[i], s);
     }
     if (probe_entries > 0) {
         // Every sequence's scores, in one copy the engine waits for (wait_for_probes).
@@ -304,18 +355,6 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
                 offset += seq.cache->size();
             }
         probe_downloads_->queue(ws.probe(), probe_entries, std::move(pieces));
-    }
-    project(blas, w.wo, ws.attended(), n, h.data(), 1.0f, scratch);  // residual: h += attention output
-
-    rms_norm(h.data(), w.ffn_norm, n, c.dim, c.rms_eps, ws.normed(), p, s);
-    for (int r0 = 0; r0 < n; r0 += ws.ffn_chunk_rows()) {
-        const int rows = std::min(ws.ffn_chunk_rows(), n - r0);
-        const void* x = static_cast<const std::byte*>(ws.normed()) + static_cast<size_t>(r0) * c.dim * element_bytes(p);
-        project(blas, w.w_gate, x, rows, ws.gate(), 0.0f, scratch);
-        project(blas, w.w_up, x, rows, ws.up(), 0.0f, scratch);
-        swiglu(ws.gate(), ws.up(), static_cast<int64_t>(rows) * c.ffn_dim, ws.activated(), p, s);
-        // residual: h += feed-forward output
-        project(blas, w.w_down, ws.activated(), rows, h.data() + static_cast<size_t>(r0) * c.dim, 1.0f, scratch);
     }
 }
 
@@ -370,13 +409,18 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
     cudaStream_t s = stream_.get();
     Workspace& ws = *workspace_;
     ws.reserve_rows(n);
+    ws.reserve_chunk(n);
     ws.reserve_logit_rows(n);
-    // The wanted rows side by side, then one norm and one projection for all of them.
+    // The wanted rows side by side, then the norm and the projection a chunk at a time.
     upload(ws.row_indices(), rows.data(), rows.size_bytes(), "logits (rows)");
     gather_rows(h.data(), c.dim, ws.row_indices(), n, ws.hidden_scratch(), s);
-    rms_norm(ws.hidden_scratch(), device_weights_->output_norm(), n, c.dim, c.rms_eps, ws.normed(), options_.precision,
-             s);
-    project(cublas_.get(), device_weights_->output(), ws.normed(), n, ws.logits(), 0.0f, scratch());
+    for (int r0 = 0; r0 < n; r0 += ws.chunk_rows()) {
+        const int m = std::min(ws.chunk_rows(), n - r0);
+        rms_norm(ws.hidden_scratch() + static_cast<size_t>(r0) * c.dim, device_weights_->output_norm(), m, c.dim,
+                 c.rms_eps, ws.normed(), options_.precision, s);
+        project(cublas_.get(), device_weights_->output(), ws.normed(), m,
+                ws.logits() + static_cast<size_t>(r0) * c.n_vocab, 0.0f, scratch());
+    }
 }
 
 std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)

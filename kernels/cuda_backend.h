@@ -29,9 +29,9 @@ struct CudaBackendOptions {
     Precision precision = Precision::Fp16;
     int device = 0;
     int kv_block_entries = StepBufferLayout{}.kv_block_entries;
-    // Rows the feed-forward half of a layer runs at once: bounds its activations (a 4096-token
-    // prompt of LLaMA-2-7B would need 0.4 GiB more at once).
-    int ffn_chunk_rows = StepBufferLayout{}.ffn_chunk_rows;
+    // Rows a layer runs at once: bounds its activations (a 4096-token prompt of LLaMA-2-7B
+    // would need 0.58 GiB more in one pass).
+    int chunk_rows = StepBufferLayout{}.chunk_rows;
 
     // PYRAMID_CUDA_PRECISION (fp16 | fp32) and PYRAMID_CUDA_DEVICE (an index) when set.
     static CudaBackendOptions from_environment();

@@ -32,10 +32,36 @@ void grow(DeviceBuffer& buffer, size_t bytes, cudaStream_t stream, const std::st
 Workspace::Workspace(const ModelConfig& config, const StepBufferLayout& layout, cudaStream_t stream)
     : config_(config), layout_(layout), stream_(stream)
 {
-    layout_.ffn_chunk_rows = std::max(1, layout_.ffn_chunk_rows);
+    layout_.chunk_rows = std::max(1, layout_.chunk_rows);
     reserve_logit_rows(1);
+    reserve_chunk(std::min(64, layout_.chunk_rows));
     reserve_rows(std::min(64, std::max(1, config.context_length)));
     reserve_entries(std::max(1, config.context_length));
+}
+
+void Workspace::reserve_chunk(int rows)
+{
+    rows = std::min(rows, layout_.chunk_rows);
+    if (rows <= chunk_rows_)
+        return;
+    check(cudaStreamSynchronize(stream_), "workspace growth");
+    const int capacity = grown_row_capacity(chunk_rows_, rows, layout_.chunk_rows);
+    const ChunkBuffers sizes = chunk_buffers(config_, layout_, capacity);
+    const std::string what = "activations for " + std::to_string(capacity) + " rows";
+    using Buffer = DeviceBuffer Workspace::*;
+    using Size = size_t ChunkBuffers::*;
+    static constexpr std::pair<Buffer, Size> kChunkBuffers[] = {
+        {&Workspace::normed_, &ChunkBuffers::normed},       {&Workspace::q_, &ChunkBuffers::q},
+        {&Workspace::k_, &ChunkBuffers::k},                 {&Workspace::v_, &ChunkBuffers::v},
+        {&Workspace::attended_, &ChunkBuffers::attended},   {&Workspace::stats_, &ChunkBuffers::stats},
+        {&Workspace::positions_, &ChunkBuffers::positions}, {&Workspace::gate_, &ChunkBuffers::gate},
+        {&Workspace::up_, &ChunkBuffers::up},               {&Workspace::activated_, &ChunkBuffers::activated}};
+    // Free the old buffers first so the peak is the new size, not old + new.
+    for (const auto& [buffer, size] : kChunkBuffers)
+        this->*buffer = DeviceBuffer();
+    for (const auto& [buffer, size] : kChunkBuffers)
+        this->*buffer = DeviceBuffer(sizes.*size, what);
+    chunk_rows_ = capacity;
 }
 
 void Workspace::reserve_rows(int rows)
@@ -44,24 +70,23 @@ void Workspace::reserve_rows(int rows)
         return;
     check(cudaStreamSynchronize(stream_), "workspace growth");
     const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
-    const RowBuffers sizes = row_buffers(config_, layout_, capacity);
-    const std::string what = "activations for " + std::to_string(capacity) + " rows";
-    using Buffer = DeviceBuffer Workspace::*;
-    using Size = size_t RowBuffers::*;
-    static constexpr std::pair<Buffer, Size> kRowBuffers[] = {
-        {&Workspace::normed_, &RowBuffers::normed},       {&Workspace::q_, &RowBuffers::q},
-        {&Workspace::k_, &RowBuffers::k},                 {&Workspace::v_, &RowBuffers::v},
-        {&Workspace::attended_, &RowBuffers::attended},   {&Workspace::gate_, &RowBuffers::gate},
-        {&Workspace::up_, &RowBuffers::up},               {&Workspace::activated_, &RowBuffers::activated},
-        {&Workspace::stats_, &RowBuffers::stats},         {&Workspace::hidden_scratch_, &RowBuffers::hidden_scratch},
-        {&Workspace::positions_, &RowBuffers::positions}, {&Workspace::row_indices_, &RowBuffers::row_indices},
-        {&Workspace::row_weights_, &RowBuffers::row_weights}};
-    // Free the old buffers first so the peak is the new size, not old + new.
-    for (const auto& [buffer, size] : kRowBuffers)
-        this->*buffer = DeviceBuffer();
-    for (const auto& [buffer, size] : kRowBuffers)
-        this->*buffer = DeviceBuffer(sizes.*size, what);
+    const size_t r = static_cast<size_t>(capacity);
+    const std::string what = "hidden rows for " + std::to_string(capacity) + " rows";
+    hidden_scratch_ = DeviceBuffer();
+    row_indices_ = DeviceBuffer();
+    hidden_scratch_ = DeviceBuffer(r * static_cast<size_t>(config_.dim) * sizeof(float), what);
+    row_indices_ = DeviceBuffer(r * sizeof(int32_t), what);
     rows_ = capacity;
+}
+
+void Workspace::reserve_probe_rows(int rows)
+{
+    const size_t r = static_cast<size_t>(std::max(rows, 0));
+    const size_t q_width = static_cast<size_t>(config_.n_heads) * static_cast<size_t>(config_.head_dim);
+    grow(probe_q_, r * q_width * sizeof(float), stream_, "the queries of probed rows");
+    grow(probe_stats_, r * static_cast<size_t>(config_.n_heads) * 2 * sizeof(float), stream_,
+         "the softmax statistics of probed rows");
+    grow(probe_weights_, r * sizeof(float), stream_, "the weights of probed rows");
 }
 
 void Workspace::reserve_entries(int entries)
@@ -106,9 +131,10 @@ DecodeScratch Workspace::decode_scratch() const
 size_t Workspace::bytes() const
 {
     size_t total = 0;
-    for (const DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &gate_, &up_, &activated_, &stats_,
-                                  &hidden_scratch_, &positions_, &row_indices_, &row_weights_, &probe_, &logits_,
-                                  &top_logits_, &decode_sequences_, &partial_stats_, &partial_out_, &decode_scores_})
+    for (const DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_,
+                                  &activated_, &hidden_scratch_, &row_indices_, &probe_q_, &probe_stats_,
+                                  &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_,
+                                  &partial_stats_, &partial_out_, &decode_scores_})
         total += b->bytes();
     return total;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The activation buffers one layer step needs, sized for the largest number of rows seen so
-// far (decode steps reuse them without allocating; a longer prompt grows them once). Sizes and
-// growth follow backend/step_memory.h, which planners use to count this memory in advance.
+// far (decode steps reuse them without allocating; a longer prompt grows them once). A layer
+// runs a step's rows in chunks, so most buffers hold one chunk; sizes and growth follow
+// backend/step_memory.h, which planners use to count this memory in advance.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,12 +16,17 @@ namespace pyramid::cuda {
 
 class Workspace {
 public:
-    // layout.ffn_chunk_rows: the most rows the feed-forward half runs at once (its buffers are
-    // the widest; a long prompt would otherwise need them for every row at the same time).
+    // layout.chunk_rows: the most rows a layer runs at once (a long prompt would otherwise need
+    // its activations for every row at the same time).
     Workspace(const ModelConfig& config, const StepBufferLayout& layout, cudaStream_t stream);
 
-    // Room for `rows` rows; synchronizes the stream before replacing buffers in use.
+    // Each synchronizes the stream before replacing buffers in use.
+    // Room for a chunk of `rows` rows (at most chunk_rows()).
+    void reserve_chunk(int rows);
+    // Room for all `rows` rows of a step: gathered hidden rows and their indices.
     void reserve_rows(int rows);
+    // Room for the queries, softmax statistics and weights of `rows` probed rows.
+    void reserve_probe_rows(int rows);
     // Room for probe scores over `entries` cache entries (all sequences of a step together).
     void reserve_entries(int entries);
     // Room for the logits of `rows` rows.
@@ -31,21 +37,25 @@ public:
     // probe scores.
     void reserve_decode(const DecodeLayout& layout);
 
-    // [rows, dim] in the precision: norm outputs, the input of the next projection.
-    void* normed() const { return normed_.data(); }
+    int chunk_rows() const { return layout_.chunk_rows; }
+    // A chunk's rows:
+    void* normed() const { return normed_.data(); }      // [rows, dim] in the precision: the next projection's input
     float* q() const { return q_.as<float>(); }          // [rows, n_heads * head_dim]
     float* k() const { return k_.as<float>(); }          // [rows, kv_dim]
     float* v() const { return v_.as<float>(); }          // [rows, kv_dim]
     void* attended() const { return attended_.data(); }  // [rows, n_heads * head_dim] in the precision
-    int ffn_chunk_rows() const { return layout_.ffn_chunk_rows; }
-    float* gate() const { return gate_.as<float>(); }    // [min(rows, ffn_chunk_rows), ffn_dim]
-    float* up() const { return up_.as<float>(); }        // [min(rows, ffn_chunk_rows), ffn_dim]
-    void* activated() const { return activated_.data(); }  // [min(rows, ffn_chunk_rows), ffn_dim] in the precision
     float* stats() const { return stats_.as<float>(); }  // [rows, n_heads, 2]
+    int32_t* positions() const { return positions_.as<int32_t>(); }  // [rows]
+    float* gate() const { return gate_.as<float>(); }    // [rows, ffn_dim]
+    float* up() const { return up_.as<float>(); }        // [rows, ffn_dim]
+    void* activated() const { return activated_.data(); }  // [rows, ffn_dim] in the precision
+    // A step's rows:
     float* hidden_scratch() const { return hidden_scratch_.as<float>(); }  // [rows, dim]
-    int32_t* positions() const { return positions_.as<int32_t>(); }        // [rows]
     int32_t* row_indices() const { return row_indices_.as<int32_t>(); }    // [rows]
-    float* row_weights() const { return row_weights_.as<float>(); }        // [rows]
+    // Probed rows:
+    float* probe_q() const { return probe_q_.as<float>(); }              // [rows, n_heads * head_dim]
+    float* probe_stats() const { return probe_stats_.as<float>(); }      // [rows, n_heads, 2]
+    float* probe_weights() const { return probe_weights_.as<float>(); }  // [rows]
     float* probe() const { return probe_.as<float>(); }    // [entries]
     float* logits() const { return logits_.as<float>(); }  // [logit rows, n_vocab]
     // [entries] ids, then [entries] values as float32: both come down in one copy.
@@ -59,10 +69,13 @@ private:
     const ModelConfig& config_;
     StepBufferLayout layout_;
     cudaStream_t stream_;
+    int chunk_rows_ = 0;
     int rows_ = 0;
     int logit_rows_ = 0;
-    DeviceBuffer normed_, q_, k_, v_, attended_, gate_, up_, activated_, stats_, hidden_scratch_;
-    DeviceBuffer positions_, row_indices_, row_weights_, probe_, logits_, top_logits_;
+    DeviceBuffer normed_, q_, k_, v_, attended_, stats_, positions_, gate_, up_, activated_;
+    DeviceBuffer hidden_scratch_, row_indices_;
+    DeviceBuffer probe_q_, probe_stats_, probe_weights_;
+    DeviceBuffer probe_, logits_, top_logits_;
     DeviceBuffer decode_sequences_, partial_stats_, partial_out_, decode_scores_;
 };
 

@@ -20,6 +20,19 @@ KvBudget plan_kv_budget(size_t free, const std::function<size_t(const StepExtent
                                                       static_cast<long long>(n) * workload.prompt_len);
         return static_cast<int>(std::max<long long>({prompts, workload.prompt_len, length}));
     };
+    // The rows the policies' probes read in that step: each admitted prompt's, or the
+    // preempted sequence's.
+    int prompt_probe = 0, length_probe = 0;
+    for (const CompressionConfig& config : configs) {
+        prompt_probe = std::max(prompt_probe, prefill_probe_rows(config, n_layers, workload.prompt_len));
+        length_probe = std::max(length_probe, prefill_probe_rows(config, n_layers, length));
+    }
+    const auto extent_for = [&](int n, int sequences) {
+        const int prompts = std::max(1, std::min(n, workload.max_prompt_tokens / std::max(workload.prompt_len, 1)));
+        const int rows = rows_for(n);
+        const long long probed = std::max<long long>(static_cast<long long>(prompts) * prompt_probe, length_probe);
+        return StepExtent{rows, sequences, length, static_cast<int>(std::min<long long>(probed, rows))};
+    };
 
     // The fewest KV bytes a running sequence holds, under the most frugal policy: with this
     // little each, the most sequences share the budget.
@@ -29,12 +42,13 @@ KvBudget plan_kv_budget(size_t free, const std::function<size_t(const StepExtent
         const size_t bytes = static_cast<size_t>(std::max(f.least, 1)) * kv_entry_bytes;
         smallest = smallest == 0 ? bytes : std::min(smallest, bytes);
     }
-    // The fewest sequences to plan steps of `rows` for. Step memory is fixed + n * each; the
-    // budget left then holds floor((free - fixed - n * each) / smallest) sequences, which is at
-    // most n from the first n with (n + 1) * smallest + n * each > free - fixed.
-    const auto safe_for = [&](int rows) {
-        const size_t one = step_memory(StepExtent{rows, 1, length});
-        const size_t each = step_memory(StepExtent{rows, 2, length}) - one;
+    // With the prompt steps of n sequences, the fewest sequences to plan for. Step memory is
+    // fixed + k * each for k sequences; the budget left then holds
+    // floor((free - fixed - k * each) / smallest) of them, which is at most k from the first k
+    // with (k + 1) * smallest + k * each > free - fixed.
+    const auto safe_for = [&](int n) {
+        const size_t one = step_memory(extent_for(n, 1));
+        const size_t each = step_memory(extent_for(n, 2)) - one;
         const size_t fixed = one - each;
         if (free <= fixed + smallest)
             return 1;
@@ -46,7 +60,7 @@ KvBudget plan_kv_budget(size_t free, const std::function<size_t(const StepExtent
     int low = 1, high = most;
     while (low < high) {
         const int mid = low + (high - low) / 2;
-        if (mid >= safe_for(rows_for(mid)))
+        if (mid >= safe_for(mid))
             high = mid;
         else
             low = mid + 1;
@@ -54,7 +68,7 @@ KvBudget plan_kv_budget(size_t free, const std::function<size_t(const StepExtent
 
     KvBudget budget;
     budget.free = free;
-    budget.extent = StepExtent{rows_for(low), low, length};
+    budget.extent = extent_for(low, low);
     budget.step_memory = step_memory(budget.extent);
     budget.kv_bytes = free > budget.step_memory ? free - budget.step_memory : 0;
     return budget;

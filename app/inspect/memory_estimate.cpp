@@ -63,7 +63,7 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
     return e;
 }
 
-CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
+CudaScratch estimate_cuda_scratch(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
 {
     const StepBufferLayout fp16;
     // The matrices the projections read: the output one (the token table when tied) and the layers'.
@@ -81,7 +81,8 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
     s.dequant = dequant_scratch_bytes(quantized, fp16.element_bytes);
     s.cublas = cublas_workspace_bytes(9);
     const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
-    s.steps = step_memory(w.config, fp16, StepExtent{prompt_tokens, 1, prompt_tokens}, kv_entry_bytes).total();
+    const int probe_rows = prefill_probe_rows(config, w.config.n_layers, prompt_tokens);
+    s.steps = step_memory(w.config, fp16, StepExtent{prompt_tokens, 1, prompt_tokens, probe_rows}, kv_entry_bytes).total();
     return s;
 }
 
@@ -93,7 +94,7 @@ size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config,
     for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
         blocks += (static_cast<size_t>(entries) + block - 1) / block;
     const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
-    return weight_memory(w).cuda_fp16_bytes + estimate_cuda_scratch(w, prompt_tokens).total() +
+    return weight_memory(w).cuda_fp16_bytes + estimate_cuda_scratch(w, config, prompt_tokens).total() +
            blocks * block * kv_entry_bytes;
 }
 

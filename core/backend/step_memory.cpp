@@ -5,38 +5,47 @@
 
 namespace pyramid {
 
-size_t RowBuffers::total() const
+size_t ChunkBuffers::total() const
 {
-    return normed + q + k + v + attended + gate + up + activated + stats + hidden_scratch + positions + row_indices +
-           row_weights;
+    return normed + q + k + v + attended + stats + positions + gate + up + activated;
 }
 
-RowBuffers row_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows)
+ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows)
 {
     const size_t r = static_cast<size_t>(std::max(rows, 0));
     const size_t e = layout.element_bytes;
     const size_t q_width = static_cast<size_t>(config.n_heads) * static_cast<size_t>(config.head_dim);
     const size_t kv = static_cast<size_t>(config.kv_dim());
     const size_t dim = static_cast<size_t>(config.dim), ffn = static_cast<size_t>(config.ffn_dim);
-    const size_t ffn_rows = std::min(r, static_cast<size_t>(std::max(layout.ffn_chunk_rows, 1)));
-    RowBuffers b;
+    ChunkBuffers b;
     b.normed = r * dim * e;
     b.q = r * q_width * sizeof(float);
     b.k = r * kv * sizeof(float);
     b.v = r * kv * sizeof(float);
     b.attended = r * q_width * e;
-    b.gate = ffn_rows * ffn * sizeof(float);
-    b.up = ffn_rows * ffn * sizeof(float);
-    b.activated = ffn_rows * ffn * e;
     b.stats = r * static_cast<size_t>(config.n_heads) * 2 * sizeof(float);
-    b.hidden_scratch = r * dim * sizeof(float);
-    b.positions = b.row_indices = b.row_weights = r * 4;
+    b.positions = r * sizeof(int32_t);
+    b.gate = r * ffn * sizeof(float);
+    b.up = r * ffn * sizeof(float);
+    b.activated = r * ffn * e;
     return b;
 }
 
-int grown_row_capacity(int held, int rows, int context_length)
+size_t step_row_bytes(const ModelConfig& config, int rows)
 {
-    return std::max(rows, std::min(2 * held, std::max(rows, context_length)));
+    return static_cast<size_t>(std::max(rows, 0)) * (static_cast<size_t>(config.dim) * sizeof(float) + sizeof(int32_t));
+}
+
+size_t probe_row_bytes(const ModelConfig& config, int rows)
+{
+    const size_t q_width = static_cast<size_t>(config.n_heads) * static_cast<size_t>(config.head_dim);
+    return static_cast<size_t>(std::max(rows, 0)) *
+           ((q_width + 2 * static_cast<size_t>(config.n_heads) + 1) * sizeof(float));
+}
+
+int grown_row_capacity(int held, int rows, int limit)
+{
+    return std::max(rows, std::min(2 * held, std::max(rows, limit)));
 }
 
 size_t StepMemory::total() const
@@ -58,9 +67,14 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     constexpr size_t kGrowth = 2;
 
     StepMemory m;
-    // The worst case holds one row fewer than the step, so growth doubles as far as it may.
-    const int capacity = grown_row_capacity(static_cast<int>(rows) - 1, static_cast<int>(rows), config.context_length);
-    m.row_buffers = row_buffers(config, layout, capacity).total();
+    // The worst case holds one row fewer than needed, so growth doubles as far as it may.
+    // A decode step's logits gather one row per sequence.
+    const int step_rows = static_cast<int>(std::max(rows, sequences));
+    const int chunk = std::min(step_rows, std::max(layout.chunk_rows, 1));
+    const int probe_rows = extent.probe_rows < 0 ? step_rows : std::min(extent.probe_rows, step_rows);
+    m.row_buffers = chunk_buffers(config, layout, grown_row_capacity(chunk - 1, chunk, layout.chunk_rows)).total() +
+                    step_row_bytes(config, grown_row_capacity(step_rows - 1, step_rows, config.context_length)) +
+                    kGrowth * probe_row_bytes(config, probe_rows);
     m.hidden_states = (1 + static_cast<size_t>(std::max(layout.hidden_spares, 0))) * rows *
                       static_cast<size_t>(config.dim) * sizeof(float);
     // A device selection of a row's highest logits holds an id and a value for each.

@@ -14,7 +14,7 @@ namespace pyramid {
 // How a GPU backend lays out its step buffers (the CUDA backend's defaults).
 struct StepBufferLayout {
     size_t element_bytes = 2;         // precision of norm and attention outputs (fp16 2, fp32 4)
-    int ffn_chunk_rows = 512;         // the most rows the feed-forward half runs at once
+    int chunk_rows = 512;             // the most rows a layer's projections, attention and feed-forward run at once
     int decode_split_entries = 128;   // cache entries per split of batched decode attention
     int hidden_spares = 2;            // hidden-state buffers kept for reuse: a prompt's and a decode step's
     int kv_block_entries = 16;        // cache entries per KV pool block
@@ -24,39 +24,47 @@ struct StepBufferLayout {
 // The most bytes the CUDA backend's descriptor of one decoding sequence takes.
 inline constexpr size_t kMaxDecodeDescriptorBytes = 64;
 
-// The buffers sized by a step's rows, in bytes.
-struct RowBuffers {
+// The buffers of the rows a layer runs at once (one chunk of a step), in bytes.
+struct ChunkBuffers {
     size_t normed = 0;          // [rows, dim], element_bytes
     size_t q = 0;               // [rows, n_heads * head_dim], float
     size_t k = 0, v = 0;        // [rows, kv_dim], float
     size_t attended = 0;        // [rows, n_heads * head_dim], element_bytes
-    size_t gate = 0, up = 0;    // [min(rows, ffn_chunk_rows), ffn_dim], float
-    size_t activated = 0;       // [min(rows, ffn_chunk_rows), ffn_dim], element_bytes
     size_t stats = 0;           // [rows, n_heads, 2], float: softmax statistics
-    size_t hidden_scratch = 0;  // [rows, dim], float: where gathered rows go
-    size_t positions = 0, row_indices = 0, row_weights = 0;  // [rows] 32-bit
+    size_t positions = 0;       // [rows], 32-bit
+    size_t gate = 0, up = 0;    // [rows, ffn_dim], float
+    size_t activated = 0;       // [rows, ffn_dim], element_bytes
 
     size_t total() const;
 };
+ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
 
-RowBuffers row_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
+// The buffers of all rows of a step: hidden rows gathered side by side (float [rows, dim])
+// and their 32-bit indices.
+size_t step_row_bytes(const ModelConfig& config, int rows);
 
-// The rows a workspace holding `held` rows is resized to for a step of `rows` (> held): at
-// least double, so a prompt that grows step by step does not reallocate every time, but never
-// past the context length unless one step alone needs more.
-int grown_row_capacity(int held, int rows, int context_length);
+// The buffers of the rows a probe reads, kept to the end of the layer (the probe needs every
+// entry stored): their queries (float), softmax statistics (float [n_heads, 2]) and weights.
+size_t probe_row_bytes(const ModelConfig& config, int rows);
+
+// The rows a buffer holding `held` rows is resized to for `rows` (> held): at least double,
+// so a prompt that grows step by step does not reallocate every time, but never past `limit`
+// unless one step alone needs more.
+int grown_row_capacity(int held, int rows, int limit);
 
 // The largest step a planner expects.
 struct StepExtent {
     int rows = 1;             // rows of one step: every prompt admitted in it together
     int sequences = 1;        // sequences running together (decode steps, logits)
     int sequence_length = 0;  // the most tokens one sequence holds (0: the model's context length)
+    int probe_rows = -1;      // the most rows the step's probes read, all sequences together
+                              // (policies say it: prefill_probe_rows); -1: every row
 };
 
 // An upper bound, per part, of what steps up to `extent` make the backend allocate, growth
 // rounding included.
 struct StepMemory {
-    size_t row_buffers = 0;    // at the capacity grown_row_capacity reaches
+    size_t row_buffers = 0;    // chunk, step and probe rows, at the capacity their growth reaches
     size_t hidden_states = 0;  // float [rows, dim]: the step's and the spares kept for reuse
     size_t logits = 0;         // float [sequences, n_vocab] and the highest of them, doubled by growth
     size_t attention = 0;      // probe scores, batched decode partials and descriptors of sequences at

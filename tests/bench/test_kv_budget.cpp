@@ -66,9 +66,22 @@ private slots:
         QCOMPARE(b.step_memory, step(b.extent));
         QCOMPARE(b.kv_bytes + b.step_memory, free);
         QCOMPARE(b.extent.sequence_length, prompt + generated);
-        // The planned sequences' prompts admitted together, or one preempted sequence back as one prompt.
+        // The planned sequences' prompts admitted together, or one preempted sequence back as
+        // one prompt; the rows their probes read.
+        int prompt_probe = 0, length_probe = 0;
+        for (const CompressionConfig& c : configs) {
+            prompt_probe = std::max(prompt_probe, prefill_probe_rows(c, config_.n_layers, prompt));
+            length_probe = std::max(length_probe, prefill_probe_rows(c, config_.n_layers, prompt + generated));
+        }
+        const auto extent_of = [&](int n) {
+            const int rows = std::max(std::min(w.max_prompt_tokens, n * prompt), prompt + generated);
+            const int prompts = std::max(1, std::min(n, w.max_prompt_tokens / prompt));
+            return StepExtent{rows, n, prompt + generated, std::min(rows, std::max(prompts * prompt_probe, length_probe))};
+        };
         const int n = b.extent.sequences;
-        QCOMPARE(b.extent.rows, std::max(std::min(w.max_prompt_tokens, n * prompt), prompt + generated));
+        QCOMPARE(b.extent.rows, extent_of(n).rows);
+        QCOMPARE(b.extent.probe_rows, extent_of(n).probe_rows);
+        QVERIFY(b.extent.probe_rows > 0);  // PyramidInfer and H2O probe
         QVERIFY(b.extent.sequences >= 1 && b.extent.sequences <= most);
         // The most sequences the scheduler can hold at once: each holds at least its
         // footprint's least, under the most frugal policy.
@@ -79,11 +92,8 @@ private slots:
         QVERIFY2(b.extent.sequences == most || holds(b.kv_bytes) <= b.extent.sequences,
                  qPrintable(QString("%1 sequences fit, planned for %2").arg(holds(b.kv_bytes)).arg(b.extent.sequences)));
         // And no fewer would have been safe, with their own (no longer) prompt steps.
-        if (b.extent.sequences > 1) {
-            const int fewer = n - 1;
-            const int rows = std::max(std::min(w.max_prompt_tokens, fewer * prompt), prompt + generated);
-            QVERIFY(holds(free - step({rows, fewer, b.extent.sequence_length})) > fewer);
-        }
+        if (n > 1)
+            QVERIFY(holds(free - step(extent_of(n - 1))) > n - 1);
     }
 
     void prompt_rows_follow_admission()

@@ -27,6 +27,7 @@
 #include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
+#include "kv/kv_footprint.h"
 #include "gpu_test.h"
 #include "model/model_loader.h"
 #include "top_logits_ops.h"
@@ -267,20 +268,66 @@ void batch_of_16_equals_one_by_one()
     }
 }
 
-// The feed-forward half in chunks of 7 rows (CudaBackendOptions::ffn_chunk_rows) gives what
-// one pass over all rows gives: prompts of 150 and 33 rows, chunk boundaries inside both.
-void ffn_chunks_do_not_change_results()
+// A layer's rows in chunks of 7 (CudaBackendOptions::chunk_rows) give what one pass over all
+// rows gives, fp32: every golden file exactly (the probes of PyramidInfer's recent window and
+// H2O's every row read rows of many chunks); prompts of 150 and 33 rows under the full cache,
+// PyramidInfer and H2O, then a decode step, against the unchunked backend; and a batch of ten
+// prompts (chunk boundaries inside and between them) decoding together, ten rows in two chunks.
+void chunks_do_not_change_results()
 {
     cuda::CudaBackendOptions options{Precision::Fp32};
-    options.ffn_chunk_rows = 7;
+    options.chunk_rows = 7;
     cuda::CudaBackend chunked(weights(), options);
-    const std::vector<int32_t>& tokens = golden("full_cache").prompt_tokens;
-    for (size_t length : {size_t(150), size_t(33)}) {
-        const std::vector<int32_t> prompt(tokens.begin(), tokens.begin() + static_cast<ptrdiff_t>(length));
-        InferenceSession a(chunked, CompressionConfig::full_cache()), b(gpu(Precision::Fp32), CompressionConfig::full_cache());
-        check_logits("chunked prefill of " + std::to_string(length), a.prefill(prompt), b.prefill(prompt), kFp32Tolerance);
-        check_logits("chunked decode after " + std::to_string(length), a.decode(prompt[1]), b.decode(prompt[1]), kFp32Tolerance);
+    for (const char* name : kGoldenCases) {
+        const ReplayRecord expected = golden(name);
+        for (const std::string& d : compare_replay(expected, run_replay(chunked, expected), kFp32Tolerance))
+            fail(std::string("chunked ") + name + ": " + d);
     }
+
+    const ReplayRecord c = golden("reference_defaults");
+    CompressionConfig h2o = c.config;
+    h2o.policy = CompressionPolicyKind::H2O;
+    const CompressionConfig configs[] = {CompressionConfig::full_cache(), c.config, h2o};
+    for (size_t length : {size_t(150), size_t(33)})
+        for (const CompressionConfig& config : configs) {
+            const std::vector<int32_t> prompt(c.prompt_tokens.begin(),
+                                              c.prompt_tokens.begin() + static_cast<ptrdiff_t>(length));
+            InferenceSession a(chunked, config), b(gpu(Precision::Fp32), config);
+            const std::string what = to_string(config.policy) + " " + std::to_string(length);
+            check_logits("chunked prefill, " + what, a.prefill(prompt), b.prefill(prompt), kFp32Tolerance);
+            GPU_CHECK(a.cache().lengths() == b.cache().lengths(), "chunked lengths, " + what);
+            check_logits("chunked decode, " + what, a.decode(prompt[1]), b.decode(prompt[1]), kFp32Tolerance);
+        }
+
+    std::vector<std::vector<int32_t>> prompts;
+    std::vector<std::unique_ptr<InferenceSession>> a, b;
+    for (int i = 0; i < 10; ++i) {
+        const size_t begin = static_cast<size_t>(i * 11) % 50, length = 2 + static_cast<size_t>(i * 17) % 40;
+        prompts.emplace_back(c.prompt_tokens.begin() + static_cast<ptrdiff_t>(begin),
+                             c.prompt_tokens.begin() + static_cast<ptrdiff_t>(begin + length));
+        a.push_back(std::make_unique<InferenceSession>(chunked, configs[i % 3]));
+        b.push_back(std::make_unique<InferenceSession>(gpu(Precision::Fp32), configs[i % 3]));
+    }
+    const auto batch = [&](std::vector<std::unique_ptr<InferenceSession>>& sessions) {
+        std::vector<InferenceSession*> pointers;
+        std::vector<std::span<const int32_t>> inputs;
+        for (size_t i = 0; i < sessions.size(); ++i) {
+            pointers.push_back(sessions[i].get());
+            inputs.emplace_back(prompts[i]);
+        }
+        std::vector<std::vector<float>> logits = InferenceSession::extend_batch(pointers, inputs);
+        std::vector<int32_t> next;
+        for (const std::vector<float>& row : logits)
+            next.push_back(Sampler::argmax(row));
+        const std::vector<std::vector<float>> decoded = InferenceSession::decode_batch(pointers, next);
+        logits.insert(logits.end(), decoded.begin(), decoded.end());
+        return logits;
+    };
+    const auto chunked_logits = batch(a), whole_logits = batch(b);
+    for (size_t i = 0; i < chunked_logits.size(); ++i)
+        check_logits("chunked batch, row " + std::to_string(i), chunked_logits[i], whole_logits[i], kFp32Tolerance);
+    for (size_t i = 0; i < a.size(); ++i)
+        GPU_CHECK(a[i]->cache().lengths() == b[i]->cache().lengths(), "chunked batch lengths " + std::to_string(i));
 }
 
 void multi_turn_extend_and_make_room()
@@ -393,7 +440,7 @@ void step_memory_bounds_a_batched_run()
     const size_t used_before = used(), pool_before = b.kv_pool().bytes_reserved();
 
     BatchScheduler scheduler(b, {5, 0, 8192});
-    int rows = 0, longest = 0;
+    int rows = 0, longest = 0, probe_rows = 0;
     constexpr int kNewTokens = 24;
     for (int i = 0; i < 5; ++i) {
         BatchRequest r;
@@ -403,6 +450,7 @@ void step_memory_bounds_a_batched_run()
         r.max_new_tokens = kNewTokens;
         r.compression = i % 2 ? c.config : CompressionConfig::full_cache();
         rows += static_cast<int>(r.prompt.size());
+        probe_rows += prefill_probe_rows(r.compression, b.config().n_layers, static_cast<int>(r.prompt.size()));
         longest = std::max(longest, static_cast<int>(r.prompt.size()) + kNewTokens);
         scheduler.submit(std::move(r));
     }
@@ -411,11 +459,13 @@ void step_memory_bounds_a_batched_run()
             GPU_CHECK(e.reason != FinishReason::Error, e.error);
 
     const size_t grown = used() - used_before - (b.kv_pool().bytes_reserved() - pool_before);
-    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest});
+    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest, probe_rows});
     const bool emulated = b.info().device.find("emulation") != std::string::npos;
     const size_t rounding = emulated ? 30 * 256 : 30 * (size_t(2) << 20);
     const StepBufferLayout fp16;
-    const size_t row_growth = row_buffers(b.config(), fp16, rows).total() - row_buffers(b.config(), fp16, 64).total();
+    const size_t row_growth = step_row_bytes(b.config(), rows) - step_row_bytes(b.config(), 64) +
+                              chunk_buffers(b.config(), fp16, std::min(rows, fp16.chunk_rows)).total() -
+                              chunk_buffers(b.config(), fp16, 64).total();
     std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
                 grown, bound, row_growth);
     GPU_CHECK(grown <= bound + rounding, std::to_string(grown) + " > " + std::to_string(bound));
@@ -537,7 +587,7 @@ int main(int argc, char** argv)
                        {"golden_replay_fp16", golden_replay_fp16},
                        {"sessions_share_the_backend", sessions_share_the_backend},
                        {"batch_of_16_equals_one_by_one", batch_of_16_equals_one_by_one},
-                       {"ffn_chunks_do_not_change_results", ffn_chunks_do_not_change_results},
+                       {"chunks_do_not_change_results", chunks_do_not_change_results},
                        {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
                        {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
                        {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},

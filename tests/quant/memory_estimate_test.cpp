@@ -1,7 +1,8 @@
 // pyramid-inspect's answer to "how long a prompt fits my GPU" (memory_estimate.h) on the
-// kquants models: the longest prompt is the last length whose memory fits, PyramidInfer's is
-// never shorter than the full cache's, more memory never gives a shorter prompt, and the parts
-// add up as the CUDA backend counts them.
+// kquants models: the longest prompt is the last length whose memory fits, more memory never
+// gives a shorter prompt, and the parts add up as the CUDA backend counts them. (PyramidInfer's
+// is not always the longer one: its probe keeps its recent window's queries, which on these
+// 4-layer models can outweigh the little KV cache it saves at short prompts.)
 #include <QtTest>
 
 #include "kv/kv_footprint.h"
@@ -33,12 +34,16 @@ private slots:
         // The parts: weights, scratch and the KV cache in 16-entry blocks per layer.
         const int n = 1000;
         const size_t entry = static_cast<size_t>(w.config.kv_dim()) * 2 * 2;
-        const size_t fixed = weight_memory(w).cuda_fp16_bytes + estimate_cuda_scratch(w, n).total();
-        QCOMPARE(cuda_prompt_bytes(w, full, n), fixed + size_t(w.config.n_layers) * 1008 * entry);
+        const size_t weights = weight_memory(w).cuda_fp16_bytes;
+        QCOMPARE(cuda_prompt_bytes(w, full, n),
+                 weights + estimate_cuda_scratch(w, full, n).total() + size_t(w.config.n_layers) * 1008 * entry);
         size_t pyramid_blocks = 0;
         for (int entries : plan_kv_footprint(pyramid, w.config.n_layers, n, 0).after_prefill)
             pyramid_blocks += static_cast<size_t>(entries + 15) / 16;
-        QCOMPARE(cuda_prompt_bytes(w, pyramid, n), fixed + pyramid_blocks * 16 * entry);
+        QCOMPARE(cuda_prompt_bytes(w, pyramid, n),
+                 weights + estimate_cuda_scratch(w, pyramid, n).total() + pyramid_blocks * 16 * entry);
+        // PyramidInfer's probe keeps its recent window's queries; the full cache keeps none.
+        QVERIFY(estimate_cuda_scratch(w, pyramid, n).steps > estimate_cuda_scratch(w, full, n).steps);
 
         int previous_full = 0, previous_pyramid = 0;
         const size_t least = cuda_prompt_bytes(w, full, 1);
@@ -53,7 +58,6 @@ private slots:
                     QVERIFY(cuda_prompt_bytes(w, *config, longest + 1) > memory);
             }
             const int f = longest_prompt(w, full, memory), p = longest_prompt(w, pyramid, memory);
-            QVERIFY2(p >= f, qPrintable(QString("%1 bytes: PyramidInfer %2 < full %3").arg(memory).arg(p).arg(f)));
             QVERIFY(f >= previous_full && p >= previous_pyramid);
             previous_full = f;
             previous_pyramid = p;
