@@ -48,10 +48,19 @@ packages=(
   libssl-dev libssl3
 )
 
+# Keeps a folder of this script's out of git's view in this checkout only (a checkout may have
+# no .git/info yet).
+ignore_locally() {
+  local exclude
+  exclude=$(git -C "$root" rev-parse --git-path info/exclude)
+  [[ $exclude = /* ]] || exclude="$root/$exclude"
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx "$1" "$exclude" 2>/dev/null || echo "$1" >>"$exclude"
+}
 # Test data the GPU tests read, into .gpu-run/shared.
 copy_shared() {
   local shared=${PYRAMID_SHARED_DIR:-"$root/../shared"}
-  grep -qx '/.gpu-run/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-run/' >>"$root/.git/info/exclude"
+  ignore_locally /.gpu-run/
   rm -rf "$stash"
   mkdir -p "$stash/shared/models/kquants" "$stash/shared/golden"
   cp "$shared/models/stories260K.gguf" "$stash/shared/models/"
@@ -71,7 +80,7 @@ staged_targets=(kernels/libpyramid_cuda.so tests/gpu/test_gpu_kernels tests/gpu/
 
 stage() {
   local build_dir="$root/.gpu-build"
-  grep -qx '/.gpu-build/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu-build/' >>"$root/.git/info/exclude"
+  ignore_locally /.gpu-build/
   copy_shared
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
     -DPYRAMID_CUDA_EMULATION=OFF -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
