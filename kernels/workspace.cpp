@@ -70,23 +70,21 @@ void Workspace::reserve_rows(int rows)
         return;
     check(cudaStreamSynchronize(stream_), "workspace growth");
     const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
-    const size_t r = static_cast<size_t>(capacity);
+    const StepRowBuffers sizes = step_row_buffers(config_, capacity);
     const std::string what = "hidden rows for " + std::to_string(capacity) + " rows";
     hidden_scratch_ = DeviceBuffer();
     row_indices_ = DeviceBuffer();
-    hidden_scratch_ = DeviceBuffer(r * static_cast<size_t>(config_.dim) * sizeof(float), what);
-    row_indices_ = DeviceBuffer(r * sizeof(int32_t), what);
+    hidden_scratch_ = DeviceBuffer(sizes.hidden_scratch, what);
+    row_indices_ = DeviceBuffer(sizes.row_indices, what);
     rows_ = capacity;
 }
 
 void Workspace::reserve_probe_rows(int rows)
 {
-    const size_t r = static_cast<size_t>(std::max(rows, 0));
-    const size_t q_width = static_cast<size_t>(config_.n_heads) * static_cast<size_t>(config_.head_dim);
-    grow(probe_q_, r * q_width * sizeof(float), stream_, "the queries of probed rows");
-    grow(probe_stats_, r * static_cast<size_t>(config_.n_heads) * 2 * sizeof(float), stream_,
-         "the softmax statistics of probed rows");
-    grow(probe_weights_, r * sizeof(float), stream_, "the weights of probed rows");
+    const ProbeRowBuffers sizes = probe_row_buffers(config_, rows);
+    grow(probe_q_, sizes.q, stream_, "the queries of probed rows");
+    grow(probe_stats_, sizes.stats, stream_, "the softmax statistics of probed rows");
+    grow(probe_weights_, sizes.weights, stream_, "the weights of probed rows");
 }
 
 void Workspace::reserve_entries(int entries)

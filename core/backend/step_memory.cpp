@@ -31,16 +31,17 @@ ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& la
     return b;
 }
 
-size_t step_row_bytes(const ModelConfig& config, int rows)
+StepRowBuffers step_row_buffers(const ModelConfig& config, int rows)
 {
-    return static_cast<size_t>(std::max(rows, 0)) * (static_cast<size_t>(config.dim) * sizeof(float) + sizeof(int32_t));
+    const size_t r = static_cast<size_t>(std::max(rows, 0));
+    return {r * static_cast<size_t>(config.dim) * sizeof(float), r * sizeof(int32_t)};
 }
 
-size_t probe_row_bytes(const ModelConfig& config, int rows)
+ProbeRowBuffers probe_row_buffers(const ModelConfig& config, int rows)
 {
+    const size_t r = static_cast<size_t>(std::max(rows, 0));
     const size_t q_width = static_cast<size_t>(config.n_heads) * static_cast<size_t>(config.head_dim);
-    return static_cast<size_t>(std::max(rows, 0)) *
-           ((q_width + 2 * static_cast<size_t>(config.n_heads) + 1) * sizeof(float));
+    return {r * q_width * sizeof(float), r * static_cast<size_t>(config.n_heads) * 2 * sizeof(float), r * sizeof(float)};
 }
 
 int grown_row_capacity(int held, int rows, int limit)
@@ -73,8 +74,8 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     const int chunk = std::min(step_rows, std::max(layout.chunk_rows, 1));
     const int probe_rows = extent.probe_rows < 0 ? step_rows : std::min(extent.probe_rows, step_rows);
     m.row_buffers = chunk_buffers(config, layout, grown_row_capacity(chunk - 1, chunk, layout.chunk_rows)).total() +
-                    step_row_bytes(config, grown_row_capacity(step_rows - 1, step_rows, config.context_length)) +
-                    kGrowth * probe_row_bytes(config, probe_rows);
+                    step_row_buffers(config, grown_row_capacity(step_rows - 1, step_rows, config.context_length)).total() +
+                    kGrowth * probe_row_buffers(config, probe_rows).total();
     m.hidden_states = (1 + static_cast<size_t>(std::max(layout.hidden_spares, 0))) * rows *
                       static_cast<size_t>(config.dim) * sizeof(float);
     // A device selection of a row's highest logits holds an id and a value for each.

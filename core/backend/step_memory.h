@@ -39,13 +39,25 @@ struct ChunkBuffers {
 };
 ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
 
-// The buffers of all rows of a step: hidden rows gathered side by side (float [rows, dim])
-// and their 32-bit indices.
-size_t step_row_bytes(const ModelConfig& config, int rows);
+// The buffers of all rows of a step, in bytes.
+struct StepRowBuffers {
+    size_t hidden_scratch = 0;  // [rows, dim], float: hidden rows gathered side by side
+    size_t row_indices = 0;     // [rows], 32-bit
+
+    size_t total() const { return hidden_scratch + row_indices; }
+};
+StepRowBuffers step_row_buffers(const ModelConfig& config, int rows);
 
 // The buffers of the rows a probe reads, kept to the end of the layer (the probe needs every
-// entry stored): their queries (float), softmax statistics (float [n_heads, 2]) and weights.
-size_t probe_row_bytes(const ModelConfig& config, int rows);
+// entry stored), in bytes.
+struct ProbeRowBuffers {
+    size_t q = 0;        // [rows, n_heads * head_dim], float
+    size_t stats = 0;    // [rows, n_heads, 2], float: softmax statistics
+    size_t weights = 0;  // [rows], float
+
+    size_t total() const { return q + stats + weights; }
+};
+ProbeRowBuffers probe_row_buffers(const ModelConfig& config, int rows);
 
 // The rows a buffer holding `held` rows is resized to for `rows` (> held): at least double,
 // so a prompt that grows step by step does not reallocate every time, but never past `limit`
