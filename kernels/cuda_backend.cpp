@@ -226,7 +226,10 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     // Probe scores of all sequences share one buffer, one slice each, downloaded at once. A
     // prompt's probe needs every entry of the layer stored, so the queries and softmax
     // statistics of its probed rows wait in a slot of their own until the last chunk ran.
-    std::vector<int> slice(sequences.size(), -1), slot(sequences.size(), -1);
+    std::vector<int>& slice = probe_slices_;
+    std::vector<int>& slot = probe_slots_;
+    slice.assign(sequences.size(), -1);
+    slot.assign(sequences.size(), -1);
     int probe_entries = 0, probe_rows = 0;
     for (size_t i = 0; i < sequences.size(); ++i) {
         const SequenceRows& seq = sequences[i];

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "cuda_hidden_states.h"
@@ -100,6 +101,9 @@ private:
     std::unique_ptr<Workspace> workspace_;
     std::unique_ptr<HiddenBufferPool> hidden_pool_;
     std::unique_ptr<ProbeDownloads> probe_downloads_;
+    // Per sequence of a layer step: its slice of the probe scores and the slot of its probed
+    // rows (-1: none). Kept here so a decode step allocates nothing for them.
+    std::vector<int> probe_slices_, probe_slots_;
 };
 
 } // namespace pyramid::cuda
