@@ -46,6 +46,13 @@ std::vector<std::vector<int>> plan_lengths(const CompressionConfig& config, int 
     return plan;
 }
 
+// The prompt rows that enter `layer`: PyramidInfer drops tokens (rows) and keeps whatever
+// enters a layer; the baselines pass every row on and trim each layer's entries after it ran.
+int rows_entering(const CompressionConfig& config, const std::vector<int>& after_prefill, int layer, int n_tokens)
+{
+    return config.policy == CompressionPolicyKind::Pyramid ? after_prefill[static_cast<size_t>(layer)] : n_tokens;
+}
+
 } // namespace
 
 KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int n_tokens, int steps)
@@ -54,14 +61,10 @@ KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int
     KvFootprint f;
     f.after_prefill = plan.front();
     // While layer l runs, it holds every row that entered it before its own selection, the
-    // layers before it are already compressed and the ones after it still empty. PyramidInfer
-    // drops tokens (rows) and keeps whatever enters a layer; the baselines pass every row on
-    // and trim each layer's entries after it ran.
+    // layers before it are already compressed and the ones after it still empty.
     int before = 0;
     for (int l = 0; l < n_layers; ++l) {
-        const int entered = config.policy == CompressionPolicyKind::Pyramid ? f.after_prefill[static_cast<size_t>(l)]
-                                                                            : n_tokens;
-        f.prefill_peak = std::max(f.prefill_peak, before + entered);
+        f.prefill_peak = std::max(f.prefill_peak, before + rows_entering(config, f.after_prefill, l, n_tokens));
         before += f.after_prefill[static_cast<size_t>(l)];
     }
     // A decode step appends one entry to every layer before any layer compresses.
@@ -78,11 +81,10 @@ int prefill_probe_rows(const CompressionConfig& config, int n_layers, int n_toke
 {
     const std::unique_ptr<CompressionPolicy> policy = make_compression_policy(config, n_layers);
     policy->begin_prefill(n_tokens, 0);
-    const std::vector<std::vector<int>> plan = plan_lengths(config, n_layers, n_tokens, 0);
+    const std::vector<int> after_prefill = plan_lengths(config, n_layers, n_tokens, 0).front();
     int most = 0;
     for (int l = 0; l < n_layers; ++l) {
-        // The rows entering a layer: what the layers before kept (PyramidInfer drops rows).
-        const int rows = config.policy == CompressionPolicyKind::Pyramid ? plan.front()[static_cast<size_t>(l)] : n_tokens;
+        const int rows = rows_entering(config, after_prefill, l, n_tokens);
         if (const std::optional<AttentionProbe> probe = policy->prefill_probe(l, rows))
             most = std::max(most, rows - probe->first_row);
     }
