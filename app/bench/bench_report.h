@@ -7,7 +7,7 @@
 
 #include "bench_model.h"
 #include "bench_run.h"
-#include "kv_budget.h"
+#include "backend/step_memory.h"
 
 namespace pyramid::bench {
 

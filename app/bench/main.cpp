@@ -15,6 +15,7 @@
 #include "bench_model.h"
 #include "bench_report.h"
 #include "bench_run.h"
+#include "kv_budget.h"
 #include "engine_options.h"
 #include "model/model_shapes.h"
 #include "util/error.h"

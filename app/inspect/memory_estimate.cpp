@@ -63,6 +63,35 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
     return e;
 }
 
+namespace {
+
+size_t cuda_kv_entry_bytes(const ModelConfig& config)
+{
+    return static_cast<size_t>(config.kv_dim()) * 2 * StepBufferLayout{}.element_bytes;
+}
+
+// The step-memory bound of one prompt of prompt_tokens in one step, in fp16.
+size_t cuda_step_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+{
+    const int probe_rows = prefill_probe_rows(config, w.config.n_layers, prompt_tokens);
+    return step_memory(w.config, StepBufferLayout{}, StepExtent{prompt_tokens, 1, prompt_tokens, probe_rows},
+                       cuda_kv_entry_bytes(w.config))
+        .total();
+}
+
+// What cuda_prompt_bytes counts that depends on the prompt: the step's activations and the KV
+// cache in the pool's blocks.
+size_t cuda_prompt_dependent_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+{
+    const size_t block = static_cast<size_t>(StepBufferLayout{}.kv_block_entries);
+    size_t blocks = 0;
+    for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
+        blocks += (static_cast<size_t>(entries) + block - 1) / block;
+    return cuda_step_bytes(w, config, prompt_tokens) + blocks * block * cuda_kv_entry_bytes(w.config);
+}
+
+} // namespace
+
 CudaScratch estimate_cuda_scratch(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
 {
     const StepBufferLayout fp16;
@@ -80,31 +109,27 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, const CompressionConfig
     CudaScratch s;
     s.dequant = dequant_scratch_bytes(quantized, fp16.element_bytes);
     s.cublas = cublas_workspace_bytes(9);
-    const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
-    const int probe_rows = prefill_probe_rows(config, w.config.n_layers, prompt_tokens);
-    s.steps = step_memory(w.config, fp16, StepExtent{prompt_tokens, 1, prompt_tokens, probe_rows}, kv_entry_bytes).total();
+    s.steps = cuda_step_bytes(w, config, prompt_tokens);
     return s;
 }
 
 size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
 {
-    const StepBufferLayout fp16;
-    const size_t block = static_cast<size_t>(fp16.kv_block_entries);
-    size_t blocks = 0;
-    for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
-        blocks += (static_cast<size_t>(entries) + block - 1) / block;
-    const size_t kv_entry_bytes = static_cast<size_t>(w.config.kv_dim()) * 2 * fp16.element_bytes;
-    return weight_memory(w).cuda_fp16_bytes + estimate_cuda_scratch(w, config, prompt_tokens).total() +
-           blocks * block * kv_entry_bytes;
+    const CudaScratch scratch = estimate_cuda_scratch(w, config, prompt_tokens);
+    return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas +
+           cuda_prompt_dependent_bytes(w, config, prompt_tokens);
 }
 
 int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory)
 {
-    // Longer prompts need more of every part, so the lengths that fit are 1..n.
+    // Weights, dequantization tiles and the cuBLAS workspace do not depend on the prompt.
+    const CudaScratch scratch = estimate_cuda_scratch(w, config, 1);
+    const size_t fixed = weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
+    // Longer prompts need more of every other part, so the lengths that fit are 1..n.
     int fits = 0, too_long = w.config.context_length + 1;
     while (too_long - fits > 1) {
         const int mid = fits + (too_long - fits) / 2;
-        (cuda_prompt_bytes(w, config, mid) <= memory ? fits : too_long) = mid;
+        (fixed + cuda_prompt_dependent_bytes(w, config, mid) <= memory ? fits : too_long) = mid;
     }
     return fits;
 }
