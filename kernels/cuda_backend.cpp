@@ -108,9 +108,10 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     // Growth step: one full-length sequence in every layer, but never more than 64 MiB at once.
     const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
                                                    std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
-    kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity, stream);
+    kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity,
+                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), stream);
     workspace_ = std::make_unique<Workspace>(c, step_layout(), stream);
-    hidden_pool_ = std::make_unique<HiddenBufferPool>(stream, step_layout().hidden_spares);
+    hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
     probe_downloads_ = std::make_unique<ProbeDownloads>(stream);
 }
 
@@ -157,7 +158,7 @@ BackendInfo CudaBackend::info() const
 size_t CudaBackend::bytes_held() const
 {
     return device_weights_->bytes() + dequant_scratch_.bytes() + cublas_workspace_.bytes() + workspace_->bytes() +
-           kv_->pool().bytes_reserved();
+           kv_->scratch_bytes() + hidden_pool_->bytes() + kv_->pool().bytes_reserved();
 }
 
 void CudaBackend::reserve_kv_blocks(size_t blocks)
@@ -378,12 +379,19 @@ void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
     const int n = static_cast<int>(rows.size());
     const int dim = config().dim;
     cudaStream_t s = stream_.get();
-    workspace_->reserve_rows(h.rows());
-    upload(workspace_->row_indices(), rows.data(), rows.size_bytes(), "gather (rows)");
-    gather_rows(h.data(), dim, workspace_->row_indices(), n, workspace_->hidden_scratch(), s);
-    check(cudaMemcpyAsync(h.data(), workspace_->hidden_scratch(), static_cast<size_t>(n) * dim * sizeof(float),
-                          cudaMemcpyDeviceToDevice, s),
-          "gather (copy back)");
+    Workspace& ws = *workspace_;
+    ws.reserve_rows(h.rows());
+    ws.reserve_chunk(std::min(n, ws.chunk_rows()));
+    upload(ws.row_indices(), rows.data(), rows.size_bytes(), "gather (rows)");
+    // A chunk at a time through the chunk's buffer, in order: chunk [t0, t0 + m) writes rows
+    // below t0 + m, and every later chunk reads rows at or above that (rows[t] >= t, ascending).
+    for (int t0 = 0; t0 < n; t0 += ws.chunk_rows()) {
+        const int m = std::min(ws.chunk_rows(), n - t0);
+        gather_rows(h.data(), dim, ws.row_indices() + t0, m, ws.gathered(), s);
+        check(cudaMemcpyAsync(h.data() + static_cast<size_t>(t0) * dim, ws.gathered(),
+                              static_cast<size_t>(m) * dim * sizeof(float), cudaMemcpyDeviceToDevice, s),
+              "gather (copy back)");
+    }
     h.set_rows(n);
 }
 
@@ -414,13 +422,12 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
     ws.reserve_rows(n);
     ws.reserve_chunk(n);
     ws.reserve_logit_rows(n);
-    // The wanted rows side by side, then the norm and the projection a chunk at a time.
+    // A chunk of the wanted rows at a time: side by side, the norm, the projection.
     upload(ws.row_indices(), rows.data(), rows.size_bytes(), "logits (rows)");
-    gather_rows(h.data(), c.dim, ws.row_indices(), n, ws.hidden_scratch(), s);
     for (int r0 = 0; r0 < n; r0 += ws.chunk_rows()) {
         const int m = std::min(ws.chunk_rows(), n - r0);
-        rms_norm(ws.hidden_scratch() + static_cast<size_t>(r0) * c.dim, device_weights_->output_norm(), m, c.dim,
-                 c.rms_eps, ws.normed(), options_.precision, s);
+        gather_rows(h.data(), c.dim, ws.row_indices() + r0, m, ws.gathered(), s);
+        rms_norm(ws.gathered(), device_weights_->output_norm(), m, c.dim, c.rms_eps, ws.normed(), options_.precision, s);
         project(cublas_.get(), device_weights_->output(), ws.normed(), m,
                 ws.logits() + static_cast<size_t>(r0) * c.n_vocab, 0.0f, scratch());
     }

@@ -69,7 +69,7 @@ public:
     // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
     void reserve_kv_blocks(size_t blocks);
     // Device memory this backend holds: weights, the dequantization and cuBLAS scratch,
-    // activations and the KV pool.
+    // activations (hidden states while no step holds them), KV compaction scratch and the KV pool.
     size_t bytes_held() const;
     cudaStream_t stream() const { return stream_.get(); }
 

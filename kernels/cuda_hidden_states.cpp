@@ -8,29 +8,29 @@ namespace pyramid::cuda {
 
 DeviceBuffer HiddenBufferPool::take(size_t bytes)
 {
-    // The smallest spare that fits, so a long prompt's buffer stays free for the next one.
-    auto best = spare_.end();
-    for (auto it = spare_.begin(); it != spare_.end(); ++it)
-        if (it->bytes() >= bytes && (best == spare_.end() || it->bytes() < best->bytes()))
-            best = it;
-    if (best == spare_.end())
-        return DeviceBuffer(std::max<size_t>(bytes, 1), "hidden states");
-    DeviceBuffer out = std::move(*best);
-    spare_.erase(best);
-    return out;
+    if (kept_.data() && kept_.bytes() >= bytes)
+        return std::move(kept_);
+    drop_kept();
+    return DeviceBuffer(std::max<size_t>(bytes, 1), "hidden states");
 }
 
 void HiddenBufferPool::give(DeviceBuffer buffer)
 {
-    if (!buffer.data())
+    if (!buffer.data() || buffer.bytes() <= kept_.bytes()) {
+        if (buffer.data())
+            cudaStreamSynchronize(stream_);  // kernels queued earlier may still use it
         return;
-    spare_.push_back(std::move(buffer));
-    if (spare_.size() > max_spare_) {
-        // Kernels queued earlier may still use the buffer that is dropped.
-        cudaStreamSynchronize(stream_);
-        spare_.erase(std::min_element(spare_.begin(), spare_.end(),
-                                      [](const DeviceBuffer& a, const DeviceBuffer& b) { return a.bytes() < b.bytes(); }));
     }
+    drop_kept();
+    kept_ = std::move(buffer);
+}
+
+void HiddenBufferPool::drop_kept()
+{
+    if (!kept_.data())
+        return;
+    cudaStreamSynchronize(stream_);
+    kept_ = DeviceBuffer();
 }
 
 CudaHiddenStates::CudaHiddenStates(HiddenBufferPool& pool, int rows, int dim)

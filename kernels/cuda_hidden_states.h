@@ -1,33 +1,34 @@
 #pragma once
 // Hidden states on the GPU: float32 [rows, dim], the residual stream of the rows in flight.
-// Their buffers come from a small recycling pool so a decode step (one new HiddenStates per
-// token) allocates nothing. Hidden states must not outlive their backend.
+// Their buffers come from a recycling pool so a decode step (one new HiddenStates per token)
+// allocates nothing. Hidden states must not outlive their backend.
 #include <cuda_runtime.h>
-
-#include <algorithm>
-#include <vector>
 
 #include "backend/backend.h"
 #include "device_buffer.h"
 
 namespace pyramid::cuda {
 
+// The engine runs one step at a time (InferenceSession::run_step holds one HiddenStates), so
+// the pool keeps one buffer, the largest step's: a step takes it and gives it back. A step
+// that needs more frees it before allocating, so device memory holds the largest step's rows
+// once, as backend/step_memory.h counts them.
 class HiddenBufferPool {
 public:
-    // Keeps at most `max_spare` buffers (StepBufferLayout::hidden_spares) for reuse.
-    HiddenBufferPool(cudaStream_t stream, int max_spare)
-        : stream_(stream), max_spare_(static_cast<size_t>(std::max(max_spare, 0)))
-    {
-        spare_.reserve(max_spare_ + 1);
-    }
-    // A buffer of at least `bytes`, reused when one is spare.
+    explicit HiddenBufferPool(cudaStream_t stream) : stream_(stream) {}
+    // A buffer of at least `bytes`: the kept one when it is large enough.
     DeviceBuffer take(size_t bytes);
+    // Keeps `buffer` when it is larger than the one kept (or none is).
     void give(DeviceBuffer buffer);
+    // Bytes of the kept buffer (0 while a step holds it).
+    size_t bytes() const { return kept_.bytes(); }
 
 private:
+    // Frees the kept buffer once kernels queued earlier are done with it.
+    void drop_kept();
+
     cudaStream_t stream_;
-    size_t max_spare_;
-    std::vector<DeviceBuffer> spare_;
+    DeviceBuffer kept_;
 };
 
 class CudaHiddenStates final : public HiddenStates {

@@ -2,32 +2,44 @@
 
 #include <algorithm>
 
+#include "backend/step_memory.h"
 #include "cuda_check.h"
 #include "kv_ops.h"
 
 namespace pyramid::cuda {
 
-KvMemory::KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, cudaStream_t stream)
-    : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks), stream_(stream), table_capacity_(table_capacity)
+KvMemory::KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
+                   cudaStream_t stream)
+    : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks), stream_(stream),
+      table_capacity_(table_capacity), compaction_entries_(std::max(compaction_entries, 1))
 {
 }
 
-void KvMemory::reserve(size_t entries)
+void KvMemory::reserve_entry_ints(size_t entries)
 {
-    if (scratch_.bytes() >= entries * geometry_.entry_bytes() && entry_ints_.bytes() >= entries * sizeof(int32_t))
+    if (entry_ints_.bytes() >= entries * sizeof(int32_t))
         return;
-    // Kernels queued earlier may still read the old buffers.
-    check(cudaStreamSynchronize(stream_), "KV scratch growth");
+    // Kernels queued earlier may still read the old buffer.
+    check(cudaStreamSynchronize(stream_), "KV index growth");
     const size_t capacity = std::max(entries, 2 * entry_ints_.bytes() / sizeof(int32_t));
-    scratch_ = DeviceBuffer();
     entry_ints_ = DeviceBuffer();
-    scratch_ = DeviceBuffer(capacity * geometry_.entry_bytes(), "KV compaction scratch");
     entry_ints_ = DeviceBuffer(capacity * sizeof(int32_t), "KV entry indices");
+}
+
+void KvMemory::reserve_scratch(size_t entries)
+{
+    const size_t held = scratch_.bytes() / geometry_.entry_bytes();
+    if (held >= entries)
+        return;
+    check(cudaStreamSynchronize(stream_), "KV scratch growth");
+    const int capacity = grown_row_capacity(static_cast<int>(held), static_cast<int>(entries), compaction_entries_);
+    scratch_ = DeviceBuffer();
+    scratch_ = DeviceBuffer(static_cast<size_t>(capacity) * geometry_.entry_bytes(), "KV compaction scratch");
 }
 
 const int32_t* KvMemory::upload_entry_ints(std::span<const int32_t> values)
 {
-    reserve(values.size());
+    reserve_entry_ints(values.size());
     if (!values.empty())
         check(cudaMemcpyAsync(entry_ints_.data(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice, stream_),
               "KV entry indices (upload)");
@@ -40,7 +52,14 @@ void KvMemory::compact(const KvBlockTable& table, std::span<const int> sources, 
         return;
     static_assert(sizeof(int) == sizeof(int32_t));
     const int32_t* device_sources = upload_entry_ints(sources);
-    compact_kv(table, geometry_.type, device_sources, first, static_cast<int>(sources.size()), scratch_.data(), stream_);
+    const int count = static_cast<int>(sources.size());
+    const int pass = std::min(count, compaction_entries_);
+    reserve_scratch(static_cast<size_t>(pass));
+    // Passes in order are safe: a pass writes entries below first + its end, and every later
+    // pass reads entries at or above that (sources[t] >= first + t, ascending).
+    for (int t = 0; t < count; t += pass)
+        compact_kv(table, geometry_.type, device_sources + t, first + t, std::min(pass, count - t), scratch_.data(),
+                   stream_);
 }
 
 } // namespace pyramid::cuda

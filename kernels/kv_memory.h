@@ -26,8 +26,11 @@ struct KvGeometry {
 class KvMemory {
 public:
     // chunk_blocks: the pool's growth step; table_capacity: block-table slots a new store
-    // allocates up front (enough for a full context, so tables never grow in practice).
-    KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, cudaStream_t stream);
+    // allocates up front (enough for a full context, so tables never grow in practice);
+    // compaction_entries: the most entries one compaction pass moves through scratch
+    // (kv_compaction_entries in backend/step_memory.h), which bounds the scratch.
+    KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
+             cudaStream_t stream);
 
     const KvGeometry& geometry() const { return geometry_; }
     KvBlockPool& pool() { return pool_; }
@@ -35,19 +38,24 @@ public:
     cudaStream_t stream() const { return stream_; }
     int table_capacity() const { return table_capacity_; }
 
-    // Moves entry sources[t] to entry first + t of `table`, in place (see compact_kv).
+    // Moves entry sources[t] to entry first + t of `table`, in place (see compact_kv), in
+    // passes of at most compaction_entries.
     void compact(const KvBlockTable& table, std::span<const int> sources, int first);
+    // Bytes of the compaction scratch and the entry indices, as grown so far.
+    size_t scratch_bytes() const { return scratch_.bytes() + entry_ints_.bytes(); }
     // Copies one int per entry to the device; valid until the next upload or compaction.
     const int32_t* upload_entry_ints(std::span<const int32_t> values);
 
 private:
-    void reserve(size_t entries);
+    void reserve_entry_ints(size_t entries);
+    void reserve_scratch(size_t entries);
 
     KvGeometry geometry_;
     KvBlockPool pool_;
     cudaStream_t stream_;
     int table_capacity_;
-    DeviceBuffer scratch_;  // grows to the largest compaction seen
+    int compaction_entries_;
+    DeviceBuffer scratch_;  // grows to the largest compaction pass seen
     DeviceBuffer entry_ints_;
 };
 

@@ -51,6 +51,7 @@ void Workspace::reserve_chunk(int rows)
     using Buffer = DeviceBuffer Workspace::*;
     using Size = size_t ChunkBuffers::*;
     static constexpr std::pair<Buffer, Size> kChunkBuffers[] = {
+        {&Workspace::gathered_, &ChunkBuffers::hidden},
         {&Workspace::normed_, &ChunkBuffers::normed},       {&Workspace::q_, &ChunkBuffers::q},
         {&Workspace::k_, &ChunkBuffers::k},                 {&Workspace::v_, &ChunkBuffers::v},
         {&Workspace::attended_, &ChunkBuffers::attended},   {&Workspace::stats_, &ChunkBuffers::stats},
@@ -70,12 +71,8 @@ void Workspace::reserve_rows(int rows)
         return;
     check(cudaStreamSynchronize(stream_), "workspace growth");
     const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
-    const StepRowBuffers sizes = step_row_buffers(config_, capacity);
-    const std::string what = "hidden rows for " + std::to_string(capacity) + " rows";
-    hidden_scratch_ = DeviceBuffer();
     row_indices_ = DeviceBuffer();
-    hidden_scratch_ = DeviceBuffer(sizes.hidden_scratch, what);
-    row_indices_ = DeviceBuffer(sizes.row_indices, what);
+    row_indices_ = DeviceBuffer(step_row_index_bytes(capacity), "row indices for " + std::to_string(capacity) + " rows");
     rows_ = capacity;
 }
 
@@ -129,8 +126,8 @@ DecodeScratch Workspace::decode_scratch() const
 size_t Workspace::bytes() const
 {
     size_t total = 0;
-    for (const DeviceBuffer* b : {&normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_,
-                                  &activated_, &hidden_scratch_, &row_indices_, &probe_q_, &probe_stats_,
+    for (const DeviceBuffer* b : {&gathered_, &normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_,
+                                  &activated_, &row_indices_, &probe_q_, &probe_stats_,
                                   &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_,
                                   &partial_stats_, &partial_out_, &decode_scores_})
         total += b->bytes();

@@ -23,7 +23,7 @@ public:
     // Each synchronizes the stream before replacing buffers in use.
     // Room for a chunk of `rows` rows (at most chunk_rows()).
     void reserve_chunk(int rows);
-    // Room for all `rows` rows of a step: gathered hidden rows and their indices.
+    // Room for the token ids or row indices of all `rows` rows of a step.
     void reserve_rows(int rows);
     // Room for the queries, softmax statistics and weights of `rows` probed rows.
     void reserve_probe_rows(int rows);
@@ -39,6 +39,7 @@ public:
 
     int chunk_rows() const { return layout_.chunk_rows; }
     // A chunk's rows:
+    float* gathered() const { return gathered_.as<float>(); }  // [rows, dim]: hidden rows side by side
     void* normed() const { return normed_.data(); }      // [rows, dim] in the precision: the next projection's input
     float* q() const { return q_.as<float>(); }          // [rows, n_heads * head_dim]
     float* k() const { return k_.as<float>(); }          // [rows, kv_dim]
@@ -50,7 +51,6 @@ public:
     float* up() const { return up_.as<float>(); }        // [rows, ffn_dim]
     void* activated() const { return activated_.data(); }  // [rows, ffn_dim] in the precision
     // A step's rows:
-    float* hidden_scratch() const { return hidden_scratch_.as<float>(); }  // [rows, dim]
     int32_t* row_indices() const { return row_indices_.as<int32_t>(); }    // [rows]
     // Probed rows:
     float* probe_q() const { return probe_q_.as<float>(); }              // [rows, n_heads * head_dim]
@@ -72,8 +72,8 @@ private:
     int chunk_rows_ = 0;
     int rows_ = 0;
     int logit_rows_ = 0;
-    DeviceBuffer normed_, q_, k_, v_, attended_, stats_, positions_, gate_, up_, activated_;
-    DeviceBuffer hidden_scratch_, row_indices_;
+    DeviceBuffer gathered_, normed_, q_, k_, v_, attended_, stats_, positions_, gate_, up_, activated_;
+    DeviceBuffer row_indices_;
     DeviceBuffer probe_q_, probe_stats_, probe_weights_;
     DeviceBuffer probe_, logits_, top_logits_;
     DeviceBuffer decode_sequences_, partial_stats_, partial_out_, decode_scores_;

@@ -7,7 +7,7 @@ namespace pyramid {
 
 size_t ChunkBuffers::total() const
 {
-    return normed + q + k + v + attended + stats + positions + gate + up + activated;
+    return hidden + normed + q + k + v + attended + stats + positions + gate + up + activated;
 }
 
 ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows)
@@ -18,6 +18,7 @@ ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& la
     const size_t kv = static_cast<size_t>(config.kv_dim());
     const size_t dim = static_cast<size_t>(config.dim), ffn = static_cast<size_t>(config.ffn_dim);
     ChunkBuffers b;
+    b.hidden = r * dim * sizeof(float);
     b.normed = r * dim * e;
     b.q = r * q_width * sizeof(float);
     b.k = r * kv * sizeof(float);
@@ -31,11 +32,7 @@ ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& la
     return b;
 }
 
-StepRowBuffers step_row_buffers(const ModelConfig& config, int rows)
-{
-    const size_t r = static_cast<size_t>(std::max(rows, 0));
-    return {r * static_cast<size_t>(config.dim) * sizeof(float), r * sizeof(int32_t)};
-}
+size_t step_row_index_bytes(int rows) { return static_cast<size_t>(std::max(rows, 0)) * sizeof(int32_t); }
 
 ProbeRowBuffers probe_row_buffers(const ModelConfig& config, int rows)
 {
@@ -74,10 +71,10 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     const int chunk = std::min(step_rows, std::max(layout.chunk_rows, 1));
     const int probe_rows = extent.probe_rows < 0 ? step_rows : std::min(extent.probe_rows, step_rows);
     m.row_buffers = chunk_buffers(config, layout, grown_row_capacity(chunk - 1, chunk, layout.chunk_rows)).total() +
-                    step_row_buffers(config, grown_row_capacity(step_rows - 1, step_rows, config.context_length)).total() +
+                    step_row_index_bytes(grown_row_capacity(step_rows - 1, step_rows, config.context_length)) +
                     kGrowth * probe_row_buffers(config, probe_rows).total();
-    m.hidden_states = (1 + static_cast<size_t>(std::max(layout.hidden_spares, 0))) * rows *
-                      static_cast<size_t>(config.dim) * sizeof(float);
+    // The engine runs one step at a time, so its pool keeps one buffer: the largest step's.
+    m.hidden_states = rows * static_cast<size_t>(config.dim) * sizeof(float);
     // A device selection of a row's highest logits holds an id and a value for each.
     const size_t top = static_cast<size_t>(std::clamp(layout.max_top_logits, 0, config.n_vocab));
     m.logits = kGrowth * sequences *
@@ -91,13 +88,23 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     const size_t partials = splits * heads * (2 + static_cast<size_t>(config.head_dim)) * sizeof(float);
     const size_t scores = sequences * heads * context * sizeof(float);
     m.attention = kGrowth * (entries * sizeof(float) + partials + scores + sequences * kMaxDecodeDescriptorBytes);
-    // Compaction moves at most one layer of one sequence, each entry with a 32-bit index.
-    m.kv_compaction = kGrowth * context * (kv_entry_bytes + sizeof(int32_t));
+    // Compaction moves at most one layer of one sequence, in passes through a scratch of at most
+    // kv_compaction_entries, with a 32-bit index per entry of the layer.
+    const int pass = kv_compaction_entries(layout, kv_entry_bytes);
+    const int moved = static_cast<int>(std::min(context, static_cast<size_t>(pass)));
+    m.kv_compaction = static_cast<size_t>(grown_row_capacity(moved - 1, moved, pass)) * kv_entry_bytes +
+                      kGrowth * context * sizeof(int32_t);
     const size_t block = static_cast<size_t>(std::max(layout.kv_block_entries, 1));
     // A store allocates its table for the model's whole context up front.
     m.block_tables =
         sequences * static_cast<size_t>(config.n_layers) * ((context_length + block - 1) / block) * sizeof(void*);
     return m;
+}
+
+int kv_compaction_entries(const StepBufferLayout& layout, size_t kv_entry_bytes)
+{
+    const size_t entries = layout.kv_compaction_bytes / std::max<size_t>(kv_entry_bytes, 1);
+    return static_cast<int>(std::clamp<size_t>(entries, 1, static_cast<size_t>(INT32_MAX)));
 }
 
 size_t dequant_scratch_bytes(const std::vector<MatrixExtent>& quantized, size_t element_bytes)

@@ -16,8 +16,8 @@ struct StepBufferLayout {
     size_t element_bytes = 2;         // precision of norm and attention outputs (fp16 2, fp32 4)
     int chunk_rows = 512;             // the most rows a layer's projections, attention and feed-forward run at once
     int decode_split_entries = 128;   // cache entries per split of batched decode attention
-    int hidden_spares = 2;            // hidden-state buffers kept for reuse: a prompt's and a decode step's
     int kv_block_entries = 16;        // cache entries per KV pool block
+    size_t kv_compaction_bytes = size_t(16) << 20;  // the most bytes one pass of KV compaction moves through scratch
     int max_top_logits = 1024;        // the most highest logits per row selected on the device
 };
 
@@ -26,6 +26,7 @@ inline constexpr size_t kMaxDecodeDescriptorBytes = 64;
 
 // The buffers of the rows a layer runs at once (one chunk of a step), in bytes.
 struct ChunkBuffers {
+    size_t hidden = 0;          // [rows, dim], float: hidden rows gathered side by side
     size_t normed = 0;          // [rows, dim], element_bytes
     size_t q = 0;               // [rows, n_heads * head_dim], float
     size_t k = 0, v = 0;        // [rows, kv_dim], float
@@ -39,14 +40,8 @@ struct ChunkBuffers {
 };
 ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
 
-// The buffers of all rows of a step, in bytes.
-struct StepRowBuffers {
-    size_t hidden_scratch = 0;  // [rows, dim], float: hidden rows gathered side by side
-    size_t row_indices = 0;     // [rows], 32-bit
-
-    size_t total() const { return hidden_scratch + row_indices; }
-};
-StepRowBuffers step_row_buffers(const ModelConfig& config, int rows);
+// The buffer of all rows of a step, in bytes: token ids or row indices, 32-bit each.
+size_t step_row_index_bytes(int rows);
 
 // The buffers of the rows a probe reads, kept to the end of the layer (the probe needs every
 // entry stored), in bytes.
@@ -77,11 +72,11 @@ struct StepExtent {
 // rounding included.
 struct StepMemory {
     size_t row_buffers = 0;    // chunk, step and probe rows, at the capacity their growth reaches
-    size_t hidden_states = 0;  // float [rows, dim]: the step's and the spares kept for reuse
+    size_t hidden_states = 0;  // float [rows, dim]: the step's (the one buffer its pool keeps)
     size_t logits = 0;         // float [sequences, n_vocab] and the highest of them, doubled by growth
     size_t attention = 0;      // probe scores, batched decode partials and descriptors of sequences at
                                // their longest, doubled by growth
-    size_t kv_compaction = 0;  // one layer of one sequence moved through scratch, doubled by growth
+    size_t kv_compaction = 0;  // one pass of compaction's scratch, and an index per entry of a layer
     size_t block_tables = 0;   // each sequence's per-layer table of pool blocks, sized for the model's context
 
     size_t total() const;
@@ -90,6 +85,9 @@ struct StepMemory {
 // `kv_entry_bytes`: one layer's key and value of one token as the backend stores them.
 StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout, const StepExtent& extent,
                        size_t kv_entry_bytes);
+
+// The most entries one pass of KV compaction moves (layout.kv_compaction_bytes, at least one).
+int kv_compaction_entries(const StepBufferLayout& layout, size_t kv_entry_bytes);
 
 // A quantized matrix's shape, for the dequantization scratch.
 struct MatrixExtent {

@@ -13,13 +13,16 @@
 
 namespace pyramid::gpu_test {
 
+// Compaction passes of 7 entries, so keeping most of a long store takes many of them.
+inline constexpr int kCompactionEntries = 7;
+
 struct FilledStore {
     cuda::KvMemory memory;
     cuda::CudaKvLayerStore store;
     std::vector<float> keys, values;  // as stored (rounded to the precision)
 
     FilledStore(std::mt19937& rng, int kv_dim, cuda::Precision p, int len, int block_entries = 16)
-        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, nullptr), store(memory)
+        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, kCompactionEntries, nullptr), store(memory)
     {
         keys = rounded(random_floats(rng, size_t(len) * kv_dim), p);
         values = rounded(random_floats(rng, size_t(len) * kv_dim), p);

@@ -15,6 +15,7 @@
 
 #include "attention_ops.h"
 #include "cuda_check.h"
+#include "cuda_hidden_states.h"
 #include "backend/cpu_kernels.h"
 #include "cuda_kv_layer_store.h"
 #include "decode_attention_tests.h"
@@ -288,12 +289,48 @@ void keep_compacts_and_frees_blocks()
                 const auto contents = filled.store.download();
                 check_close(what + " keys", contents.keys, keys, 0.0, 0.0);
                 check_close(what + " values", contents.values, values, 0.0, 0.0);
+                // Moved in passes of kCompactionEntries: the scratch holds one pass, the
+                // indices (grown by doubling) every entry.
+                const size_t scratch_bound = size_t(kCompactionEntries) * filled.memory.geometry().entry_bytes() +
+                                             2 * size_t(len) * sizeof(int32_t);
+                GPU_CHECK(filled.memory.scratch_bytes() <= scratch_bound,
+                          what + ": scratch " + std::to_string(filled.memory.scratch_bytes()) + " > " +
+                              std::to_string(scratch_bound));
             }
+}
+
+void hidden_pool_keeps_one_buffer()
+{
+    const auto used = [] {
+        const cuda::DeviceMemory m = cuda::device_memory();
+        return m.total - m.free;
+    };
+    const size_t before = used();
+    constexpr size_t kPrompt = size_t(8) << 20, kLonger = size_t(24) << 20, kRounding = size_t(2) << 20;
+    cuda::HiddenBufferPool pool(nullptr);
+    cuda::DeviceBuffer prompt = pool.take(kPrompt);
+    const void* where = prompt.data();
+    pool.give(std::move(prompt));
+    GPU_CHECK(pool.bytes() == kPrompt, std::to_string(pool.bytes()));
+    cuda::DeviceBuffer decode = pool.take(4096);  // a decode step reuses the prompt's buffer
+    GPU_CHECK(decode.data() == where && pool.bytes() == 0, "the kept buffer was not reused");
+    pool.give(std::move(decode));
+    // A longer prompt: the kept buffer is freed before the larger one is allocated.
+    cuda::DeviceBuffer longer = pool.take(kLonger);
+    GPU_CHECK(used() - before <= kLonger + kRounding,
+              std::to_string(used() - before) + " bytes in use for a " + std::to_string(kLonger) + "-byte step");
+    pool.give(std::move(longer));
+    // Two buffers out at once (the engine never does this) are served; the larger one is kept.
+    cuda::DeviceBuffer a = pool.take(1024), b = pool.take(kPrompt);
+    GPU_CHECK(a.data() != b.data() && a.bytes() >= 1024 && b.bytes() >= kPrompt, "two buffers out at once");
+    pool.give(std::move(a));
+    pool.give(std::move(b));
+    GPU_CHECK(pool.bytes() == kLonger, std::to_string(pool.bytes()));
 }
 
 void blocks_return_to_pool()
 {
-    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, nullptr);
+    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, nullptr);
     {
         cuda::CudaKvLayerStore a(memory), b(memory);
         a.reserve_append(40);  // 3 blocks: one chunk
@@ -548,6 +585,7 @@ int main(int argc, char** argv)
         {"attention_and_probe_match", attention_and_probe_match},
         {"probe_without_rows_is_zero", probe_without_rows_is_zero},
         {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
+        {"hidden_pool_keeps_one_buffer", hidden_pool_keeps_one_buffer},
         {"blocks_return_to_pool", blocks_return_to_pool},
         {"pool_uses_the_last_memory", pool_uses_the_last_memory},
         {"shift_keys_matches", shift_keys_matches},

@@ -463,7 +463,7 @@ void step_memory_bounds_a_batched_run()
     const bool emulated = b.info().device.find("emulation") != std::string::npos;
     const size_t rounding = emulated ? 30 * 256 : 30 * (size_t(2) << 20);
     const StepBufferLayout fp16;
-    const size_t row_growth = step_row_buffers(b.config(), rows).total() - step_row_buffers(b.config(), 64).total() +
+    const size_t row_growth = step_row_index_bytes(rows) - step_row_index_bytes(64) +
                               chunk_buffers(b.config(), fp16, std::min(rows, fp16.chunk_rows)).total() -
                               chunk_buffers(b.config(), fp16, 64).total();
     std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
