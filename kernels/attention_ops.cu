@@ -295,12 +295,19 @@ void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, 
                      cudaStream_t stream)
 {
     validate("attention_probe", n, len, dims);
-    if (len == 0)
-        return;
-    check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream), "attention_probe (clear)");
+    if (len > 0)
+        check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream), "attention_probe (clear)");
+    attention_probe_add(q, n, cache, len, dims, type, stats, first_row, row_weights, out, stream);
+}
+
+void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                         Precision type, const float* stats, int first_row, const float* row_weights, float* out,
+                         cudaStream_t stream)
+{
+    validate("attention_probe", n, len, dims);
     if (first_row < 0)
         throw Error("attention_probe: first_row " + std::to_string(first_row) + " is negative");
-    if (first_row >= n)
+    if (len == 0 || first_row >= n)
         return;
     Params p = make_params(q, n, cache, len, dims);
     p.stats = const_cast<float*>(stats);

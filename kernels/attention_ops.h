@@ -32,4 +32,11 @@ void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, 
                      Precision type, const float* stats, int first_row, const float* row_weights, float* out,
                      cudaStream_t stream);
 
+// The same sum added to out[j] for j < len (out is not cleared). A prompt run in chunks adds
+// each chunk's rows once their entries are stored: row i's softmax covers only entries up to
+// its own, so the chunks' sums together are the probe of all rows.
+void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                         Precision type, const float* stats, int first_row, const float* row_weights, float* out,
+                         cudaStream_t stream);
+
 } // namespace pyramid::cuda

@@ -225,13 +225,14 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         positions.insert(positions.end(), seq.positions.begin(), seq.positions.end());
 
     // Probe scores of all sequences share one buffer, one slice each, downloaded at once. A
-    // prompt's probe needs every entry of the layer stored, so the queries and softmax
-    // statistics of its probed rows wait in a slot of their own until the last chunk ran.
+    // prompt's probe adds each chunk's probed rows as the chunk attends (attention_probe_add),
+    // into a slice cleared first; its rows' weights wait in their own slot.
     std::vector<int>& slice = probe_slices_;
     std::vector<int>& slot = probe_slots_;
     slice.assign(sequences.size(), -1);
     slot.assign(sequences.size(), -1);
     int probe_entries = 0, probe_rows = 0;
+    bool prompt_probes = false;
     for (size_t i = 0; i < sequences.size(); ++i) {
         const SequenceRows& seq = sequences[i];
         if (!seq.probe)
@@ -242,11 +243,23 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         if (rows > 1) {
             slot[i] = probe_rows;
             probe_rows += std::max(0, rows - seq.probe->first_row);
+            prompt_probes = true;
         }
     }
     if (probe_entries > 0)
         ws.reserve_entries(probe_entries);
-    ws.reserve_probe_rows(probe_rows);
+    ws.reserve_rows(n);  // the probe weights' slots
+    if (prompt_probes) {
+        check(cudaMemsetAsync(ws.probe(), 0, static_cast<size_t>(probe_entries) * sizeof(float), s),
+              "run_layer (clear probe scores)");
+        for (size_t i = 0; i < sequences.size(); ++i) {
+            const SequenceRows& seq = sequences[i];
+            const int probed = slot[i] < 0 ? 0 : static_cast<int>(seq.positions.size()) - seq.probe->first_row;
+            if (probed > 0)
+                upload(ws.probe_weights() + slot[i], seq.probe->row_weights.data(),
+                       static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
+        }
+    }
 
     // A chunk's keys and values are stored before its rows attend, so each row sees exactly
     // the entries before it and itself, as in one pass over all rows.
@@ -298,19 +311,13 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             attention(ws.q() + static_cast<size_t>(local) * q_width, count, table, len, dims, p, attended, stats, s);
             if (slot[i] < 0)
                 continue;
-            // This chunk's rows from the probe's first row on.
-            const int first_probed = std::max(begin, seq.first_row + seq.probe->first_row);
-            if (first_probed < end) {
-                const size_t rows_probed = static_cast<size_t>(end - first_probed);
-                const size_t from = static_cast<size_t>(first_probed - r0);
-                const size_t to = static_cast<size_t>(slot[i] + first_probed - seq.first_row - seq.probe->first_row);
-                check(cudaMemcpyAsync(ws.probe_q() + to * q_width, ws.q() + from * q_width,
-                                      rows_probed * q_width * sizeof(float), cudaMemcpyDeviceToDevice, s),
-                      "run_layer (probed queries)");
-                check(cudaMemcpyAsync(ws.probe_stats() + to * stats_width, ws.stats() + from * stats_width,
-                                      rows_probed * stats_width * sizeof(float), cudaMemcpyDeviceToDevice, s),
-                      "run_layer (probed statistics)");
-            }
+            // This chunk's rows from the probe's first row on: the cache's last entries now.
+            const int probe_begin = seq.first_row + seq.probe->first_row;
+            const int first_probed = std::max(begin, probe_begin);
+            if (first_probed < end)
+                attention_probe_add(ws.q() + static_cast<size_t>(local) * q_width, count, table, len, dims, p, stats,
+                                    first_probed - begin, ws.probe_weights() + slot[i] + (first_probed - probe_begin),
+                                    ws.probe() + slice[i], s);
         }
         if (!decoding.empty()) {
             const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
@@ -333,22 +340,6 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch);  // residual: h += feed-forward output
     }
 
-    // Each prompt's probe, now that all its entries are stored: its probed rows are the last
-    // rows of its cache.
-    for (size_t i = 0; i < sequences.size(); ++i) {
-        if (slot[i] < 0)
-            continue;
-        const SequenceRows& seq = sequences[i];
-        const int probed = std::max(0, static_cast<int>(seq.positions.size()) - seq.probe->first_row);
-        float* weights = ws.probe_weights() + slot[i];
-        if (probed > 0)
-            upload(weights, seq.probe->row_weights.data(), static_cast<size_t>(probed) * sizeof(float),
-                   "run_layer (probe weights)");
-        auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
-        attention_probe(ws.probe_q() + static_cast<size_t>(slot[i]) * q_width, probed, kv.table(), kv.size(), dims, p,
-                        ws.probe_stats() + static_cast<size_t>(slot[i]) * stats_width, 0, weights,
-                        ws.probe() + slice[i], s);
-    }
     if (probe_entries > 0) {
         // Every sequence's scores, in one copy the engine waits for (wait_for_probes).
         std::vector<ProbeDownloads::Piece> pieces;

@@ -71,17 +71,13 @@ void Workspace::reserve_rows(int rows)
         return;
     check(cudaStreamSynchronize(stream_), "workspace growth");
     const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
+    const StepRowBuffers sizes = step_row_buffers(capacity);
+    const std::string what = "row indices and probe weights for " + std::to_string(capacity) + " rows";
     row_indices_ = DeviceBuffer();
-    row_indices_ = DeviceBuffer(step_row_index_bytes(capacity), "row indices for " + std::to_string(capacity) + " rows");
+    probe_weights_ = DeviceBuffer();
+    row_indices_ = DeviceBuffer(sizes.row_indices, what);
+    probe_weights_ = DeviceBuffer(sizes.probe_weights, what);
     rows_ = capacity;
-}
-
-void Workspace::reserve_probe_rows(int rows)
-{
-    const ProbeRowBuffers sizes = probe_row_buffers(config_, rows);
-    grow(probe_q_, sizes.q, stream_, "the queries of probed rows");
-    grow(probe_stats_, sizes.stats, stream_, "the softmax statistics of probed rows");
-    grow(probe_weights_, sizes.weights, stream_, "the weights of probed rows");
 }
 
 void Workspace::reserve_entries(int entries)
@@ -127,8 +123,7 @@ size_t Workspace::bytes() const
 {
     size_t total = 0;
     for (const DeviceBuffer* b : {&gathered_, &normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_,
-                                  &activated_, &row_indices_, &probe_q_, &probe_stats_,
-                                  &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_,
+                                  &activated_, &row_indices_, &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_,
                                   &partial_stats_, &partial_out_, &decode_scores_})
         total += b->bytes();
     return total;

@@ -23,10 +23,8 @@ public:
     // Each synchronizes the stream before replacing buffers in use.
     // Room for a chunk of `rows` rows (at most chunk_rows()).
     void reserve_chunk(int rows);
-    // Room for the token ids or row indices of all `rows` rows of a step.
+    // Room for all `rows` rows of a step: their token ids or row indices, their probe weights.
     void reserve_rows(int rows);
-    // Room for the queries, softmax statistics and weights of `rows` probed rows.
-    void reserve_probe_rows(int rows);
     // Room for probe scores over `entries` cache entries (all sequences of a step together).
     void reserve_entries(int entries);
     // Room for the logits of `rows` rows.
@@ -52,9 +50,6 @@ public:
     void* activated() const { return activated_.data(); }  // [rows, ffn_dim] in the precision
     // A step's rows:
     int32_t* row_indices() const { return row_indices_.as<int32_t>(); }    // [rows]
-    // Probed rows:
-    float* probe_q() const { return probe_q_.as<float>(); }              // [rows, n_heads * head_dim]
-    float* probe_stats() const { return probe_stats_.as<float>(); }      // [rows, n_heads, 2]
     float* probe_weights() const { return probe_weights_.as<float>(); }  // [rows]
     float* probe() const { return probe_.as<float>(); }    // [entries]
     float* logits() const { return logits_.as<float>(); }  // [logit rows, n_vocab]
@@ -73,8 +68,7 @@ private:
     int rows_ = 0;
     int logit_rows_ = 0;
     DeviceBuffer gathered_, normed_, q_, k_, v_, attended_, stats_, positions_, gate_, up_, activated_;
-    DeviceBuffer row_indices_;
-    DeviceBuffer probe_q_, probe_stats_, probe_weights_;
+    DeviceBuffer row_indices_, probe_weights_;
     DeviceBuffer probe_, logits_, top_logits_;
     DeviceBuffer decode_sequences_, partial_stats_, partial_out_, decode_scores_;
 };

@@ -20,19 +20,7 @@ KvBudget plan_kv_budget(size_t free, const std::function<size_t(const StepExtent
                                                       static_cast<long long>(n) * workload.prompt_len);
         return static_cast<int>(std::max<long long>({prompts, workload.prompt_len, length}));
     };
-    // The rows the policies' probes read in that step: each admitted prompt's, or the
-    // preempted sequence's.
-    int prompt_probe = 0, length_probe = 0;
-    for (const CompressionConfig& config : configs) {
-        prompt_probe = std::max(prompt_probe, prefill_probe_rows(config, n_layers, workload.prompt_len));
-        length_probe = std::max(length_probe, prefill_probe_rows(config, n_layers, length));
-    }
-    const auto extent_for = [&](int n, int sequences) {
-        const int prompts = std::max(1, std::min(n, workload.max_prompt_tokens / std::max(workload.prompt_len, 1)));
-        const int rows = rows_for(n);
-        const long long probed = std::max<long long>(static_cast<long long>(prompts) * prompt_probe, length_probe);
-        return StepExtent{rows, sequences, length, static_cast<int>(std::min<long long>(probed, rows))};
-    };
+    const auto extent_for = [&](int n, int sequences) { return StepExtent{rows_for(n), sequences, length}; };
 
     // The fewest KV bytes a running sequence holds, under the most frugal policy: with this
     // little each, the most sequences share the budget.

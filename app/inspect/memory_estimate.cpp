@@ -71,10 +71,9 @@ size_t cuda_kv_entry_bytes(const ModelConfig& config)
 }
 
 // The step-memory bound of one prompt of prompt_tokens in one step, in fp16.
-size_t cuda_step_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+size_t cuda_step_bytes(const ModelWeights& w, int prompt_tokens)
 {
-    const int probe_rows = prefill_probe_rows(config, w.config.n_layers, prompt_tokens);
-    return step_memory(w.config, StepBufferLayout{}, StepExtent{prompt_tokens, 1, prompt_tokens, probe_rows},
+    return step_memory(w.config, StepBufferLayout{}, StepExtent{prompt_tokens, 1, prompt_tokens},
                        cuda_kv_entry_bytes(w.config))
         .total();
 }
@@ -87,12 +86,12 @@ size_t cuda_prompt_dependent_bytes(const ModelWeights& w, const CompressionConfi
     size_t blocks = 0;
     for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
         blocks += (static_cast<size_t>(entries) + block - 1) / block;
-    return cuda_step_bytes(w, config, prompt_tokens) + blocks * block * cuda_kv_entry_bytes(w.config);
+    return cuda_step_bytes(w, prompt_tokens) + blocks * block * cuda_kv_entry_bytes(w.config);
 }
 
 } // namespace
 
-CudaScratch estimate_cuda_scratch(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
 {
     const StepBufferLayout fp16;
     // The matrices the projections read: the output one (the token table when tied) and the layers'.
@@ -109,13 +108,13 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, const CompressionConfig
     CudaScratch s;
     s.dequant = dequant_scratch_bytes(quantized, fp16.element_bytes);
     s.cublas = cublas_workspace_bytes(9);
-    s.steps = cuda_step_bytes(w, config, prompt_tokens);
+    s.steps = cuda_step_bytes(w, prompt_tokens);
     return s;
 }
 
 size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
 {
-    const CudaScratch scratch = estimate_cuda_scratch(w, config, prompt_tokens);
+    const CudaScratch scratch = estimate_cuda_scratch(w, prompt_tokens);
     return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas +
            cuda_prompt_dependent_bytes(w, config, prompt_tokens);
 }
@@ -123,7 +122,7 @@ size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config,
 int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory)
 {
     // Weights, dequantization tiles and the cuBLAS workspace do not depend on the prompt.
-    const CudaScratch scratch = estimate_cuda_scratch(w, config, 1);
+    const CudaScratch scratch = estimate_cuda_scratch(w, 1);
     const size_t fixed = weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
     // Longer prompts need more of every other part, so the lengths that fit are 1..n.
     int fits = 0, too_long = w.config.context_length + 1;

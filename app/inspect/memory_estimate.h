@@ -42,9 +42,9 @@ struct KvEstimate {
 KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens);
 
 // What the CUDA backend (fp16) takes beside weights and KV cache to run one sequence whose
-// prompt of prompt_tokens runs in one step under `config` (its probe keeps some rows): the
-// dequantization tiles of quantized matrices and the cuBLAS workspace (allocated at load, at
-// the most: Hopper's), and the step's activations.
+// prompt of prompt_tokens runs in one step, under any policy: the dequantization tiles of
+// quantized matrices and the cuBLAS workspace (allocated at load, at the most: Hopper's), and
+// the step's activations.
 struct CudaScratch {
     size_t dequant = 0;
     size_t cublas = 0;
@@ -52,7 +52,7 @@ struct CudaScratch {
 
     size_t total() const { return dequant + cublas + steps; }
 };
-CudaScratch estimate_cuda_scratch(const ModelWeights& weights, const CompressionConfig& config, int prompt_tokens);
+CudaScratch estimate_cuda_scratch(const ModelWeights& weights, int prompt_tokens);
 
 // Device memory the CUDA backend (fp16) needs for one sequence whose prompt of prompt_tokens
 // runs in one step under `config`: weights, activations and scratch, and the KV cache the

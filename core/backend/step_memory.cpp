@@ -32,13 +32,10 @@ ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& la
     return b;
 }
 
-size_t step_row_index_bytes(int rows) { return static_cast<size_t>(std::max(rows, 0)) * sizeof(int32_t); }
-
-ProbeRowBuffers probe_row_buffers(const ModelConfig& config, int rows)
+StepRowBuffers step_row_buffers(int rows)
 {
     const size_t r = static_cast<size_t>(std::max(rows, 0));
-    const size_t q_width = static_cast<size_t>(config.n_heads) * static_cast<size_t>(config.head_dim);
-    return {r * q_width * sizeof(float), r * static_cast<size_t>(config.n_heads) * 2 * sizeof(float), r * sizeof(float)};
+    return {r * sizeof(int32_t), r * sizeof(float)};
 }
 
 int grown_row_capacity(int held, int rows, int limit)
@@ -69,10 +66,8 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     // A decode step's logits gather one row per sequence.
     const int step_rows = static_cast<int>(std::max(rows, sequences));
     const int chunk = std::min(step_rows, std::max(layout.chunk_rows, 1));
-    const int probe_rows = extent.probe_rows < 0 ? step_rows : std::min(extent.probe_rows, step_rows);
     m.row_buffers = chunk_buffers(config, layout, grown_row_capacity(chunk - 1, chunk, layout.chunk_rows)).total() +
-                    step_row_index_bytes(grown_row_capacity(step_rows - 1, step_rows, config.context_length)) +
-                    kGrowth * probe_row_buffers(config, probe_rows).total();
+                    step_row_buffers(grown_row_capacity(step_rows - 1, step_rows, config.context_length)).total();
     // The engine runs one step at a time, so its pool keeps one buffer: the largest step's.
     m.hidden_states = rows * static_cast<size_t>(config.dim) * sizeof(float);
     // A device selection of a row's highest logits holds an id and a value for each.

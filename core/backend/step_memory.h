@@ -40,19 +40,14 @@ struct ChunkBuffers {
 };
 ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
 
-// The buffer of all rows of a step, in bytes: token ids or row indices, 32-bit each.
-size_t step_row_index_bytes(int rows);
+// The buffers of all rows of a step, in bytes.
+struct StepRowBuffers {
+    size_t row_indices = 0;    // [rows], 32-bit: token ids, or the rows a gather keeps
+    size_t probe_weights = 0;  // [rows], float: the weights of a prompt's probed rows
 
-// The buffers of the rows a probe reads, kept to the end of the layer (the probe needs every
-// entry stored), in bytes.
-struct ProbeRowBuffers {
-    size_t q = 0;        // [rows, n_heads * head_dim], float
-    size_t stats = 0;    // [rows, n_heads, 2], float: softmax statistics
-    size_t weights = 0;  // [rows], float
-
-    size_t total() const { return q + stats + weights; }
+    size_t total() const { return row_indices + probe_weights; }
 };
-ProbeRowBuffers probe_row_buffers(const ModelConfig& config, int rows);
+StepRowBuffers step_row_buffers(int rows);
 
 // The rows a buffer holding `held` rows is resized to for `rows` (> held): at least double,
 // so a prompt that grows step by step does not reallocate every time, but never past `limit`
@@ -64,14 +59,12 @@ struct StepExtent {
     int rows = 1;             // rows of one step: every prompt admitted in it together
     int sequences = 1;        // sequences running together (decode steps, logits)
     int sequence_length = 0;  // the most tokens one sequence holds (0: the model's context length)
-    int probe_rows = -1;      // the most rows the step's probes read, all sequences together
-                              // (policies say it: prefill_probe_rows); -1: every row
 };
 
 // An upper bound, per part, of what steps up to `extent` make the backend allocate, growth
 // rounding included.
 struct StepMemory {
-    size_t row_buffers = 0;    // chunk, step and probe rows, at the capacity their growth reaches
+    size_t row_buffers = 0;    // chunk and step rows, at the capacity their growth reaches
     size_t hidden_states = 0;  // float [rows, dim]: the step's (the one buffer its pool keeps)
     size_t logits = 0;         // float [sequences, n_vocab] and the highest of them, doubled by growth
     size_t attention = 0;      // probe scores, batched decode partials and descriptors of sequences at

@@ -4,7 +4,6 @@
 #include <numeric>
 
 #include "kv/baseline_budget.h"
-#include "kv/compression_policy.h"
 #include "kv/pyramid_schedule.h"
 
 namespace pyramid {
@@ -75,20 +74,6 @@ KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int
         f.least = std::min(f.least, sum(plan[s]));
     }
     return f;
-}
-
-int prefill_probe_rows(const CompressionConfig& config, int n_layers, int n_tokens)
-{
-    const std::unique_ptr<CompressionPolicy> policy = make_compression_policy(config, n_layers);
-    policy->begin_prefill(n_tokens, 0);
-    const std::vector<int> after_prefill = plan_lengths(config, n_layers, n_tokens, 0).front();
-    int most = 0;
-    for (int l = 0; l < n_layers; ++l) {
-        const int rows = rows_entering(config, after_prefill, l, n_tokens);
-        if (const std::optional<AttentionProbe> probe = policy->prefill_probe(l, rows))
-            most = std::max(most, rows - probe->first_row);
-    }
-    return most;
 }
 
 } // namespace pyramid

@@ -20,9 +20,4 @@ struct KvFootprint {
 // For a prompt of n_tokens followed by `steps` decode steps.
 KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int n_tokens, int steps);
 
-// The most rows whose attention the policy's probe reads in any layer of a prefill of n_tokens
-// (PyramidInfer: its recent window; H2O: every row; the others: none). A backend that runs a
-// layer's rows in chunks keeps these rows' queries to the end of the layer.
-int prefill_probe_rows(const CompressionConfig& config, int n_layers, int n_tokens);
-
 } // namespace pyramid

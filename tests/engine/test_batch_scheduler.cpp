@@ -10,7 +10,6 @@
 #include <numeric>
 #include <random>
 
-#include "backend/forwarding_backend.h"
 #include "generate/batch_scheduler.h"
 #include "kv/kv_footprint.h"
 #include "model/model.h"
@@ -267,37 +266,6 @@ private slots:
             if (config.policy == CompressionPolicyKind::Full)
                 QCOMPARE(plan.peak, n_layers * (static_cast<int>(prompt.size()) + kSteps));
         }
-    }
-
-    // The rows a policy's prefill probes read, planned, are what its probes ask for in a real
-    // prefill (the most of any layer), for every policy and a few prompt lengths.
-    void probe_rows_match_the_prefill()
-    {
-        struct ProbeRecorder : ForwardingBackend {
-            using ForwardingBackend::ForwardingBackend;
-            int most = 0;
-            void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
-            {
-                for (const SequenceRows& seq : sequences)
-                    if (seq.probe)
-                        most = std::max(most, static_cast<int>(seq.positions.size()) - seq.probe->first_row);
-                ForwardingBackend::run_layer_batch(layer, hidden, sequences);
-            }
-        };
-        const int n_layers = model_->config().n_layers;
-        for (int i = 0; i < 4; ++i)
-            for (int length : {12, 97, 300}) {
-                const CompressionConfig config = policy(i);
-                std::vector<int32_t> prompt{1};
-                for (int t = 1; t < length; ++t)
-                    prompt.push_back(static_cast<int32_t>(3 + (t * 31) % 500));
-                ProbeRecorder recorder(model_->backend());
-                InferenceSession s(recorder, config);
-                s.prefill(prompt);
-                QCOMPARE(prefill_probe_rows(config, n_layers, length), recorder.most);
-                if (config.policy == CompressionPolicyKind::H2O)
-                    QCOMPARE(recorder.most, length);
-            }
     }
 
 private:

@@ -235,6 +235,23 @@ void attention_and_probe_match()
                     const float scale = *std::max_element(expected_probe.begin(), expected_probe.end());
                     check_close(label("probe" + what, p), download(probe_out.data(), size_t(len)), expected_probe,
                                 1e-5 * scale, 1e-4);
+
+                    // In two chunks, as a chunked prompt adds them: the first chunk's rows when
+                    // the cache held only the entries up to its last row.
+                    if (n < 2)
+                        continue;
+                    const int n1 = n / 2;
+                    auto chunked = upload(std::vector<float>(size_t(len), 0.0f));
+                    cuda::attention_probe_add(dq.as<float>(), n1, table, len - (n - n1), dims, p, stats.as<float>(),
+                                              std::min(probe.first_row, n1), weights.as<float>(), chunked.as<float>(),
+                                              nullptr);
+                    cuda::attention_probe_add(dq.as<float>() + size_t(n1) * q_width, n - n1, table, len, dims, p,
+                                              stats.as<float>() + size_t(n1) * s.heads * 2,
+                                              std::max(0, probe.first_row - n1),
+                                              weights.as<float>() + std::max(0, n1 - probe.first_row),
+                                              chunked.as<float>(), nullptr);
+                    check_close(label("probe in two chunks" + what, p), download(chunked.data(), size_t(len)),
+                                expected_probe, 1e-5 * scale, 1e-4);
                 }
 }
 

@@ -440,7 +440,7 @@ void step_memory_bounds_a_batched_run()
     const size_t used_before = used(), pool_before = b.kv_pool().bytes_reserved();
 
     BatchScheduler scheduler(b, {5, 0, 8192});
-    int rows = 0, longest = 0, probe_rows = 0;
+    int rows = 0, longest = 0;
     constexpr int kNewTokens = 24;
     for (int i = 0; i < 5; ++i) {
         BatchRequest r;
@@ -450,7 +450,6 @@ void step_memory_bounds_a_batched_run()
         r.max_new_tokens = kNewTokens;
         r.compression = i % 2 ? c.config : CompressionConfig::full_cache();
         rows += static_cast<int>(r.prompt.size());
-        probe_rows += prefill_probe_rows(r.compression, b.config().n_layers, static_cast<int>(r.prompt.size()));
         longest = std::max(longest, static_cast<int>(r.prompt.size()) + kNewTokens);
         scheduler.submit(std::move(r));
     }
@@ -459,11 +458,11 @@ void step_memory_bounds_a_batched_run()
             GPU_CHECK(e.reason != FinishReason::Error, e.error);
 
     const size_t grown = used() - used_before - (b.kv_pool().bytes_reserved() - pool_before);
-    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest, probe_rows});
+    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest});
     const bool emulated = b.info().device.find("emulation") != std::string::npos;
     const size_t rounding = emulated ? 30 * 256 : 30 * (size_t(2) << 20);
     const StepBufferLayout fp16;
-    const size_t row_growth = step_row_index_bytes(rows) - step_row_index_bytes(64) +
+    const size_t row_growth = step_row_buffers(rows).total() - step_row_buffers(64).total() +
                               chunk_buffers(b.config(), fp16, std::min(rows, fp16.chunk_rows)).total() -
                               chunk_buffers(b.config(), fp16, 64).total();
     std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
