@@ -102,7 +102,7 @@ private:
     std::unique_ptr<HiddenBufferPool> hidden_pool_;
     std::unique_ptr<ProbeDownloads> probe_downloads_;
     // Per sequence of a layer step: its slice of the probe scores and the slot of its probed
-    // rows (-1: none). Kept here so a decode step allocates nothing for them.
+    // rows' weights (-1: none). Kept here so a decode step allocates nothing for them.
     std::vector<int> probe_slices_, probe_slots_;
 };
 
