@@ -1,16 +1,15 @@
 #include "device_buffer.h"
 
-#include <cstdio>
-
 #include "cuda_check.h"
+#include "util/byte_size.h"
 
 namespace pyramid::cuda {
 
 std::string format_bytes(size_t bytes)
 {
-    char text[64];
-    std::snprintf(text, sizeof text, "%zu bytes (%.2f GiB)", bytes, static_cast<double>(bytes) / (1u << 30));
-    return text;
+    if (bytes < 1024)
+        return byte_size_text(bytes);
+    return std::to_string(bytes) + " bytes (" + byte_size_text(bytes) + ")";
 }
 
 DeviceMemory device_memory()

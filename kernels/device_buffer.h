@@ -23,7 +23,7 @@ public:
     DeviceBuffer(size_t bytes, const std::string& what);
 };
 
-// "N bytes (x.y GiB)": how sizes appear in messages.
+// "N bytes (x.y MiB)", exact and readable: how sizes appear in messages.
 std::string format_bytes(size_t bytes);
 
 // Free and total memory of the current device.

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/byte_size.h"
+
 namespace pyramid::inspect {
 namespace {
 
@@ -17,16 +19,6 @@ std::string grouped(uint64_t n)
         out += digits[i];
     }
     return out;
-}
-
-std::string human(uint64_t bytes)
-{
-    const double b = static_cast<double>(bytes);
-    if (b >= 1024.0 * 1024 * 1024)
-        return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
-    if (b >= 1024.0 * 1024)
-        return fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
-    return fmt::format("{:.1f} KiB", b / 1024.0);
 }
 
 std::string shape_text(const std::vector<int64_t>& shape)
@@ -72,7 +64,7 @@ void print_summary(std::FILE* out, const ModelContents& m)
     fmt::print(out, "Model\n");
     print_row(out, "path", m.path.string());
     print_row(out, "name", c.name.empty() ? "(none)" : c.name);
-    print_row(out, "format", fmt::format("{}, {} bytes ({})", m.format, grouped(m.file_bytes), human(m.file_bytes)));
+    print_row(out, "format", fmt::format("{}, {} bytes ({})", m.format, grouped(m.file_bytes), byte_size_text(m.file_bytes)));
     print_row(out, "architecture", c.architecture);
     for (const auto& [key, value] : m.facts)
         print_row(out, key, value);
@@ -133,7 +125,7 @@ void print_summary(std::FILE* out, const ModelContents& m)
                     "CUDA keeps quantized matrices as stored, float ones in fp16, norms in f32)\n");
     const auto line = [&](const std::string& type, const Totals& s) {
         fmt::print(out, "  {:<6}  {:>7}  {:>15}  {:>15}  {:>12}  {:>12}\n", type, s.tensors, grouped(s.elements),
-                   grouped(s.file), human(s.cpu), human(s.cuda));
+                   grouped(s.file), byte_size_text(s.cpu), byte_size_text(s.cuda));
     };
     fmt::print(out, "  {:<6}  {:>7}  {:>15}  {:>15}  {:>12}  {:>12}\n", "type", "tensors", "elements", "file bytes",
                "CPU memory", "CUDA fp16");
@@ -153,12 +145,12 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
     fmt::print(out, "\nMemory for a {}-token prompt, full KV cache vs PyramidInfer ({})\n", kv.prompt_tokens, preset);
     fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV f32)", "CUDA backend (KV fp16)");
     const auto row = [&](const std::string& what, size_t cpu, size_t cuda) {
-        fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", what, human(cpu), human(cuda));
+        fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", what, byte_size_text(cpu), byte_size_text(cuda));
     };
     row("weights", weights.cpu_bytes, weights.cuda_fp16_bytes);
     row("KV cache, full", full32, full16);
     row("KV cache, PyramidInfer", pyr32, pyr16);
-    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "activations and scratch", "-", human(cuda_scratch.total()));
+    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "activations and scratch", "-", byte_size_text(cuda_scratch.total()));
     const size_t cuda_fixed = weights.cuda_fp16_bytes + cuda_scratch.total();
     row("total, full", weights.cpu_bytes + full32, cuda_fixed + full16);
     row("total, PyramidInfer", weights.cpu_bytes + pyr32, cuda_fixed + pyr16);
@@ -175,7 +167,7 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
                "  CUDA activations and scratch: {} for the prompt's step, {} of dequantization tiles, {} of cuBLAS\n"
                "  workspace; the CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU\n"
                "  backend's activations are ordinary process memory.\n",
-               human(cuda_scratch.steps), human(cuda_scratch.dequant), human(cuda_scratch.cublas));
+               byte_size_text(cuda_scratch.steps), byte_size_text(cuda_scratch.dequant), byte_size_text(cuda_scratch.cublas));
 }
 
 void print_gpu_fit(std::FILE* out, const ModelWeights& weights, const CompressionConfig& pyramid,
