@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kv/kv_footprint.h"
+#include "util/byte_size.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -171,8 +172,7 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
         if (first && !fits(bytes)) {
             finish(take(waiting_, 0), FinishReason::Error,
                    "out of KV-cache memory: the prompt of " + std::to_string(n) + " tokens needs " +
-                       std::to_string(bytes >> 10) + " KiB but the batch may hold " +
-                       std::to_string(options_.kv_byte_limit >> 10) + " KiB",
+                       byte_size_text(bytes) + " but the batch may hold " + byte_size_text(options_.kv_byte_limit),
                    events);
             continue;
         }

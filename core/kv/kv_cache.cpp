@@ -1,5 +1,6 @@
 #include "kv/kv_cache.h"
 
+#include "util/byte_size.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -55,8 +56,8 @@ void KvCache::check_room(int layer, int n) const
     const size_t needed = bytes() + static_cast<size_t>(n) * bytes_per_entry();
     if (needed > byte_limit_)
         throw Error("out of KV-cache memory: layer " + std::to_string(layer) + " needs room for " +
-                    std::to_string(n) + " more entries (" + std::to_string(needed >> 10) + " KiB in all) but the cache is limited to " +
-                    std::to_string(byte_limit_ >> 10) + " KiB");
+                    std::to_string(n) + " more entries (" + byte_size_text(needed) +
+                    " in all) but the cache is limited to " + byte_size_text(byte_limit_));
 }
 
 size_t KvCache::bytes() const
