@@ -108,8 +108,9 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     // Growth step: one full-length sequence in every layer, but never more than 64 MiB at once.
     const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
                                                    std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
+    uploads_ = std::make_unique<HostUploads>(stream);
     kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity,
-                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), stream);
+                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), stream, *uploads_);
     workspace_ = std::make_unique<Workspace>(c, step_layout(), stream);
     hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
     probe_downloads_ = std::make_unique<ProbeDownloads>(stream);
@@ -140,12 +141,6 @@ StepBufferLayout CudaBackend::step_layout() const
 size_t CudaBackend::step_memory_bytes(const StepExtent& extent) const
 {
     return step_memory(config(), step_layout(), extent, kv_entry_bytes()).total();
-}
-
-void CudaBackend::upload(void* device, const void* host, size_t bytes, const char* what)
-{
-    if (bytes > 0)
-        check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_.get()), what);
 }
 
 BackendInfo CudaBackend::info() const
@@ -179,7 +174,7 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     const int n = static_cast<int>(tokens.size());
     workspace_->reserve_rows(n);
     auto h = std::make_unique<CudaHiddenStates>(*hidden_pool_, n, c.dim);
-    upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
+    uploads_->upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
     const DeviceMatrix& table = device_weights_->token_embedding();
     if (table.quantized)
         dequantize_gathered_rows(*table.quantized, table.data, c.dim, workspace_->row_indices(), n, h->data(),
@@ -219,8 +214,8 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
     const size_t q_row_bytes = static_cast<size_t>(q_width) * element_bytes(p);
 
-    std::vector<int32_t> positions;
-    positions.reserve(static_cast<size_t>(n));
+    std::vector<int32_t>& positions = step_positions_;
+    positions.clear();
     for (const SequenceRows& seq : sequences)
         positions.insert(positions.end(), seq.positions.begin(), seq.positions.end());
 
@@ -256,7 +251,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             const SequenceRows& seq = sequences[i];
             const int probed = slot[i] < 0 ? 0 : static_cast<int>(seq.positions.size()) - seq.probe->first_row;
             if (probed > 0)
-                upload(ws.probe_weights() + slot[i], seq.probe->row_weights.data(),
+                uploads_->upload(ws.probe_weights() + slot[i], seq.probe->row_weights.data(),
                        static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
         }
     }
@@ -266,7 +261,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     for (int r0 = 0; r0 < n; r0 += chunk) {
         const int m = std::min(chunk, n - r0);
         float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
-        upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t), "run_layer (positions)");
+        uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t), "run_layer (positions)");
         rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
         project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch);
         project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch);
@@ -276,8 +271,10 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
 
         // Sequences with one new row (decode steps) go through the batched decode kernels, three
         // launches for all of them; longer runs of rows (prompts) run sequence by sequence.
-        std::vector<DecodeSequence> decoding;
-        std::vector<CudaKvLayerStore*> decoding_stores;  // committed once their entries are queued
+        std::vector<DecodeSequence>& decoding = decode_batch_;
+        std::vector<CudaKvLayerStore*>& decoding_stores = decode_stores_;  // committed once their entries are queued
+        decoding.clear();
+        decoding_stores.clear();
         for (size_t i = 0; i < sequences.size(); ++i) {
             const SequenceRows& seq = sequences[i];
             const int rows = static_cast<int>(seq.positions.size());
@@ -322,7 +319,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         if (!decoding.empty()) {
             const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
             ws.reserve_decode(layout);
-            upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
+            uploads_->upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
                    "run_layer (decode batch)");
             store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries,
                             kv_width, p, s);
@@ -373,7 +370,7 @@ void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
     Workspace& ws = *workspace_;
     ws.reserve_rows(h.rows());
     ws.reserve_chunk(std::min(n, ws.chunk_rows()));
-    upload(ws.row_indices(), rows.data(), rows.size_bytes(), "gather (rows)");
+    uploads_->upload(ws.row_indices(), rows.data(), rows.size_bytes(), "gather (rows)");
     // A chunk at a time through the chunk's buffer, in order: chunk [t0, t0 + m) writes rows
     // below t0 + m, and every later chunk reads rows at or above that (rows[t] >= t, ascending).
     for (int t0 = 0; t0 < n; t0 += ws.chunk_rows()) {
@@ -414,7 +411,7 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
     ws.reserve_chunk(n);
     ws.reserve_logit_rows(n);
     // A chunk of the wanted rows at a time: side by side, the norm, the projection.
-    upload(ws.row_indices(), rows.data(), rows.size_bytes(), "logits (rows)");
+    uploads_->upload(ws.row_indices(), rows.data(), rows.size_bytes(), "logits (rows)");
     for (int r0 = 0; r0 < n; r0 += ws.chunk_rows()) {
         const int m = std::min(ws.chunk_rows(), n - r0);
         gather_rows(h.data(), c.dim, ws.row_indices() + r0, m, ws.gathered(), s);

@@ -17,6 +17,7 @@
 
 #include "backend/backend.h"
 #include "cuda_hidden_states.h"
+#include "cuda_kv_layer_store.h"
 #include "device_weights.h"
 #include "projection.h"
 #include "kv_memory.h"
@@ -83,7 +84,6 @@ private:
 
     void use_device() const;
     StepBufferLayout step_layout() const;
-    void upload(void* device, const void* host, size_t bytes, const char* what);
     DequantScratch scratch() const { return {dequant_scratch_.data(), dequant_scratch_.bytes()}; }
     // Final norm and output projection of these rows into the workspace's logits, queued on
     // the stream.
@@ -97,13 +97,18 @@ private:
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;
     DeviceBuffer dequant_scratch_;  // tiles of quantized matrices for the GEMM path (projection.h)
+    std::unique_ptr<HostUploads> uploads_;  // before kv_, which uses it
     std::unique_ptr<KvMemory> kv_;
     std::unique_ptr<Workspace> workspace_;
     std::unique_ptr<HiddenBufferPool> hidden_pool_;
     std::unique_ptr<ProbeDownloads> probe_downloads_;
-    // Per sequence of a layer step: its slice of the probe scores and the slot of its probed
-    // rows' weights (-1: none). Kept here so a decode step allocates nothing for them.
+    // A layer step's host-side lists, kept here so a decode step allocates nothing for them:
+    // per sequence its slice of the probe scores and the slot of its probed rows' weights
+    // (-1: none); every row's position; a chunk's decoding sequences and their stores.
     std::vector<int> probe_slices_, probe_slots_;
+    std::vector<int32_t> step_positions_;
+    std::vector<DecodeSequence> decode_batch_;
+    std::vector<CudaKvLayerStore*> decode_stores_;
 };
 
 } // namespace pyramid::cuda

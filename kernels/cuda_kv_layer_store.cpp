@@ -48,10 +48,8 @@ KvBlockTable CudaKvLayerStore::table()
                                          static_cast<size_t>(memory_.table_capacity())});
             device_table_ = DeviceBuffer(device_capacity_ * sizeof(void*), "a KV block table");
         }
-        if (!blocks_.empty())
-            check(cudaMemcpyAsync(device_table_.data(), blocks_.data(), blocks_.size() * sizeof(void*),
-                                  cudaMemcpyHostToDevice, memory_.stream()),
-                  "KV block table (upload)");
+        memory_.uploads().upload(device_table_.data(), blocks_.data(), blocks_.size() * sizeof(void*),
+                                 "KV block table (upload)");
         table_dirty_ = false;
     }
     const KvGeometry& g = memory_.geometry();

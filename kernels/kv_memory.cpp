@@ -9,8 +9,8 @@
 namespace pyramid::cuda {
 
 KvMemory::KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
-                   cudaStream_t stream)
-    : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks), stream_(stream),
+                   cudaStream_t stream, HostUploads& uploads)
+    : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks), stream_(stream), uploads_(uploads),
       table_capacity_(table_capacity), compaction_entries_(std::max(compaction_entries, 1))
 {
 }
@@ -40,9 +40,7 @@ void KvMemory::reserve_scratch(size_t entries)
 const int32_t* KvMemory::upload_entry_ints(std::span<const int32_t> values)
 {
     reserve_entry_ints(values.size());
-    if (!values.empty())
-        check(cudaMemcpyAsync(entry_ints_.data(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice, stream_),
-              "KV entry indices (upload)");
+    uploads_.upload(entry_ints_.data(), values.data(), values.size_bytes(), "KV entry indices (upload)");
     return entry_ints_.as<int32_t>();
 }
 

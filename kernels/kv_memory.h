@@ -1,6 +1,7 @@
 #pragma once
 // What all of one backend's KV layer stores share: the block pool, the stream their kernels
-// run on, the entry geometry, and the scratch space compaction moves entries through.
+// run on and the backend's staging of uploads to it, the entry geometry, and the scratch space
+// compaction moves entries through.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 #include <span>
 
 #include "device_buffer.h"
+#include "host_uploads.h"
 #include "kv_block_pool.h"
 #include "kv_block_table.h"
 #include "precision.h"
@@ -30,12 +32,13 @@ public:
     // compaction_entries: the most entries one compaction pass moves through scratch
     // (kv_compaction_entries in backend/step_memory.h), which bounds the scratch.
     KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
-             cudaStream_t stream);
+             cudaStream_t stream, HostUploads& uploads);
 
     const KvGeometry& geometry() const { return geometry_; }
     KvBlockPool& pool() { return pool_; }
     const KvBlockPool& pool() const { return pool_; }
     cudaStream_t stream() const { return stream_; }
+    HostUploads& uploads() const { return uploads_; }
     int table_capacity() const { return table_capacity_; }
 
     // Moves entry sources[t] to entry first + t of `table`, in place (see compact_kv), in
@@ -53,6 +56,7 @@ private:
     KvGeometry geometry_;
     KvBlockPool pool_;
     cudaStream_t stream_;
+    HostUploads& uploads_;
     int table_capacity_;
     int compaction_entries_;
     DeviceBuffer scratch_;  // grows to the largest compaction pass seen

@@ -179,6 +179,8 @@ cudaError_t cudaEventCreate(cudaEvent_t* event)
     return cudaSuccess;
 }
 
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) { return cudaEventCreate(event); }
+
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     delete reinterpret_cast<Event*>(event);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda_kv_layer_store.h"
+#include "host_uploads.h"
 #include "gpu_test.h"
 #include "kv_memory.h"
 #include "kv_ops.h"
@@ -17,12 +18,13 @@ namespace pyramid::gpu_test {
 inline constexpr int kCompactionEntries = 7;
 
 struct FilledStore {
+    cuda::HostUploads uploads{nullptr};
     cuda::KvMemory memory;
     cuda::CudaKvLayerStore store;
     std::vector<float> keys, values;  // as stored (rounded to the precision)
 
     FilledStore(std::mt19937& rng, int kv_dim, cuda::Precision p, int len, int block_entries = 16)
-        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, kCompactionEntries, nullptr), store(memory)
+        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, kCompactionEntries, nullptr, uploads), store(memory)
     {
         keys = rounded(random_floats(rng, size_t(len) * kv_dim), p);
         values = rounded(random_floats(rng, size_t(len) * kv_dim), p);

@@ -16,6 +16,7 @@
 #include "attention_ops.h"
 #include "cuda_check.h"
 #include "cuda_hidden_states.h"
+#include "host_uploads.h"
 #include "backend/cpu_kernels.h"
 #include "cuda_kv_layer_store.h"
 #include "decode_attention_tests.h"
@@ -316,6 +317,28 @@ void keep_compacts_and_frees_blocks()
             }
 }
 
+void uploads_arrive_intact()
+{
+    // Blocks of 256 bytes, 3 of them: the ring wraps many times, and every host buffer is
+    // overwritten as soon as its upload returns. The emulation runs page-locked copies only when
+    // the host waits, so a block reused too early would deliver later bytes.
+    cuda::HostUploads uploads(nullptr, 256, 3);
+    std::vector<std::vector<float>> sent;
+    std::vector<cuda::DeviceBuffer> received;
+    std::vector<float> host;
+    for (int i = 0; i < 40; ++i) {
+        const size_t count = 1 + size_t(i * 7) % 90;  // up to 360 bytes: some larger than a block
+        sent.push_back(random_floats(rng, count));
+        received.emplace_back(count * sizeof(float), "upload test");
+        host = sent.back();
+        uploads.upload(received.back().data(), host.data(), host.size() * sizeof(float), "upload test");
+        std::fill(host.begin(), host.end(), std::nanf(""));
+    }
+    GPU_CHECK(uploads.bytes() <= 3 * 256, std::to_string(uploads.bytes()) + " page-locked bytes");
+    for (size_t i = 0; i < sent.size(); ++i)
+        check_close("upload " + std::to_string(i), download(received[i].data(), sent[i].size()), sent[i], 0.0, 0.0);
+}
+
 void hidden_pool_keeps_one_buffer()
 {
     const auto used = [] {
@@ -347,7 +370,8 @@ void hidden_pool_keeps_one_buffer()
 
 void blocks_return_to_pool()
 {
-    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, nullptr);
+    cuda::HostUploads uploads(nullptr);
+    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, nullptr, uploads);
     {
         cuda::CudaKvLayerStore a(memory), b(memory);
         a.reserve_append(40);  // 3 blocks: one chunk
@@ -603,6 +627,7 @@ int main(int argc, char** argv)
         {"probe_without_rows_is_zero", probe_without_rows_is_zero},
         {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
         {"hidden_pool_keeps_one_buffer", hidden_pool_keeps_one_buffer},
+        {"uploads_arrive_intact", uploads_arrive_intact},
         {"blocks_return_to_pool", blocks_return_to_pool},
         {"pool_uses_the_last_memory", pool_uses_the_last_memory},
         {"shift_keys_matches", shift_keys_matches},
