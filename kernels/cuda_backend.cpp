@@ -252,7 +252,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             const int probed = slot[i] < 0 ? 0 : static_cast<int>(seq.positions.size()) - seq.probe->first_row;
             if (probed > 0)
                 uploads_->upload(ws.probe_weights() + slot[i], seq.probe->row_weights.data(),
-                       static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
+                                 static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
         }
     }
 
@@ -261,7 +261,8 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     for (int r0 = 0; r0 < n; r0 += chunk) {
         const int m = std::min(chunk, n - r0);
         float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
-        uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t), "run_layer (positions)");
+        uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
+                         "run_layer (positions)");
         rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
         project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch);
         project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch);
@@ -415,7 +416,8 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
     for (int r0 = 0; r0 < n; r0 += ws.chunk_rows()) {
         const int m = std::min(ws.chunk_rows(), n - r0);
         gather_rows(h.data(), c.dim, ws.row_indices() + r0, m, ws.gathered(), s);
-        rms_norm(ws.gathered(), device_weights_->output_norm(), m, c.dim, c.rms_eps, ws.normed(), options_.precision, s);
+        rms_norm(ws.gathered(), device_weights_->output_norm(), m, c.dim, c.rms_eps, ws.normed(), options_.precision,
+                 s);
         project(cublas_.get(), device_weights_->output(), ws.normed(), m,
                 ws.logits() + static_cast<size_t>(r0) * c.n_vocab, 0.0f, scratch());
     }

@@ -122,9 +122,10 @@ DecodeScratch Workspace::decode_scratch() const
 size_t Workspace::bytes() const
 {
     size_t total = 0;
-    for (const DeviceBuffer* b : {&gathered_, &normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_,
-                                  &activated_, &row_indices_, &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_,
-                                  &partial_stats_, &partial_out_, &decode_scores_})
+    for (const DeviceBuffer* b :
+         {&gathered_, &normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_, &activated_,
+          &row_indices_, &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_, &partial_stats_,
+          &partial_out_, &decode_scores_})
         total += b->bytes();
     return total;
 }
