@@ -19,7 +19,8 @@ DeviceBuffer KvBlockPool::allocate(size_t blocks) const
     if (blocks > std::numeric_limits<size_t>::max() / block_bytes_)
         throw Error("KV block pool: " + std::to_string(blocks) + " blocks of " + std::to_string(block_bytes_) +
                     " bytes exceed the address space");
-    return DeviceBuffer(blocks * block_bytes_, "the KV cache pool (" + std::to_string(blocks) + " blocks of " +
+    return DeviceBuffer(blocks * block_bytes_, "the KV cache pool (" + std::to_string(blocks) +
+                                                   (blocks == 1 ? " block of " : " blocks of ") +
                                                    std::to_string(block_bytes_) + " bytes)");
 }
 

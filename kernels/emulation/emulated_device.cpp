@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -46,8 +47,10 @@ EmulatedDevice& EmulatedDevice::instance()
 
 size_t EmulatedDevice::capacity() const
 {
+    // MiB, fractions allowed (0.9: a device just smaller than 1 MiB).
     const char* mib = std::getenv("PYRAMID_CUDA_EMULATION_MEMORY_MIB");
-    return (mib && *mib ? std::strtoull(mib, nullptr, 10) : 16384ull) << 20;
+    const double value = mib && *mib ? std::strtod(mib, nullptr) : 16384.0;
+    return static_cast<size_t>(std::max(value, 0.0) * double(1 << 20));
 }
 
 cudaError_t EmulatedDevice::allocate(void** data, size_t bytes)

@@ -11,7 +11,7 @@
 //   bytes (NaN as float or half), so reads of unwritten elements show; a write past the end of an allocation, within its
 //   256-byte rounding, is reported when the device next synchronizes, and past that hits an
 //   inaccessible page;
-// - device memory is capped (PYRAMID_CUDA_EMULATION_MEMORY_MIB, default 16384), so running out
+// - device memory is capped (PYRAMID_CUDA_EMULATION_MEMORY_MIB, default 16384, fractions allowed), so running out
 //   of it can be tested.
 #include <cuda_runtime.h>
 

@@ -24,6 +24,21 @@ PYRAMID_CUDA_EMULATION_MEMORY_MIB=1 reply --device cuda >"$tmp/small.txt" 2>"$tm
   fail "a reply on a 1 MiB device: $(cat "$tmp/small.err")"
 cmp -s "$tmp/cpu.txt" "$tmp/small.txt" || fail "the 1 MiB device's reply differs"
 
+# The KV pool running out mid-reply (a device just under 1 MiB holds the weights and about 130
+# tokens): the reply stops with a message naming the GPU memory, and what came before stays
+# printed, exactly the CPU's reply so far (then a newline); the exit status says it failed.
+story() { "$cli" --model "$model" --raw -p "Once upon a time" -n 500 --temperature 0 --policy full "$@"; }
+story --device cpu >"$tmp/story.txt" 2>/dev/null
+rc=0
+PYRAMID_CUDA_EMULATION_MEMORY_MIB=0.9 story --device cuda >"$tmp/cut.txt" 2>"$tmp/cut.err" || rc=$?
+[ "$rc" = 4 ] || fail "a reply outgrowing the device exited $rc: $(cat "$tmp/cut.err")"
+grep -q "reply ended early: CUDA out of memory allocating the KV cache pool" "$tmp/cut.err" ||
+  fail "no out-of-memory message: $(cat "$tmp/cut.err")"
+kept=$(($(stat -c %s "$tmp/cut.txt") - 1))
+[ "$kept" -gt 100 ] || fail "only $kept bytes of the reply were printed"
+cmp -s -n "$kept" "$tmp/cut.txt" "$tmp/story.txt" || fail "the reply before the failure differs from the CPU's"
+[ "$kept" -lt "$(stat -c %s "$tmp/story.txt")" ] || fail "the reply did not stop early"
+
 # Weights that do not fit: --device cuda refuses, naming the bytes; auto runs on the CPU and says why.
 rc=0
 PYRAMID_CUDA_EMULATION_MEMORY_MIB=0 reply --device cuda >/dev/null 2>"$tmp/refused.err" || rc=$?
