@@ -448,7 +448,9 @@ void step_memory_bounds_a_batched_run()
         r.prompt.assign(c.prompt_tokens.begin(),
                         c.prompt_tokens.begin() + static_cast<ptrdiff_t>(std::min(length, c.prompt_tokens.size())));
         r.max_new_tokens = kNewTokens;
-        r.compression = i % 2 ? c.config : CompressionConfig::full_cache();
+        r.compression = i % 3 == 0 ? CompressionConfig::full_cache() : c.config;
+        if (i % 3 == 2)
+            r.compression.policy = CompressionPolicyKind::H2O;  // probes every row
         rows += static_cast<int>(r.prompt.size());
         longest = std::max(longest, static_cast<int>(r.prompt.size()) + kNewTokens);
         scheduler.submit(std::move(r));
