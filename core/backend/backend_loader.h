@@ -25,8 +25,8 @@ BackendChoice choose_backend(const ModelWeights& weights, BackendPreference pref
 // The plugin's entry point, exported with C linkage by libpyramid_cuda.so. Returns nullptr
 // and writes a message into `error` when no usable device exists or the model does not fit.
 // Raised whenever the Backend interface changes (2: batched layers and logits, copy bandwidth;
-// 3: top logits; 4: step memory).
-inline constexpr int kBackendPluginAbi = 4;
+// 3: top logits; 4: step memory; 5: StepExtent without probe rows).
+inline constexpr int kBackendPluginAbi = 5;
 using CreateBackendFn = Backend* (*)(int abi, const ModelWeights* weights, char* error, size_t error_size);
 inline constexpr const char* kCudaPluginLibrary = "libpyramid_cuda.so";
 inline constexpr const char* kCudaPluginSymbol = "pyramid_create_cuda_backend";
