@@ -8,7 +8,6 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <memory>
 #include <vector>
 
 #include "pinned_buffer.h"
