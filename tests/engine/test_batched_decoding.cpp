@@ -232,7 +232,10 @@ private slots:
         const int n_vocab = model->config().n_vocab;
         std::vector<Request> requests;
         for (int i = 0; i < sequences; ++i) {
-            std::uniform_int_distribution<int> length(9, 180), steps(0, max_steps), join(0, max_steps / 3);
+            // The aggressive PyramidInfer settings (config_for) get a prompt long enough to be
+            // pruned, so the batch always holds a pruned sequence.
+            std::uniform_int_distribution<int> length(i % 4 == 3 ? 64 : 9, 180), steps(0, max_steps),
+                join(0, max_steps / 3);
             requests.push_back({random_prompt(rng, length(rng), n_vocab), config_for(i), steps(rng),
                                 i < sequences / 3 ? 0 : join(rng)});
         }
