@@ -64,7 +64,8 @@ void print_summary(std::FILE* out, const ModelContents& m)
     fmt::print(out, "Model\n");
     print_row(out, "path", m.path.string());
     print_row(out, "name", c.name.empty() ? "(none)" : c.name);
-    print_row(out, "format", fmt::format("{}, {} bytes ({})", m.format, grouped(m.file_bytes), byte_size_text(m.file_bytes)));
+    print_row(out, "format",
+              fmt::format("{}, {} bytes ({})", m.format, grouped(m.file_bytes), byte_size_text(m.file_bytes)));
     print_row(out, "architecture", c.architecture);
     for (const auto& [key, value] : m.facts)
         print_row(out, key, value);
@@ -167,7 +168,8 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
                "  CUDA activations and scratch: {} for the prompt's step, {} of dequantization tiles, {} of cuBLAS\n"
                "  workspace; the CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU\n"
                "  backend's activations are ordinary process memory.\n",
-               byte_size_text(cuda_scratch.steps), byte_size_text(cuda_scratch.dequant), byte_size_text(cuda_scratch.cublas));
+               byte_size_text(cuda_scratch.steps), byte_size_text(cuda_scratch.dequant),
+               byte_size_text(cuda_scratch.cublas));
 }
 
 void print_gpu_fit(std::FILE* out, const ModelWeights& weights, const CompressionConfig& pyramid,

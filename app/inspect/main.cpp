@@ -96,8 +96,9 @@ int main(int argc, char** argv)
     try {
         // The real loader: the weights exactly as a backend gets them (and proof it can load).
         const pyramid::LoadedModel loaded = pyramid::load_model_files(model_path);
-        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv,
-                                                pyramid::inspect::estimate_cuda_scratch(loaded.weights, kv.prompt_tokens),
+        const pyramid::inspect::CudaScratch scratch =
+            pyramid::inspect::estimate_cuda_scratch(loaded.weights, kv.prompt_tokens);
+        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv, scratch,
                                                 preset);
         pyramid::inspect::print_gpu_fit(stdout, loaded.weights, pyramid::compression_preset(preset), preset,
                                         gpu_memory);

@@ -112,18 +112,26 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
     return s;
 }
 
+namespace {
+
+// What cuda_prompt_bytes counts that does not depend on the prompt: weights, dequantization
+// tiles and the cuBLAS workspace.
+size_t cuda_fixed_bytes(const ModelWeights& w)
+{
+    const CudaScratch scratch = estimate_cuda_scratch(w, 1);
+    return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
+}
+
+} // namespace
+
 size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
 {
-    const CudaScratch scratch = estimate_cuda_scratch(w, prompt_tokens);
-    return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas +
-           cuda_prompt_dependent_bytes(w, config, prompt_tokens);
+    return cuda_fixed_bytes(w) + cuda_prompt_dependent_bytes(w, config, prompt_tokens);
 }
 
 int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory)
 {
-    // Weights, dequantization tiles and the cuBLAS workspace do not depend on the prompt.
-    const CudaScratch scratch = estimate_cuda_scratch(w, 1);
-    const size_t fixed = weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
+    const size_t fixed = cuda_fixed_bytes(w);
     // Longer prompts need more of every other part, so the lengths that fit are 1..n.
     int fits = 0, too_long = w.config.context_length + 1;
     while (too_long - fits > 1) {
