@@ -226,6 +226,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     std::vector<int>& slot = probe_slots_;
     slice.assign(sequences.size(), -1);
     slot.assign(sequences.size(), -1);
+    ws.reserve_rows(n);  // the probe weights' slots
     int probe_entries = 0, probe_rows = 0;
     bool prompt_probes = false;
     for (size_t i = 0; i < sequences.size(); ++i) {
@@ -236,25 +237,19 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         slice[i] = probe_entries;
         probe_entries += seq.cache->size() + rows;
         if (rows > 1) {
+            const int probed = std::max(0, rows - seq.probe->first_row);
             slot[i] = probe_rows;
-            probe_rows += std::max(0, rows - seq.probe->first_row);
+            uploads_->upload(ws.probe_weights() + probe_rows, seq.probe->row_weights.data(),
+                             static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
+            probe_rows += probed;
             prompt_probes = true;
         }
     }
     if (probe_entries > 0)
         ws.reserve_entries(probe_entries);
-    ws.reserve_rows(n);  // the probe weights' slots
-    if (prompt_probes) {
+    if (prompt_probes)
         check(cudaMemsetAsync(ws.probe(), 0, static_cast<size_t>(probe_entries) * sizeof(float), s),
               "run_layer (clear probe scores)");
-        for (size_t i = 0; i < sequences.size(); ++i) {
-            const SequenceRows& seq = sequences[i];
-            const int probed = slot[i] < 0 ? 0 : static_cast<int>(seq.positions.size()) - seq.probe->first_row;
-            if (probed > 0)
-                uploads_->upload(ws.probe_weights() + slot[i], seq.probe->row_weights.data(),
-                                 static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
-        }
-    }
 
     // A chunk's keys and values are stored before its rows attend, so each row sees exactly
     // the entries before it and itself, as in one pass over all rows.
@@ -321,7 +316,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
             ws.reserve_decode(layout);
             uploads_->upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
-                   "run_layer (decode batch)");
+                             "run_layer (decode batch)");
             store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries,
                             kv_width, p, s);
             for (CudaKvLayerStore* kv : decoding_stores)
