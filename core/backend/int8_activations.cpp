@@ -12,7 +12,7 @@ void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& 
     out.cols = cols;
     out.q.resize(static_cast<size_t>(n * cols));
     out.scale.resize(static_cast<size_t>(n * blocks));
-    out.sum.resize(static_cast<size_t>(n * blocks));
+    out.group_sum.resize(static_cast<size_t>(n * cols / kInt8SumGroup));
     for (int64_t b = 0; b < n * blocks; ++b) {
         const float* xb = x + b * kInt8Block;
         int8_t* qb = out.q.data() + b * kInt8Block;
@@ -21,13 +21,15 @@ void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& 
             amax = std::max(amax, std::abs(xb[i]));
         const float scale = amax / 127.0f;
         const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
-        int total = 0;
-        for (int i = 0; i < kInt8Block; ++i) {
+        for (int i = 0; i < kInt8Block; ++i)
             qb[i] = static_cast<int8_t>(std::nearbyint(xb[i] * inverse));
-            total += qb[i];
-        }
         out.scale[static_cast<size_t>(b)] = scale;
-        out.sum[static_cast<size_t>(b)] = scale * static_cast<float>(total);
+    }
+    for (int64_t g = 0; g < n * cols / kInt8SumGroup; ++g) {
+        int total = 0;  // at most 16 * 127: fits int16
+        for (int64_t i = 0; i < kInt8SumGroup; ++i)
+            total += out.q[static_cast<size_t>(g * kInt8SumGroup + i)];
+        out.group_sum[static_cast<size_t>(g)] = static_cast<int16_t>(total);
     }
 }
 

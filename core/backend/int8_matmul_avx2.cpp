@@ -2,12 +2,16 @@
 // weights are unpacked to bytes, multiplied with the activation bytes and summed in pairs
 // (maddubs: unsigned x signed bytes into int16), summed again in int32 (madd, which also
 // applies the 16-element scales of Q6_K), converted to float once and scaled by the block's
-// weight scale times its activation scale. Signed weights use |w| and sign(x, w), since
-// maddubs wants its first operand unsigned. Types with a per-block minimum (Q4_K, Q5_K)
-// subtract min * (sum of the rounded activations) per super-block.
+// weight scale times its activation scale.
 //
-// Bounds: |q| <= 128 and |x| <= 127 keep each maddubs pair sum within int16 (<= 32512), and a
-// block's int32 sum stays below 2^24, so its conversion to float is exact.
+// Q4_0 and Q8_0 are signed: they use |w| and sign(x, w), since maddubs wants its first operand
+// unsigned. The K-quants stay unsigned (q, not q - offset); what each weight would subtract
+// (Q4_K/Q5_K's group minimum, Q6_K's 32 * scale) meets the activations' integer sums per 16
+// values once per super-block instead.
+//
+// Bounds: |q| <= 128 and |x| <= 127 keep each maddubs pair sum within int16 (Q6_K's
+// 2 * 63 * 127 = 16002 is the largest unsigned one), and a block's int32 sum stays below 2^24,
+// so its conversion to float is exact.
 //
 // Every function carries the AVX2 target attribute instead of the whole file being compiled
 // for AVX2: nothing here may run (or be merged into code that runs) on a CPU without it.
@@ -48,20 +52,20 @@ constexpr int kMaxTokens = 4;  // tokens per pass over a row: more would run out
 struct Tokens {
     const int8_t* q[kMaxTokens];
     const float* scale[kMaxTokens];
-    const float* sum[kMaxTokens];
+    const int16_t* group_sum[kMaxTokens];
 };
 
-// Eight int32 partial sums of 32 byte products, weights unsigned (0..127).
-PYRAMID_AVX2 inline __m256i dot_unsigned(__m256i w, const int8_t* x)
+// Eight int32 partial sums of 32 byte products, weights unsigned (0..63), each int16 pair
+// sum multiplied by `weights16` (the weights' integer scales).
+PYRAMID_AVX2 inline __m256i dot_unsigned(__m256i w, const int8_t* x, __m256i weights16)
 {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(w, load32(x)), _mm256_set1_epi16(1));
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(w, load32(x)), weights16);
 }
 
-// The same for signed weights, |w| given; `weights16` scales each int16 pair sum (1 or the
-// 16-element scales of Q6_K).
-PYRAMID_AVX2 inline __m256i dot_signed(__m256i w, __m256i w_abs, const int8_t* x, __m256i weights16)
+// The same for signed weights, |w| given, every pair sum taken once.
+PYRAMID_AVX2 inline __m256i dot_signed(__m256i w, __m256i w_abs, const int8_t* x)
 {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(load32(x), w)), weights16);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(load32(x), w)), _mm256_set1_epi16(1));
 }
 
 PYRAMID_AVX2 inline void add_scaled(__m256& acc, __m256i sums, float scale)
@@ -69,9 +73,8 @@ PYRAMID_AVX2 inline void add_scaled(__m256& acc, __m256i sums, float scale)
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(scale), acc);
 }
 
-PYRAMID_AVX2 inline float horizontal_sum(__m256 a, __m256 b)
+PYRAMID_AVX2 inline float horizontal_sum(__m256 s)
 {
-    const __m256 s = _mm256_add_ps(a, b);
     __m128 v = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
     v = _mm_add_ps(v, _mm_movehl_ps(v, v));
     v = _mm_add_ss(v, _mm_movehdup_ps(v));
@@ -89,7 +92,7 @@ template <int T>
 PYRAMID_AVX2 inline void finish(Accumulators<T>& acc, float* out)
 {
     for (int t = 0; t < T; ++t)
-        out[t] = horizontal_sum(acc.even[t], acc.odd[t]);
+        out[t] = horizontal_sum(_mm256_add_ps(acc.even[t], acc.odd[t]));
 }
 
 template <int T>
@@ -109,7 +112,7 @@ PYRAMID_AVX2 inline void q8_0_block(const uint8_t* blk, int64_t b, const Tokens&
     const __m256i w = load32(blk + 2);
     const __m256i w_abs = _mm256_abs_epi8(w);
     for (int t = 0; t < T; ++t)
-        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b, _mm256_set1_epi16(1)), d * x.scale[t][b]);
+        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
 }
 
 // Q4_0 block: f16 d | u8 qs[16] (low nibbles: elements 0..15, high: 16..31), value q - 8
@@ -123,7 +126,7 @@ PYRAMID_AVX2 inline void q4_0_block(const uint8_t* blk, int64_t b, const Tokens&
     const __m256i w = _mm256_sub_epi8(_mm256_set_m128i(high, low), bytes(8));
     const __m256i w_abs = _mm256_abs_epi8(w);
     for (int t = 0; t < T; ++t)
-        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b, _mm256_set1_epi16(1)), d * x.scale[t][b]);
+        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
 }
 
 template <int T, size_t BlockBytes, void (*Block)(const uint8_t*, int64_t, const Tokens&, __m256*)>
@@ -144,37 +147,68 @@ PYRAMID_AVX2 void simple_row(const uint8_t* row, int64_t cols, const Tokens& x, 
 
 // --- K-quants: super-block s of 256 meets activation blocks 8s .. 8s+7 ------------------
 
-// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
-inline void k4_scale_min(int j, const uint8_t* q, uint8_t& sc, uint8_t& m)
+// The eight 6-bit scales and mins of a Q4_K/Q5_K block from their 12 packed bytes, as int16:
+// scale j in lane j of `scales`; min j in lanes 2j and 2j+1 of `mins`, once per 16 activations.
+// Bytes 0-3 hold scales 0-3 and bytes 4-7 mins 0-3 in their low 6 bits; bytes 8-11 hold the
+// low 4 bits of scales 4-7 (low nibble) and mins 4-7 (high nibble), whose top 2 bits are the
+// top bits of bytes 0-3 (scales) and 4-7 (mins).
+PYRAMID_AVX2 inline void k4_scales_mins(const uint8_t* packed, __m128i& scales, __m256i& mins)
 {
-    if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        sc = static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4));
-        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    uint32_t w[3];
+    std::memcpy(w, packed, 12);
+    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
+    const uint32_t scales_high = (w[2] & low4) | (((w[0] >> 6) & top2) << 4);
+    const uint32_t mins_high = ((w[2] >> 4) & low4) | (((w[1] >> 6) & top2) << 4);
+    const __m128i s8 = _mm_cvtsi64_si128(static_cast<int64_t>((w[0] & low6) | uint64_t(scales_high) << 32));
+    const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>((w[1] & low6) | uint64_t(mins_high) << 32));
+    scales = _mm_cvtepu8_epi16(s8);
+    mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8));
+}
+
+// Of each token, the factors of super-block s's eight activation blocks: `weight_scales`
+// (one per block) times the activations' scales.
+template <int T>
+struct BlockFactors {
+    alignas(32) float of[T][8];
+};
+
+template <int T>
+PYRAMID_AVX2 inline void block_factors(__m256 weight_scales, const Tokens& x, int64_t s, BlockFactors<T>& f)
+{
+    for (int t = 0; t < T; ++t)
+        _mm256_store_ps(f.of[t], _mm256_mul_ps(weight_scales, _mm256_loadu_ps(x.scale[t] + 8 * s)));
+}
+
+// acc[t] -= (per block of super-block s: the sum of weights16 times the activations' sums per
+// 16) * factor * (the block's activation scale): what every weight of a K-quant subtracts,
+// applied to the activations' block sums.
+template <int T>
+PYRAMID_AVX2 inline void subtract_group_terms(__m256i weights16, float factor, const Tokens& x, int64_t s, __m256* acc)
+{
+    for (int t = 0; t < T; ++t) {
+        const __m256i per_block = _mm256_madd_epi16(weights16, load32(x.group_sum[t] + 16 * s));
+        const __m256 scales = _mm256_mul_ps(_mm256_set1_ps(factor), _mm256_loadu_ps(x.scale[t] + 8 * s));
+        acc[t] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(per_block), scales, acc[t]);
     }
 }
 
-// Q4_K (with_fifth_bit false) and Q5_K: w = (d * sc_j) * q - dmin * m_j for the 32 elements
-// of group j, q unsigned (4 or 5 bits).
+// Q4_K (with_fifth_bit false) and Q5_K: w = (d * sc_j) * q - (dmin * m_j) for the 32 elements
+// of group j (activation block 8s + j), q unsigned (4 or 5 bits).
 template <int T, bool with_fifth_bit>
 PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
 {
     constexpr size_t kBytes = with_fifth_bit ? 176 : 144;
     Accumulators<T> acc;
     clear(acc);
+    const __m256i ones = _mm256_set1_epi16(1);
     for (int64_t s = 0; s < cols / 256; ++s) {
         const uint8_t* blk = row + s * kBytes;
-        const float d = half_at(blk);
-        const float dmin = half_at(blk + 2);
-        float scale[8], mins[8];
-        for (int j = 0; j < 8; ++j) {
-            uint8_t sc, m;
-            k4_scale_min(j, blk + 4, sc, m);
-            scale[j] = d * sc;
-            mins[j] = dmin * m;
-        }
+        __m128i scales;
+        __m256i mins;
+        k4_scales_mins(blk + 4, scales, mins);
+        BlockFactors<T> f;
+        block_factors(_mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(scales))), x,
+                      s, f);
         const uint8_t* qs = blk + (with_fifth_bit ? 48 : 16);
         const __m256i qh = with_fifth_bit ? load32(blk + 16) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
@@ -186,22 +220,20 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
                 low = _mm256_or_si256(low, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), bytes(16)));
                 high = _mm256_or_si256(high, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), bytes(16)));
             }
-            const int64_t b = 8 * s + 2 * j;  // activation block of the low group
             for (int t = 0; t < T; ++t) {
-                add_scaled(acc.even[t], dot_unsigned(low, x.q[t] + 32 * b), scale[2 * j] * x.scale[t][b]);
-                add_scaled(acc.odd[t], dot_unsigned(high, x.q[t] + 32 * b + 32), scale[2 * j + 1] * x.scale[t][b + 1]);
+                const int8_t* xq = x.q[t] + 256 * s + 64 * j;
+                add_scaled(acc.even[t], dot_unsigned(low, xq, ones), f.of[t][2 * j]);
+                add_scaled(acc.odd[t], dot_unsigned(high, xq + 32, ones), f.of[t][2 * j + 1]);
             }
         }
-        const __m256 min_vector = _mm256_loadu_ps(mins);
-        for (int t = 0; t < T; ++t)
-            acc.even[t] = _mm256_fnmadd_ps(min_vector, _mm256_loadu_ps(x.sum[t] + 8 * s), acc.even[t]);
+        subtract_group_terms<T>(mins, half_at(blk + 2), x, s, acc.even);
     }
     finish(acc, out);
 }
 
 // Q6_K: w = d * sc * (q - 32), q 6 bits, one int8 scale per 16 elements (unpack_q6_k_half):
-// output o of half h is element 128h + o, so each of
-// the four 32-byte q vectors of a half is one activation block with two scales.
+// output o of half h is element 128h + o, so each of the four 32-byte q vectors of a half is
+// one activation block with two scales.
 template <int T>
 PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
 {
@@ -211,20 +243,22 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
         const uint8_t* blk = row + s * 210;
         const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
         const float d = half_at(blk + 208);
+        BlockFactors<T> f;
+        block_factors(_mm256_set1_ps(d), x, s, f);
         for (int half = 0; half < 2; ++half) {
             __m256i q[4];
             unpack_q6_k_half(blk, half, q);
             for (int k = 0; k < 4; ++k) {
-                const __m256i w = _mm256_sub_epi8(q[k], bytes(32));
-                const __m256i w_abs = _mm256_abs_epi8(w);
                 const int8_t* g = sc + 8 * half + 2 * k;  // scales of the block's two halves
                 const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(g[1]), _mm_set1_epi16(g[0]));
-                const int64_t b = 8 * s + 4 * half + k;
+                const int b = 4 * half + k;  // activation block 8s + b
                 for (int t = 0; t < T; ++t)
-                    add_scaled(k % 2 ? acc.odd[t] : acc.even[t], dot_signed(w, w_abs, x.q[t] + 32 * b, scales),
-                               d * x.scale[t][b]);
+                    add_scaled(k % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(q[k], x.q[t] + 256 * s + 32 * b, scales),
+                               f.of[t][b]);
             }
         }
+        subtract_group_terms<T>(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc))), 32.0f * d,
+                                x, s, acc.odd);
     }
     finish(acc, out);
 }
@@ -268,7 +302,7 @@ void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_b
             for (int t = 0; t < count; ++t) {
                 x.q[t] = a.q_row(t0 + t);
                 x.scale[t] = a.scale_row(t0 + t);
-                x.sum[t] = a.sum_row(t0 + t);
+                x.group_sum[t] = a.group_sum_row(t0 + t);
             }
             kernels.for_tokens[count - 1](row, w.cols, x, out);
             for (int t = 0; t < count; ++t)

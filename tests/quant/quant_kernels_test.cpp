@@ -225,7 +225,7 @@ private slots:
                     cpu::quantize_activations(x.data(), n, cols, a);
                     for (int t = 0; t < n; ++t)
                         for (int64_t c = 0; c < cols; ++c)
-                            seen[size_t(t * cols + c)] = a.q_row(t)[c] * a.scale_row(t)[c / 32];
+                            seen[size_t(t * cols + c)] = a.rounded(t, c);
                 }
                 std::vector<float> decoded(size_t(rows * cols));
                 tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
@@ -246,22 +246,27 @@ private slots:
         std::fill_n(x.begin() + 32, 32, 0.0f);  // an all-zero block gets scale 0, not NaN
         cpu::Int8Activations a;
         cpu::quantize_activations(x.data(), n, cols, a);
-        for (int t = 0; t < n; ++t)
+        for (int t = 0; t < n; ++t) {
             for (int64_t b = 0; b < cols / 32; ++b) {
                 float amax = 0;
-                int total = 0;
                 for (int64_t i = 32 * b; i < 32 * b + 32; ++i)
                     amax = std::max(amax, std::abs(x[size_t(t * cols + i)]));
                 const float scale = a.scale_row(t)[b];
                 QCOMPARE(scale, amax / 127.0f);
                 for (int64_t i = 32 * b; i < 32 * b + 32; ++i) {
                     const int q = a.q_row(t)[i];
-                    total += q;
                     QVERIFY(q >= -127 && q <= 127);
                     QVERIFY(std::abs(x[size_t(t * cols + i)] - q * scale) <= 0.5001f * scale);
+                    QCOMPARE(a.rounded(t, i), float(q) * scale);
                 }
-                QCOMPARE(a.sum_row(t)[b], scale * float(total));
             }
+            for (int64_t g = 0; g < cols / cpu::kInt8SumGroup; ++g) {
+                int total = 0;
+                for (int64_t i = 16 * g; i < 16 * g + 16; ++i)
+                    total += a.q_row(t)[i];
+                QCOMPARE(int(a.group_sum_row(t)[g]), total);
+            }
+        }
     }
 
     void int8_matmul_matches_float64_reference()
@@ -283,7 +288,7 @@ private slots:
                     std::vector<float> rounded(x.size());  // the activations the kernels see
                     for (int t = 0; t < n; ++t)
                         for (int64_t c = 0; c < cols; ++c)
-                            rounded[size_t(t * cols + c)] = a.q_row(t)[c] * a.scale_row(t)[c / 32];
+                            rounded[size_t(t * cols + c)] = a.rounded(t, c);
                     std::vector<float> decoded(size_t(rows * cols));
                     tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
                     const Reference ref = reference_matmul(decoded, rows, cols, rounded, n);
