@@ -14,7 +14,8 @@
 
 namespace pyramid::cpu {
 
-// Q4_0, Q8_0, Q4_K, Q5_K and Q6_K: the types llama.cpp's common mixes store their matrices in.
+// Q4_0, Q8_0 and the K-quants (Q2_K to Q6_K): the types llama.cpp's common mixes store their
+// matrices in.
 bool int8_matmul_supported(TensorType type);
 
 // y[t * w.rows + r] = sum_c w[r, c] * a[t, c] for t in [token_begin, token_end) and r in

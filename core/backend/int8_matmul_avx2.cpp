@@ -1,13 +1,13 @@
 // AVX2 integer dot products of quantized weights with int8 activations. Per block of 32: the
 // weights are unpacked to bytes, multiplied with the activation bytes and summed in pairs
 // (maddubs: unsigned x signed bytes into int16), summed again in int32 (madd, which also
-// applies the 16-element scales of Q6_K), converted to float once and scaled by the block's
+// applies the 16-element scales of Q2_K, Q3_K and Q6_K), converted to float once and scaled by the block's
 // weight scale times its activation scale.
 //
 // Q4_0 and Q8_0 are signed: they use |w| and sign(x, w), since maddubs wants its first operand
 // unsigned. The K-quants stay unsigned (q, not q - offset); what each weight would subtract
-// (Q4_K/Q5_K's group minimum, Q6_K's 32 * scale) meets the activations' integer sums per 16
-// values once per super-block instead.
+// (Q2_K/Q4_K/Q5_K's group minimum, Q3_K's 4 * scale, Q6_K's 32 * scale) meets the
+// activations' integer sums per 16 values once per super-block instead.
 //
 // Bounds: |q| <= 128 and |x| <= 127 keep each maddubs pair sum within int16 (Q6_K's
 // 2 * 63 * 127 = 16002 is the largest unsigned one), and a block's int32 sum stays below 2^24,
@@ -31,7 +31,9 @@ bool int8_matmul_supported(TensorType type)
     case TensorType::Q8_0:
     case TensorType::Q4_K:
     case TensorType::Q5_K:
-    case TensorType::Q6_K: return true;
+    case TensorType::Q6_K:
+    case TensorType::Q2_K:
+    case TensorType::Q3_K: return true;
     default: return false;
     }
 }
@@ -263,6 +265,102 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
     finish(acc, out);
 }
 
+// Q2_K and Q3_K share the element order: plane p (bits 2p) of quant half h (32 bytes) holds
+// elements 128h + 32p + 0..31, activation block 4h + p of the super-block, with scales
+// 8h + 2p and 8h + 2p + 1 (one per 16 elements).
+PYRAMID_AVX2 inline __m256i plane(__m256i q, int p)
+{
+    return _mm256_and_si256(_mm256_srli_epi16(q, 2 * p), bytes(3));
+}
+
+// The int16 pair scales of activation block b: scale 2b for its first 16 elements, 2b + 1 for the rest.
+PYRAMID_AVX2 inline __m256i pair_scales(const int16_t* scales, int b)
+{
+    return _mm256_set_m128i(_mm_set1_epi16(scales[2 * b + 1]), _mm_set1_epi16(scales[2 * b]));
+}
+
+// Q2_K: w = (d * sc_g) * q - (dmin * m_g), q 2 bits, 4-bit scale (low nibble) and min (high
+// nibble) per group g of 16 elements.
+template <int T>
+PYRAMID_AVX2 void q2_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
+{
+    Accumulators<T> acc;
+    clear(acc);
+    for (int64_t s = 0; s < cols / 256; ++s) {
+        const uint8_t* blk = row + s * 84;
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk));
+        const __m128i low4 = _mm_set1_epi8(0x0f);
+        alignas(32) int16_t scales[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), _mm256_cvtepu8_epi16(_mm_and_si128(packed, low4)));
+        const __m256i mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low4));
+        BlockFactors<T> f;
+        block_factors(_mm256_set1_ps(half_at(blk + 80)), x, s, f);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = load32(blk + 16 + 32 * h);
+            for (int p = 0; p < 4; ++p) {
+                const int b = 4 * h + p;
+                const __m256i w = plane(q, p);
+                const __m256i sc = pair_scales(scales, b);
+                for (int t = 0; t < T; ++t)
+                    add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),
+                               f.of[t][b]);
+            }
+        }
+        subtract_group_terms<T>(mins, half_at(blk + 82), x, s, acc.odd);
+    }
+    finish(acc, out);
+}
+
+// The 16 scales of Q3_K as int16 (6 bits minus 32), from their 12 packed bytes: the low 4
+// bits of scales 0-7 are the low nibbles of bytes 0-7 and those of 8-15 the high nibbles; the
+// top 2 bits of scale s are bits 2(s / 4) of byte 8 + s % 4.
+PYRAMID_AVX2 inline __m256i q3_k_scales(const uint8_t* packed)
+{
+    uint32_t a[3];
+    std::memcpy(a, packed, 12);
+    constexpr uint32_t low4 = 0x0f0f0f0f, top2 = 0x03030303;
+    const __m128i unsigned_scales = _mm_set_epi32(
+        static_cast<int>(((a[1] >> 4) & low4) | (((a[2] >> 6) & top2) << 4)),
+        static_cast<int>(((a[0] >> 4) & low4) | (((a[2] >> 4) & top2) << 4)),
+        static_cast<int>((a[1] & low4) | (((a[2] >> 2) & top2) << 4)), static_cast<int>((a[0] & low4) | ((a[2] & top2) << 4)));
+    return _mm256_sub_epi16(_mm256_cvtepu8_epi16(unsigned_scales), _mm256_set1_epi16(32));
+}
+
+// Q3_K: w = (d * sc_g) * (u - 4), u = q + 4 * (the element's bit of hmask), 0..7; the -4
+// meets the activations' sums like Q6_K's -32. Bit 4h + p of hmask byte l belongs to element
+// l of plane p of half h.
+template <int T>
+PYRAMID_AVX2 void q3_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
+{
+    Accumulators<T> acc;
+    clear(acc);
+    for (int64_t s = 0; s < cols / 256; ++s) {
+        const uint8_t* blk = row + s * 110;
+        const __m256i scales16 = q3_k_scales(blk + 96);
+        alignas(32) int16_t scales[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), scales16);
+        const float d = half_at(blk + 108);
+        BlockFactors<T> f;
+        block_factors(_mm256_set1_ps(d), x, s, f);
+        const __m256i hmask = load32(blk);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = load32(blk + 32 + 32 * h);
+            for (int p = 0; p < 4; ++p) {
+                const int b = 4 * h + p;
+                const __m256i bit = bytes(1 << b);
+                const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit), bytes(4));
+                const __m256i w = _mm256_or_si256(plane(q, p), high);
+                const __m256i sc = pair_scales(scales, b);
+                for (int t = 0; t < T; ++t)
+                    add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),
+                               f.of[t][b]);
+            }
+        }
+        subtract_group_terms<T>(scales16, 4.0f * d, x, s, acc.odd);
+    }
+    finish(acc, out);
+}
+
 using RowDot = void (*)(const uint8_t* row, int64_t cols, const Tokens& x, float* out);
 
 // The kernel of `type` for 1..4 tokens at a time.
@@ -282,6 +380,8 @@ RowKernels kernels_for(TensorType type)
     case TensorType::Q4_K: return {{k4_row<1, false>, k4_row<2, false>, k4_row<3, false>, k4_row<4, false>}};
     case TensorType::Q5_K: return {{k4_row<1, true>, k4_row<2, true>, k4_row<3, true>, k4_row<4, true>}};
     case TensorType::Q6_K: return {{q6_k_row<1>, q6_k_row<2>, q6_k_row<3>, q6_k_row<4>}};
+    case TensorType::Q2_K: return {{q2_k_row<1>, q2_k_row<2>, q2_k_row<3>, q2_k_row<4>}};
+    case TensorType::Q3_K: return {{q3_k_row<1>, q3_k_row<2>, q3_k_row<3>, q3_k_row<4>}};
     default: return {};
     }
 }
