@@ -14,8 +14,7 @@
 
 namespace pyramid::cpu {
 
-// Q4_0, Q8_0 and the K-quants (Q2_K to Q6_K): the types llama.cpp's common mixes store their
-// matrices in.
+// Every quantized block type (Q4_0 to Q8_0 and the K-quants Q2_K to Q6_K).
 bool int8_matmul_supported(TensorType type);
 
 // y[t * w.rows + r] = sum_c w[r, c] * a[t, c] for t in [token_begin, token_end) and r in

@@ -304,7 +304,7 @@ private slots:
                     QVERIFY2(bad.empty(), (describe(type, KernelIsa::Avx2, rows, cols, n) + " int8: " + bad).c_str());
                 }
         }
-        QCOMPARE(tested, 7);
+        QCOMPARE(tested, 10);
     }
 };
 
