@@ -1,0 +1,245 @@
+// The AVX2 int8 row kernels of the K-quants: super-block s of a row (256 elements) meets
+// activation blocks 8s .. 8s+7. The weights stay unsigned (q, not q - offset); what each
+// weight would subtract (Q2_K/Q4_K/Q5_K's group minimum, Q3_K's 4 * scale, Q6_K's 32 * scale)
+// meets the activations' integer sums per 16 values once per super-block instead. madd
+// applies the 16-element scales of Q2_K, Q3_K and Q6_K to the pair sums.
+//
+// Every function carries the AVX2 target attribute instead of the whole file being compiled
+// for AVX2: nothing here may run (or be merged into code that runs) on a CPU without it.
+#if defined(__x86_64__) || defined(__i386__)
+#include "backend/int8_rows_avx2.h"
+
+#include <cstring>
+
+namespace pyramid::cpu::int8_avx2 {
+namespace {
+
+// The eight 6-bit scales and mins of a Q4_K/Q5_K block from their 12 packed bytes, as int16:
+// scale j in lane j of `scales`; min j in lanes 2j and 2j+1 of `mins`, once per 16 activations.
+// Bytes 0-3 hold scales 0-3 and bytes 4-7 mins 0-3 in their low 6 bits; bytes 8-11 hold the
+// low 4 bits of scales 4-7 (low nibble) and mins 4-7 (high nibble), whose top 2 bits are the
+// top bits of bytes 0-3 (scales) and 4-7 (mins).
+PYRAMID_AVX2 inline void k4_scales_mins(const uint8_t* packed, __m128i& scales, __m256i& mins)
+{
+    uint32_t w[3];
+    std::memcpy(w, packed, 12);
+    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
+    const uint32_t scales_high = (w[2] & low4) | (((w[0] >> 6) & top2) << 4);
+    const uint32_t mins_high = ((w[2] >> 4) & low4) | (((w[1] >> 6) & top2) << 4);
+    const __m128i s8 = _mm_cvtsi64_si128(static_cast<int64_t>((w[0] & low6) | uint64_t(scales_high) << 32));
+    const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>((w[1] & low6) | uint64_t(mins_high) << 32));
+    scales = _mm_cvtepu8_epi16(s8);
+    mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8));
+}
+
+// Of each token, the factors of super-block s's eight activation blocks: `weight_scales`
+// (one per block) times the activations' scales.
+template <int T>
+struct BlockFactors {
+    alignas(32) float of[T][8];
+};
+
+template <int T>
+PYRAMID_AVX2 inline void block_factors(__m256 weight_scales, const Tokens& x, int64_t s, BlockFactors<T>& f)
+{
+    for (int t = 0; t < T; ++t)
+        _mm256_store_ps(f.of[t], _mm256_mul_ps(weight_scales, _mm256_loadu_ps(x.scale[t] + 8 * s)));
+}
+
+// acc[t] -= (per block of super-block s: the sum of weights16 times the activations' sums per
+// 16) * factor * (the block's activation scale): what every weight of a K-quant subtracts,
+// applied to the activations' block sums.
+template <int T>
+PYRAMID_AVX2 inline void subtract_group_terms(__m256i weights16, float factor, const Tokens& x, int64_t s, __m256* acc)
+{
+    for (int t = 0; t < T; ++t) {
+        const __m256i per_block = _mm256_madd_epi16(weights16, load32(x.group_sum[t] + 16 * s));
+        const __m256 scales = _mm256_mul_ps(_mm256_set1_ps(factor), _mm256_loadu_ps(x.scale[t] + 8 * s));
+        acc[t] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(per_block), scales, acc[t]);
+    }
+}
+
+// Q4_K (with_fifth_bit false) and Q5_K: w = (d * sc_j) * q - (dmin * m_j) for the 32 elements
+// of group j (activation block 8s + j), q unsigned (4 or 5 bits).
+template <int T, bool with_fifth_bit>
+PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
+{
+    constexpr size_t kBytes = with_fifth_bit ? 176 : 144;
+    Accumulators<T> acc;
+    clear(acc);
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (int64_t s = 0; s < cols / 256; ++s) {
+        const uint8_t* blk = row + s * kBytes;
+        __m128i scales;
+        __m256i mins;
+        k4_scales_mins(blk + 4, scales, mins);
+        BlockFactors<T> f;
+        block_factors(_mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(scales))), x,
+                      s, f);
+        const uint8_t* qs = blk + (with_fifth_bit ? 48 : 16);
+        const __m256i qh = with_fifth_bit ? load32(blk + 16) : _mm256_setzero_si256();
+        for (int j = 0; j < 4; ++j) {
+            const __m256i q = load32(qs + 32 * j);
+            __m256i low = _mm256_and_si256(q, bytes(0x0f));
+            __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
+            if constexpr (with_fifth_bit) {
+                const __m256i u1 = bytes(1 << (2 * j)), u2 = bytes(2 << (2 * j));
+                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), bytes(16)));
+                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), bytes(16)));
+            }
+            for (int t = 0; t < T; ++t) {
+                const int8_t* xq = x.q[t] + 256 * s + 64 * j;
+                add_scaled(acc.even[t], dot_unsigned(low, xq, ones), f.of[t][2 * j]);
+                add_scaled(acc.odd[t], dot_unsigned(high, xq + 32, ones), f.of[t][2 * j + 1]);
+            }
+        }
+        subtract_group_terms<T>(mins, half_at(blk + 2), x, s, acc.even);
+    }
+    finish(acc, out);
+}
+
+// Q6_K: w = d * sc * (q - 32), q 6 bits, one int8 scale per 16 elements (unpack_q6_k_half):
+// output o of half h is element 128h + o, so each of the four 32-byte q vectors of a half is
+// one activation block with two scales.
+template <int T>
+PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
+{
+    Accumulators<T> acc;
+    clear(acc);
+    for (int64_t s = 0; s < cols / 256; ++s) {
+        const uint8_t* blk = row + s * 210;
+        const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
+        const float d = half_at(blk + 208);
+        BlockFactors<T> f;
+        block_factors(_mm256_set1_ps(d), x, s, f);
+        for (int half = 0; half < 2; ++half) {
+            __m256i q[4];
+            unpack_q6_k_half(blk, half, q);
+            for (int k = 0; k < 4; ++k) {
+                const int8_t* g = sc + 8 * half + 2 * k;  // scales of the block's two halves
+                const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(g[1]), _mm_set1_epi16(g[0]));
+                const int b = 4 * half + k;  // activation block 8s + b
+                for (int t = 0; t < T; ++t)
+                    add_scaled(k % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(q[k], x.q[t] + 256 * s + 32 * b, scales),
+                               f.of[t][b]);
+            }
+        }
+        subtract_group_terms<T>(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc))), 32.0f * d,
+                                x, s, acc.odd);
+    }
+    finish(acc, out);
+}
+
+// Q2_K and Q3_K share the element order: plane p (bits 2p) of quant half h (32 bytes) holds
+// elements 128h + 32p + 0..31, activation block 4h + p of the super-block, with scales
+// 8h + 2p and 8h + 2p + 1 (one per 16 elements).
+PYRAMID_AVX2 inline __m256i plane(__m256i q, int p)
+{
+    return _mm256_and_si256(_mm256_srli_epi16(q, 2 * p), bytes(3));
+}
+
+// The int16 pair scales of activation block b: scale 2b for its first 16 elements, 2b + 1 for the rest.
+PYRAMID_AVX2 inline __m256i pair_scales(const int16_t* scales, int b)
+{
+    return _mm256_set_m128i(_mm_set1_epi16(scales[2 * b + 1]), _mm_set1_epi16(scales[2 * b]));
+}
+
+// Q2_K: w = (d * sc_g) * q - (dmin * m_g), q 2 bits, 4-bit scale (low nibble) and min (high
+// nibble) per group g of 16 elements.
+template <int T>
+PYRAMID_AVX2 void q2_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
+{
+    Accumulators<T> acc;
+    clear(acc);
+    for (int64_t s = 0; s < cols / 256; ++s) {
+        const uint8_t* blk = row + s * 84;
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk));
+        const __m128i low4 = _mm_set1_epi8(0x0f);
+        alignas(32) int16_t scales[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), _mm256_cvtepu8_epi16(_mm_and_si128(packed, low4)));
+        const __m256i mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low4));
+        BlockFactors<T> f;
+        block_factors(_mm256_set1_ps(half_at(blk + 80)), x, s, f);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = load32(blk + 16 + 32 * h);
+            for (int p = 0; p < 4; ++p) {
+                const int b = 4 * h + p;
+                const __m256i w = plane(q, p);
+                const __m256i sc = pair_scales(scales, b);
+                for (int t = 0; t < T; ++t)
+                    add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),
+                               f.of[t][b]);
+            }
+        }
+        subtract_group_terms<T>(mins, half_at(blk + 82), x, s, acc.odd);
+    }
+    finish(acc, out);
+}
+
+// The 16 scales of Q3_K as int16 (6 bits minus 32), from their 12 packed bytes: the low 4
+// bits of scales 0-7 are the low nibbles of bytes 0-7 and those of 8-15 the high nibbles; the
+// top 2 bits of scale s are bits 2(s / 4) of byte 8 + s % 4.
+PYRAMID_AVX2 inline __m256i q3_k_scales(const uint8_t* packed)
+{
+    uint32_t a[3];
+    std::memcpy(a, packed, 12);
+    constexpr uint32_t low4 = 0x0f0f0f0f, top2 = 0x03030303;
+    const __m128i unsigned_scales = _mm_set_epi32(
+        static_cast<int>(((a[1] >> 4) & low4) | (((a[2] >> 6) & top2) << 4)),
+        static_cast<int>(((a[0] >> 4) & low4) | (((a[2] >> 4) & top2) << 4)),
+        static_cast<int>((a[1] & low4) | (((a[2] >> 2) & top2) << 4)), static_cast<int>((a[0] & low4) | ((a[2] & top2) << 4)));
+    return _mm256_sub_epi16(_mm256_cvtepu8_epi16(unsigned_scales), _mm256_set1_epi16(32));
+}
+
+// Q3_K: w = (d * sc_g) * (u - 4), u = q + 4 * (the element's bit of hmask), 0..7; the -4
+// meets the activations' sums like Q6_K's -32. Bit 4h + p of hmask byte l belongs to element
+// l of plane p of half h.
+template <int T>
+PYRAMID_AVX2 void q3_k_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
+{
+    Accumulators<T> acc;
+    clear(acc);
+    for (int64_t s = 0; s < cols / 256; ++s) {
+        const uint8_t* blk = row + s * 110;
+        const __m256i scales16 = q3_k_scales(blk + 96);
+        alignas(32) int16_t scales[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), scales16);
+        const float d = half_at(blk + 108);
+        BlockFactors<T> f;
+        block_factors(_mm256_set1_ps(d), x, s, f);
+        const __m256i hmask = load32(blk);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = load32(blk + 32 + 32 * h);
+            for (int p = 0; p < 4; ++p) {
+                const int b = 4 * h + p;
+                const __m256i bit = bytes(1 << b);
+                const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit), bytes(4));
+                const __m256i w = _mm256_or_si256(plane(q, p), high);
+                const __m256i sc = pair_scales(scales, b);
+                for (int t = 0; t < T; ++t)
+                    add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),
+                               f.of[t][b]);
+            }
+        }
+        subtract_group_terms<T>(scales16, 4.0f * d, x, s, acc.odd);
+    }
+    finish(acc, out);
+}
+
+} // namespace
+
+RowKernels kquant_row_kernels(TensorType type)
+{
+    switch (type) {
+    case TensorType::Q2_K: return {{q2_k_row<1>, q2_k_row<2>, q2_k_row<3>, q2_k_row<4>}};
+    case TensorType::Q3_K: return {{q3_k_row<1>, q3_k_row<2>, q3_k_row<3>, q3_k_row<4>}};
+    case TensorType::Q4_K: return {{k4_row<1, false>, k4_row<2, false>, k4_row<3, false>, k4_row<4, false>}};
+    case TensorType::Q5_K: return {{k4_row<1, true>, k4_row<2, true>, k4_row<3, true>, k4_row<4, true>}};
+    case TensorType::Q6_K: return {{q6_k_row<1>, q6_k_row<2>, q6_k_row<3>, q6_k_row<4>}};
+    default: return {};
+    }
+}
+
+} // namespace pyramid::cpu::int8_avx2
+
+#endif

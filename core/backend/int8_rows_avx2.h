@@ -1,0 +1,88 @@
+#pragma once
+// What the AVX2 int8 row kernels share (x86 only; include inside an x86 guard): the tokens a
+// pass over a weight row handles, the integer dot of 32 weight bytes with 32 activation bytes,
+// float accumulators, and the table of a type's row kernels. The kernels themselves are in
+// int8_block32_rows_avx2.cpp (the 32-element types) and int8_kquant_rows_avx2.cpp; the
+// scheme and its bounds are described in int8_matmul_avx2.cpp.
+//
+// Every function carries the AVX2 target attribute instead of the whole file being compiled
+// for AVX2: nothing here may run (or be merged into code that runs) on a CPU without it.
+#include <cstdint>
+
+#include "backend/avx2_blocks.h"
+#include "model/tensor_type.h"
+
+namespace pyramid::cpu::int8_avx2 {
+
+using namespace avx2;
+
+constexpr int kMaxTokens = 4;  // tokens per pass over a row: more would run out of registers
+
+// The activations of the tokens one pass handles.
+struct Tokens {
+    const int8_t* q[kMaxTokens];
+    const float* scale[kMaxTokens];
+    const int16_t* group_sum[kMaxTokens];
+};
+
+// Eight int32 partial sums of 32 byte products, weights unsigned (0..63), each int16 pair
+// sum multiplied by `weights16` (the weights' integer scales).
+PYRAMID_AVX2 inline __m256i dot_unsigned(__m256i w, const int8_t* x, __m256i weights16)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(w, load32(x)), weights16);
+}
+
+// The same for signed weights, |w| given, every pair sum taken once.
+PYRAMID_AVX2 inline __m256i dot_signed(__m256i w, __m256i w_abs, const int8_t* x)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(load32(x), w)), _mm256_set1_epi16(1));
+}
+
+PYRAMID_AVX2 inline void add_scaled(__m256& acc, __m256i sums, float scale)
+{
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(scale), acc);
+}
+
+PYRAMID_AVX2 inline float horizontal_sum(__m256 s)
+{
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    v = _mm_add_ss(v, _mm_movehdup_ps(v));
+    return _mm_cvtss_f32(v);
+}
+
+// Two accumulators per token, for alternate blocks, so one block's multiply-add need not
+// wait for the previous one.
+template <int T>
+struct Accumulators {
+    __m256 even[T], odd[T];
+};
+
+template <int T>
+PYRAMID_AVX2 inline void finish(Accumulators<T>& acc, float* out)
+{
+    for (int t = 0; t < T; ++t)
+        out[t] = horizontal_sum(_mm256_add_ps(acc.even[t], acc.odd[t]));
+}
+
+template <int T>
+PYRAMID_AVX2 inline void clear(Accumulators<T>& acc)
+{
+    for (int t = 0; t < T; ++t)
+        acc.even[t] = acc.odd[t] = _mm256_setzero_ps();
+}
+
+// out[t] = the dot of one weight row (cols elements) with token t's activations, t < T.
+using RowDot = void (*)(const uint8_t* row, int64_t cols, const Tokens& x, float* out);
+
+// The kernels of one type for 1..kMaxTokens tokens at a time (null where the type has none).
+struct RowKernels {
+    RowDot for_tokens[kMaxTokens];
+};
+
+// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0.
+RowKernels block32_row_kernels(TensorType type);
+// Q2_K, Q3_K, Q4_K, Q5_K, Q6_K.
+RowKernels kquant_row_kernels(TensorType type);
+
+} // namespace pyramid::cpu::int8_avx2
