@@ -24,6 +24,41 @@ inline float half_at(const uint8_t* p)
 PYRAMID_AVX2 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 PYRAMID_AVX2 inline __m256i bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }
 
+// The 32-bit word stored (unaligned) at p.
+inline uint32_t u32_at(const uint8_t* p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+// Byte i = value where byte i of v has every bit of mask set (mask: one bit per byte), else 0.
+PYRAMID_AVX2 inline __m256i where_bits(__m256i v, __m256i mask, int value)
+{
+    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(v, mask), mask), bytes(value));
+}
+
+// 16 packed bytes of nibbles as 32 bytes in element order: low nibbles (elements 0..15),
+// then high nibbles (16..31), the layout of Q4_0/Q4_1/Q5_0/Q5_1.
+PYRAMID_AVX2 inline __m256i nibbles32(const uint8_t* qs)
+{
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    const __m128i lo = _mm_and_si128(packed, mask);
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
+    return _mm256_set_m128i(hi, lo);
+}
+
+// Byte j is 0x10 when bit j of `bits` is set, else 0: the fifth bits of Q5_0/Q5_1.
+PYRAMID_AVX2 inline __m256i fifth_bits(uint32_t bits)
+{
+    // Byte j gets byte j/8 of the word, then keeps only its bit j%8.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(bits)),
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    return where_bits(spread, _mm256_set1_epi64x(0x8040201008040201LL), 0x10);
+}
+
 // The unsigned 6-bit values (0..63) of one half (128 weights) of a Q6_K super-block `blk`,
 // as four vectors of 32 bytes: q[k] holds weights 32k..32k+31 of the half. Each half is 64
 // bytes of low nibbles (ql) and 32 bytes of 2-bit high parts (qh); byte l of qh serves

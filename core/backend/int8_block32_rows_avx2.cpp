@@ -25,30 +25,6 @@ PYRAMID_AVX2 inline void q8_0_block(const uint8_t* blk, int64_t b, const Tokens&
         add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
 }
 
-// The 32 4-bit values of 16 quant bytes as bytes in element order: low nibbles are elements
-// 0..15, high nibbles 16..31 (Q4_0, Q4_1, Q5_0, Q5_1).
-PYRAMID_AVX2 inline __m256i nibbles32(const uint8_t* qs)
-{
-    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-    const __m128i low = _mm_and_si128(packed, _mm_set1_epi8(0x0f));
-    const __m128i high = _mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0f));
-    return _mm256_set_m128i(high, low);
-}
-
-// Byte j = 16 where bit j of the 32-bit qh at p is set, else 0: the fifth bits of Q5_0/Q5_1.
-PYRAMID_AVX2 inline __m256i fifth_bits(const uint8_t* p)
-{
-    uint32_t qh;
-    std::memcpy(&qh, p, 4);
-    // Bytes 8k..8k+7 take byte k of qh (the shuffle indexes within each 128-bit half, and
-    // each half holds qh four times), then each keeps its own bit.
-    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(qh)),
-                                               _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
-                                                                 0x0101010101010101, 0));
-    const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), bytes(16));
-}
-
 // Q4_0 block: f16 d | u8 qs[16], value q - 8
 template <int T>
 PYRAMID_AVX2 inline void q4_0_block(const uint8_t* blk, int64_t b, const Tokens& x, __m256* acc)
@@ -65,7 +41,7 @@ template <int T>
 PYRAMID_AVX2 inline void q5_0_block(const uint8_t* blk, int64_t b, const Tokens& x, __m256* acc)
 {
     const float d = half_at(blk);
-    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(nibbles32(blk + 6), fifth_bits(blk + 2)), bytes(16));
+    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(nibbles32(blk + 6), fifth_bits(u32_at(blk + 2))), bytes(16));
     const __m256i w_abs = _mm256_abs_epi8(w);
     for (int t = 0; t < T; ++t)
         add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
@@ -108,7 +84,7 @@ PYRAMID_AVX2 void min_row(const uint8_t* row, int64_t cols, const Tokens& x, flo
             const float d = half_at(blk);
             mins[i] = half_at(blk + 2);
             const __m256i w =
-                with_fifth_bit ? _mm256_or_si256(nibbles32(blk + 8), fifth_bits(blk + 4)) : nibbles32(blk + 4);
+                with_fifth_bit ? _mm256_or_si256(nibbles32(blk + 8), fifth_bits(u32_at(blk + 4))) : nibbles32(blk + 4);
             for (int t = 0; t < T; ++t)
                 add_scaled(i % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 32 * b, ones), d * x.scale[t][b]);
         }

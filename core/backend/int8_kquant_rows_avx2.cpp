@@ -83,9 +83,8 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
             __m256i low = _mm256_and_si256(q, bytes(0x0f));
             __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
             if constexpr (with_fifth_bit) {
-                const __m256i u1 = bytes(1 << (2 * j)), u2 = bytes(2 << (2 * j));
-                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), bytes(16)));
-                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), bytes(16)));
+                low = _mm256_or_si256(low, where_bits(qh, bytes(1 << (2 * j)), 16));
+                high = _mm256_or_si256(high, where_bits(qh, bytes(2 << (2 * j)), 16));
             }
             for (int t = 0; t < T; ++t) {
                 const int8_t* xq = x.q[t] + 256 * s + 64 * j;
@@ -184,10 +183,10 @@ PYRAMID_AVX2 inline __m256i q3_k_scales(const uint8_t* packed)
     uint32_t a[3];
     std::memcpy(a, packed, 12);
     constexpr uint32_t low4 = 0x0f0f0f0f, top2 = 0x03030303;
-    const __m128i unsigned_scales = _mm_set_epi32(
-        static_cast<int>(((a[1] >> 4) & low4) | (((a[2] >> 6) & top2) << 4)),
-        static_cast<int>(((a[0] >> 4) & low4) | (((a[2] >> 4) & top2) << 4)),
-        static_cast<int>((a[1] & low4) | (((a[2] >> 2) & top2) << 4)), static_cast<int>((a[0] & low4) | ((a[2] & top2) << 4)));
+    const __m128i unsigned_scales = _mm_set_epi32(static_cast<int>(((a[1] >> 4) & low4) | (((a[2] >> 6) & top2) << 4)),
+                                                  static_cast<int>(((a[0] >> 4) & low4) | (((a[2] >> 4) & top2) << 4)),
+                                                  static_cast<int>((a[1] & low4) | (((a[2] >> 2) & top2) << 4)),
+                                                  static_cast<int>((a[0] & low4) | ((a[2] & top2) << 4)));
     return _mm256_sub_epi16(_mm256_cvtepu8_epi16(unsigned_scales), _mm256_set1_epi16(32));
 }
 
@@ -212,9 +211,7 @@ PYRAMID_AVX2 void q3_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
             const __m256i q = load32(blk + 32 + 32 * h);
             for (int p = 0; p < 4; ++p) {
                 const int b = 4 * h + p;
-                const __m256i bit = bytes(1 << b);
-                const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit), bytes(4));
-                const __m256i w = _mm256_or_si256(plane(q, p), high);
+                const __m256i w = _mm256_or_si256(plane(q, p), where_bits(hmask, bytes(1 << b), 4));
                 const __m256i sc = pair_scales(scales, b);
                 for (int t = 0; t < T; ++t)
                     add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),

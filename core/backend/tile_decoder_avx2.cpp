@@ -28,13 +28,6 @@ using namespace avx2;
 constexpr int QK = 32;     // elements per block of the simple quantized types
 constexpr int QK_K = 256;  // elements per K-quant super-block
 
-inline uint32_t u32_at(const uint8_t* p)
-{
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-
 // What happens to float(q) * d: nothing more, + m, or - m (one rounding each, as in ggml).
 enum class Affine { Scale, Plus, Minus };
 
@@ -70,50 +63,27 @@ PYRAMID_AVX2 inline void store32(__m256i q, float d, float m, float* dst)
     store16<A>(_mm256_extracti128_si256(q, 1), d, m, dst + 16);
 }
 
-// 16 packed bytes of nibbles as 32 bytes in element order: low nibbles (elements 0..15),
-// then high nibbles (16..31), the layout of Q4_0/Q4_1/Q5_0/Q5_1.
-PYRAMID_AVX2 inline __m256i split_nibbles16(const uint8_t* qs)
-{
-    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-    const __m128i mask = _mm_set1_epi8(0x0f);
-    const __m128i lo = _mm_and_si128(packed, mask);
-    const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
-    return _mm256_set_m128i(hi, lo);
-}
-
-// Byte j is 0x10 when bit j of `bits` is set, else 0: the fifth bits of Q5_0/Q5_1.
-PYRAMID_AVX2 inline __m256i fifth_bits(uint32_t bits)
-{
-    // Byte j gets byte j/8 of the word, then keeps only its bit j%8.
-    const __m256i spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32(static_cast<int>(bits)),
-        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-    const __m256i select = _mm256_set1_epi64x(0x8040201008040201LL);
-    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
-    return _mm256_and_si256(set, bytes(0x10));
-}
-
 // --- simple block types (32 elements) ---------------------------------------------------
 
 PYRAMID_AVX2 void q4_0_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     for (int64_t i = 0; i < n / QK; ++i, b += 18, dst += QK)
-        store32<Affine::Scale>(_mm256_sub_epi8(split_nibbles16(b + 2), bytes(8)), half_at(b), 0.0f, dst);
+        store32<Affine::Scale>(_mm256_sub_epi8(nibbles32(b + 2), bytes(8)), half_at(b), 0.0f, dst);
 }
 
 PYRAMID_AVX2 void q4_1_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     for (int64_t i = 0; i < n / QK; ++i, b += 20, dst += QK)
-        store32<Affine::Plus>(split_nibbles16(b + 4), half_at(b), half_at(b + 2), dst);
+        store32<Affine::Plus>(nibbles32(b + 4), half_at(b), half_at(b + 2), dst);
 }
 
 PYRAMID_AVX2 void q5_0_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     for (int64_t i = 0; i < n / QK; ++i, b += 22, dst += QK) {
-        const __m256i q = _mm256_or_si256(split_nibbles16(b + 6), fifth_bits(u32_at(b + 2)));
+        const __m256i q = _mm256_or_si256(nibbles32(b + 6), fifth_bits(u32_at(b + 2)));
         store32<Affine::Scale>(_mm256_sub_epi8(q, bytes(16)), half_at(b), 0.0f, dst);
     }
 }
@@ -122,7 +92,7 @@ PYRAMID_AVX2 void q5_1_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     for (int64_t i = 0; i < n / QK; ++i, b += 24, dst += QK) {
-        const __m256i q = _mm256_or_si256(split_nibbles16(b + 8), fifth_bits(u32_at(b + 4)));
+        const __m256i q = _mm256_or_si256(nibbles32(b + 8), fifth_bits(u32_at(b + 4)));
         store32<Affine::Plus>(q, half_at(b), half_at(b + 2), dst);
     }
 }
@@ -235,9 +205,8 @@ PYRAMID_AVX2 void q5_k_avx2(const void* src, float* dst, int64_t n)
         // As Q4_K, with the fifth bit of element l of group pair j in bits 2j and 2j+1 of qh[l].
         for (int j = 0; j < 4; ++j, dst += 64) {
             const __m256i q = load32(b + 48 + 32 * j);
-            const __m256i u1 = bytes(1 << (2 * j)), u2 = bytes(2 << (2 * j));
-            const __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u1), u1), bytes(16));
-            const __m256i h2 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, u2), u2), bytes(16));
+            const __m256i h1 = where_bits(qh, bytes(1 << (2 * j)), 16);
+            const __m256i h2 = where_bits(qh, bytes(2 << (2 * j)), 16);
             uint8_t sc, m;
             k4_scale_min(2 * j, b + 4, sc, m);
             store32<Affine::Minus>(_mm256_or_si256(_mm256_and_si256(q, bytes(0x0f)), h1), d * sc, dmin * m, dst);
