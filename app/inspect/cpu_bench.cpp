@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +20,7 @@
 #include "backend/kernel_config.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
+#include "bench_support.h"
 #include "memory_estimate.h"
 #include "model/model.h"
 #include "util/error.h"
@@ -30,6 +29,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using pyramid::inspect::cpu_name;
+using pyramid::inspect::median;
+using pyramid::inspect::today;
 
 struct Speed {
     double prefill = 0;  // prompt tokens per second
@@ -48,30 +50,6 @@ Speed run_once(pyramid::Backend& backend, const std::vector<int32_t>& prompt, in
     const auto t2 = Clock::now();
     const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
     return {static_cast<double>(prompt.size()) / seconds(t1 - t0), steps / seconds(t2 - t1)};
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string cpu_name()
-{
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("model name", 0) == 0)
-            return line.substr(line.find(':') + 2);
-    return "unknown CPU";
-}
-
-std::string today()
-{
-    const std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y-%m-%d", std::localtime(&now));
-    return text;
 }
 
 } // namespace

@@ -32,9 +32,10 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 } // namespace
 
-void matmul(const WeightView& w, const float* x, int n, float* y)
+void matmul(const WeightView& w, const float* x, int n, float* y) { matmul(w, x, n, y, active_kernel_config()); }
+
+void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config)
 {
-    const KernelConfig config = active_kernel_config();
     // Rows in chunks, one chunk per task; tokens in tiles so a tile of x stays in cache while
     // every weight row passes over it.
     constexpr int64_t kRowChunk = 16;

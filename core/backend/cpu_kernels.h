@@ -5,6 +5,7 @@
 #include <span>
 
 #include "backend/backend.h"
+#include "backend/kernel_config.h"
 #include "model/model_config.h"
 #include "model/weight_view.h"
 
@@ -15,6 +16,10 @@ namespace pyramid::cpu {
 // decoding (quant_matmul.h), or for QuantizedDot::Int8 integer products with the activations
 // rounded to int8 (int8_matmul.h).
 void matmul(const WeightView& w, const float* x, int n, float* y);
+// The same with the kernels `config` names, which must be supported here (kernel_config.h);
+// QuantizedDot::Int8 applies to the types int8_matmul_supported() names, Exact to the rest.
+// For benchmarks that compare kernels in one process.
+void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config);
 
 // out[t, :] = the embedding row of tokens[t], decoded to float32.
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out);

@@ -119,6 +119,16 @@ struct Planned {
 
 } // namespace
 
+void fill_synthetic_matrix(std::byte* out, TensorType type, int64_t rows, int64_t cols, uint64_t key)
+{
+    if (is_block_quantized(type))
+        fill_blocks(out, type, rows, cols, key, synthetic::matrix_scale(cols));
+    else if (type == TensorType::F32 || type == TensorType::F16 || type == TensorType::BF16)
+        fill_matrix(out, type, rows * cols, key, synthetic::matrix_scale(cols));
+    else
+        throw Error("generated weights: no generator for tensor type " + std::string(tensor_type_traits(type).name));
+}
+
 ModelWeights generate_model_weights(const ModelConfig& config, const SyntheticStorage& storage, uint64_t seed,
                                     bool on_host, const std::function<void(double)>& progress)
 {
@@ -177,10 +187,8 @@ ModelWeights generate_model_weights(const ModelConfig& config, const SyntheticSt
         const uint64_t key = synthetic::tensor_key(seed, p.tensor);
         if (p.is_norm)
             std::fill_n(reinterpret_cast<float*>(buffer.get()), v.elements(), synthetic::kNormValue);
-        else if (is_block_quantized(v.type))
-            fill_blocks(buffer.get(), v.type, v.rows, v.cols, key, synthetic::matrix_scale(v.cols));
         else
-            fill_matrix(buffer.get(), v.type, v.elements(), key, synthetic::matrix_scale(v.cols));
+            fill_synthetic_matrix(buffer.get(), v.type, v.rows, v.cols, key);
         v.data = buffer.get();
         w.storage.push_back(std::move(buffer));
         done += v.bytes();

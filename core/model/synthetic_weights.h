@@ -28,6 +28,11 @@ namespace pyramid {
 //
 // `progress`, if given, is called from the calling thread with the fraction of bytes done,
 // after each tensor, ending with 1.0.
+// One matrix as generate_model_weights makes them: rows x cols of `type` (F32, F16, BF16 or a
+// quantized block type) into `out`, which holds tensor_row_bytes(type, cols) * rows bytes;
+// `key` picks the values.
+void fill_synthetic_matrix(std::byte* out, TensorType type, int64_t rows, int64_t cols, uint64_t key);
+
 ModelWeights generate_model_weights(const ModelConfig& config, const SyntheticStorage& storage, uint64_t seed,
                                     bool on_host, const std::function<void(double)>& progress = {});
 
