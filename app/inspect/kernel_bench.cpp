@@ -80,7 +80,9 @@ int main(int argc, char** argv)
                                         "q3_k", "q4_k", "q5_k", "q6_k", "f16",  "f32"};
     int repeats = 5;
     std::string json_path;
-    app.add_option("--rows", rows, "output features of the matrix")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+    app.add_option("--rows", rows, "output features of the matrix")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
     app.add_option("--cols", cols, "input features (a multiple of 256)")
         ->check(CLI::Range(256, 1 << 20))
         ->capture_default_str();
@@ -88,7 +90,9 @@ int main(int argc, char** argv)
         ->delimiter(',')
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
-    app.add_option("--types", type_names, "weight types, as pyramid-bench --weight-type names them")->delimiter(',')->capture_default_str();
+    app.add_option("--types", type_names, "weight types, as pyramid-bench --weight-type names them")
+        ->delimiter(',')
+        ->capture_default_str();
     app.add_option("--repeats", repeats, "timed products of each variant (the median is reported)")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
