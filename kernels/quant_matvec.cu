@@ -28,6 +28,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 #pragma unroll
     for (int t = 0; t < kMaxMatvecRows; ++t)
         acc[t] = 0.0f;
+    // Two stretches per pass: the second's loads are issued before the first's products wait
+    // on memory, which a memory-bound walk of one row per warp needs.
+#pragma unroll 2
     for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kStretch) {
         float w[8];
         B::decode8(row + c0 / B::kElems * B::kBytes, int(c0 % B::kElems), w);
@@ -101,7 +104,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
 #pragma unroll
     for (int t = 0; t < kMaxMatvecRows; ++t)
         acc[t] = 0.0f;
-#pragma unroll 2
+#pragma unroll 2  // two blocks' loads in flight, as in quant_matvec_kernel
     for (int64_t b = 0; b < blocks; ++b) {
         const uint32_t* blk = row + b * kBlockWords;
         const uint32_t dm = blk[0], w0 = blk[1], w1 = blk[2], w2 = blk[3];
