@@ -10,6 +10,7 @@
 #include "decode_attention.h"
 #include "dequantize_ops.h"
 #include "elementwise_ops.h"
+#include "event_timer.h"
 #include "kv_ops.h"
 #include "projection.h"
 #include "top_logits_ops.h"
@@ -460,31 +461,7 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
 double CudaBackend::copy_bandwidth()
 {
     use_device();
-    // A device-to-device copy of a quarter of the free memory (at most 1 GiB each way), timed
-    // with events on the backend's stream, best of a few tries.
-    const DeviceMemory m = device_memory();
-    const size_t bytes = std::min<size_t>(size_t(1) << 30, m.free / 4) / 256 * 256;
-    DeviceBuffer from(bytes, "the copy bandwidth test"), to(bytes, "the copy bandwidth test");
-    cudaStream_t s = stream_.get();
-    const auto new_event = [] {
-        cudaEvent_t e = nullptr;
-        check(cudaEventCreate(&e), "cudaEventCreate");
-        return std::unique_ptr<CUevent_st, cudaError_t (*)(cudaEvent_t)>(e, cudaEventDestroy);
-    };
-    const auto start_event = new_event(), stop_event = new_event();
-    cudaEvent_t start = start_event.get(), stop = stop_event.get();
-    double best = 0;
-    for (int attempt = 0; attempt < 5; ++attempt) {
-        check(cudaEventRecord(start, s), "cudaEventRecord");
-        check(cudaMemcpyAsync(to.data(), from.data(), bytes, cudaMemcpyDeviceToDevice, s), "copy bandwidth test");
-        check(cudaEventRecord(stop, s), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "copy bandwidth test");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        if (attempt > 0)  // the first copy pays for first touches
-            best = std::max(best, 2.0 * static_cast<double>(bytes) / (ms * 1e-3));
-    }
-    return best;
+    return device_copy_bandwidth(stream_.get());
 }
 
 } // namespace pyramid::cuda

@@ -5,7 +5,8 @@
 #
 # Staged (preferred: the device only runs, it builds nothing):
 #   scripts/gpu-run.sh stage   Here (Debian 12 with the build dependencies and nvcc): builds the
-#                              CUDA library, the GPU tests and pyramid-bench for
+#                              CUDA library, the GPU tests, pyramid-bench and
+#                              pyramid-gpu-kernel-bench for
 #                              $PYRAMID_GPU_ARCH (default 90: H100/H200) into .gpu-build/, and
 #                              puts them, the runtime libraries they need from this machine and
 #                              the test data (stories260K.gguf, golden/*.json, the kquants files)
@@ -19,9 +20,10 @@
 #                              the test data into .gpu-run/shared.
 #   scripts/gpu-run.sh run     There: unpacks the .debs with dpkg -x into a private prefix,
 #                              configures with -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON, builds
-#                              the CUDA library, the GPU tests and pyramid-bench, and runs
-#                              ctest -L gpu.
-#   scripts/gpu-run.sh bench   The same build, then the benchmarks: the 7B shape in generated
+#                              the CUDA library, the GPU tests, pyramid-bench and
+#                              pyramid-gpu-kernel-bench, and runs ctest -L gpu.
+#   scripts/gpu-run.sh bench   The same build, then the benchmarks: the projection kernels per
+#                              weight type (pyramid-gpu-kernel-bench, seconds); the 7B shape in generated
 #                              Q4_K_M weights, 3840+256 tokens, batch 1 (about a minute); then
 #                              the paper's: bench/paper_table.py runs pyramid-bench and the
 #                              Hugging Face baseline on the LLaMA-2-7B shape, 512+256, batches
@@ -76,7 +78,8 @@ fetch() {
   echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh run (carry .gpu-run)"
 }
 
-staged_targets=(kernels/libpyramid_cuda.so tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench)
+staged_targets=(kernels/libpyramid_cuda.so tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench
+                kernels/tools/pyramid-gpu-kernel-bench)
 
 stage() {
   local build_dir="$root/.gpu-build"
@@ -84,7 +87,8 @@ stage() {
   copy_shared
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
     -DPYRAMID_CUDA_EMULATION=OFF -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
-  cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench
+  cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
+    pyramid-gpu-kernel-bench
   local staged="$stash/staged"
   mkdir -p "$staged/lib"
   local target
@@ -156,7 +160,7 @@ build() {
     2>&1 | tee "$logs/configure.log"
   local start=$SECONDS
   cmake --build "$build" -j "$(nproc)" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
-    2>&1 | tee "$logs/build.log"
+    pyramid-gpu-kernel-bench 2>&1 | tee "$logs/build.log"
   echo "gpu-run: built in $((SECONDS - start)) s"
 }
 
@@ -173,6 +177,7 @@ staged_env() {
   export LD_LIBRARY_PATH="$staged/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PYRAMID_SHARED_DIR="$stash/shared" PYRAMID_BACKEND_DIR="$staged/kernels" OMP_WAIT_POLICY=PASSIVE
   bench_exe="$staged/app/bench/pyramid-bench"
+  kernel_bench_exe="$staged/kernels/tools/pyramid-gpu-kernel-bench"
   nvidia-smi || true
 }
 
@@ -197,7 +202,10 @@ staged_run() {
 bench() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$logs/device.txt"
   date -u +%Y-%m-%dT%H:%M:%SZ >>"$logs/device.txt"
-  # First the short run (about a minute): LLaMA-2-7B-Chat as most users download it (Q4_K_M)
+  # First the projection kernels per weight type (seconds): their bandwidth against the copy
+  # bandwidth says which matvec holds decoding back.
+  "$kernel_bench_exe" --json "$logs/gpu-kernels.json" 2>&1 | tee "$logs/gpu-kernels.md"
+  # Then the short run (about a minute): LLaMA-2-7B-Chat as most users download it (Q4_K_M)
   # with a 4096-token cache; the peak device memory column says whether it fits in 6 GB
   # (docs/gpu.md). Then the paper's table, whose largest-batch searches take longest.
   "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 \
@@ -213,6 +221,7 @@ bench() {
 built_bench() {
   export PYRAMID_BACKEND_DIR="$build/kernels"
   bench_exe="$build/app/bench/pyramid-bench"
+  kernel_bench_exe="$build/kernels/tools/pyramid-gpu-kernel-bench"
 }
 
 case ${1:-} in

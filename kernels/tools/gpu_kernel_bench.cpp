@@ -1,0 +1,243 @@
+// pyramid-gpu-kernel-bench: the projection kernels of the CUDA backend per weight type, on the
+// device's clock (CUDA events). For each type: a decode-sized product (1 and 8 input rows:
+// quantized types take quant_matvec, fp16 takes cublasGemmEx) as bytes of weights read per
+// second next to the device's copy bandwidth, and a prompt-sized one (512 rows: dequantized
+// tiles through cublasGemmEx, or one GEMM for fp16) in TFLOP/s. Each product cycles through
+// enough copies of its matrix to pass the L2 cache, so the weights come from device memory as
+// they do in a model. Weights are generated as pyramid-bench generates them.
+//
+// Prints a Markdown table on stdout; --json writes the same numbers. Exit codes: 0 done,
+// 2 bad options, 3 a CUDA error, 77 no CUDA device (as the GPU tests).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cuda_check.h"
+#include "device_buffer.h"
+#include "event_timer.h"
+#include "model/synthetic_storage.h"
+#include "model/synthetic_weights.h"
+#include "projection.h"
+#include "quant_matvec.h"
+#include "util/error.h"
+#include "util/float16.h"
+
+namespace {
+
+using namespace pyramid;
+
+struct Options {
+    int64_t rows = 4096, cols = 4096;
+    std::vector<int> decode_rows{1, 8};
+    int prompt_rows = 512;
+    std::vector<std::string> types{"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k",
+                                   "q3_k", "q4_k", "q5_k", "q6_k", "f16"};
+    int calls = 50;  // products per timing
+    size_t working_set_mib = 512;
+};
+
+struct Result {
+    std::string type;
+    int n = 0;
+    double us = 0;             // per product
+    double weight_gbps = 0;    // bytes of weights per second
+    double tflops = 0;
+};
+
+// The matrix of `type` as the backend holds it: raw blocks of a quantized type, or fp16.
+struct BenchMatrix {
+    TensorType storage;
+    size_t bytes = 0;
+    std::vector<cuda::DeviceBuffer> copies;
+};
+
+BenchMatrix upload_copies(TensorType type, const Options& o)
+{
+    BenchMatrix m{type, tensor_row_bytes(type, o.cols) * static_cast<size_t>(o.rows), {}};
+    std::vector<std::byte> host(m.bytes);
+    fill_synthetic_matrix(host.data(), type, o.rows, o.cols, 0x5eed + static_cast<uint64_t>(type));
+    const size_t copies = std::max<size_t>(1, (o.working_set_mib << 20) / m.bytes);
+    for (size_t i = 0; i < copies; ++i) {
+        m.copies.emplace_back(m.bytes, "benchmark weights");
+        cuda::check(cudaMemcpy(m.copies.back().data(), host.data(), m.bytes, cudaMemcpyHostToDevice), "upload");
+    }
+    return m;
+}
+
+// Median per-product microseconds of `calls` products (one timing per repeat, 5 repeats).
+template <typename F>
+double time_us(cudaStream_t stream, int calls, F&& product)
+{
+    cuda::EventTimer timer(stream);
+    product(0);  // warm-up: first touches, cuBLAS heuristics
+    std::vector<double> per_call;
+    for (int repeat = 0; repeat < 5; ++repeat) {
+        timer.start();
+        for (int c = 0; c < calls; ++c)
+            product(c);
+        per_call.push_back(1e3 * timer.stop_ms() / calls);
+    }
+    std::sort(per_call.begin(), per_call.end());
+    return per_call[per_call.size() / 2];
+}
+
+std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, TensorType type, const Options& o,
+                               const cuda::DeviceBuffer& x, const cuda::DeviceBuffer& y)
+{
+    const bool quantized = is_block_quantized(type);
+    const BenchMatrix m = upload_copies(quantized ? type : TensorType::F16, o);
+    const auto matrix = [&](int c) {
+        const void* data = m.copies[static_cast<size_t>(c) % m.copies.size()].data();
+        return cuda::DeviceMatrix{data, o.rows, o.cols, cuda::Precision::Fp16,
+                                  quantized ? std::optional<TensorType>(type) : std::nullopt};
+    };
+    const cuda::DeviceMatrix first = matrix(0);
+    const size_t scratch_bytes = cuda::dequant_scratch_bytes({&first}, cuda::Precision::Fp16);
+    const cuda::DeviceBuffer scratch(std::max<size_t>(scratch_bytes, 256), "benchmark dequantization scratch");
+    std::vector<Result> results;
+    std::vector<int> counts = o.decode_rows;
+    counts.push_back(o.prompt_rows);
+    for (int n : counts) {
+        const double us = time_us(stream, o.calls, [&](int c) {
+            cuda::project(handle, matrix(c), x.data(), n, y.as<float>(), 0.0f, {scratch.data(), scratch.bytes()});
+        });
+        const double flops = 2.0 * static_cast<double>(o.rows) * static_cast<double>(o.cols) * n;
+        results.push_back({std::string(tensor_type_traits(type).name), n, us,
+                           static_cast<double>(m.bytes) / (us * 1e-6) / 1e9, flops / (us * 1e-6) / 1e12});
+    }
+    return results;
+}
+
+std::string today()
+{
+    const std::time_t now = std::time(nullptr);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return text;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Time the CUDA backend's projection kernels per weight type.", "pyramid-gpu-kernel-bench"};
+    Options o;
+    std::string json_path;
+    app.add_option("--rows", o.rows, "output features of the matrix")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    app.add_option("--cols", o.cols, "input features (a multiple of 256)")
+        ->check(CLI::Range(256, 1 << 20))
+        ->capture_default_str();
+    app.add_option("--decode-rows", o.decode_rows, "input rows of the decode-sized products")
+        ->delimiter(',')
+        ->check(CLI::Range(1, cuda::kMaxMatvecRows))
+        ->capture_default_str();
+    app.add_option("--prompt-rows", o.prompt_rows, "input rows of the prompt-sized product")
+        ->check(CLI::Range(cuda::kMaxMatvecRows + 1, 8192))
+        ->capture_default_str();
+    app.add_option("--types", o.types, "weight types, as pyramid-bench --weight-type names them")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--calls", o.calls, "products per timing (5 timings, the median is reported)")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--working-set-mib", o.working_set_mib, "copies of each matrix to cycle through, in MiB")
+        ->check(CLI::Range(1, 1 << 16))
+        ->capture_default_str();
+    app.add_option("--json", json_path, "also write the results here");
+    std::vector<TensorType> types;
+    try {
+        app.parse(argc, argv);
+        if (o.cols % 256 != 0)
+            throw CLI::ValidationError("--cols", "must be a multiple of 256 (one K-quant super-block)");
+        for (const std::string& name : o.types) {
+            const SyntheticStorage storage = SyntheticStorage::parse(name);
+            if (storage.medium_mix || (!is_block_quantized(storage.base) && storage.base != TensorType::F16))
+                throw Error("'" + name + "': name one quantized type or f16");
+            types.push_back(storage.base);
+        }
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "pyramid-gpu-kernel-bench: {} (see --help)\n", e.what());
+        return 2;
+    } catch (const Error& e) {
+        fmt::print(stderr, "pyramid-gpu-kernel-bench: {}\n", e.what());
+        return 2;
+    }
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        fmt::print("pyramid-gpu-kernel-bench: skipped, no CUDA device\n");
+        return 77;
+    }
+
+    try {
+        cudaDeviceProp prop{};
+        cuda::check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+        cublasHandle_t handle = nullptr;
+        cuda::check(cublasCreate(&handle), "cublasCreate");
+        cudaStream_t stream = nullptr;
+        cuda::check(cublasGetStream(handle, &stream), "cublasGetStream");
+        const double copy_gbps = cuda::device_copy_bandwidth(stream) / 1e9;
+
+        // Activations in fp16, as the backend's fp16 precision hands them to the projections.
+        std::mt19937 rng(1);
+        std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+        std::vector<uint16_t> host_x(static_cast<size_t>(o.prompt_rows * o.cols));
+        for (uint16_t& h : host_x)
+            h = fp32_to_fp16(value(rng));
+        const cuda::DeviceBuffer x(host_x.size() * sizeof(uint16_t), "benchmark activations");
+        cuda::check(cudaMemcpy(x.data(), host_x.data(), x.bytes(), cudaMemcpyHostToDevice), "upload");
+        const cuda::DeviceBuffer y(static_cast<size_t>(o.prompt_rows * o.rows) * sizeof(float), "benchmark outputs");
+
+        std::vector<Result> results;
+        for (TensorType type : types)
+            for (const Result& r : bench_type(handle, stream, type, o, x, y))
+                results.push_back(r);
+        cublasDestroy(handle);
+
+        fmt::print("Device: {}; copy bandwidth {:.0f} GB/s (read + write); {}\n", prop.name, copy_gbps, today());
+        fmt::print("y = x W^T, W {} x {} generated, x fp16; {} products per timing, median of 5; weights cycled "
+                   "through {} MiB.\n\n",
+                   o.rows, o.cols, o.calls, o.working_set_mib);
+        fmt::print("| type | input rows | us per product | weights GB/s | of copy bandwidth | TFLOP/s |\n"
+                   "|---|---:|---:|---:|---:|---:|\n");
+        nlohmann::json rows_json = nlohmann::json::array();
+        for (const Result& r : results) {
+            fmt::print("| {} | {} | {:.1f} | {:.0f} | {:.0f}% | {:.1f} |\n", r.type, r.n, r.us, r.weight_gbps,
+                       100.0 * r.weight_gbps / copy_gbps, r.tflops);
+            rows_json.push_back({{"type", r.type},
+                                 {"input_rows", r.n},
+                                 {"us", r.us},
+                                 {"weight_gbps", r.weight_gbps},
+                                 {"tflops", r.tflops}});
+        }
+        if (!json_path.empty()) {
+            const nlohmann::json doc = {{"tool", "pyramid-gpu-kernel-bench"},
+                                        {"device", prop.name},
+                                        {"date", today()},
+                                        {"copy_gbps", copy_gbps},
+                                        {"rows", o.rows},
+                                        {"cols", o.cols},
+                                        {"calls", o.calls},
+                                        {"working_set_mib", o.working_set_mib},
+                                        {"results", rows_json}};
+            std::ofstream(json_path) << doc.dump(2) << "\n";
+        }
+    } catch (const Error& e) {
+        fmt::print(stderr, "pyramid-gpu-kernel-bench: {}\n", e.what());
+        return 3;
+    }
+    return 0;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# pyramid-gpu-kernel-bench on the CPU emulation of the device: it runs every type through
+# every path and writes its table and JSON (the timings mean nothing there).
+#   gpu_kernel_bench_test.sh PYRAMID_GPU_KERNEL_BENCH
+set -euo pipefail
+bench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The emulated device holds 1 GiB unless told otherwise; the copy bandwidth test takes a quarter.
+rc=0
+"$bench" --rows 24 --cols 512 --decode-rows 1,3 --prompt-rows 12 --calls 1 --working-set-mib 1 \
+  --json "$tmp/k.json" >"$tmp/table.md" 2>"$tmp/err" || rc=$?
+[ "$rc" = 77 ] && { cat "$tmp/table.md"; exit 77; }
+[ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
+for type in q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K f16; do
+  for n in 1 3 12; do
+    grep -q "^| $type | $n | " "$tmp/table.md" || fail "no $type row for $n input rows: $(cat "$tmp/table.md")"
+  done
+done
+grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
+[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 33 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
+
+rc=0
+"$bench" --types q4_k_m >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "name one quantized type or f16" "$tmp/err" || fail "a mix was not refused (exit $rc)"
+echo "gpu kernel bench: all checks passed"
