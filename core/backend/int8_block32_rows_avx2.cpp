@@ -9,7 +9,6 @@
 #include "backend/int8_rows_avx2.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace pyramid::cpu::int8_avx2 {
 namespace {
