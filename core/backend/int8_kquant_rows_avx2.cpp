@@ -77,14 +77,19 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
         block_factors(_mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(scales))), x,
                       s, f);
         const uint8_t* qs = blk + (with_fifth_bit ? 48 : 16);
-        const __m256i qh = with_fifth_bit ? load32(blk + 16) : _mm256_setzero_si256();
+        // Q5_K: bits 2j and 2j + 1 of qh[l] are the fifth bits of element l of groups 2j and
+        // 2j + 1; qh moves down two bits per j, so they are always bits 0 and 1, shifted to 4.
+        __m256i qh = with_fifth_bit ? load32(blk + 16) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
             const __m256i q = load32(qs + 32 * j);
             __m256i low = _mm256_and_si256(q, bytes(0x0f));
             __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
             if constexpr (with_fifth_bit) {
-                low = _mm256_or_si256(low, where_bits(qh, bytes(1 << (2 * j)), 16));
-                high = _mm256_or_si256(high, where_bits(qh, bytes(2 << (2 * j)), 16));
+                // 16-bit shifts carry bits between the two bytes of a lane, but the mask keeps
+                // only bit 4 of each byte, which came from that same byte.
+                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
+                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+                qh = _mm256_srli_epi16(qh, 2);
             }
             for (int t = 0; t < T; ++t) {
                 const int8_t* xq = x.q[t] + 256 * s + 64 * j;
