@@ -78,19 +78,22 @@ __device__ __forceinline__ void load4(const __half* p, float (&v)[4])
     v[3] = b.y;
 }
 
-// Q4_K, the type most of a Q4_K_M model's bytes are in, read in 32-bit words: a block is 36
-// words (d and dmin, 3 of packed scales and mins, 32 of quants) and lane i takes quant word i,
-// bytes 4i..4i+3 of the 128: chunk c = i / 8 of 64 elements, whose low nibbles are elements
-// 64c + 4(i % 8) + 0..3 (group 2c) and high nibbles the same 32 further on (group 2c + 1).
-// So a warp's quant loads are one coalesced 128-byte line per block, and every lane unpacks
-// its two groups' scales and mins from the same 3 words with masks instead of byte loads.
-// Needs 4-byte aligned rows (whole 144-byte blocks from an aligned start) and, for the
+// Q4_K and Q5_K, the types most of a Q4_K_M or Q5_K_M model's bytes are in, read in 32-bit
+// words: a block is d and dmin (1 word), 3 words of packed scales and mins, for Q5_K 8 words of
+// fifth bits (qh), then 32 words of quants; lane i takes quant word i, bytes 4i..4i+3 of the
+// 128: chunk c = i / 8 of 64 elements, whose low nibbles are elements 64c + 4(i % 8) + 0..3
+// (group 2c) and high nibbles the same 32 further on (group 2c + 1). Their fifth bits are bits
+// 2c and 2c + 1 of the same bytes of qh, word i % 8. So a warp's quant loads are one coalesced
+// 128-byte line per block, and every lane unpacks its two groups' scales and mins from the
+// same 3 words with masks instead of byte loads.
+// Needs 4-byte aligned rows (whole 144- or 176-byte blocks from an aligned start) and, for the
 // activations, 16-byte (float) or 8-byte (half) aligned rows.
-template <typename X>
+template <typename X, bool kFifthBit>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
-    q4_k_matvec_kernel(const uint32_t* words, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
+    k4_matvec_kernel(const uint32_t* words, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
 {
-    constexpr int kBlockWords = 36;
+    constexpr int kQhWords = kFifthBit ? 8 : 0;
+    constexpr int kBlockWords = 36 + kQhWords;
     const int lane = threadIdx.x % 32;
     const int64_t r = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
     if (r >= rows)  // whole warps leave together, so the shuffles below stay full-warp
@@ -108,22 +111,26 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     for (int64_t b = 0; b < blocks; ++b) {
         const uint32_t* blk = row + b * kBlockWords;
         const uint32_t dm = blk[0], w0 = blk[1], w1 = blk[2], w2 = blk[3];
-        const uint32_t q = blk[4 + lane];
+        const uint32_t q = blk[4 + kQhWords + lane];
+        // Q5_K: bit 0 of each byte the fifth bit in group 2c, bit 1 in group 2c + 1.
+        const uint32_t qh = kFifthBit ? blk[4 + lane % 8] >> (2 * chunk) : 0;
         // Scales 0-3 and mins 0-3 are the low 6 bits of w0 and w1; groups 4-7 take the low
         // (scales) or high (mins) nibbles of w2 and the top 2 bits of w0 (scales) or w1 (mins).
         const uint32_t scales = chunk < 2 ? w0 & 0x3f3f3f3fu : (w2 & 0x0f0f0f0fu) | ((w0 >> 2) & 0x30303030u);
         const uint32_t mins = chunk < 2 ? w1 & 0x3f3f3f3fu : ((w2 >> 4) & 0x0f0f0f0fu) | ((w1 >> 2) & 0x30303030u);
         const float d = __half2float(__ushort_as_half(static_cast<unsigned short>(dm & 0xffffu)));
         const float dmin = __half2float(__ushort_as_half(static_cast<unsigned short>(dm >> 16)));
-        // As Block<Q4_K>::decode8: element = (d * scale) * q - dmin * min, rounded the same way.
+        // As Block<Q4_K/Q5_K>::decode8: element = (d * scale) * q - dmin * min, rounded the same way.
         float w[8];
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
             const float d1 = __fmul_rn(d, float((scales >> (byte_shift + 8 * u)) & 0xffu));
             const float m1 = __fmul_rn(dmin, float((mins >> (byte_shift + 8 * u)) & 0xffu));
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
-                w[4 * u + i] = __fsub_rn(__fmul_rn(d1, float((q >> (8 * i + 4 * u)) & 0x0fu)), m1);
+            for (int i = 0; i < 4; ++i) {
+                const uint32_t v = ((q >> (8 * i + 4 * u)) & 0x0fu) | (((qh >> (8 * i + u)) & 1u) << 4);
+                w[4 * u + i] = __fsub_rn(__fmul_rn(d1, float(v)), m1);
+            }
         }
 #pragma unroll
         for (int t = 0; t < kMaxMatvecRows; ++t) {
@@ -164,14 +171,15 @@ void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t col
     if (n > kMaxMatvecRows)
         throw Error("quant_matvec: " + std::to_string(n) + " input rows, at most " + std::to_string(kMaxMatvecRows));
     const int grid = static_cast<int>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    if (type == TensorType::Q4_K && cols % 256 == 0 && aligned(blocks, 4) &&
+    if ((type == TensorType::Q4_K || type == TensorType::Q5_K) && cols % 256 == 0 && aligned(blocks, 4) &&
         aligned(x, x_type == Precision::Fp16 ? 8 : 16)) {
         dispatch(x_type, [&](auto* tag) {
             using X = std::remove_pointer_t<decltype(tag)>;
-            launch_kernel(q4_k_matvec_kernel<X>, grid, kWarpsPerBlock * 32, 0, stream,
-                          static_cast<const uint32_t*>(blocks), rows, cols, static_cast<const X*>(x), n, y, beta);
+            const auto kernel = type == TensorType::Q5_K ? k4_matvec_kernel<X, true> : k4_matvec_kernel<X, false>;
+            launch_kernel(kernel, grid, kWarpsPerBlock * 32, 0, stream, static_cast<const uint32_t*>(blocks), rows,
+                          cols, static_cast<const X*>(x), n, y, beta);
         });
-        check_launch("q4_k_matvec_kernel");
+        check_launch("k4_matvec_kernel");
         return;
     }
     const bool known = quant::dispatch_block(type, [&](auto block) {

@@ -244,33 +244,38 @@ void quantized_projection_matches()
     cublasDestroy(handle);
 }
 
-// Q4_K's matvec reads weights in 32-bit words and activations four at a time; weights or
-// activations that start off those alignments (a weight inside a file mapped at an odd offset,
-// an activation row at an odd element) must give the same products through the byte decoder.
-void q4_k_matvec_any_alignment()
+// Q4_K's and Q5_K's matvec reads weights in 32-bit words and activations four at a time;
+// weights or activations that start off those alignments (a weight inside a file mapped at an
+// odd offset, an activation row at an odd element) must give the same products through the
+// byte decoder.
+void k4_matvec_any_alignment()
 {
     const int64_t rows = 45, cols = 512;
-    const auto blocks = random_blocks(TensorType::Q4_K, rows, cols);
-    const auto w = cpu_decode(TensorType::Q4_K, blocks, rows, cols);
-    for (Precision p : {Precision::Fp32, Precision::Fp16})
-        for (int weight_shift : {0, 2})
-            for (int x_shift : {0, 1}) {
-                std::vector<uint8_t> shifted_blocks(size_t(weight_shift), 0);
-                shifted_blocks.insert(shifted_blocks.end(), blocks.begin(), blocks.end());
-                auto dw = upload_raw(shifted_blocks);
-                const int n = 3;
-                const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
-                std::vector<float> shifted_x(size_t(x_shift), 0.0f);
-                shifted_x.insert(shifted_x.end(), x.begin(), x.end());
-                auto dx = upload(shifted_x, p);
-                auto dy = poisoned(size_t(n * rows));
-                cuda::quant_matvec(TensorType::Q4_K, static_cast<const uint8_t*>(dw.data()) + weight_shift, rows, cols,
-                                   static_cast<const std::byte*>(dx.data()) + x_shift * cuda::element_bytes(p), p, n,
-                                   dy.as<float>(), 0.0f, nullptr);
-                check_projection("Q4_K matvec, weights +" + std::to_string(weight_shift) + " bytes, activations +" +
-                                     std::to_string(x_shift) + " [" + cuda::precision_name(p) + "]",
-                                 download(dy.data(), size_t(n * rows)), reference(w, x, rows, cols, n, nullptr));
-            }
+    const int n = 3;
+    for (TensorType type : {TensorType::Q4_K, TensorType::Q5_K}) {
+        const auto blocks = random_blocks(type, rows, cols);
+        const auto w = cpu_decode(type, blocks, rows, cols);
+        for (Precision p : {Precision::Fp32, Precision::Fp16})
+            for (int weight_shift : {0, 2})
+                for (int x_shift : {0, 1}) {
+                    std::vector<uint8_t> shifted_blocks(size_t(weight_shift), 0);
+                    shifted_blocks.insert(shifted_blocks.end(), blocks.begin(), blocks.end());
+                    auto dw = upload_raw(shifted_blocks);
+                    const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
+                    std::vector<float> shifted_x(size_t(x_shift), 0.0f);
+                    shifted_x.insert(shifted_x.end(), x.begin(), x.end());
+                    auto dx = upload(shifted_x, p);
+                    auto dy = poisoned(size_t(n * rows));
+                    cuda::quant_matvec(type, static_cast<const uint8_t*>(dw.data()) + weight_shift, rows, cols,
+                                       static_cast<const std::byte*>(dx.data()) + x_shift * cuda::element_bytes(p), p,
+                                       n, dy.as<float>(), 0.0f, nullptr);
+                    const std::string what = type_name(type) + " matvec, weights +" + std::to_string(weight_shift) +
+                                             " bytes, activations +" + std::to_string(x_shift) + " [" +
+                                             cuda::precision_name(p) + "]";
+                    check_projection(what, download(dy.data(), size_t(n * rows)),
+                                     reference(w, x, rows, cols, n, nullptr));
+                }
+    }
 }
 
 void tile_path_needs_scratch()
@@ -316,7 +321,7 @@ std::vector<TestCase> quant_kernel_tests()
     return {
         {"dequantize_is_bit_exact", dequantize_is_bit_exact},
         {"quantized_projection_matches", quantized_projection_matches},
-        {"q4_k_matvec_any_alignment", q4_k_matvec_any_alignment},
+        {"k4_matvec_any_alignment", k4_matvec_any_alignment},
         {"tile_path_needs_scratch", tile_path_needs_scratch},
     };
 }
