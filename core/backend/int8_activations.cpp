@@ -21,15 +21,16 @@ void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& 
             amax = std::max(amax, std::abs(xb[i]));
         const float scale = amax / 127.0f;
         const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
-        for (int i = 0; i < kInt8Block; ++i)
-            qb[i] = static_cast<int8_t>(std::nearbyint(xb[i] * inverse));
+        int16_t* sums = out.group_sum.data() + b * (kInt8Block / kInt8SumGroup);
+        for (int64_t g = 0; g < kInt8Block / kInt8SumGroup; ++g) {
+            int total = 0;  // at most 16 * 127: fits int16
+            for (int64_t i = g * kInt8SumGroup; i < (g + 1) * kInt8SumGroup; ++i) {
+                qb[i] = static_cast<int8_t>(std::nearbyint(xb[i] * inverse));
+                total += qb[i];
+            }
+            sums[g] = static_cast<int16_t>(total);
+        }
         out.scale[static_cast<size_t>(b)] = scale;
-    }
-    for (int64_t g = 0; g < n * cols / kInt8SumGroup; ++g) {
-        int total = 0;  // at most 16 * 127: fits int16
-        for (int64_t i = 0; i < kInt8SumGroup; ++i)
-            total += out.q[static_cast<size_t>(g * kInt8SumGroup + i)];
-        out.group_sum[static_cast<size_t>(g)] = static_cast<int16_t>(total);
     }
 }
 

@@ -13,37 +13,35 @@
 namespace pyramid::cpu::int8_avx2 {
 namespace {
 
+// acc[t] += d * (activation scale) * (the 32 signed weights w . activation block b).
+template <int T>
+PYRAMID_AVX2 inline void add_signed_block(__m256i w, float d, int64_t b, const Tokens& x, __m256* acc)
+{
+    const __m256i w_abs = _mm256_abs_epi8(w);
+    for (int t = 0; t < T; ++t)
+        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
+}
+
 // Q8_0 block: f16 d | i8 q[32]
 template <int T>
 PYRAMID_AVX2 inline void q8_0_block(const uint8_t* blk, int64_t b, const Tokens& x, __m256* acc)
 {
-    const float d = half_at(blk);
-    const __m256i w = load32(blk + 2);
-    const __m256i w_abs = _mm256_abs_epi8(w);
-    for (int t = 0; t < T; ++t)
-        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
+    add_signed_block<T>(load32(blk + 2), half_at(blk), b, x, acc);
 }
 
 // Q4_0 block: f16 d | u8 qs[16], value q - 8
 template <int T>
 PYRAMID_AVX2 inline void q4_0_block(const uint8_t* blk, int64_t b, const Tokens& x, __m256* acc)
 {
-    const float d = half_at(blk);
-    const __m256i w = _mm256_sub_epi8(nibbles32(blk + 2), bytes(8));
-    const __m256i w_abs = _mm256_abs_epi8(w);
-    for (int t = 0; t < T; ++t)
-        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
+    add_signed_block<T>(_mm256_sub_epi8(nibbles32(blk + 2), bytes(8)), half_at(blk), b, x, acc);
 }
 
 // Q5_0 block: f16 d | u32 qh | u8 qs[16], value (q | fifth bit << 4) - 16
 template <int T>
 PYRAMID_AVX2 inline void q5_0_block(const uint8_t* blk, int64_t b, const Tokens& x, __m256* acc)
 {
-    const float d = half_at(blk);
-    const __m256i w = _mm256_sub_epi8(_mm256_or_si256(nibbles32(blk + 6), fifth_bits(u32_at(blk + 2))), bytes(16));
-    const __m256i w_abs = _mm256_abs_epi8(w);
-    for (int t = 0; t < T; ++t)
-        add_scaled(acc[t], dot_signed(w, w_abs, x.q[t] + 32 * b), d * x.scale[t][b]);
+    const __m256i q = _mm256_or_si256(nibbles32(blk + 6), fifth_bits(u32_at(blk + 2)));
+    add_signed_block<T>(_mm256_sub_epi8(q, bytes(16)), half_at(blk), b, x, acc);
 }
 
 template <int T, size_t BlockBytes, void (*Block)(const uint8_t*, int64_t, const Tokens&, __m256*)>

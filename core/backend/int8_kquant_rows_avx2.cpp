@@ -46,6 +46,25 @@ PYRAMID_AVX2 inline void block_factors(__m256 weight_scales, const Tokens& x, in
         _mm256_store_ps(f.of[t], _mm256_mul_ps(weight_scales, _mm256_loadu_ps(x.scale[t] + 8 * s)));
 }
 
+// Adds activation block 8s + b's products with the 32 weights w (each pair sum times
+// `weights16`) to every token's accumulator: even blocks to one, odd to the other.
+template <int T>
+PYRAMID_AVX2 inline void add_block(Accumulators<T>& acc, __m256i w, __m256i weights16, const Tokens& x, int64_t s,
+                                   int b, const BlockFactors<T>& f)
+{
+    for (int t = 0; t < T; ++t)
+        add_scaled(b % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, weights16),
+                   f.of[t][b]);
+}
+
+// The int16 pair scales of activation block b, for scales of 16 elements each: scale 2b for
+// the block's first 16 elements, 2b + 1 for the rest (Q2_K, Q3_K, Q6_K).
+template <typename S>
+PYRAMID_AVX2 inline __m256i pair_scales(const S* scales, int b)
+{
+    return _mm256_set_m128i(_mm_set1_epi16(scales[2 * b + 1]), _mm_set1_epi16(scales[2 * b]));
+}
+
 // acc[t] -= (per block of super-block s: the sum of weights16 times the activations' sums per
 // 16) * factor * (the block's activation scale): what every weight of a K-quant subtracts,
 // applied to the activations' block sums.
@@ -91,11 +110,8 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
                 high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
                 qh = _mm256_srli_epi16(qh, 2);
             }
-            for (int t = 0; t < T; ++t) {
-                const int8_t* xq = x.q[t] + 256 * s + 64 * j;
-                add_scaled(acc.even[t], dot_unsigned(low, xq, ones), f.of[t][2 * j]);
-                add_scaled(acc.odd[t], dot_unsigned(high, xq + 32, ones), f.of[t][2 * j + 1]);
-            }
+            add_block(acc, low, ones, x, s, 2 * j, f);
+            add_block(acc, high, ones, x, s, 2 * j + 1, f);
         }
         subtract_group_terms<T>(mins, half_at(blk + 2), x, s, acc.even);
     }
@@ -120,12 +136,8 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
             __m256i q[4];
             unpack_q6_k_half(blk, half, q);
             for (int k = 0; k < 4; ++k) {
-                const int8_t* g = sc + 8 * half + 2 * k;  // scales of the block's two halves
-                const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(g[1]), _mm_set1_epi16(g[0]));
                 const int b = 4 * half + k;  // activation block 8s + b
-                for (int t = 0; t < T; ++t)
-                    add_scaled(k % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(q[k], x.q[t] + 256 * s + 32 * b, scales),
-                               f.of[t][b]);
+                add_block(acc, q[k], pair_scales(sc, b), x, s, b, f);
             }
         }
         subtract_group_terms<T>(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc))), 32.0f * d,
@@ -140,12 +152,6 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
 PYRAMID_AVX2 inline __m256i plane(__m256i q, int p)
 {
     return _mm256_and_si256(_mm256_srli_epi16(q, 2 * p), bytes(3));
-}
-
-// The int16 pair scales of activation block b: scale 2b for its first 16 elements, 2b + 1 for the rest.
-PYRAMID_AVX2 inline __m256i pair_scales(const int16_t* scales, int b)
-{
-    return _mm256_set_m128i(_mm_set1_epi16(scales[2 * b + 1]), _mm_set1_epi16(scales[2 * b]));
 }
 
 // Q2_K: w = (d * sc_g) * q - (dmin * m_g), q 2 bits, 4-bit scale (low nibble) and min (high
@@ -168,11 +174,7 @@ PYRAMID_AVX2 void q2_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
             const __m256i q = load32(blk + 16 + 32 * h);
             for (int p = 0; p < 4; ++p) {
                 const int b = 4 * h + p;
-                const __m256i w = plane(q, p);
-                const __m256i sc = pair_scales(scales, b);
-                for (int t = 0; t < T; ++t)
-                    add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),
-                               f.of[t][b]);
+                add_block(acc, plane(q, p), pair_scales(scales, b), x, s, b, f);
             }
         }
         subtract_group_terms<T>(mins, half_at(blk + 82), x, s, acc.odd);
@@ -217,10 +219,7 @@ PYRAMID_AVX2 void q3_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
             for (int p = 0; p < 4; ++p) {
                 const int b = 4 * h + p;
                 const __m256i w = _mm256_or_si256(plane(q, p), where_bits(hmask, bytes(1 << b), 4));
-                const __m256i sc = pair_scales(scales, b);
-                for (int t = 0; t < T; ++t)
-                    add_scaled(p % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 256 * s + 32 * b, sc),
-                               f.of[t][b]);
+                add_block(acc, w, pair_scales(scales, b), x, s, b, f);
             }
         }
         subtract_group_terms<T>(scales16, 4.0f * d, x, s, acc.odd);
