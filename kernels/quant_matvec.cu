@@ -14,6 +14,22 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kStretch = 32 * 8;  // elements a warp covers per step: eight per lane
 
+// y[t, r] = the warp's sum of acc[t] (+ beta y[t, r]) for t < n, written by lane 0.
+__device__ __forceinline__ void write_row_sums(const float (&acc)[kMaxMatvecRows], int n, int lane, float* y,
+                                               int64_t rows, int64_t r, float beta)
+{
+#pragma unroll
+    for (int t = 0; t < kMaxMatvecRows; ++t) {
+        if (t < n) {
+            const float total = warp_sum(acc[t]);
+            if (lane == 0) {
+                float* out = y + int64_t(t) * rows + r;
+                *out = beta == 0.0f ? total : total + beta * *out;
+            }
+        }
+    }
+}
+
 template <typename B, typename X>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     quant_matvec_kernel(const uint8_t* blocks, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
@@ -46,16 +62,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
             }
         }
     }
-#pragma unroll
-    for (int t = 0; t < kMaxMatvecRows; ++t) {
-        if (t < n) {
-            const float total = warp_sum(acc[t]);
-            if (lane == 0) {
-                float* out = y + int64_t(t) * rows + r;
-                *out = beta == 0.0f ? total : total + beta * *out;
-            }
-        }
-    }
+    write_row_sums(acc, n, lane, y, rows, r, beta);
 }
 
 // Four consecutive activations as floats (p 16-byte aligned for float, 8 for half).
@@ -147,16 +154,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
             }
         }
     }
-#pragma unroll
-    for (int t = 0; t < kMaxMatvecRows; ++t) {
-        if (t < n) {
-            const float total = warp_sum(acc[t]);
-            if (lane == 0) {
-                float* out = y + int64_t(t) * rows + r;
-                *out = beta == 0.0f ? total : total + beta * *out;
-            }
-        }
-    }
+    write_row_sums(acc, n, lane, y, rows, r, beta);
 }
 
 bool aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
