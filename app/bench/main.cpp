@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -20,19 +19,12 @@
 #include "model/model_shapes.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/measurement.h"
 
 using namespace pyramid;
 using namespace pyramid::bench;
 
 namespace {
-
-std::string utc_now()
-{
-    const std::time_t t = std::time(nullptr);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return text;
-}
 
 // Repeats a measurement and keeps the run of median throughput (after warm-up runs with a
 // few generated tokens, which fill the backend's buffers and pools).
@@ -143,7 +135,7 @@ int main(int argc, char** argv)
     BenchReport report;
     for (int i = 0; i < argc; ++i)
         report.command += (i ? " " : "") + std::string(argv[i]);
-    report.date = utc_now();
+    report.date = utc_timestamp();
     const BackendInfo info = model->backend().info();
     report.backend = info.name;
     report.device_name = info.device;

@@ -20,18 +20,16 @@
 #include "backend/kernel_config.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
-#include "bench_support.h"
 #include "memory_estimate.h"
 #include "model/model.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/measurement.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using pyramid::inspect::cpu_name;
-using pyramid::inspect::median;
-using pyramid::inspect::today;
+using pyramid::median;
 
 struct Speed {
     double prefill = 0;  // prompt tokens per second
@@ -121,9 +119,9 @@ int main(int argc, char** argv)
 
     fmt::print("Model: {}\n", model_path);
     const pyramid::cpu::KernelConfig kernels = pyramid::cpu::active_kernel_config();
-    fmt::print("Machine: {}, {} OpenMP threads; kernels: {}, {} quantized dot; date: {}\n", cpu_name(),
+    fmt::print("Machine: {}, {} OpenMP threads; kernels: {}, {} quantized dot; date: {}\n", pyramid::cpu_model_name(),
                omp_get_max_threads(), pyramid::cpu::kernel_isa_name(kernels.isa),
-               pyramid::cpu::quantized_dot_name(kernels.quantized_dot), today());
+               pyramid::cpu::quantized_dot_name(kernels.quantized_dot), pyramid::local_date());
     fmt::print("Prompt {} tokens, then {} greedy decode steps, full KV cache; median of {} runs (min-max).\n\n",
                prompt.size(), decode_tokens, repeats);
     fmt::print("| weights | weight memory | prompt tokens/s | decode tokens/s |\n|---|---:|---:|---:|\n");

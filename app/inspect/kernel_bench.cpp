@@ -23,11 +23,11 @@
 #include "backend/cpu_kernels.h"
 #include "backend/int8_matmul.h"
 #include "backend/kernel_config.h"
-#include "bench_support.h"
 #include "model/synthetic_storage.h"
 #include "model/synthetic_weights.h"
 #include "model/tensor_type.h"
 #include "util/error.h"
+#include "util/measurement.h"
 
 namespace {
 
@@ -146,14 +146,14 @@ int main(int argc, char** argv)
                 if (has_int8)
                     int8_times.push_back(seconds_of(w, x, n, y_int8, int8));
             }
-            row.exact_ms = 1e3 * inspect::median(exact_times);
-            row.int8_ms = has_int8 ? 1e3 * inspect::median(int8_times) : 0;
+            row.exact_ms = 1e3 * median(exact_times);
+            row.int8_ms = has_int8 ? 1e3 * median(int8_times) : 0;
             results.push_back(row);
         }
     }
 
-    fmt::print("Machine: {}, {} OpenMP threads; AVX2 kernels; date: {}\n", inspect::cpu_name(), omp_get_max_threads(),
-               inspect::today());
+    fmt::print("Machine: {}, {} OpenMP threads; AVX2 kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(),
+               local_date());
     fmt::print("y = x W^T, W {} x {} generated; median of {} runs of each variant, alternating.\n\n", rows, cols,
                repeats);
     fmt::print("| type | bits/weight | tokens | exact ms | int8 ms | exact GMAC/s | int8 GMAC/s | int8 speed-up | "
@@ -183,9 +183,9 @@ int main(int argc, char** argv)
     }
     if (!json_path.empty()) {
         const nlohmann::json doc = {{"tool", "pyramid-kernel-bench"},
-                                    {"cpu", inspect::cpu_name()},
+                                    {"cpu", cpu_model_name()},
                                     {"threads", omp_get_max_threads()},
-                                    {"date", inspect::today()},
+                                    {"date", local_date()},
                                     {"rows", rows},
                                     {"cols", cols},
                                     {"repeats", repeats},

@@ -12,7 +12,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <ctime>
 #include <fstream>
 #include <random>
 #include <string>
@@ -31,6 +30,7 @@
 #include "quant_matvec.h"
 #include "util/error.h"
 #include "util/float16.h"
+#include "util/measurement.h"
 
 namespace {
 
@@ -87,8 +87,7 @@ double time_us(cudaStream_t stream, int calls, F&& product)
             product(c);
         per_call.push_back(1e3 * timer.stop_ms() / calls);
     }
-    std::sort(per_call.begin(), per_call.end());
-    return per_call[per_call.size() / 2];
+    return median(per_call);
 }
 
 std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, TensorType type, const Options& o,
@@ -116,14 +115,6 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
                            static_cast<double>(m.bytes) / (us * 1e-6) / 1e9, flops / (us * 1e-6) / 1e12});
     }
     return results;
-}
-
-std::string today()
-{
-    const std::time_t now = std::time(nullptr);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    return text;
 }
 
 } // namespace
@@ -207,7 +198,8 @@ int main(int argc, char** argv)
                 results.push_back(r);
         cublasDestroy(handle);
 
-        fmt::print("Device: {}; copy bandwidth {:.0f} GB/s (read + write); {}\n", prop.name, copy_gbps, today());
+        fmt::print("Device: {}; copy bandwidth {:.0f} GB/s (read + write); {}\n", prop.name, copy_gbps,
+                   utc_timestamp());
         fmt::print("y = x W^T, W {} x {} generated, x fp16; {} products per timing, median of 5; weights cycled "
                    "through {} MiB.\n\n",
                    o.rows, o.cols, o.calls, o.working_set_mib);
@@ -226,7 +218,7 @@ int main(int argc, char** argv)
         if (!json_path.empty()) {
             const nlohmann::json doc = {{"tool", "pyramid-gpu-kernel-bench"},
                                         {"device", prop.name},
-                                        {"date", today()},
+                                        {"date", utc_timestamp()},
                                         {"copy_gbps", copy_gbps},
                                         {"rows", o.rows},
                                         {"cols", o.cols},
