@@ -3,9 +3,7 @@
 #   bench_tools_test.sh PYRAMID_BENCH PYRAMID_EVAL PYTHON SOURCE_DIR
 set -euo pipefail
 bench=$1 eval_tool=$2 python=$3 src=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/tool_checks.sh"
 
 # The Hugging Face baseline builds the same shapes as pyramid-bench.
 diff <("$bench" --list-shapes) <("$python" "$src/bench/hf_baseline.py" --list-shapes) ||
@@ -25,13 +23,6 @@ for f in bench_throughput.svg bench_throughput.png bench_kv_layers.svg bench_kv_
 done
 
 # Refusals name the problem and use the documented exit codes.
-expect() {  # expect CODE TEXT command...
-  local code=$1 text=$2 rc=0
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  [ "$rc" = "$code" ] || fail "$* exited $rc, expected $code: $(cat "$tmp/err")"
-  grep -q -- "$text" "$tmp/err" || fail "$* did not say '$text': $(cat "$tmp/err")"
-}
 expect 3 "unknown model shape 'nope'" "$bench" --shape nope --device cpu
 expect 3 "need --device cpu or --device cuda" "$bench" --shape tiny
 expect 2 "needs --kv-memory" "$bench" --shape tiny --device cpu --prompt-len 8 --gen-len 2 --warmup 0 --max-batch

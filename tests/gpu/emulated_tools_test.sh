@@ -5,9 +5,7 @@
 set -euo pipefail
 cli=$1 bench=$2 model=$4
 export PYRAMID_BACKEND_DIR=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/tool_checks.sh"
 [ -f "$model" ] || { echo "shared data not found: $model"; exit 77; }
 reply() { "$cli" --model "$model" --raw -p "Once upon a time" -n 30 --temperature 0 --policy pyramid "$@"; }
 

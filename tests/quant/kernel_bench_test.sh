@@ -4,9 +4,7 @@
 #   kernel_bench_test.sh PYRAMID_KERNEL_BENCH PYTHON
 set -euo pipefail
 bench=$1 python=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/tool_checks.sh"
 
 if ! grep -qw avx2 /proc/cpuinfo; then
   echo "this CPU lacks AVX2: the int8 kernels cannot run"
@@ -33,13 +31,6 @@ for r in rows:
         assert r["type"] in ("f16", "f32"), r
 PY
 
-expect() {  # expect CODE TEXT command...
-  local code=$1 text=$2 rc=0
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  [ "$rc" = "$code" ] || fail "$* exited $rc, expected $code: $(cat "$tmp/err")"
-  grep -q -- "$text" "$tmp/err" || fail "$* did not say '$text': $(cat "$tmp/err")"
-}
 expect 2 "is a mix of types" "$bench" --types q4_k_m
 expect 2 "must be a multiple of 256" "$bench" --cols 300
 echo "kernel bench: all checks passed"
