@@ -29,10 +29,19 @@ __device__ __forceinline__ uint32_t u32_at(const uint8_t* p)
     return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 
-// The 4-bit value of element j (0..31) of a 32-element block: low nibbles hold 0..15, high 16..31.
-__device__ __forceinline__ int nibble32(const uint8_t* qs, int j)
+// float(v - offset) for 0 <= v < 2^23 and 0 <= offset <= 256, exactly, without an integer
+// conversion: v or'ed into the mantissa of 2^23 is the float 2^23 + v, and subtracting
+// 2^23 + offset leaves v - offset. Conversions run at a quarter of the float rate on sm_80 and
+// sm_90, and decoding needs one per weight; this is two full-rate operations.
+__device__ __forceinline__ float small_float(uint32_t v, int offset = 0)
 {
-    return j < 16 ? (qs[j] & 0x0f) : (qs[j - 16] >> 4);
+    return __fsub_rn(__uint_as_float(0x4b000000u | v), 8388608.0f + float(offset));
+}
+
+// The 4-bit value of element j (0..31) of a 32-element block: low nibbles hold 0..15, high 16..31.
+__device__ __forceinline__ uint32_t nibble32(const uint8_t* qs, int j)
+{
+    return j < 16 ? (qs[j] & 0x0fu) : (qs[j - 16] >> 4);
 }
 
 template <TensorType T>
@@ -46,7 +55,7 @@ struct Block<TensorType::Q4_0> {
     {
         const float d = half_at(b);
         for (int i = 0; i < 8; ++i)
-            out[i] = __fmul_rn(float(nibble32(b + 2, j0 + i) - 8), d);
+            out[i] = __fmul_rn(small_float(nibble32(b + 2, j0 + i), 8), d);
     }
 };
 
@@ -58,7 +67,7 @@ struct Block<TensorType::Q4_1> {
     {
         const float d = half_at(b), m = half_at(b + 2);
         for (int i = 0; i < 8; ++i)
-            out[i] = __fadd_rn(__fmul_rn(float(nibble32(b + 4, j0 + i)), d), m);
+            out[i] = __fadd_rn(__fmul_rn(small_float(nibble32(b + 4, j0 + i)), d), m);
     }
 };
 
@@ -73,8 +82,8 @@ struct Block<TensorType::Q5_0> {
         const uint32_t qh = u32_at(b + 2);
         for (int i = 0; i < 8; ++i) {
             const int j = j0 + i;
-            const int x = (nibble32(b + 6, j) | int((qh >> j) & 1u) << 4) - 16;
-            out[i] = __fmul_rn(float(x), d);
+            const uint32_t x = nibble32(b + 6, j) | ((qh >> j) & 1u) << 4;
+            out[i] = __fmul_rn(small_float(x, 16), d);
         }
     }
 };
@@ -89,8 +98,8 @@ struct Block<TensorType::Q5_1> {
         const uint32_t qh = u32_at(b + 4);
         for (int i = 0; i < 8; ++i) {
             const int j = j0 + i;
-            const int x = nibble32(b + 8, j) | int((qh >> j) & 1u) << 4;
-            out[i] = __fadd_rn(__fmul_rn(float(x), d), m);
+            const uint32_t x = nibble32(b + 8, j) | ((qh >> j) & 1u) << 4;
+            out[i] = __fadd_rn(__fmul_rn(small_float(x), d), m);
         }
     }
 };
@@ -103,7 +112,7 @@ struct Block<TensorType::Q8_0> {
     {
         const float d = half_at(b);
         for (int i = 0; i < 8; ++i)
-            out[i] = __fmul_rn(float(static_cast<int8_t>(b[2 + j0 + i])), d);
+            out[i] = __fmul_rn(small_float(b[2 + j0 + i] ^ 0x80u, 128), d);  // int8 + 128
     }
 };
 
@@ -119,12 +128,12 @@ struct Block<TensorType::Q2_K> {
     __device__ static void decode8(const uint8_t* b, int j0, float* out)
     {
         const uint8_t sc = b[j0 >> 4];
-        const float dl = __fmul_rn(half_at(b + 80), float(sc & 0x0f));
-        const float ml = __fmul_rn(half_at(b + 82), float(sc >> 4));
+        const float dl = __fmul_rn(half_at(b + 80), small_float(sc & 0x0fu));
+        const float ml = __fmul_rn(half_at(b + 82), small_float(sc >> 4));
         const int shift = k23_shift(j0);
         const uint8_t* q = b + 16 + k23_byte(j0);
         for (int i = 0; i < 8; ++i)
-            out[i] = __fsub_rn(__fmul_rn(dl, float((q[i] >> shift) & 3)), ml);
+            out[i] = __fsub_rn(__fmul_rn(dl, small_float((q[i] >> shift) & 3u)), ml);
     }
 };
 
@@ -138,17 +147,17 @@ struct Block<TensorType::Q3_K> {
         // high nibbles), top 2 bits in bytes 8..11.
         const uint8_t* packed = b + 96;
         const int s = j0 >> 4;
-        const int low = s < 8 ? (packed[s] & 0x0f) : (packed[s - 8] >> 4);
-        const int high = (packed[8 + (s & 3)] >> (2 * (s >> 2))) & 3;
-        const float dl = __fmul_rn(half_at(b + 108), float((low | (high << 4)) - 32));
+        const uint32_t low = s < 8 ? (packed[s] & 0x0fu) : (packed[s - 8] >> 4);
+        const uint32_t high = (packed[8 + (s & 3)] >> (2 * (s >> 2))) & 3u;
+        const float dl = __fmul_rn(half_at(b + 108), small_float(low | (high << 4), 32));
         const int shift = k23_shift(j0);
         const int mask = 1 << (4 * (j0 >> 7) + ((j0 >> 5) & 3));  // the plane's bit of hmask
         const int offset = k23_byte(j0);
         const uint8_t* q = b + 32 + offset;
         const uint8_t* hmask = b + (offset & 31);
         for (int i = 0; i < 8; ++i) {
-            const int v = ((q[i] >> shift) & 3) - ((hmask[i] & mask) ? 0 : 4);
-            out[i] = __fmul_rn(dl, float(v));
+            const uint32_t v = ((q[i] >> shift) & 3u) | ((hmask[i] & mask) ? 4u : 0u);  // + 4
+            out[i] = __fmul_rn(dl, small_float(v, 4));
         }
     }
 };
@@ -159,16 +168,16 @@ __device__ __forceinline__ void k45_group_factors(const uint8_t* b, int j0, floa
 {
     const int j = j0 >> 5;
     const uint8_t* q = b + 4;
-    int sc, m;
+    uint32_t sc, m;
     if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
+        sc = q[j] & 63u;
+        m = q[j + 4] & 63u;
     } else {
-        sc = (q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4);
+        sc = (q[j + 4] & 0x0fu) | ((q[j - 4] >> 6) << 4);
         m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
     }
-    d1 = __fmul_rn(half_at(b), float(sc));
-    m1 = __fmul_rn(half_at(b + 2), float(m));
+    d1 = __fmul_rn(half_at(b), small_float(sc));
+    m1 = __fmul_rn(half_at(b + 2), small_float(m));
 }
 
 // Q4_K/Q5_K: element j = 64 c + 32 u + l is nibble u (low, high) of quant byte 32 c + l, with
@@ -184,7 +193,7 @@ struct Block<TensorType::Q4_K> {
         const int shift = 4 * ((j0 >> 5) & 1);
         const uint8_t* q = b + 16 + 32 * (j0 >> 6) + (j0 & 31);
         for (int i = 0; i < 8; ++i)
-            out[i] = __fsub_rn(__fmul_rn(d1, float((q[i] >> shift) & 0x0f)), m1);
+            out[i] = __fsub_rn(__fmul_rn(d1, small_float((q[i] >> shift) & 0x0fu)), m1);
     }
 };
 
@@ -201,8 +210,8 @@ struct Block<TensorType::Q5_K> {
         const uint8_t* qh = b + 16 + (j0 & 31);
         const uint8_t* ql = b + 48 + 32 * (j0 >> 6) + (j0 & 31);
         for (int i = 0; i < 8; ++i) {
-            const int v = ((ql[i] >> shift) & 0x0f) + ((qh[i] & high_bit) ? 16 : 0);
-            out[i] = __fsub_rn(__fmul_rn(d1, float(v)), m1);
+            const uint32_t v = ((ql[i] >> shift) & 0x0fu) | ((qh[i] & high_bit) ? 16u : 0u);
+            out[i] = __fsub_rn(__fmul_rn(d1, small_float(v)), m1);
         }
     }
 };
@@ -216,14 +225,14 @@ struct Block<TensorType::Q6_K> {
     __device__ static void decode8(const uint8_t* b, int j0, float* out)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
-        const auto scale = static_cast<int8_t>(b[192 + 8 * h + 2 * k + (l0 >> 4)]);
-        const float ds = __fmul_rn(half_at(b + 208), float(scale));
+        const uint32_t scale = b[192 + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
+        const float ds = __fmul_rn(half_at(b + 208), small_float(scale, 128));
         const uint8_t* ql = b + 64 * h + 32 * (k & 1) + l0;
         const uint8_t* qh = b + 128 + 32 * h + l0;
         const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
         for (int i = 0; i < 8; ++i) {
-            const int v = (((ql[i] >> ql_shift) & 0x0f) | (((qh[i] >> qh_shift) & 3) << 4)) - 32;
-            out[i] = __fmul_rn(ds, float(v));
+            const uint32_t v = ((ql[i] >> ql_shift) & 0x0fu) | (((qh[i] >> qh_shift) & 3u) << 4);
+            out[i] = __fmul_rn(ds, small_float(v, 32));
         }
     }
 };

@@ -131,12 +131,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
         float w[8];
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
-            const float d1 = __fmul_rn(d, float((scales >> (byte_shift + 8 * u)) & 0xffu));
-            const float m1 = __fmul_rn(dmin, float((mins >> (byte_shift + 8 * u)) & 0xffu));
+            const float d1 = __fmul_rn(d, quant::small_float((scales >> (byte_shift + 8 * u)) & 0xffu));
+            const float m1 = __fmul_rn(dmin, quant::small_float((mins >> (byte_shift + 8 * u)) & 0xffu));
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const uint32_t v = ((q >> (8 * i + 4 * u)) & 0x0fu) | (((qh >> (8 * i + u)) & 1u) << 4);
-                w[4 * u + i] = __fsub_rn(__fmul_rn(d1, float(v)), m1);
+                w[4 * u + i] = __fsub_rn(__fmul_rn(d1, quant::small_float(v)), m1);
             }
         }
 #pragma unroll
