@@ -7,19 +7,13 @@
 #include <cstdint>
 #include <cstring>
 
-#include "util/float16.h"
+#include "model/quant_block_fields.h"
 
 #define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 namespace pyramid::cpu::avx2 {
 
-// The fp16 scale stored at p (blocks keep it unaligned).
-inline float half_at(const uint8_t* p)
-{
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return fp16_to_fp32(h);
-}
+using quant::half_at;
 
 PYRAMID_AVX2 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 PYRAMID_AVX2 inline __m256i bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }

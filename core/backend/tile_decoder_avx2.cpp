@@ -25,8 +25,7 @@ namespace {
 
 using namespace avx2;
 
-constexpr int QK = 32;     // elements per block of the simple quantized types
-constexpr int QK_K = 256;  // elements per K-quant super-block
+using namespace quant;
 
 // What happens to float(q) * d: nothing more, + m, or - m (one rounding each, as in ggml).
 enum class Affine { Scale, Plus, Minus };
@@ -161,18 +160,6 @@ PYRAMID_AVX2 void q3_k_avx2(const void* src, float* dst, int64_t n)
                 store16<Affine::Scale>(_mm256_extracti128_si256(v, 1), d * scales[is + 1], 0.0f, dst + 16);
             }
         }
-    }
-}
-
-// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
-inline void k4_scale_min(int j, const uint8_t* q, uint8_t& sc, uint8_t& m)
-{
-    if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        sc = static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4));
-        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
     }
 }
 

@@ -10,22 +10,14 @@
 #include <cstring>
 #include <string>
 
+#include "model/quant_block_fields.h"
 #include "util/error.h"
 #include "util/float16.h"
 
 namespace pyramid {
 namespace {
 
-constexpr int QK = 32;     // elements per block of the simple quantized types
-constexpr int QK_K = 256;  // elements per K-quant super-block
-
-// Little-endian half read from a possibly unaligned byte pointer.
-inline float half_at(const uint8_t* p)
-{
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return fp16_to_fp32(h);
-}
+using namespace quant;
 
 // --- byte layouts (offsets inside one block) ---------------------------------------------
 // Q4_0: f16 d | u8 qs[16]                      (low nibbles: elements 0..15, high: 16..31)
@@ -192,51 +184,19 @@ void q3_k_to_float(const void* src, float* dst, int64_t n)
     }
 }
 
-// Scale and min number j (0..7) of Q4_K/Q5_K: 6 bits each, packed in 12 bytes.
-inline void k4_scale_min(int j, const uint8_t* q, uint8_t& sc, uint8_t& m)
+// Q4_K and Q5_K: a group's element is (d * scale) * q - dmin * min, q of 4 bits or, for Q5_K,
+// 5 with the fifth taken from qh (bits 2c and 2c + 1 for the two groups of chunk c).
+template <bool kFifthBit>
+void k45_to_float(const void* src, float* dst, int64_t n)
 {
-    if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        sc = static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4));
-        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-    }
-}
-
-void q4_k_to_float(const void* src, float* dst, int64_t n)
-{
+    constexpr int kBytes = kFifthBit ? 176 : 144;
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 144) {
-        const float d = half_at(b);
-        const float dmin = half_at(b + 2);
-        const uint8_t* scales = b + 4;
-        const uint8_t* q = b + 16;
-        for (int is = 0; is < 8; is += 2, q += 32) {
-            uint8_t sc, m;
-            k4_scale_min(is, scales, sc, m);
-            const float d1 = d * sc;
-            const float m1 = dmin * m;
-            k4_scale_min(is + 1, scales, sc, m);
-            const float d2 = d * sc;
-            const float m2 = dmin * m;
-            for (int l = 0; l < 32; ++l)
-                *dst++ = d1 * (q[l] & 0x0f) - m1;
-            for (int l = 0; l < 32; ++l)
-                *dst++ = d2 * (q[l] >> 4) - m2;
-        }
-    }
-}
-
-void q5_k_to_float(const void* src, float* dst, int64_t n)
-{
-    const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 176) {
+    for (int64_t i = 0; i < n / QK_K; ++i, b += kBytes) {
         const float d = half_at(b);
         const float dmin = half_at(b + 2);
         const uint8_t* scales = b + 4;
         const uint8_t* qh = b + 16;
-        const uint8_t* ql = b + 48;
+        const uint8_t* ql = b + (kFifthBit ? 48 : 16);
         uint8_t u1 = 1, u2 = 2;  // bits of qh holding the 5th bit of the two current groups
         for (int is = 0; is < 8; is += 2, ql += 32, u1 <<= 2, u2 <<= 2) {
             uint8_t sc, m;
@@ -247,9 +207,9 @@ void q5_k_to_float(const void* src, float* dst, int64_t n)
             const float d2 = d * sc;
             const float m2 = dmin * m;
             for (int l = 0; l < 32; ++l)
-                *dst++ = d1 * ((ql[l] & 0x0f) + ((qh[l] & u1) ? 16 : 0)) - m1;
+                *dst++ = d1 * ((ql[l] & 0x0f) + (kFifthBit && (qh[l] & u1) ? 16 : 0)) - m1;
             for (int l = 0; l < 32; ++l)
-                *dst++ = d2 * ((ql[l] >> 4) + ((qh[l] & u2) ? 16 : 0)) - m2;
+                *dst++ = d2 * ((ql[l] >> 4) + (kFifthBit && (qh[l] & u2) ? 16 : 0)) - m2;
         }
     }
 }
@@ -296,8 +256,8 @@ constexpr std::array<TensorTypeTraits, 13> kTraits{{
     {TensorType::Q8_0, "q8_0", QK, 34, q8_0_to_float, {0, -1}},
     {TensorType::Q2_K, "q2_K", QK_K, 84, q2_k_to_float, {80, 82}},
     {TensorType::Q3_K, "q3_K", QK_K, 110, q3_k_to_float, {108, -1}},
-    {TensorType::Q4_K, "q4_K", QK_K, 144, q4_k_to_float, {0, 2}},
-    {TensorType::Q5_K, "q5_K", QK_K, 176, q5_k_to_float, {0, 2}},
+    {TensorType::Q4_K, "q4_K", QK_K, 144, k45_to_float<false>, {0, 2}},
+    {TensorType::Q5_K, "q5_K", QK_K, 176, k45_to_float<true>, {0, 2}},
     {TensorType::Q6_K, "q6_K", QK_K, 210, q6_k_to_float, {208, -1}},
     {TensorType::BF16, "bf16", 1, 2, bf16_to_float},
 }};
