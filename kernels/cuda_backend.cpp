@@ -98,9 +98,9 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     device_weights_ = std::make_unique<DeviceWeights>(weights, options.precision);
     // Weight uploads ran on the legacy stream; the work stream must not overtake them.
     check(cudaDeviceSynchronize(), "weight upload");
-    dequant_scratch_ = DeviceBuffer(
-        dequant_scratch_bytes(device_weights_->projected_matrices(), options.precision),
-        "the dequantization scratch of quantized projections");
+    projection_scratch_ = DeviceBuffer(
+        projection_scratch_bytes(device_weights_->projected_matrices(), options.precision),
+        "the scratch of quantized projections");
 
     const KvGeometry geometry{c.kv_dim(), options.kv_block_entries, options.precision};
     if (geometry.block_entries <= 0)
@@ -153,7 +153,7 @@ BackendInfo CudaBackend::info() const
 
 size_t CudaBackend::bytes_held() const
 {
-    return device_weights_->bytes() + dequant_scratch_.bytes() + cublas_workspace_.bytes() + workspace_->bytes() +
+    return device_weights_->bytes() + projection_scratch_.bytes() + cublas_workspace_.bytes() + workspace_->bytes() +
            kv_->scratch_bytes() + hidden_pool_->bytes() + kv_->pool().bytes_reserved();
 }
 
@@ -205,7 +205,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     const Precision p = options_.precision;
     cudaStream_t s = stream_.get();
     cublasHandle_t blas = cublas_.get();
-    const DequantScratch scratch = this->scratch();
+    const ProjectionScratch scratch = this->scratch();
     Workspace& ws = *workspace_;
     const int chunk = ws.chunk_rows();
     ws.reserve_chunk(std::min(n, chunk));
@@ -260,9 +260,12 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
                          "run_layer (positions)");
         rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
-        project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch);
-        project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch);
-        project(blas, w.wv, ws.normed(), m, ws.v(), 0.0f, scratch);
+        // Rounded once for the int8 matvecs of all three (fp16 decode with quantized weights).
+        std::optional<Int8Rows> rounded = round_for_matvecs({&w.wq, &w.wk, &w.wv}, ws.normed(), m, scratch, s);
+        const Int8Rows* normed_int8 = rounded ? &*rounded : nullptr;
+        project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch, normed_int8);
+        project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch, normed_int8);
+        project(blas, w.wv, ws.normed(), m, ws.v(), 0.0f, scratch, normed_int8);
         rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
         rope(ws.k(), m, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
 
@@ -328,8 +331,10 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch);  // residual: h += attention output
 
         rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
-        project(blas, w.w_gate, ws.normed(), m, ws.gate(), 0.0f, scratch);
-        project(blas, w.w_up, ws.normed(), m, ws.up(), 0.0f, scratch);
+        rounded = round_for_matvecs({&w.w_gate, &w.w_up}, ws.normed(), m, scratch, s);
+        normed_int8 = rounded ? &*rounded : nullptr;
+        project(blas, w.w_gate, ws.normed(), m, ws.gate(), 0.0f, scratch, normed_int8);
+        project(blas, w.w_up, ws.normed(), m, ws.up(), 0.0f, scratch, normed_int8);
         swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s);
         project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch);  // residual: h += feed-forward output
     }

@@ -84,7 +84,7 @@ private:
 
     void use_device() const;
     StepBufferLayout step_layout() const;
-    DequantScratch scratch() const { return {dequant_scratch_.data(), dequant_scratch_.bytes()}; }
+    ProjectionScratch scratch() const { return {projection_scratch_.data(), projection_scratch_.bytes()}; }
     // Final norm and output projection of these rows into the workspace's logits, queued on
     // the stream.
     void project_logit_rows(const HiddenStates& hidden, std::span<const int> rows);
@@ -96,7 +96,7 @@ private:
     DeviceBuffer cublas_workspace_;  // ours, so it is allocated at load and counted; outlives the handle
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;
-    DeviceBuffer dequant_scratch_;  // tiles of quantized matrices for the GEMM path (projection.h)
+    DeviceBuffer projection_scratch_;  // quantized projections: GEMM tiles, rounded activations (projection.h)
     std::unique_ptr<HostUploads> uploads_;  // before kv_, which uses it
     std::unique_ptr<KvMemory> kv_;
     std::unique_ptr<Workspace> workspace_;

@@ -26,7 +26,7 @@ void gemm(cublasHandle_t handle, const void* w, Precision type, int64_t rows, in
 }
 
 void tiled_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
-                DequantScratch scratch, cudaStream_t stream)
+                ProjectionScratch scratch, cudaStream_t stream)
 {
     const size_t row_bytes = static_cast<size_t>(w.cols) * element_bytes(w.type);
     const int64_t tile_rows = std::min<int64_t>(w.rows, static_cast<int64_t>(scratch.bytes / row_bytes));
@@ -43,19 +43,48 @@ void tiled_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int
     }
 }
 
+bool takes_int8_matvec(const DeviceMatrix& w, int n)
+{
+    return w.quantized && w.type == Precision::Fp16 && n <= kMaxMatvecRows;
+}
+
+Int8Rows round_into(ProjectionScratch scratch, const void* x, int n, int64_t cols, cudaStream_t stream)
+{
+    const size_t needed = int8_rows_bytes(n, cols);
+    if (!scratch.data || scratch.bytes < needed)
+        throw Error("projection: " + std::to_string(n) + " rows of " + std::to_string(cols) +
+                    " activations rounded to int8 need a scratch of " + std::to_string(needed) + " bytes, got " +
+                    std::to_string(scratch.bytes));
+    return round_rows_int8(x, Precision::Fp16, n, cols, scratch.data, stream);
+}
+
 } // namespace
 
-size_t dequant_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision)
+size_t projection_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision)
 {
     std::vector<MatrixExtent> quantized;
+    int64_t widest = 0;
     for (const DeviceMatrix* m : matrices)
-        if (m->quantized)
+        if (m->quantized) {
             quantized.push_back({static_cast<int>(m->rows), static_cast<int>(m->cols)});
-    return pyramid::dequant_scratch_bytes(quantized, element_bytes(precision));
+            widest = std::max(widest, m->cols);
+        }
+    const size_t tiles = pyramid::dequant_scratch_bytes(quantized, element_bytes(precision));
+    return precision == Precision::Fp16 && widest > 0 ? std::max(tiles, int8_rows_bytes(kMaxMatvecRows, widest))
+                                                      : tiles;
+}
+
+std::optional<Int8Rows> round_for_matvecs(std::initializer_list<const DeviceMatrix*> matrices, const void* x, int n,
+                                          ProjectionScratch scratch, cudaStream_t stream)
+{
+    for (const DeviceMatrix* w : matrices)
+        if (takes_int8_matvec(*w, n))
+            return round_into(scratch, x, n, w->cols, stream);
+    return std::nullopt;
 }
 
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
-             DequantScratch scratch)
+             ProjectionScratch scratch, const Int8Rows* rounded)
 {
     if (n == 0)
         return;
@@ -65,10 +94,14 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
     }
     cudaStream_t stream = nullptr;
     check(cublasGetStream(handle, &stream), "cublasGetStream");
-    if (n <= kMaxMatvecRows)
+    if (takes_int8_matvec(w, n)) {
+        const Int8Rows x_int8 = rounded ? *rounded : round_into(scratch, x, n, w.cols, stream);
+        quant_matvec_int8(*w.quantized, w.data, w.rows, w.cols, x_int8, n, y, beta, stream);
+    } else if (n <= kMaxMatvecRows) {
         quant_matvec(*w.quantized, w.data, w.rows, w.cols, x, w.type, n, y, beta, stream);
-    else
+    } else {
         tiled_gemm(handle, w, x, n, y, beta, scratch, stream);
+    }
 }
 
 } // namespace pyramid::cuda

@@ -7,6 +7,12 @@
 // multiply-add, so every product and sum below is an explicit round-to-nearest intrinsic
 // (__fmul_rn, __fadd_rn, __fsub_rn), which nvcc never contracts into an FMA.
 //
+// Block<T>::quants8(block, j0, q, a, m) gives the same elements for integer dot products
+// (quant_matvec_int8.cu): their quants as eight bytes, elements j0..j0+3 in q[0] and the next
+// four in q[1], lowest byte first, with element = a * (quant - kOffset) + m. The quants are
+// small enough to be signed bytes (at most 63, or Q8_0's own int8); m is written only by the
+// types with kHasMin, and is 0 for the others.
+//
 // Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
 // so the scale is computed once per call. Block byte layouts are listed in tensor_type.cpp.
 // Blocks are 18, 22, 34, 110, ... bytes long, so nothing is aligned: every field is read byte
@@ -44,6 +50,19 @@ __device__ __forceinline__ uint32_t nibble32(const uint8_t* qs, int j)
     return j < 16 ? (qs[j] & 0x0fu) : (qs[j - 16] >> 4);
 }
 
+// Elements j0..j0+7 (j0 a multiple of 8) of a 32-element block's nibbles, as bytes.
+__device__ __forceinline__ void nibbles8(const uint8_t* qs, int j0, uint32_t (&q)[2])
+{
+    const uint8_t* p = qs + (j0 & 15);
+    const int shift = j0 < 16 ? 0 : 4;
+    q[0] = (u32_at(p) >> shift) & 0x0f0f0f0fu;
+    q[1] = (u32_at(p + 4) >> shift) & 0x0f0f0f0fu;
+}
+
+// Bits 0..3 of v as bit 4 of bytes 0..3 (the products v * 2^(7k) never overlap, so no carry
+// mixes them).
+__device__ __forceinline__ uint32_t fifth_bits4(uint32_t v) { return ((v * 0x00204081u) & 0x01010101u) << 4; }
+
 template <TensorType T>
 struct Block;
 
@@ -57,6 +76,13 @@ struct Block<TensorType::Q4_0> {
         for (int i = 0; i < 8; ++i)
             out[i] = __fmul_rn(small_float(nibble32(b + 2, j0 + i), 8), d);
     }
+    static constexpr int kOffset = 8;
+    static constexpr bool kHasMin = false;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    {
+        a = half_at(b);
+        nibbles8(b + 2, j0, q);
+    }
 };
 
 template <>
@@ -68,6 +94,14 @@ struct Block<TensorType::Q4_1> {
         const float d = half_at(b), m = half_at(b + 2);
         for (int i = 0; i < 8; ++i)
             out[i] = __fadd_rn(__fmul_rn(small_float(nibble32(b + 4, j0 + i)), d), m);
+    }
+    static constexpr int kOffset = 0;
+    static constexpr bool kHasMin = true;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
+    {
+        a = half_at(b);
+        m = half_at(b + 2);
+        nibbles8(b + 4, j0, q);
     }
 };
 
@@ -86,6 +120,16 @@ struct Block<TensorType::Q5_0> {
             out[i] = __fmul_rn(small_float(x, 16), d);
         }
     }
+    static constexpr int kOffset = 16;
+    static constexpr bool kHasMin = false;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    {
+        a = half_at(b);
+        const uint32_t qh = u32_at(b + 2) >> j0;
+        nibbles8(b + 6, j0, q);
+        q[0] |= fifth_bits4(qh & 0x0fu);
+        q[1] |= fifth_bits4((qh >> 4) & 0x0fu);
+    }
 };
 
 template <>
@@ -102,6 +146,17 @@ struct Block<TensorType::Q5_1> {
             out[i] = __fadd_rn(__fmul_rn(small_float(x), d), m);
         }
     }
+    static constexpr int kOffset = 0;
+    static constexpr bool kHasMin = true;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
+    {
+        a = half_at(b);
+        m = half_at(b + 2);
+        const uint32_t qh = u32_at(b + 4) >> j0;
+        nibbles8(b + 8, j0, q);
+        q[0] |= fifth_bits4(qh & 0x0fu);
+        q[1] |= fifth_bits4((qh >> 4) & 0x0fu);
+    }
 };
 
 template <>
@@ -113,6 +168,14 @@ struct Block<TensorType::Q8_0> {
         const float d = half_at(b);
         for (int i = 0; i < 8; ++i)
             out[i] = __fmul_rn(small_float(b[2 + j0 + i] ^ 0x80u, 128), d);  // int8 + 128
+    }
+    static constexpr int kOffset = 0;
+    static constexpr bool kHasMin = false;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    {
+        a = half_at(b);
+        q[0] = u32_at(b + 2 + j0);
+        q[1] = u32_at(b + 6 + j0);
     }
 };
 
@@ -135,21 +198,38 @@ struct Block<TensorType::Q2_K> {
         for (int i = 0; i < 8; ++i)
             out[i] = __fsub_rn(__fmul_rn(dl, small_float((q[i] >> shift) & 3u)), ml);
     }
+    static constexpr int kOffset = 0;
+    static constexpr bool kHasMin = true;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
+    {
+        const uint8_t sc = b[j0 >> 4];
+        a = __fmul_rn(half_at(b + 80), small_float(sc & 0x0fu));
+        m = -__fmul_rn(half_at(b + 82), small_float(sc >> 4));
+        const int shift = k23_shift(j0);
+        const uint8_t* p = b + 16 + k23_byte(j0);
+        q[0] = (u32_at(p) >> shift) & 0x03030303u;
+        q[1] = (u32_at(p + 4) >> shift) & 0x03030303u;
+    }
 };
 
 template <>
 struct Block<TensorType::Q3_K> {
     static constexpr int kElems = 256;
     static constexpr int kBytes = 110;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    // d times the 6-bit scale of element j0's group of 16: low 4 bits in bytes 0..7 of the
+    // packed area (scales 8..15 in the high nibbles), top 2 bits in bytes 8..11.
+    __device__ static float scale(const uint8_t* b, int j0)
     {
-        // The 16 6-bit scales: low 4 bits in bytes 0..7 of the packed area (scales 8..15 in the
-        // high nibbles), top 2 bits in bytes 8..11.
         const uint8_t* packed = b + 96;
         const int s = j0 >> 4;
         const uint32_t low = s < 8 ? (packed[s] & 0x0fu) : (packed[s - 8] >> 4);
         const uint32_t high = (packed[8 + (s & 3)] >> (2 * (s >> 2))) & 3u;
-        const float dl = __fmul_rn(half_at(b + 108), small_float(low | (high << 4), 32));
+        return __fmul_rn(half_at(b + 108), small_float(low | (high << 4), 32));
+    }
+
+    __device__ static void decode8(const uint8_t* b, int j0, float* out)
+    {
+        const float dl = scale(b, j0);
         const int shift = k23_shift(j0);
         const int mask = 1 << (4 * (j0 >> 7) + ((j0 >> 5) & 3));  // the plane's bit of hmask
         const int offset = k23_byte(j0);
@@ -159,6 +239,20 @@ struct Block<TensorType::Q3_K> {
             const uint32_t v = ((q[i] >> shift) & 3u) | ((hmask[i] & mask) ? 4u : 0u);  // + 4
             out[i] = __fmul_rn(dl, small_float(v, 4));
         }
+    }
+    static constexpr int kOffset = 4;
+    static constexpr bool kHasMin = false;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    {
+        a = scale(b, j0);
+        const int shift = k23_shift(j0);
+        const int plane = 4 * (j0 >> 7) + ((j0 >> 5) & 3);  // the plane's bit of hmask
+        const int offset = k23_byte(j0);
+        const uint8_t* p = b + 32 + offset;
+        const uint8_t* hmask = b + (offset & 31);
+        for (int k = 0; k < 2; ++k)
+            q[k] = ((u32_at(p + 4 * k) >> shift) & 0x03030303u) |
+                   (((u32_at(hmask + 4 * k) >> plane) & 0x01010101u) << 2);
     }
 };
 
@@ -181,40 +275,49 @@ __device__ __forceinline__ void k45_group_factors(const uint8_t* b, int j0, floa
 }
 
 // Q4_K/Q5_K: element j = 64 c + 32 u + l is nibble u (low, high) of quant byte 32 c + l, with
-// scale and min number j / 32.
-template <>
-struct Block<TensorType::Q4_K> {
+// scale and min number j / 32; Q5_K's fifth bit is bit 2c + u of qh[l].
+template <bool kFifthBit>
+struct K45Block {
     static constexpr int kElems = 256;
-    static constexpr int kBytes = 144;
+    static constexpr int kBytes = kFifthBit ? 176 : 144;
+    static constexpr int kOffset = 0;
+    static constexpr bool kHasMin = true;
+
+    // Elements j0..j0+7 as bytes, each low or high nibble plus, for Q5_K, 16 for its fifth bit.
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2])
+    {
+        const int shift = 4 * ((j0 >> 5) & 1);
+        const uint8_t* qh = b + 16 + (j0 & 31);
+        const uint8_t* ql = b + (kFifthBit ? 48 : 16) + 32 * (j0 >> 6) + (j0 & 31);
+        for (int k = 0; k < 2; ++k) {
+            q[k] = (u32_at(ql + 4 * k) >> shift) & 0x0f0f0f0fu;
+            if (kFifthBit)
+                q[k] |= ((u32_at(qh + 4 * k) >> (j0 >> 5)) & 0x01010101u) << 4;
+        }
+    }
+
     __device__ static void decode8(const uint8_t* b, int j0, float* out)
     {
         float d1, m1;
         k45_group_factors(b, j0, d1, m1);
-        const int shift = 4 * ((j0 >> 5) & 1);
-        const uint8_t* q = b + 16 + 32 * (j0 >> 6) + (j0 & 31);
+        uint32_t q[2];
+        quants8(b, j0, q);
         for (int i = 0; i < 8; ++i)
-            out[i] = __fsub_rn(__fmul_rn(d1, small_float((q[i] >> shift) & 0x0fu)), m1);
+            out[i] = __fsub_rn(__fmul_rn(d1, small_float((q[i / 4] >> (8 * (i % 4))) & 0xffu)), m1);
+    }
+
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
+    {
+        k45_group_factors(b, j0, a, m);
+        m = -m;
+        quants8(b, j0, q);
     }
 };
 
 template <>
-struct Block<TensorType::Q5_K> {
-    static constexpr int kElems = 256;
-    static constexpr int kBytes = 176;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        float d1, m1;
-        k45_group_factors(b, j0, d1, m1);
-        const int shift = 4 * ((j0 >> 5) & 1);
-        const int high_bit = 1 << (j0 >> 5);  // bit 2c + u of qh[l]
-        const uint8_t* qh = b + 16 + (j0 & 31);
-        const uint8_t* ql = b + 48 + 32 * (j0 >> 6) + (j0 & 31);
-        for (int i = 0; i < 8; ++i) {
-            const uint32_t v = ((ql[i] >> shift) & 0x0fu) | ((qh[i] & high_bit) ? 16u : 0u);
-            out[i] = __fsub_rn(__fmul_rn(d1, small_float(v)), m1);
-        }
-    }
-};
+struct Block<TensorType::Q4_K> : K45Block<false> {};
+template <>
+struct Block<TensorType::Q5_K> : K45Block<true> {};
 
 // Q6_K: element j = 128 h + 32 k + l takes nibble k / 2 of ql byte 64 h + 32 (k % 2) + l and
 // bits 2k..2k+1 of qh byte 32 h + l, with scale number 8 h + 2 k + l / 16.
@@ -222,11 +325,18 @@ template <>
 struct Block<TensorType::Q6_K> {
     static constexpr int kElems = 256;
     static constexpr int kBytes = 210;
+    // d times the int8 scale of element j0's group of 16.
+    __device__ static float scale(const uint8_t* b, int j0)
+    {
+        const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
+        const uint32_t biased = b[192 + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
+        return __fmul_rn(half_at(b + 208), small_float(biased, 128));
+    }
+
     __device__ static void decode8(const uint8_t* b, int j0, float* out)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
-        const uint32_t scale = b[192 + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
-        const float ds = __fmul_rn(half_at(b + 208), small_float(scale, 128));
+        const float ds = scale(b, j0);
         const uint8_t* ql = b + 64 * h + 32 * (k & 1) + l0;
         const uint8_t* qh = b + 128 + 32 * h + l0;
         const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
@@ -234,6 +344,19 @@ struct Block<TensorType::Q6_K> {
             const uint32_t v = ((ql[i] >> ql_shift) & 0x0fu) | (((qh[i] >> qh_shift) & 3u) << 4);
             out[i] = __fmul_rn(ds, small_float(v, 32));
         }
+    }
+    static constexpr int kOffset = 32;
+    static constexpr bool kHasMin = false;
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    {
+        const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
+        a = scale(b, j0);
+        const uint8_t* ql = b + 64 * h + 32 * (k & 1) + l0;
+        const uint8_t* qh = b + 128 + 32 * h + l0;
+        const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
+        for (int i = 0; i < 2; ++i)
+            q[i] = ((u32_at(ql + 4 * i) >> ql_shift) & 0x0f0f0f0fu) |
+                   (((u32_at(qh + 4 * i) >> qh_shift) & 0x03030303u) << 4);
     }
 };
 

@@ -52,7 +52,8 @@ const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<co
 
 } // namespace
 
-CpuBackend::CpuBackend(const ModelWeights& weights) : weights_(weights)
+CpuBackend::CpuBackend(const ModelWeights& weights, const cpu::KernelConfig& kernels)
+    : weights_(weights), kernels_(kernels)
 {
     // Weights generated off the host (model/synthetic_weights.h) have views without data.
     std::vector<const WeightView*> views = {&weights.token_embedding, &weights.output_norm, &weights.output};
@@ -104,9 +105,9 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     std::vector<float> x(static_cast<size_t>(n) * c.dim);
     cpu::rms_norm(h.values.data(), w.attn_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> q(static_cast<size_t>(n) * q_width), k(static_cast<size_t>(n) * kv_width), v(k.size());
-    cpu::matmul(w.wq, x.data(), n, q.data());
-    cpu::matmul(w.wk, x.data(), n, k.data());
-    cpu::matmul(w.wv, x.data(), n, v.data());
+    cpu::matmul(w.wq, x.data(), n, q.data(), kernels_);
+    cpu::matmul(w.wk, x.data(), n, k.data(), kernels_);
+    cpu::matmul(w.wv, x.data(), n, v.data(), kernels_);
 
     std::vector<float> attended(static_cast<size_t>(n) * q_width);
     for (const SequenceRows& s : sequences) {
@@ -131,15 +132,15 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     }
 
     std::vector<float> projected(static_cast<size_t>(n) * c.dim);
-    cpu::matmul(w.wo, attended.data(), n, projected.data());
+    cpu::matmul(w.wo, attended.data(), n, projected.data(), kernels_);
     cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
 
     cpu::rms_norm(h.values.data(), w.ffn_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> gate(static_cast<size_t>(n) * c.ffn_dim), up(gate.size());
-    cpu::matmul(w.w_gate, x.data(), n, gate.data());
-    cpu::matmul(w.w_up, x.data(), n, up.data());
+    cpu::matmul(w.w_gate, x.data(), n, gate.data(), kernels_);
+    cpu::matmul(w.w_up, x.data(), n, up.data(), kernels_);
     cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(gate.size()));
-    cpu::matmul(w.w_down, gate.data(), n, projected.data());
+    cpu::matmul(w.w_down, gate.data(), n, projected.data(), kernels_);
     cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
 }
 
@@ -175,7 +176,7 @@ std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span
     std::vector<float> x(selected.size());
     cpu::rms_norm(selected.data(), weights_.output_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
-    cpu::matmul(weights_.output, x.data(), n, out.data());
+    cpu::matmul(weights_.output, x.data(), n, out.data(), kernels_);
     return out;
 }
 

@@ -2,13 +2,15 @@
 // The reference backend: float32 compute on the host, multithreaded, reading the weights
 // straight from the loader's views (quantized rows are decoded on the fly, never expanded).
 #include "backend/backend.h"
+#include "backend/kernel_config.h"
 
 namespace pyramid {
 
 class CpuBackend final : public Backend {
 public:
-    // The weights must outlive the backend.
-    explicit CpuBackend(const ModelWeights& weights);
+    // The weights must outlive the backend. `kernels`: how the matmuls run (kernel_config.h);
+    // by default as the process's environment chooses.
+    explicit CpuBackend(const ModelWeights& weights, const cpu::KernelConfig& kernels = cpu::active_kernel_config());
 
     BackendInfo info() const override;
     const ModelConfig& config() const override { return weights_.config; }
@@ -24,6 +26,7 @@ public:
 
 private:
     const ModelWeights& weights_;
+    cpu::KernelConfig kernels_;
 };
 
 } // namespace pyramid

@@ -18,8 +18,8 @@ enum class QuantizedDot {
     Exact,
     // Activations rounded to int8 per block of 32 (like ggml's Q8_0) and dotted with the
     // quantized weights in integers (int8_matmul.h): several times faster, logits off by
-    // about 1e-3 relative. Only on AVX2 and for the types int8_matmul_supported() names;
-    // other types run Exact.
+    // about 1e-2 relative (docs/perf/cpu-quantized.md). Only on AVX2 and for the types
+    // int8_matmul_supported() names; other types run Exact.
     Int8,
 };
 

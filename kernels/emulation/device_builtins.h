@@ -148,7 +148,17 @@ inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __expf(float x) { return std::exp(x); }
+// Round to nearest, ties to even, as the default floating-point environment rounds.
+inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
+// c + the sum of the products of a's and b's four signed bytes.
+inline int __dp4a(int a, int b, int c)
+{
+    for (int i = 0; i < 32; i += 8)
+        c += static_cast<int8_t>(a >> i) * static_cast<int8_t>(b >> i);
+    return c;
+}
 
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }

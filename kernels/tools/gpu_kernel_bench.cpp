@@ -1,7 +1,9 @@
 // pyramid-gpu-kernel-bench: the projection kernels of the CUDA backend per weight type, on the
 // device's clock (CUDA events). For each type: a decode-sized product (1 and 8 input rows:
-// quantized types take quant_matvec, fp16 takes cublasGemmEx) as bytes of weights read per
-// second next to the device's copy bandwidth, and a prompt-sized one (512 rows: dequantized
+// quantized types take both matvecs of quant_matvec.h, alternating: `int8`, what the fp16
+// backend runs, the activations' rounding included, and `exact`, the float one; fp16 takes
+// cublasGemmEx) as bytes of weights read per second next to the device's copy bandwidth, and
+// a prompt-sized one (512 rows: dequantized
 // tiles through cublasGemmEx, or one GEMM for fp16) in TFLOP/s. Each product cycles through
 // enough copies of its matrix to pass the L2 cache, so the weights come from device memory as
 // they do in a model. Weights are generated as pyramid-bench generates them.
@@ -48,6 +50,7 @@ struct Options {
 
 struct Result {
     std::string type;
+    std::string path;          // int8, exact (quantized matvecs), tiles (quantized GEMM) or cublas (fp16)
     int n = 0;
     double us = 0;             // per product
     double weight_gbps = 0;    // bytes of weights per second
@@ -101,19 +104,37 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
                                   quantized ? std::optional<TensorType>(type) : std::nullopt};
     };
     const cuda::DeviceMatrix first = matrix(0);
-    const size_t scratch_bytes = cuda::dequant_scratch_bytes({&first}, cuda::Precision::Fp16);
-    const cuda::DeviceBuffer scratch(std::max<size_t>(scratch_bytes, 256), "benchmark dequantization scratch");
+    const size_t scratch_bytes = cuda::projection_scratch_bytes({&first}, cuda::Precision::Fp16);
+    const cuda::DeviceBuffer scratch(std::max<size_t>(scratch_bytes, 256), "benchmark projection scratch");
     std::vector<Result> results;
-    std::vector<int> counts = o.decode_rows;
-    counts.push_back(o.prompt_rows);
-    for (int n : counts) {
-        const double us = time_us(stream, o.calls, [&](int c) {
+    const auto add = [&](const char* path, int n, double us) {
+        const double flops = 2.0 * static_cast<double>(o.rows) * static_cast<double>(o.cols) * n;
+        results.push_back({std::string(tensor_type_traits(type).name), path, n, us,
+                           static_cast<double>(m.bytes) / (us * 1e-6) / 1e9, flops / (us * 1e-6) / 1e12});
+    };
+    const auto projected = [&](int n) {
+        return time_us(stream, o.calls, [&](int c) {
             cuda::project(handle, matrix(c), x.data(), n, y.as<float>(), 0.0f, {scratch.data(), scratch.bytes()});
         });
-        const double flops = 2.0 * static_cast<double>(o.rows) * static_cast<double>(o.cols) * n;
-        results.push_back({std::string(tensor_type_traits(type).name), n, us,
-                           static_cast<double>(m.bytes) / (us * 1e-6) / 1e9, flops / (us * 1e-6) / 1e12});
+    };
+    for (int n : o.decode_rows) {
+        if (!quantized) {
+            add("cublas", n, projected(n));
+            continue;
+        }
+        // Alternating, so both see the same clocks and temperature.
+        std::vector<double> int8_us, exact_us;
+        for (int round = 0; round < 3; ++round) {
+            int8_us.push_back(projected(n));
+            exact_us.push_back(time_us(stream, o.calls, [&](int c) {
+                cuda::quant_matvec(type, matrix(c).data, o.rows, o.cols, x.data(), cuda::Precision::Fp16, n,
+                                   y.as<float>(), 0.0f, stream);
+            }));
+        }
+        add("int8", n, median(int8_us));
+        add("exact", n, median(exact_us));
     }
+    add(quantized ? "tiles" : "cublas", o.prompt_rows, projected(o.prompt_rows));
     return results;
 }
 
@@ -203,13 +224,14 @@ int main(int argc, char** argv)
         fmt::print("y = x W^T, W {} x {} generated, x fp16; {} products per timing, median of 5; weights cycled "
                    "through {} MiB.\n\n",
                    o.rows, o.cols, o.calls, o.working_set_mib);
-        fmt::print("| type | input rows | us per product | weights GB/s | of copy bandwidth | TFLOP/s |\n"
-                   "|---|---:|---:|---:|---:|---:|\n");
+        fmt::print("| type | path | input rows | us per product | weights GB/s | of copy bandwidth | TFLOP/s |\n"
+                   "|---|---|---:|---:|---:|---:|---:|\n");
         nlohmann::json rows_json = nlohmann::json::array();
         for (const Result& r : results) {
-            fmt::print("| {} | {} | {:.1f} | {:.0f} | {:.0f}% | {:.1f} |\n", r.type, r.n, r.us, r.weight_gbps,
-                       100.0 * r.weight_gbps / copy_gbps, r.tflops);
+            fmt::print("| {} | {} | {} | {:.1f} | {:.0f} | {:.0f}% | {:.1f} |\n", r.type, r.path, r.n, r.us,
+                       r.weight_gbps, 100.0 * r.weight_gbps / copy_gbps, r.tflops);
             rows_json.push_back({{"type", r.type},
+                                 {"path", r.path},
                                  {"input_rows", r.n},
                                  {"us", r.us},
                                  {"weight_gbps", r.weight_gbps},

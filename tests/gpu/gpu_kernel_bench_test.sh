@@ -12,13 +12,17 @@ rc=0
   --json "$tmp/k.json" >"$tmp/table.md" 2>"$tmp/err" || rc=$?
 [ "$rc" = 77 ] && { cat "$tmp/table.md"; exit 77; }
 [ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
-for type in q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K f16; do
-  for n in 1 3 12; do
-    grep -q "^| $type | $n | " "$tmp/table.md" || fail "no $type row for $n input rows: $(cat "$tmp/table.md")"
+row() { grep -q "^| $1 | $2 | $3 | " "$tmp/table.md" || fail "no $1 $2 row for $3 input rows: $(cat "$tmp/table.md")"; }
+for type in q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K; do
+  for n in 1 3; do
+    row "$type" int8 "$n"
+    row "$type" exact "$n"
   done
+  row "$type" tiles 12
 done
+for n in 1 3 12; do row f16 cublas "$n"; done
 grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
-[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 33 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
+[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 53 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
 
 expect 2 "name one quantized type or f16" "$bench" --types q4_k_m
 echo "gpu kernel bench: all checks passed"

@@ -3,10 +3,14 @@
 //
 // - dequantization (tiles, fp32 and fp16 outputs, and gathered embedding rows) must equal
 //   core's to_float decoders (bit-exact to ggml) bit for bit;
+// - activations rounded to int8 for the fp16 matvec must equal the CPU's int8 rounding
+//   (core/backend/int8_activations.h) bit for bit, ties to even included;
 // - the matvec path (n = 1, 3, 8) and the tile GEMM path (n = 9, 64, 200, with a scratch that
 //   forces several tiles and a partial last one) against a float64 reference over the CPU's
 //   dequantized weights, at odd row counts, rows not a multiple of the kernel's four rows per
 //   block, and rows of 3 to 33 blocks (a warp covers 256 elements per step, so some lanes idle).
+//   The fp16 matvec multiplies the activations rounded to int8, so its reference does too: its
+//   integer products are exact, and only the float32 scaling and summation differ.
 //
 // Blocks are random bytes with their fp16 scale fields set to finite values (small, zero and
 // fp16 subnormals among them), so every bit pattern of the quants is exercised.
@@ -23,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/int8_activations.h"
 #include "cuda_check.h"
 #include "dequantize_ops.h"
 #include "gpu_test.h"
@@ -140,6 +145,68 @@ void dequantize_is_bit_exact()
               "stays_quantized names exactly the block types");
 }
 
+// x [n, cols] as the CPU's int8 path sees it: rounded per 32 values.
+std::vector<float> int8_rounded(const std::vector<float>& x, int n, int64_t cols)
+{
+    cpu::Int8Activations a;
+    cpu::quantize_activations(x.data(), n, cols, a);
+    std::vector<float> out(x.size());
+    for (int t = 0; t < n; ++t)
+        for (int64_t c = 0; c < cols; ++c)
+            out[size_t(t * cols + c)] = a.rounded(t, c);
+    return out;
+}
+
+// Rows with what the rounding must get right: an all-zero block, ties at .5 (a block whose
+// largest magnitude is 127 has scale 1), fp16 subnormals, and random values of every magnitude.
+void int8_rounding_matches_cpu()
+{
+    const int n = 3;
+    const int64_t cols = 320;
+    for (Precision p : {Precision::Fp32, Precision::Fp16}) {
+        std::vector<float> x = random_floats(rng, size_t(n * cols), -3.0f, 3.0f);
+        std::fill(x.begin(), x.begin() + 32, 0.0f);
+        const float ties[] = {127.0f, 2.5f, -3.5f, 0.5f, -0.5f, 126.5f, -1.5f, 4.5f};
+        for (int i = 0; i < 32; ++i)
+            x[size_t(32 + i)] = ties[i % 8];
+        for (int i = 0; i < 32; ++i)
+            x[size_t(64 + i)] = float(i - 16) * 6e-8f;  // subnormal in fp16
+        for (int64_t b = 3; b < n * cols / 32; ++b) {
+            const float magnitude = std::ldexp(1.0f, int(b % 20) - 10);
+            for (int i = 0; i < 32; ++i)
+                x[size_t(b * 32 + i)] *= magnitude;
+        }
+        x = rounded(x, p);
+        cpu::Int8Activations expected;
+        cpu::quantize_activations(x.data(), n, cols, expected);
+
+        auto dx = upload(x, p);
+        cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
+        cuda::check(cudaMemset(buffer.data(), 0x55, buffer.bytes()), "poison");
+        const cuda::Int8Rows r = cuda::round_rows_int8(dx.data(), p, n, cols, buffer.data(), nullptr);
+        std::vector<int8_t> q(size_t(n * cols));
+        std::vector<float2> factors(size_t(n * cols / 32));
+        cuda::check(cudaMemcpy(q.data(), r.q, q.size(), cudaMemcpyDeviceToHost), "download q");
+        cuda::check(cudaMemcpy(factors.data(), r.factors, factors.size() * sizeof(float2), cudaMemcpyDeviceToHost),
+              "download factors");
+        const std::string what = std::string("int8 rounding [") + cuda::precision_name(p) + "]";
+        GPU_CHECK(r.cols == cols, what + ": cols");
+        GPU_CHECK(q == expected.q, what + ": the int8 values differ from the CPU's");
+        for (size_t b = 0; b < factors.size(); ++b) {
+            int sum = 0;
+            for (int i = 0; i < 32; ++i)
+                sum += expected.q[b * 32 + size_t(i)];
+            const float scale = expected.scale[b];
+            if (std::memcmp(&factors[b].x, &scale, sizeof scale) != 0 || factors[b].y != scale * float(sum)) {
+                fail(what + ": block " + std::to_string(b) + " has scale " + std::to_string(factors[b].x) + " and sum " +
+                     std::to_string(factors[b].y) + ", expected " + std::to_string(scale) + " and " +
+                     std::to_string(scale * float(sum)));
+                break;
+            }
+        }
+    }
+}
+
 // y = x W^T (+ y0) in float64 over the given float weights, and sum |w x| per value (the
 // scale of the float32 summation error).
 struct Reference {
@@ -218,9 +285,12 @@ void quantized_projection_matches()
                 for (int n : {1, 3, 8, 9, 64, 200}) {
                     const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
                     const auto y0 = random_floats(rng, size_t(n * rows), -4.0f, 4.0f);
-                    // The GEMM path multiplies fp16-rounded weights in fp16; the matvec path the exact ones.
+                    // The GEMM path multiplies fp16-rounded weights in fp16; the matvec path the exact
+                    // ones, in fp16 with the activations rounded to int8.
                     const bool tiles = n > cuda::kMaxMatvecRows;
+                    const bool int8 = !tiles && p == Precision::Fp16;
                     const auto& w_used = tiles && p == Precision::Fp16 ? rounded(w, p) : w;
+                    const auto& x_used = int8 ? int8_rounded(x, n, cols) : x;
                     auto dx = upload(x, p);
                     for (const cuda::DeviceBuffer* scratch : {&small, &whole}) {
                         if (scratch == &whole && n != 64)
@@ -234,8 +304,18 @@ void quantized_projection_matches()
                                                      " beta=" + std::to_string(int(beta)) +
                                                      (scratch == &whole ? " one tile" : "") + " [" +
                                                      cuda::precision_name(p) + "]";
-                            check_projection(what, download(dy.data(), y0.size()),
-                                             reference(w_used, x, rows, cols, n, beta == 1.0f ? &y0 : nullptr));
+                            const auto y = download(dy.data(), y0.size());
+                            check_projection(what, y,
+                                             reference(w_used, x_used, rows, cols, n, beta == 1.0f ? &y0 : nullptr));
+                            if (!int8 || beta != 0.0f)
+                                continue;
+                            // Rounded once by the caller, as the backend does for q, k and v: the same.
+                            const cuda::ProjectionScratch s{scratch->data(), scratch->bytes()};
+                            const auto once = cuda::round_for_matvecs({&matrix}, dx.data(), n, s, nullptr);
+                            GPU_CHECK(once.has_value(), what + ": round_for_matvecs rounds for a quantized fp16 matrix");
+                            auto again = poisoned(y0.size());
+                            cuda::project(handle, matrix, dx.data(), n, again.as<float>(), 0.0f, s, &*once);
+                            check_bits(what + " rounded by the caller", download(again.data(), y0.size()), y);
                         }
                     }
                 }
@@ -244,10 +324,11 @@ void quantized_projection_matches()
     cublasDestroy(handle);
 }
 
-// Q4_K's and Q5_K's matvec reads weights in 32-bit words and activations four at a time;
-// weights or activations that start off those alignments (a weight inside a file mapped at an
-// odd offset, an activation row at an odd element) must give the same products through the
-// byte decoder.
+// Q4_K's and Q5_K's matvecs read weights in 32-bit words, and the float one activations four
+// at a time; weights or activations that start off those alignments (a weight inside a file
+// mapped at an odd offset, an activation row at an odd element) must give the same products
+// through the byte decoders. In fp16 the activations are first rounded to int8 (into an
+// aligned buffer), so only the weights' alignment matters to the int8 kernels.
 void k4_matvec_any_alignment()
 {
     const int64_t rows = 45, cols = 512;
@@ -261,19 +342,26 @@ void k4_matvec_any_alignment()
                     std::vector<uint8_t> shifted_blocks(size_t(weight_shift), 0);
                     shifted_blocks.insert(shifted_blocks.end(), blocks.begin(), blocks.end());
                     auto dw = upload_raw(shifted_blocks);
+                    const void* weights = static_cast<const uint8_t*>(dw.data()) + weight_shift;
                     const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
                     std::vector<float> shifted_x(size_t(x_shift), 0.0f);
                     shifted_x.insert(shifted_x.end(), x.begin(), x.end());
                     auto dx = upload(shifted_x, p);
+                    const void* x_start = static_cast<const std::byte*>(dx.data()) + x_shift * cuda::element_bytes(p);
                     auto dy = poisoned(size_t(n * rows));
-                    cuda::quant_matvec(type, static_cast<const uint8_t*>(dw.data()) + weight_shift, rows, cols,
-                                       static_cast<const std::byte*>(dx.data()) + x_shift * cuda::element_bytes(p), p,
-                                       n, dy.as<float>(), 0.0f, nullptr);
+                    cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
+                    if (p == Precision::Fp16) {
+                        const cuda::Int8Rows r = cuda::round_rows_int8(x_start, p, n, cols, buffer.data(), nullptr);
+                        cuda::quant_matvec_int8(type, weights, rows, cols, r, n, dy.as<float>(), 0.0f, nullptr);
+                    } else {
+                        cuda::quant_matvec(type, weights, rows, cols, x_start, p, n, dy.as<float>(), 0.0f, nullptr);
+                    }
                     const std::string what = type_name(type) + " matvec, weights +" + std::to_string(weight_shift) +
                                              " bytes, activations +" + std::to_string(x_shift) + " [" +
                                              cuda::precision_name(p) + "]";
                     check_projection(what, download(dy.data(), size_t(n * rows)),
-                                     reference(w, x, rows, cols, n, nullptr));
+                                     reference(w, p == Precision::Fp16 ? int8_rounded(x, n, cols) : x, rows, cols, n,
+                                               nullptr));
                 }
     }
 }
@@ -303,14 +391,28 @@ void tile_path_needs_scratch()
         too_many = true;
     }
     GPU_CHECK(too_many, "quant_matvec refuses more than kMaxMatvecRows rows");
-    // Scratch sizing: the largest quantized matrix, capped, never below one row of the widest.
+    // The fp16 matvec rounds its activations into the scratch.
+    bool int8_threw = false;
+    try {
+        cuda::project(handle, {dw.data(), rows, cols, Precision::Fp16, TensorType::Q4_K}, dx.data(), 2,
+                      dy.as<float>(), 0.0f, {dy.data(), 100});
+    } catch (const Error& e) {
+        int8_threw = true;
+        GPU_CHECK(std::string(e.what()).find("int8 need a scratch of") != std::string::npos, e.what());
+    }
+    GPU_CHECK(int8_threw, "the int8 matvec without room for its rounded activations must throw pyramid::Error");
+    // Scratch sizing: the largest quantized matrix, capped, never below one row of the widest,
+    // nor, in fp16, below kMaxMatvecRows rows of the widest rounded to int8.
     const cuda::DeviceMatrix big{nullptr, 32000, 4096, Precision::Fp16, TensorType::Q4_K};
     const cuda::DeviceMatrix wide{nullptr, 1, 11008, Precision::Fp16, TensorType::Q6_K};
     const cuda::DeviceMatrix plain{nullptr, 64000, 8192, Precision::Fp16, std::nullopt};
-    GPU_CHECK(cuda::dequant_scratch_bytes({&big, &wide, &plain}, Precision::Fp16) == kMaxDequantTileBytes,
+    GPU_CHECK(cuda::projection_scratch_bytes({&big, &wide, &plain}, Precision::Fp16) == kMaxDequantTileBytes,
               "scratch capped");
-    GPU_CHECK(cuda::dequant_scratch_bytes({&wide}, Precision::Fp32) == 11008 * 4, "scratch of one wide row");
-    GPU_CHECK(cuda::dequant_scratch_bytes({&plain}, Precision::Fp16) == 0, "no scratch without quantized matrices");
+    GPU_CHECK(cuda::projection_scratch_bytes({&wide}, Precision::Fp32) == 11008 * 4, "scratch of one wide row");
+    GPU_CHECK(cuda::projection_scratch_bytes({&wide}, Precision::Fp16) ==
+                  cuda::int8_rows_bytes(cuda::kMaxMatvecRows, 11008),
+              "fp16 scratch of eight rounded rows");
+    GPU_CHECK(cuda::projection_scratch_bytes({&plain}, Precision::Fp16) == 0, "no scratch without quantized matrices");
     cublasDestroy(handle);
 }
 
@@ -320,6 +422,7 @@ std::vector<TestCase> quant_kernel_tests()
 {
     return {
         {"dequantize_is_bit_exact", dequantize_is_bit_exact},
+        {"int8_rounding_matches_cpu", int8_rounding_matches_cpu},
         {"quantized_projection_matches", quantized_projection_matches},
         {"k4_matvec_any_alignment", k4_matvec_any_alignment},
         {"tile_path_needs_scratch", tile_path_needs_scratch},

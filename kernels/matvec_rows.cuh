@@ -1,0 +1,68 @@
+#pragma once
+// What the quantized matvec kernels (quant_matvec.cu: float activations; quant_matvec_int8.cu:
+// int8 activations) share: a warp per output row, in blocks of kMatvecWarps warps, and how the
+// lanes' partial sums become the row's outputs.
+#include <string>
+
+#include "cuda_check.h"
+#include "element_type.cuh"
+#include "quant_blocks.cuh"
+#include "quant_matvec.h"
+
+namespace pyramid::cuda {
+
+constexpr int kMatvecWarps = 4;
+constexpr int kMatvecStretch = 32 * 8;  // elements a warp covers per step: eight per lane
+
+// The output row of the calling warp.
+__device__ __forceinline__ int64_t matvec_row() { return int64_t(blockIdx.x) * kMatvecWarps + threadIdx.x / 32; }
+
+// y[t, r] = the warp's sum of acc[t] (+ beta y[t, r]) for t < n, written by lane 0.
+__device__ __forceinline__ void write_row_sums(const float (&acc)[kMaxMatvecRows], int n, int lane, float* y,
+                                               int64_t rows, int64_t r, float beta)
+{
+#pragma unroll
+    for (int t = 0; t < kMaxMatvecRows; ++t) {
+        if (t < n) {
+            const float total = warp_sum(acc[t]);
+            if (lane == 0) {
+                float* out = y + int64_t(t) * rows + r;
+                *out = beta == 0.0f ? total : total + beta * *out;
+            }
+        }
+    }
+}
+
+// Blocks of the launch for `rows` output rows.
+inline unsigned matvec_grid(int64_t rows) { return static_cast<unsigned>((rows + kMatvecWarps - 1) / kMatvecWarps); }
+
+// Host side: checks n and cols, then calls word_kernel(is_q5_k) for Q4_K and Q5_K rows the
+// word kernels can read (k4_words.cuh; `words_fit`: their alignment), else
+// block_kernel(quant::Block<type>{}), and checks the launch. `what` names the caller in errors.
+template <typename WordKernel, typename BlockKernel>
+void launch_matvec(const char* what, TensorType type, int64_t rows, int64_t cols, int n, bool words_fit,
+                   WordKernel&& word_kernel, BlockKernel&& block_kernel)
+{
+    if (n <= 0 || rows == 0)
+        return;
+    if (n > kMaxMatvecRows)
+        throw Error(std::string(what) + ": " + std::to_string(n) + " input rows, at most " +
+                    std::to_string(kMaxMatvecRows));
+    const std::string type_name(tensor_type_traits(type).name);
+    if ((type == TensorType::Q4_K || type == TensorType::Q5_K) && cols % 256 == 0 && words_fit) {
+        word_kernel(type == TensorType::Q5_K);
+        check_launch((std::string(what) + " (" + type_name + " words)").c_str());
+        return;
+    }
+    const bool known = quant::dispatch_block(type, [&](auto block) {
+        if (cols % decltype(block)::kElems != 0)
+            throw Error(std::string(what) + ": rows of " + std::to_string(cols) + " elements are not whole " +
+                        type_name + " blocks");
+        block_kernel(block);
+    });
+    if (!known)
+        throw Error(std::string(what) + ": tensor type " + type_name + " is not a quantized block type");
+    check_launch((std::string(what) + " (" + type_name + ")").c_str());
+}
+
+} // namespace pyramid::cuda
