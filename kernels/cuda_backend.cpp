@@ -259,10 +259,11 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
         uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
                          "run_layer (positions)");
-        rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
-        // Rounded once for the int8 matvecs of all three (fp16 decode with quantized weights).
-        std::optional<Int8Rows> rounded = round_for_matvecs({&w.wq, &w.wk, &w.wv}, ws.normed(), m, scratch, s);
-        const Int8Rows* normed_int8 = rounded ? &*rounded : nullptr;
+        // fp16 decode with quantized weights: the norm also rounds its output to int8 for the
+        // matvecs of all three.
+        std::optional<Int8Rows> int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
+        const Int8Rows* normed_int8 = int8 ? &*int8 : nullptr;
+        rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
         project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch, normed_int8);
         project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch, normed_int8);
         project(blas, w.wv, ws.normed(), m, ws.v(), 0.0f, scratch, normed_int8);
@@ -330,13 +331,16 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         }
         project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch);  // residual: h += attention output
 
-        rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s);
-        rounded = round_for_matvecs({&w.w_gate, &w.w_up}, ws.normed(), m, scratch, s);
-        normed_int8 = rounded ? &*rounded : nullptr;
+        int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
+        normed_int8 = int8 ? &*int8 : nullptr;
+        rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
         project(blas, w.w_gate, ws.normed(), m, ws.gate(), 0.0f, scratch, normed_int8);
         project(blas, w.w_up, ws.normed(), m, ws.up(), 0.0f, scratch, normed_int8);
-        swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s);
-        project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch);  // residual: h += feed-forward output
+        int8 = int8_rows_for({&w.w_down}, m, scratch);
+        const Int8Rows* activated_int8 = int8 ? &*int8 : nullptr;
+        swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s, activated_int8);
+        // residual: h += feed-forward output
+        project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch, activated_int8);
     }
 
     if (probe_entries > 0) {

@@ -1,10 +1,12 @@
 #include "elementwise_ops.h"
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "int8_rounding.cuh"
 #include "kernel_launch.cuh"
 #include "rope_math.cuh"
 
@@ -12,6 +14,14 @@ namespace pyramid::cuda {
 namespace {
 
 constexpr int kThreads = 256;
+
+// Rounding to int8 beside the output needs whole blocks of 32 in rows of `cols`.
+void check_int8_rows(const char* what, const Int8Rows* rows, int64_t cols)
+{
+    if (rows && (rows->cols != cols || cols % kInt8Block != 0))
+        throw Error(std::string(what) + ": int8 rows of " + std::to_string(rows->cols) + " values for rows of " +
+                    std::to_string(cols) + " (a multiple of 32)");
+}
 
 int grid_for(int64_t count)
 {
@@ -28,9 +38,12 @@ __global__ void embed_kernel(const T* table, int dim, const int32_t* tokens, int
     }
 }
 
-// One block per row: sum of squares by warp shuffles, then one value per warp through shared memory.
+// One block per row: sum of squares by warp shuffles, then one value per warp through shared
+// memory. With q (dim a multiple of 32), each warp's 32 consecutive outputs are also rounded to
+// int8 as one block.
 template <typename T>
-__global__ void rms_norm_kernel(const float* x, const float* weight, int dim, float eps, T* out)
+__global__ void rms_norm_kernel(const float* x, const float* weight, int dim, float eps, T* out, int8_t* q,
+                                float2* factors)
 {
     const float* row = x + int64_t(blockIdx.x) * dim;
     float sum = 0.0f;
@@ -45,9 +58,13 @@ __global__ void rms_norm_kernel(const float* x, const float* weight, int dim, fl
     for (int w = 0; w < int(blockDim.x / 32); ++w)
         total += warp_sums[w];
     const float scale = 1.0f / sqrtf(total / float(dim) + eps);
-    T* out_row = out + int64_t(blockIdx.x) * dim;
-    for (int i = threadIdx.x; i < dim; i += blockDim.x)
-        out_row[i] = from_float<T>(row[i] * scale * weight[i]);
+    const int64_t first = int64_t(blockIdx.x) * dim;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) {
+        const T value = from_float<T>(row[i] * scale * weight[i]);
+        out[first + i] = value;
+        if (q)
+            round_block_int8(to_float(value), q + first + i, factors + (first + i) / kInt8Block);
+    }
 }
 
 // One thread per rotated pair.
@@ -65,12 +82,16 @@ __global__ void rope_kernel(float* x, int n, int n_heads, int head_dim, const in
     }
 }
 
+// With q (count a multiple of 32), as rms_norm_kernel: a warp's 32 consecutive i are one block.
 template <typename T>
-__global__ void swiglu_kernel(const float* gate, const float* up, int64_t count, T* out)
+__global__ void swiglu_kernel(const float* gate, const float* up, int64_t count, T* out, int8_t* q, float2* factors)
 {
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
         const float g = gate[i];
-        out[i] = from_float<T>(g / (1.0f + expf(-g)) * up[i]);
+        const T value = from_float<T>(g / (1.0f + expf(-g)) * up[i]);
+        out[i] = value;
+        if (q)
+            round_block_int8(to_float(value), q + i, factors + i / kInt8Block);
     }
 }
 
@@ -97,13 +118,15 @@ void embed_rows(const void* table, Precision table_type, int dim, const int32_t*
 }
 
 void rms_norm(const float* x, const float* weight, int n, int dim, float eps, void* out, Precision out_type,
-              cudaStream_t stream)
+              cudaStream_t stream, const Int8Rows* also_int8)
 {
     if (n == 0)
         return;
+    check_int8_rows("rms_norm", also_int8, dim);
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        launch_kernel(rms_norm_kernel<T>, n, kThreads, 0, stream, x, weight, dim, eps, static_cast<T*>(out));
+        launch_kernel(rms_norm_kernel<T>, n, kThreads, 0, stream, x, weight, dim, eps, static_cast<T*>(out),
+                      also_int8 ? also_int8->q : nullptr, also_int8 ? also_int8->factors : nullptr);
     });
     check_launch("rms_norm");
 }
@@ -119,13 +142,19 @@ void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, 
     check_launch("rope");
 }
 
-void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, cudaStream_t stream)
+void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, cudaStream_t stream,
+            const Int8Rows* also_int8)
 {
     if (count == 0)
         return;
+    check_int8_rows("swiglu", also_int8, also_int8 ? also_int8->cols : 0);
+    if (also_int8 && count % also_int8->cols != 0)
+        throw Error("swiglu: " + std::to_string(count) + " values are not whole rows of " +
+                    std::to_string(also_int8->cols));
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
-        launch_kernel(swiglu_kernel<T>, grid_for(count), kThreads, 0, stream, gate, up, count, static_cast<T*>(out));
+        launch_kernel(swiglu_kernel<T>, grid_for(count), kThreads, 0, stream, gate, up, count, static_cast<T*>(out),
+                      also_int8 ? also_int8->q : nullptr, also_int8 ? also_int8->factors : nullptr);
     });
     check_launch("swiglu");
 }

@@ -15,18 +15,23 @@ namespace pyramid::cuda {
 
 constexpr int kInt8Block = 32;
 
-// A view of rounded rows in device memory.
+// Rounded rows in device memory.
 struct Int8Rows {
-    const int8_t* q = nullptr;        // [n, cols]
-    const float2* factors = nullptr;  // [n, cols / 32]: {scale, scale * sum of the block's q}
+    int8_t* q = nullptr;        // [n, cols]
+    float2* factors = nullptr;  // [n, cols / 32]: {scale, scale * sum of the block's q}
     int64_t cols = 0;
 };
 
-// Device bytes round_rows_int8 writes for n rows of cols values.
+// Device bytes of n rounded rows of cols values.
 size_t int8_rows_bytes(int n, int64_t cols);
 
-// Rounds x [n, cols] of x_type (cols a multiple of 32) into `buffer` (int8_rows_bytes(n, cols)
-// bytes, 16-byte aligned) on `stream`; returns the view of it.
+// n rows of cols values (a multiple of 32) laid out in `buffer` (int8_rows_bytes(n, cols)
+// bytes, 16-byte aligned), to be written by round_rows_int8 or by a kernel that produces x
+// (rms_norm, swiglu: their `also_int8`).
+Int8Rows int8_rows_in(void* buffer, int n, int64_t cols);
+
+// Rounds x [n, cols] of x_type (cols a multiple of 32) into `buffer` (as int8_rows_in) on
+// `stream`; returns the rows.
 Int8Rows round_rows_int8(const void* x, Precision x_type, int n, int64_t cols, void* buffer, cudaStream_t stream);
 
 } // namespace pyramid::cuda

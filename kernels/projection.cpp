@@ -48,14 +48,15 @@ bool takes_int8_matvec(const DeviceMatrix& w, int n)
     return w.quantized && w.type == Precision::Fp16 && n <= kMaxMatvecRows;
 }
 
-Int8Rows round_into(ProjectionScratch scratch, const void* x, int n, int64_t cols, cudaStream_t stream)
+// The scratch as the buffer of n int8 rows of cols values.
+void* int8_buffer(ProjectionScratch scratch, int n, int64_t cols)
 {
     const size_t needed = int8_rows_bytes(n, cols);
     if (!scratch.data || scratch.bytes < needed)
         throw Error("projection: " + std::to_string(n) + " rows of " + std::to_string(cols) +
                     " activations rounded to int8 need a scratch of " + std::to_string(needed) + " bytes, got " +
                     std::to_string(scratch.bytes));
-    return round_rows_int8(x, Precision::Fp16, n, cols, scratch.data, stream);
+    return scratch.data;
 }
 
 } // namespace
@@ -74,12 +75,12 @@ size_t projection_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices
                                                       : tiles;
 }
 
-std::optional<Int8Rows> round_for_matvecs(std::initializer_list<const DeviceMatrix*> matrices, const void* x, int n,
-                                          ProjectionScratch scratch, cudaStream_t stream)
+std::optional<Int8Rows> int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int n,
+                                      ProjectionScratch scratch)
 {
     for (const DeviceMatrix* w : matrices)
         if (takes_int8_matvec(*w, n))
-            return round_into(scratch, x, n, w->cols, stream);
+            return int8_rows_in(int8_buffer(scratch, n, w->cols), n, w->cols);
     return std::nullopt;
 }
 
@@ -95,7 +96,8 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
     cudaStream_t stream = nullptr;
     check(cublasGetStream(handle, &stream), "cublasGetStream");
     if (takes_int8_matvec(w, n)) {
-        const Int8Rows x_int8 = rounded ? *rounded : round_into(scratch, x, n, w.cols, stream);
+        const Int8Rows x_int8 =
+            rounded ? *rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
         quant_matvec_int8(*w.quantized, w.data, w.rows, w.cols, x_int8, n, y, beta, stream);
     } else if (n <= kMaxMatvecRows) {
         quant_matvec(*w.quantized, w.data, w.rows, w.cols, x, w.type, n, y, beta, stream);

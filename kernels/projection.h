@@ -5,9 +5,9 @@
 //   - float W (fp16 or fp32): one cublasGemmEx. In fp16 this runs on the tensor cores; in fp32
 //     it is plain float32 (TF32 stays off, to match the CPU reference).
 //   - quantized W, n <= kMaxMatvecRows (decode steps, small batches): quant_matvec.h reads the
-//     blocks directly; in fp16 with x rounded to int8 (round_rows_int8, into the scratch, or
-//     once by the caller for all the projections of one x: round_for_matvecs), in fp32 with x
-//     as it is.
+//     blocks directly; in fp16 with x rounded to int8 (round_rows_int8 into the scratch, or
+//     by the kernel that wrote x, for all the projections of that x: int8_rows_for), in fp32
+//     with x as it is.
 //   - quantized W, larger n (prefill, big batches): W is dequantized a tile of rows at a time
 //     into a scratch buffer of the precision (at most kMaxDequantTileBytes of backend/step_memory.h, reused) and each
 //     tile goes through cublasGemmEx, so the tensor cores do the arithmetic and a dequantized
@@ -37,18 +37,19 @@ struct ProjectionScratch {
 // rounded rows of the widest.
 size_t projection_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision);
 
-// x [n, cols] rounded into `scratch` for the int8 matvecs of the projections of `matrices`
-// (all reading x), when at least one of them takes that path (quantized, fp16,
-// n <= kMaxMatvecRows); null otherwise. Pass it to each project() of x: one rounding instead
-// of one per matrix. Valid until the scratch is next written.
-std::optional<Int8Rows> round_for_matvecs(std::initializer_list<const DeviceMatrix*> matrices, const void* x, int n,
-                                          ProjectionScratch scratch, cudaStream_t stream);
+// Where x [n, cols] rounded to int8 goes for the int8 matvecs of the projections of `matrices`
+// (all reading x) when at least one of them takes that path (quantized, fp16,
+// n <= kMaxMatvecRows): rows in `scratch`, for the kernel that writes x to fill as well
+// (rms_norm's or swiglu's also_int8) and for each project() of x to read; nullopt otherwise.
+// So x is rounded once, in the launch that makes it, instead of once per matrix.
+std::optional<Int8Rows> int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int n,
+                                      ProjectionScratch scratch);
 
 // y[t, r] = sum_c w[r, c] * x[t, c] + beta * y[t, r] for t < n. x: [n, w.cols] of w.type;
 // y: float32 [n, w.rows]. beta = 1 adds the projection to y (the residual connection); with
 // beta = 0, y is only written. A quantized w needs `scratch` (throws pyramid::Error when it is
 // too small): with n > kMaxMatvecRows room for at least one dequantized row, in fp16 with
-// fewer rows for x rounded to int8 unless `rounded` (round_for_matvecs of this x) is given.
+// fewer rows for x rounded to int8 unless `rounded` (x as int8 rows, see int8_rows_for) is given.
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f,
              ProjectionScratch scratch = {}, const Int8Rows* rounded = nullptr);
 

@@ -3,8 +3,6 @@
 //
 // - dequantization (tiles, fp32 and fp16 outputs, and gathered embedding rows) must equal
 //   core's to_float decoders (bit-exact to ggml) bit for bit;
-// - activations rounded to int8 for the fp16 matvec must equal the CPU's int8 rounding
-//   (core/backend/int8_activations.h) bit for bit, ties to even included;
 // - the matvec path (n = 1, 3, 8) and the tile GEMM path (n = 9, 64, 200, with a scratch that
 //   forces several tiles and a partial last one) against a float64 reference over the CPU's
 //   dequantized weights, at odd row counts, rows not a multiple of the kernel's four rows per
@@ -27,10 +25,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backend/int8_activations.h"
 #include "cuda_check.h"
 #include "dequantize_ops.h"
 #include "gpu_test.h"
+#include "int8_rows_tests.h"
 #include "model/tensor_type.h"
 #include "projection.h"
 #include "quant_matvec.h"
@@ -145,68 +143,6 @@ void dequantize_is_bit_exact()
               "stays_quantized names exactly the block types");
 }
 
-// x [n, cols] as the CPU's int8 path sees it: rounded per 32 values.
-std::vector<float> int8_rounded(const std::vector<float>& x, int n, int64_t cols)
-{
-    cpu::Int8Activations a;
-    cpu::quantize_activations(x.data(), n, cols, a);
-    std::vector<float> out(x.size());
-    for (int t = 0; t < n; ++t)
-        for (int64_t c = 0; c < cols; ++c)
-            out[size_t(t * cols + c)] = a.rounded(t, c);
-    return out;
-}
-
-// Rows with what the rounding must get right: an all-zero block, ties at .5 (a block whose
-// largest magnitude is 127 has scale 1), fp16 subnormals, and random values of every magnitude.
-void int8_rounding_matches_cpu()
-{
-    const int n = 3;
-    const int64_t cols = 320;
-    for (Precision p : {Precision::Fp32, Precision::Fp16}) {
-        std::vector<float> x = random_floats(rng, size_t(n * cols), -3.0f, 3.0f);
-        std::fill(x.begin(), x.begin() + 32, 0.0f);
-        const float ties[] = {127.0f, 2.5f, -3.5f, 0.5f, -0.5f, 126.5f, -1.5f, 4.5f};
-        for (int i = 0; i < 32; ++i)
-            x[size_t(32 + i)] = ties[i % 8];
-        for (int i = 0; i < 32; ++i)
-            x[size_t(64 + i)] = float(i - 16) * 6e-8f;  // subnormal in fp16
-        for (int64_t b = 3; b < n * cols / 32; ++b) {
-            const float magnitude = std::ldexp(1.0f, int(b % 20) - 10);
-            for (int i = 0; i < 32; ++i)
-                x[size_t(b * 32 + i)] *= magnitude;
-        }
-        x = rounded(x, p);
-        cpu::Int8Activations expected;
-        cpu::quantize_activations(x.data(), n, cols, expected);
-
-        auto dx = upload(x, p);
-        cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
-        cuda::check(cudaMemset(buffer.data(), 0x55, buffer.bytes()), "poison");
-        const cuda::Int8Rows r = cuda::round_rows_int8(dx.data(), p, n, cols, buffer.data(), nullptr);
-        std::vector<int8_t> q(size_t(n * cols));
-        std::vector<float2> factors(size_t(n * cols / 32));
-        cuda::check(cudaMemcpy(q.data(), r.q, q.size(), cudaMemcpyDeviceToHost), "download q");
-        cuda::check(cudaMemcpy(factors.data(), r.factors, factors.size() * sizeof(float2), cudaMemcpyDeviceToHost),
-              "download factors");
-        const std::string what = std::string("int8 rounding [") + cuda::precision_name(p) + "]";
-        GPU_CHECK(r.cols == cols, what + ": cols");
-        GPU_CHECK(q == expected.q, what + ": the int8 values differ from the CPU's");
-        for (size_t b = 0; b < factors.size(); ++b) {
-            int sum = 0;
-            for (int i = 0; i < 32; ++i)
-                sum += expected.q[b * 32 + size_t(i)];
-            const float scale = expected.scale[b];
-            if (std::memcmp(&factors[b].x, &scale, sizeof scale) != 0 || factors[b].y != scale * float(sum)) {
-                fail(what + ": block " + std::to_string(b) + " has scale " + std::to_string(factors[b].x) + " and sum " +
-                     std::to_string(factors[b].y) + ", expected " + std::to_string(scale) + " and " +
-                     std::to_string(scale * float(sum)));
-                break;
-            }
-        }
-    }
-}
-
 // y = x W^T (+ y0) in float64 over the given float weights, and sum |w x| per value (the
 // scale of the float32 summation error).
 struct Reference {
@@ -290,7 +226,7 @@ void quantized_projection_matches()
                     const bool tiles = n > cuda::kMaxMatvecRows;
                     const bool int8 = !tiles && p == Precision::Fp16;
                     const auto& w_used = tiles && p == Precision::Fp16 ? rounded(w, p) : w;
-                    const auto& x_used = int8 ? int8_rounded(x, n, cols) : x;
+                    const auto& x_used = int8 ? cpu_int8_rounded(x, n, cols) : x;
                     auto dx = upload(x, p);
                     for (const cuda::DeviceBuffer* scratch : {&small, &whole}) {
                         if (scratch == &whole && n != 64)
@@ -309,12 +245,14 @@ void quantized_projection_matches()
                                              reference(w_used, x_used, rows, cols, n, beta == 1.0f ? &y0 : nullptr));
                             if (!int8 || beta != 0.0f)
                                 continue;
-                            // Rounded once by the caller, as the backend does for q, k and v: the same.
+                            // Rounded once by the caller (the backend's RMSNorm does it for q, k and v):
+                            // the same bits.
                             const cuda::ProjectionScratch s{scratch->data(), scratch->bytes()};
-                            const auto once = cuda::round_for_matvecs({&matrix}, dx.data(), n, s, nullptr);
-                            GPU_CHECK(once.has_value(), what + ": round_for_matvecs rounds for a quantized fp16 matrix");
+                            const auto rows_for = cuda::int8_rows_for({&matrix}, n, s);
+                            GPU_CHECK(rows_for.has_value(), what + ": int8_rows_for a quantized fp16 matrix");
+                            cuda::round_rows_int8(dx.data(), p, n, cols, s.data, nullptr);
                             auto again = poisoned(y0.size());
-                            cuda::project(handle, matrix, dx.data(), n, again.as<float>(), 0.0f, s, &*once);
+                            cuda::project(handle, matrix, dx.data(), n, again.as<float>(), 0.0f, s, &*rows_for);
                             check_bits(what + " rounded by the caller", download(again.data(), y0.size()), y);
                         }
                     }
@@ -360,7 +298,7 @@ void k4_matvec_any_alignment()
                                              " bytes, activations +" + std::to_string(x_shift) + " [" +
                                              cuda::precision_name(p) + "]";
                     check_projection(what, download(dy.data(), size_t(n * rows)),
-                                     reference(w, p == Precision::Fp16 ? int8_rounded(x, n, cols) : x, rows, cols, n,
+                                     reference(w, p == Precision::Fp16 ? cpu_int8_rounded(x, n, cols) : x, rows, cols, n,
                                                nullptr));
                 }
     }
@@ -422,7 +360,6 @@ std::vector<TestCase> quant_kernel_tests()
 {
     return {
         {"dequantize_is_bit_exact", dequantize_is_bit_exact},
-        {"int8_rounding_matches_cpu", int8_rounding_matches_cpu},
         {"quantized_projection_matches", quantized_projection_matches},
         {"k4_matvec_any_alignment", k4_matvec_any_alignment},
         {"tile_path_needs_scratch", tile_path_needs_scratch},

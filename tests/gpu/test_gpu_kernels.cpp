@@ -31,6 +31,7 @@
 #include "model/synthetic_weights.h"
 #include "probe_downloads.h"
 #include "projection.h"
+#include "int8_rows_tests.h"
 #include "quant_kernel_tests.h"
 #include "synthetic_ops.h"
 #include "top_logits_tests.h"
@@ -636,6 +637,8 @@ int main(int argc, char** argv)
         {"probe_downloads_deliver_in_order", probe_downloads_deliver_in_order},
     };
     for (TestCase& t : quant_kernel_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : int8_rows_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : decode_attention_tests())
         tests.push_back(std::move(t));
