@@ -29,6 +29,12 @@ inline constexpr int kSkipped = 77;
 inline constexpr cuda::Precision kPrecisions[] = {cuda::Precision::Fp32, cuda::Precision::Fp16};
 inline constexpr double kHalfStep = 1.0 / 2048;  // half precision's relative step (11 significant bits)
 
+// what, followed by the precision in brackets.
+inline std::string label(const std::string& what, cuda::Precision p)
+{
+    return what + " [" + cuda::precision_name(p) + "]";
+}
+
 inline int& failures()
 {
     static int count = 0;

@@ -14,24 +14,19 @@
 #include <numeric>
 
 #include "attention_ops.h"
-#include "cuda_check.h"
-#include "cuda_hidden_states.h"
-#include "host_uploads.h"
 #include "backend/cpu_kernels.h"
-#include "cuda_kv_layer_store.h"
+#include "cuda_check.h"
 #include "decode_attention_tests.h"
 #include "device_weights.h"
 #include "elementwise_ops.h"
 #include "filled_store.h"
 #include "gpu_test.h"
-#include "kv_block_pool.h"
-#include "kv_memory.h"
+#include "int8_rows_tests.h"
 #include "kv_ops.h"
+#include "memory_tests.h"
 #include "model/synthetic_value.h"
 #include "model/synthetic_weights.h"
-#include "probe_downloads.h"
 #include "projection.h"
-#include "int8_rows_tests.h"
 #include "quant_kernel_tests.h"
 #include "synthetic_ops.h"
 #include "top_logits_tests.h"
@@ -43,8 +38,6 @@ using cuda::Precision;
 namespace {
 
 std::mt19937 rng(20261121);
-
-std::string label(const std::string& what, Precision p) { return what + " [" + cuda::precision_name(p) + "]"; }
 
 WeightView f32_view(const std::vector<float>& values, int64_t rows, int64_t cols)
 {
@@ -63,17 +56,6 @@ std::vector<int32_t> random_positions(size_t n, int limit)
     std::vector<int32_t> out(n);
     for (int32_t& p : out)
         p = d(rng);
-    return out;
-}
-
-// A random ascending subset of [0, n), each index kept with probability `keep`.
-std::vector<int> random_subset(int n, double keep)
-{
-    std::bernoulli_distribution d(keep);
-    std::vector<int> out;
-    for (int i = 0; i < n; ++i)
-        if (d(rng))
-            out.push_back(i);
     return out;
 }
 
@@ -273,154 +255,6 @@ void probe_without_rows_is_zero()
     check_close("probe with first_row == rows", download(probe_out.data(), 40), std::vector<float>(40, 0.0f), 0.0, 0.0);
 }
 
-void keep_compacts_and_frees_blocks()
-{
-    for (Precision p : kPrecisions)
-        for (int len : {1, 16, 17, 100, 333})
-            for (double fraction : {0.0, 0.3, 0.9, 1.0}) {
-                const int kv_dim = 24;
-                FilledStore filled(rng, kv_dim, p, len);
-                const size_t in_use_before = filled.memory.pool().blocks_in_use();
-                GPU_CHECK(filled.store.blocks_held() == (len + 15) / 16, "blocks for " + std::to_string(len));
-                GPU_CHECK(in_use_before == size_t(filled.store.blocks_held()), "pool accounting");
-
-                // Keep a prefix untouched (as the sink tokens are), then a random subset.
-                std::vector<int> keep = random_subset(len, fraction);
-                if (fraction > 0.0 && len > 4 && fraction < 1.0) {
-                    keep.erase(std::remove_if(keep.begin(), keep.end(), [](int i) { return i < 4; }), keep.end());
-                    keep.insert(keep.begin(), {0, 1, 2, 3});
-                }
-                std::vector<float> keys, values;
-                for (int i : keep) {
-                    keys.insert(keys.end(), filled.keys.begin() + i * kv_dim, filled.keys.begin() + (i + 1) * kv_dim);
-                    values.insert(values.end(), filled.values.begin() + i * kv_dim,
-                                  filled.values.begin() + (i + 1) * kv_dim);
-                }
-                filled.store.keep(keep);
-                const std::string what = label("keep len=" + std::to_string(len) + " kept=" +
-                                                   std::to_string(keep.size()),
-                                               p);
-                GPU_CHECK(filled.store.size() == int(keep.size()), what);
-                GPU_CHECK(filled.store.bytes() == keep.size() * 2 * kv_dim * cuda::element_bytes(p), what);
-                GPU_CHECK(filled.store.blocks_held() == int(keep.size() + 15) / 16, what + ": blocks held");
-                GPU_CHECK(filled.memory.pool().blocks_in_use() == size_t(filled.store.blocks_held()),
-                          what + ": freed blocks went back to the pool");
-                const auto contents = filled.store.download();
-                check_close(what + " keys", contents.keys, keys, 0.0, 0.0);
-                check_close(what + " values", contents.values, values, 0.0, 0.0);
-                // Moved in passes of kCompactionEntries: the scratch holds one pass, the
-                // indices (grown by doubling) every entry.
-                const size_t scratch_bound = size_t(kCompactionEntries) * filled.memory.geometry().entry_bytes() +
-                                             2 * size_t(len) * sizeof(int32_t);
-                GPU_CHECK(filled.memory.scratch_bytes() <= scratch_bound,
-                          what + ": scratch " + std::to_string(filled.memory.scratch_bytes()) + " > " +
-                              std::to_string(scratch_bound));
-            }
-}
-
-void uploads_arrive_intact()
-{
-    // Blocks of 256 bytes, 3 of them: the ring wraps many times, and every host buffer is
-    // overwritten as soon as its upload returns. The emulation runs page-locked copies only when
-    // the host waits, so a block reused too early would deliver later bytes.
-    cuda::HostUploads uploads(nullptr, 256, 3);
-    std::vector<std::vector<float>> sent;
-    std::vector<cuda::DeviceBuffer> received;
-    std::vector<float> host;
-    for (int i = 0; i < 40; ++i) {
-        const size_t count = 1 + size_t(i * 7) % 90;  // up to 360 bytes: some larger than a block
-        sent.push_back(random_floats(rng, count));
-        received.emplace_back(count * sizeof(float), "upload test");
-        host = sent.back();
-        uploads.upload(received.back().data(), host.data(), host.size() * sizeof(float), "upload test");
-        std::fill(host.begin(), host.end(), std::nanf(""));
-    }
-    GPU_CHECK(uploads.bytes() <= 3 * 256, std::to_string(uploads.bytes()) + " page-locked bytes");
-    for (size_t i = 0; i < sent.size(); ++i)
-        check_close("upload " + std::to_string(i), download(received[i].data(), sent[i].size()), sent[i], 0.0, 0.0);
-}
-
-void hidden_pool_keeps_one_buffer()
-{
-    const auto used = [] {
-        const cuda::DeviceMemory m = cuda::device_memory();
-        return m.total - m.free;
-    };
-    const size_t before = used();
-    constexpr size_t kPrompt = size_t(8) << 20, kLonger = size_t(24) << 20, kRounding = size_t(2) << 20;
-    cuda::HiddenBufferPool pool(nullptr);
-    cuda::DeviceBuffer prompt = pool.take(kPrompt);
-    const void* where = prompt.data();
-    pool.give(std::move(prompt));
-    GPU_CHECK(pool.bytes() == kPrompt, std::to_string(pool.bytes()));
-    cuda::DeviceBuffer decode = pool.take(4096);  // a decode step reuses the prompt's buffer
-    GPU_CHECK(decode.data() == where && pool.bytes() == 0, "the kept buffer was not reused");
-    pool.give(std::move(decode));
-    // A longer prompt: the kept buffer is freed before the larger one is allocated.
-    cuda::DeviceBuffer longer = pool.take(kLonger);
-    GPU_CHECK(used() - before <= kLonger + kRounding,
-              std::to_string(used() - before) + " bytes in use for a " + std::to_string(kLonger) + "-byte step");
-    pool.give(std::move(longer));
-    // Two buffers out at once (the engine never does this) are served; the larger one is kept.
-    cuda::DeviceBuffer a = pool.take(1024), b = pool.take(kPrompt);
-    GPU_CHECK(a.data() != b.data() && a.bytes() >= 1024 && b.bytes() >= kPrompt, "two buffers out at once");
-    pool.give(std::move(a));
-    pool.give(std::move(b));
-    GPU_CHECK(pool.bytes() == kLonger, std::to_string(pool.bytes()));
-}
-
-void blocks_return_to_pool()
-{
-    cuda::HostUploads uploads(nullptr);
-    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, nullptr, uploads);
-    {
-        cuda::CudaKvLayerStore a(memory), b(memory);
-        a.reserve_append(40);  // 3 blocks: one chunk
-        a.commit_append(40);
-        b.reserve_append(20);  // 2 more: a second chunk
-        b.commit_append(20);
-        GPU_CHECK(memory.pool().blocks_in_use() == 5, std::to_string(memory.pool().blocks_in_use()));
-        GPU_CHECK(memory.pool().blocks_total() == 6, std::to_string(memory.pool().blocks_total()));
-    }
-    GPU_CHECK(memory.pool().blocks_in_use() == 0, "after the stores are gone");
-    cuda::CudaKvLayerStore c(memory);
-    c.reserve_append(90);  // reuses the 6 free blocks without growing
-    GPU_CHECK(memory.pool().blocks_total() == 6, "freed blocks are reused");
-}
-
-void pool_uses_the_last_memory()
-{
-    // Fill the device until less than a 64-block chunk is free: the pool must still hand out
-    // the few blocks asked for, and report the device out of memory only past its last byte.
-    const size_t block = size_t(1) << 20, chunk_blocks = 64;
-    size_t filler_bytes = cuda::device_memory().free;
-    filler_bytes = filler_bytes > (size_t(16) << 20) ? filler_bytes - (size_t(16) << 20) : 0;
-    cuda::DeviceBuffer filler;
-    for (int tries = 0; tries < 64 && !filler.data(); ++tries) {
-        try {
-            filler = cuda::DeviceBuffer(filler_bytes, "the filler");
-        } catch (const cuda::DeviceOutOfMemory&) {
-            filler_bytes -= std::min(filler_bytes, size_t(8) << 20);  // free memory is approximate
-        }
-    }
-    const size_t free_blocks = cuda::device_memory().free / block;
-    std::printf("  %zu MiB filled, %zu MiB free\n", filler_bytes >> 20, free_blocks);
-    if (free_blocks >= chunk_blocks || free_blocks < 4)
-        throw Skip{"could not leave between 4 and 64 MiB free (" + std::to_string(free_blocks) + " MiB)"};
-    cuda::KvBlockPool pool(block, chunk_blocks);
-    std::vector<void*> blocks;
-    pool.acquire(3, blocks);
-    GPU_CHECK(blocks.size() == 3 && pool.blocks_total() == 3, std::to_string(pool.blocks_total()) + " blocks");
-    bool threw = false;
-    try {
-        pool.acquire(free_blocks + 1, blocks);
-    } catch (const cuda::DeviceOutOfMemory& e) {
-        threw = true;
-        std::printf("  (expected) %s\n", e.what());
-    }
-    GPU_CHECK(threw && blocks.size() == 3, "asking for more than the device has throws and hands out nothing");
-}
-
 void shift_keys_matches()
 {
     const int kv_heads = 2, hd = 64, len = 37;
@@ -441,25 +275,6 @@ void shift_keys_matches()
                         p == Precision::Fp32 ? 1e-5 : 2 * kHalfStep);
             check_close(label("shift_keys leaves values", p), contents.values, filled.values, 0.0, 0.0);
         }
-}
-
-void out_of_memory_is_an_error()
-{
-    cuda::KvBlockPool pool(1u << 20, 1);
-    bool threw = false;
-    try {
-        pool.reserve(size_t(1) << 30);  // a pebibyte
-    } catch (const Error& e) {
-        threw = true;
-        const std::string message = e.what();
-        std::printf("  (expected) %s\n", message.c_str());
-        GPU_CHECK(message.find("out of memory") != std::string::npos, message);
-        GPU_CHECK(message.find("free") != std::string::npos, message);
-    }
-    GPU_CHECK(threw, "a pebibyte pool request must throw pyramid::Error");
-    GPU_CHECK(pool.blocks_total() == 0, "nothing was added");
-    pool.reserve(2);  // the device is still usable
-    GPU_CHECK(pool.blocks_total() >= 2, "a small request after the failed one");
 }
 
 // Raw bytes of a device buffer.
@@ -565,55 +380,6 @@ void synthetic_generation_matches_host()
     }
 }
 
-// Scores queued layer after layer from one device buffer that the stream overwrites between
-// copies (as the next layer's kernels do) arrive intact, in their pieces, only at deliver();
-// slots grow for longer caches; dropped copies never reach their vectors.
-void probe_downloads_deliver_in_order()
-{
-    cudaStream_t stream = nullptr;
-    cuda::check(cudaStreamCreate(&stream), "cudaStreamCreate");
-    {
-        cuda::ProbeDownloads downloads(stream);
-        for (int round = 0; round < 3; ++round) {
-            const int layers = 5 + round;
-            std::vector<std::vector<float>> sent;
-            std::vector<std::vector<std::vector<float>>> received(static_cast<size_t>(layers));
-            cuda::DeviceBuffer device(sizeof(float) * 4096, "probe test");
-            for (int l = 0; l < layers; ++l) {
-                const int a = 1 + (l * 37 + round * 101) % 700, b = (l * 53) % 300;  // b = 0: an empty piece
-                sent.push_back(random_floats(rng, static_cast<size_t>(a + b)));
-                cuda::check(cudaMemcpyAsync(device.data(), sent.back().data(), sent.back().size() * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream),
-                      "upload");
-                cuda::check(cudaStreamSynchronize(stream), "upload");
-                received[static_cast<size_t>(l)].assign(2, std::vector<float>{-7.0f});
-                auto& out = received[static_cast<size_t>(l)];
-                downloads.queue(device.as<float>(), a + b, {{&out[0], 0, a}, {&out[1], a, b}});
-                // The next layer's work overwrites the buffer after the copy was queued.
-                cuda::check(cudaMemsetAsync(device.data(), 0xff, device.bytes(), stream), "overwrite");
-                GPU_CHECK(out[0] == std::vector<float>{-7.0f}, "nothing is written before deliver()");
-            }
-            downloads.deliver();
-            for (int l = 0; l < layers; ++l) {
-                const auto& in = sent[static_cast<size_t>(l)];
-                const auto& out = received[static_cast<size_t>(l)];
-                const size_t a = out[0].size();
-                GPU_CHECK(out[0] == std::vector<float>(in.begin(), in.begin() + static_cast<ptrdiff_t>(a)),
-                          "round " + std::to_string(round) + " layer " + std::to_string(l) + " first piece");
-                GPU_CHECK(out[1] == std::vector<float>(in.begin() + static_cast<ptrdiff_t>(a), in.end()),
-                          "round " + std::to_string(round) + " layer " + std::to_string(l) + " second piece");
-            }
-        }
-        cuda::DeviceBuffer device = upload(random_floats(rng, 64));
-        std::vector<float> dropped{-7.0f};
-        downloads.queue(device.as<float>(), 64, {{&dropped, 0, 64}});
-        downloads.drop();
-        downloads.deliver();
-        GPU_CHECK(dropped == std::vector<float>{-7.0f}, "a dropped copy is never delivered");
-    }
-    cuda::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -626,19 +392,14 @@ int main(int argc, char** argv)
         {"projection_matches", projection_matches},
         {"attention_and_probe_match", attention_and_probe_match},
         {"probe_without_rows_is_zero", probe_without_rows_is_zero},
-        {"keep_compacts_and_frees_blocks", keep_compacts_and_frees_blocks},
-        {"hidden_pool_keeps_one_buffer", hidden_pool_keeps_one_buffer},
-        {"uploads_arrive_intact", uploads_arrive_intact},
-        {"blocks_return_to_pool", blocks_return_to_pool},
-        {"pool_uses_the_last_memory", pool_uses_the_last_memory},
         {"shift_keys_matches", shift_keys_matches},
-        {"out_of_memory_is_an_error", out_of_memory_is_an_error},
         {"synthetic_generation_matches_host", synthetic_generation_matches_host},
-        {"probe_downloads_deliver_in_order", probe_downloads_deliver_in_order},
     };
     for (TestCase& t : quant_kernel_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : int8_rows_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : memory_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : decode_attention_tests())
         tests.push_back(std::move(t));
