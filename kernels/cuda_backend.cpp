@@ -421,10 +421,12 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
     for (int r0 = 0; r0 < n; r0 += ws.chunk_rows()) {
         const int m = std::min(ws.chunk_rows(), n - r0);
         gather_rows(h.data(), c.dim, ws.row_indices() + r0, m, ws.gathered(), s);
+        const std::optional<Int8Rows> int8 = int8_rows_for({&device_weights_->output()}, m, scratch());
+        const Int8Rows* normed_int8 = int8 ? &*int8 : nullptr;
         rms_norm(ws.gathered(), device_weights_->output_norm(), m, c.dim, c.rms_eps, ws.normed(), options_.precision,
-                 s);
+                 s, normed_int8);
         project(cublas_.get(), device_weights_->output(), ws.normed(), m,
-                ws.logits() + static_cast<size_t>(r0) * c.n_vocab, 0.0f, scratch());
+                ws.logits() + static_cast<size_t>(r0) * c.n_vocab, 0.0f, scratch(), normed_int8);
     }
 }
 
