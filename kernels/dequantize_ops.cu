@@ -42,6 +42,7 @@ void launch(TensorType type, const void* blocks, int64_t cols, int64_t first_row
     const int64_t count = rows * (cols / 8);
     if (count == 0)
         return;
+    quant::check_block_alignment(blocks, "dequantize");
     const int grid = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 65536));
     const bool known = quant::dispatch_block(type, [&](auto block) {
         using B = decltype(block);

@@ -36,15 +36,16 @@ __device__ __forceinline__ void write_row_sums(const float (&acc)[kMaxMatvecRows
 // Blocks of the launch for `rows` output rows.
 inline unsigned matvec_grid(int64_t rows) { return static_cast<unsigned>((rows + kMatvecWarps - 1) / kMatvecWarps); }
 
-// Host side: checks n and cols, then calls word_kernel(is_q5_k) for Q4_K and Q5_K rows the
+// Host side: checks n, cols and the blocks' alignment, then calls word_kernel(is_q5_k) for Q4_K and Q5_K rows the
 // word kernels can read (k4_words.cuh; `words_fit`: their alignment), else
 // block_kernel(quant::Block<type>{}), and checks the launch. `what` names the caller in errors.
 template <typename WordKernel, typename BlockKernel>
-void launch_matvec(const char* what, TensorType type, int64_t rows, int64_t cols, int n, bool words_fit,
-                   WordKernel&& word_kernel, BlockKernel&& block_kernel)
+void launch_matvec(const char* what, TensorType type, const void* blocks, int64_t rows, int64_t cols, int n,
+                   bool words_fit, WordKernel&& word_kernel, BlockKernel&& block_kernel)
 {
     if (n <= 0 || rows == 0)
         return;
+    quant::check_block_alignment(blocks, what);
     if (n > kMaxMatvecRows)
         throw Error(std::string(what) + ": " + std::to_string(n) + " input rows, at most " +
                     std::to_string(kMaxMatvecRows));

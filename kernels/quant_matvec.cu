@@ -120,7 +120,7 @@ void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t col
     dispatch(x_type, [&](auto* tag) {
         using X = std::remove_pointer_t<decltype(tag)>;
         launch_matvec(
-            "quant_matvec", type, rows, cols, n, words_fit,
+            "quant_matvec", type, blocks, rows, cols, n, words_fit,
             [&](bool q5_k) {
                 launch_kernel(q5_k ? k4_matvec_kernel<X, true> : k4_matvec_kernel<X, false>, grid,
                               kMatvecWarps * 32, 0, stream, static_cast<const uint32_t*>(blocks), rows, cols,

@@ -115,7 +115,7 @@ void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_
                     std::to_string(cols));
     const unsigned grid = matvec_grid(rows);
     launch_matvec(
-        "quant_matvec_int8", type, rows, cols, n, reinterpret_cast<uintptr_t>(blocks) % 4 == 0,
+        "quant_matvec_int8", type, blocks, rows, cols, n, reinterpret_cast<uintptr_t>(blocks) % 4 == 0,
         [&](bool q5_k) {
             launch_kernel(q5_k ? k4_matvec_int8_kernel<true> : k4_matvec_int8_kernel<false>, grid, kMatvecWarps * 32,
                           0, stream, static_cast<const uint32_t*>(blocks), rows, cols, x, n, y, beta);

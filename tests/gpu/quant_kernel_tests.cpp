@@ -23,6 +23,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 #include "cuda_check.h"
@@ -263,9 +264,9 @@ void quantized_projection_matches()
 }
 
 // Q4_K's and Q5_K's matvecs read weights in 32-bit words, and the float one activations four
-// at a time; weights or activations that start off those alignments (a weight inside a file
-// mapped at an odd offset, an activation row at an odd element) must give the same products
-// through the byte decoders. In fp16 the activations are first rounded to int8 (into an
+// at a time; weights or activations that start off those alignments (a weight 2 bytes into a
+// buffer, an activation row at an odd element) must give the same products through the block
+// decoders, which need only 2-byte alignment (and refuse less). In fp16 the activations are first rounded to int8 (into an
 // aligned buffer), so only the weights' alignment matters to the int8 kernels.
 void k4_matvec_any_alignment()
 {
@@ -301,6 +302,28 @@ void k4_matvec_any_alignment()
                                      reference(w, p == Precision::Fp16 ? cpu_int8_rounded(x, n, cols) : x, rows, cols, n,
                                                nullptr));
                 }
+    }
+    // Blocks at an odd address are refused: the decoders read their fields 16 bits at a time.
+    auto dw = upload_raw(random_blocks(TensorType::Q6_K, 2, 256));
+    const auto* odd = static_cast<const uint8_t*>(dw.data()) + 1;
+    auto dx = upload(random_floats(rng, 256));
+    auto dy = poisoned(256);
+    cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(1, 256), "int8 rows");
+    const cuda::Int8Rows r = cuda::round_rows_int8(dx.data(), Precision::Fp32, 1, 256, buffer.data(), nullptr);
+    const std::function<void()> calls[] = {
+        [&] { cuda::quant_matvec(TensorType::Q6_K, odd, 1, 256, dx.data(), Precision::Fp32, 1, dy.as<float>(), 0.0f,
+                                 nullptr); },
+        [&] { cuda::quant_matvec_int8(TensorType::Q6_K, odd, 1, 256, r, 1, dy.as<float>(), 0.0f, nullptr); },
+        [&] { cuda::dequantize_rows(TensorType::Q6_K, odd, 256, 0, 1, dy.data(), Precision::Fp32, nullptr); },
+    };
+    for (const auto& call : calls) {
+        bool refused = false;
+        try {
+            call();
+        } catch (const Error& e) {
+            refused = std::string(e.what()).find("even address") != std::string::npos;
+        }
+        GPU_CHECK(refused, "quantized blocks at an odd address are refused");
     }
 }
 
