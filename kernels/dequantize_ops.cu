@@ -29,7 +29,7 @@ __global__ void dequantize_kernel(const uint8_t* blocks, int64_t cols, int64_t f
         const int64_t row = ids ? int64_t(ids[t]) : first_row + t;
         const uint8_t* block = blocks + row * row_bytes + c0 / B::kElems * B::kBytes;
         float values[8];
-        B::decode8(block, int(c0 % B::kElems), values);
+        quant::decode8<B>(block, int(c0 % B::kElems), values);
         Out* dst = out + t * cols + c0;
         for (int i = 0; i < 8; ++i)
             dst[i] = from_float<Out>(values[i]);

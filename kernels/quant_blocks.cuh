@@ -1,17 +1,16 @@
 #pragma once
 // Device decoders of ggml's quantized block types, eight elements at a time.
 //
-// Each Block<T>::decode8(block, j0, out) writes elements j0..j0+7 (j0 a multiple of 8) of one
-// block as float32, bit for bit what core/model/tensor_type.cpp (and so ggml's scalar
-// reference) produces. That needs the same float32 operations in the same order and no fused
-// multiply-add, so every product and sum below is an explicit round-to-nearest intrinsic
-// (__fmul_rn, __fadd_rn, __fsub_rn), which nvcc never contracts into an FMA.
-//
-// Block<T>::quants8(block, j0, q, a, m) gives the same elements for integer dot products
-// (quant_matvec_int8.cu): their quants as eight bytes, elements j0..j0+3 in q[0] and the next
-// four in q[1], lowest byte first, with element = a * (quant - kOffset) + m. The quants are
-// small enough to be signed bytes (at most 63, or Q8_0's own int8); m is written only by the
-// types with kHasMin, and is 0 for the others.
+// Block<T>::quants8(block, j0, q, a, m) reads elements j0..j0+7 (j0 a multiple of 8) of one
+// block: their quants as eight bytes, elements j0..j0+3 in q[0] and the next four in q[1],
+// lowest byte first, with element = a * (quant - kOffset) + m. The quants are small enough to
+// be signed bytes (at most 63, or Q8_0's own int8, kSigned); m is written only by the types
+// with kHasMin, and is 0 for the others. The int8 matvec (quant_matvec_int8.cu) dots the bytes
+// directly; decode8<Block<T>> (below) turns them into float32, bit for bit what
+// core/model/tensor_type.cpp (and so ggml's scalar reference) produces. That needs the same
+// float32 operations in the same order and no fused multiply-add, so every product and sum is
+// an explicit round-to-nearest intrinsic (__fmul_rn, __fadd_rn, __fsub_rn), which nvcc never
+// contracts into an FMA.
 //
 // Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
 // so the scale is computed once per call. Block byte layouts are listed in tensor_type.cpp.
@@ -55,12 +54,6 @@ __device__ __forceinline__ float small_float(uint32_t v, int offset = 0)
     return __fsub_rn(__uint_as_float(0x4b000000u | v), 8388608.0f + float(offset));
 }
 
-// The 4-bit value of element j (0..31) of a 32-element block: low nibbles hold 0..15, high 16..31.
-__device__ __forceinline__ uint32_t nibble32(const uint8_t* qs, int j)
-{
-    return j < 16 ? (qs[j] & 0x0fu) : (qs[j - 16] >> 4);
-}
-
 // Elements j0..j0+7 (j0 a multiple of 8) of a 32-element block's nibbles, as bytes.
 __device__ __forceinline__ void nibbles8(const uint8_t* qs, int j0, uint32_t (&q)[2])
 {
@@ -81,14 +74,9 @@ template <>
 struct Block<TensorType::Q4_0> {
     static constexpr int kElems = 32;
     static constexpr int kBytes = 18;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const float d = half_at(b);
-        for (int i = 0; i < 8; ++i)
-            out[i] = __fmul_rn(small_float(nibble32(b + 2, j0 + i), 8), d);
-    }
     static constexpr int kOffset = 8;
     static constexpr bool kHasMin = false;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         a = half_at(b);
@@ -100,14 +88,9 @@ template <>
 struct Block<TensorType::Q4_1> {
     static constexpr int kElems = 32;
     static constexpr int kBytes = 20;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const float d = half_at(b), m = half_at(b + 2);
-        for (int i = 0; i < 8; ++i)
-            out[i] = __fadd_rn(__fmul_rn(small_float(nibble32(b + 4, j0 + i)), d), m);
-    }
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
         a = half_at(b);
@@ -121,18 +104,9 @@ template <>
 struct Block<TensorType::Q5_0> {
     static constexpr int kElems = 32;
     static constexpr int kBytes = 22;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const float d = half_at(b);
-        const uint32_t qh = u32_at(b + 2);
-        for (int i = 0; i < 8; ++i) {
-            const int j = j0 + i;
-            const uint32_t x = nibble32(b + 6, j) | ((qh >> j) & 1u) << 4;
-            out[i] = __fmul_rn(small_float(x, 16), d);
-        }
-    }
     static constexpr int kOffset = 16;
     static constexpr bool kHasMin = false;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         a = half_at(b);
@@ -147,18 +121,9 @@ template <>
 struct Block<TensorType::Q5_1> {
     static constexpr int kElems = 32;
     static constexpr int kBytes = 24;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const float d = half_at(b), m = half_at(b + 2);
-        const uint32_t qh = u32_at(b + 4);
-        for (int i = 0; i < 8; ++i) {
-            const int j = j0 + i;
-            const uint32_t x = nibble32(b + 8, j) | ((qh >> j) & 1u) << 4;
-            out[i] = __fadd_rn(__fmul_rn(small_float(x), d), m);
-        }
-    }
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
         a = half_at(b);
@@ -174,14 +139,9 @@ template <>
 struct Block<TensorType::Q8_0> {
     static constexpr int kElems = 32;
     static constexpr int kBytes = 34;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const float d = half_at(b);
-        for (int i = 0; i < 8; ++i)
-            out[i] = __fmul_rn(small_float(b[2 + j0 + i] ^ 0x80u, 128), d);  // int8 + 128
-    }
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = false;
+    static constexpr bool kSigned = true;  // the quants are int8 themselves
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         a = half_at(b);
@@ -199,18 +159,9 @@ template <>
 struct Block<TensorType::Q2_K> {
     static constexpr int kElems = 256;
     static constexpr int kBytes = 84;
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const uint8_t sc = b[j0 >> 4];
-        const float dl = __fmul_rn(half_at(b + 80), small_float(sc & 0x0fu));
-        const float ml = __fmul_rn(half_at(b + 82), small_float(sc >> 4));
-        const int shift = k23_shift(j0);
-        const uint8_t* q = b + 16 + k23_byte(j0);
-        for (int i = 0; i < 8; ++i)
-            out[i] = __fsub_rn(__fmul_rn(dl, small_float((q[i] >> shift) & 3u)), ml);
-    }
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
         const uint8_t sc = b[j0 >> 4];
@@ -238,21 +189,9 @@ struct Block<TensorType::Q3_K> {
         return __fmul_rn(half_at(b + 108), small_float(low | (high << 4), 32));
     }
 
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const float dl = scale(b, j0);
-        const int shift = k23_shift(j0);
-        const int mask = 1 << (4 * (j0 >> 7) + ((j0 >> 5) & 3));  // the plane's bit of hmask
-        const int offset = k23_byte(j0);
-        const uint8_t* q = b + 32 + offset;
-        const uint8_t* hmask = b + (offset & 31);
-        for (int i = 0; i < 8; ++i) {
-            const uint32_t v = ((q[i] >> shift) & 3u) | ((hmask[i] & mask) ? 4u : 0u);  // + 4
-            out[i] = __fmul_rn(dl, small_float(v, 4));
-        }
-    }
     static constexpr int kOffset = 4;
     static constexpr bool kHasMin = false;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         a = scale(b, j0);
@@ -293,35 +232,20 @@ struct K45Block {
     static constexpr int kBytes = kFifthBit ? 176 : 144;
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
+    static constexpr bool kSigned = false;
 
-    // Elements j0..j0+7 as bytes, each low or high nibble plus, for Q5_K, 16 for its fifth bit.
-    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2])
+    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
+        k45_group_factors(b, j0, a, m);
+        m = -m;
         const int shift = 4 * ((j0 >> 5) & 1);
         const uint8_t* qh = b + 16 + (j0 & 31);
         const uint8_t* ql = b + (kFifthBit ? 48 : 16) + 32 * (j0 >> 6) + (j0 & 31);
         for (int k = 0; k < 2; ++k) {
             q[k] = (u32_at(ql + 4 * k) >> shift) & 0x0f0f0f0fu;
             if (kFifthBit)
-                q[k] |= ((u32_at(qh + 4 * k) >> (j0 >> 5)) & 0x01010101u) << 4;
+                q[k] |= ((u32_at(qh + 4 * k) >> (j0 >> 5)) & 0x01010101u) << 4;  // + 16 for the fifth bit
         }
-    }
-
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        float d1, m1;
-        k45_group_factors(b, j0, d1, m1);
-        uint32_t q[2];
-        quants8(b, j0, q);
-        for (int i = 0; i < 8; ++i)
-            out[i] = __fsub_rn(__fmul_rn(d1, small_float((q[i / 4] >> (8 * (i % 4))) & 0xffu)), m1);
-    }
-
-    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
-    {
-        k45_group_factors(b, j0, a, m);
-        m = -m;
-        quants8(b, j0, q);
     }
 };
 
@@ -344,20 +268,9 @@ struct Block<TensorType::Q6_K> {
         return __fmul_rn(half_at(b + 208), small_float(biased, 128));
     }
 
-    __device__ static void decode8(const uint8_t* b, int j0, float* out)
-    {
-        const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
-        const float ds = scale(b, j0);
-        const uint8_t* ql = b + 64 * h + 32 * (k & 1) + l0;
-        const uint8_t* qh = b + 128 + 32 * h + l0;
-        const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
-        for (int i = 0; i < 8; ++i) {
-            const uint32_t v = ((ql[i] >> ql_shift) & 0x0fu) | (((qh[i] >> qh_shift) & 3u) << 4);
-            out[i] = __fmul_rn(ds, small_float(v, 32));
-        }
-    }
     static constexpr int kOffset = 32;
     static constexpr bool kHasMin = false;
+    static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
@@ -370,6 +283,22 @@ struct Block<TensorType::Q6_K> {
                    (((u32_at(qh + 4 * i) >> qh_shift) & 0x03030303u) << 4);
     }
 };
+
+// Elements j0..j0+7 (j0 a multiple of 8) of block b as float32, bit for bit to_float: each
+// quant less its offset made exact by small_float, times a, then plus m where the type has
+// one: ggml's operations in ggml's order.
+template <typename B>
+__device__ __forceinline__ void decode8(const uint8_t* b, int j0, float* out)
+{
+    uint32_t q[2];
+    float a, m = 0.0f;
+    B::quants8(b, j0, q, a, m);
+    for (int i = 0; i < 8; ++i) {
+        const uint32_t v = (q[i / 4] >> (8 * (i % 4))) & 0xffu;
+        const float x = B::kSigned ? small_float(v ^ 0x80u, 128) : small_float(v, B::kOffset);  // int8: + 128
+        out[i] = B::kHasMin ? __fadd_rn(__fmul_rn(a, x), m) : __fmul_rn(a, x);
+    }
+}
 
 // Calls f(Block<T>{}) for the quantized type t; returns false for any other type.
 template <typename F>

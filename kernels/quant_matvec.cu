@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
 #pragma unroll 2
     for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kMatvecStretch) {
         float w[8];
-        B::decode8(row + c0 / B::kElems * B::kBytes, int(c0 % B::kElems), w);
+        quant::decode8<B>(row + c0 / B::kElems * B::kBytes, int(c0 % B::kElems), w);
 #pragma unroll
         for (int t = 0; t < kMaxMatvecRows; ++t) {
             if (t < n) {
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
 #pragma unroll 2  // two blocks' loads in flight, as in quant_matvec_kernel
     for (int64_t b = 0; b < blocks; ++b) {
         const K4Lane l = k4_lane<kFifthBit>(row + b * kK4BlockWords<kFifthBit>, lane);
-        // As Block<Q4_K/Q5_K>::decode8: element = (d * scale) * q - dmin * min, rounded the same way.
+        // As decode8 of Q4_K/Q5_K: element = (d * scale) * q - dmin * min, rounded the same way.
         float w[8];
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
