@@ -261,8 +261,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
                          "run_layer (positions)");
         // fp16 decode with quantized weights: the norm also rounds its output to int8 for the
         // matvecs of all three.
-        std::optional<Int8Rows> int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
-        const Int8Rows* normed_int8 = int8 ? &*int8 : nullptr;
+        Int8Rows normed_int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
         rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
         project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch, normed_int8);
         project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch, normed_int8);
@@ -331,13 +330,11 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         }
         project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch);  // residual: h += attention output
 
-        int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
-        normed_int8 = int8 ? &*int8 : nullptr;
+        normed_int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
         rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
         project(blas, w.w_gate, ws.normed(), m, ws.gate(), 0.0f, scratch, normed_int8);
         project(blas, w.w_up, ws.normed(), m, ws.up(), 0.0f, scratch, normed_int8);
-        int8 = int8_rows_for({&w.w_down}, m, scratch);
-        const Int8Rows* activated_int8 = int8 ? &*int8 : nullptr;
+        const Int8Rows activated_int8 = int8_rows_for({&w.w_down}, m, scratch);
         swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s, activated_int8);
         // residual: h += feed-forward output
         project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch, activated_int8);
@@ -421,8 +418,7 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
     for (int r0 = 0; r0 < n; r0 += ws.chunk_rows()) {
         const int m = std::min(ws.chunk_rows(), n - r0);
         gather_rows(h.data(), c.dim, ws.row_indices() + r0, m, ws.gathered(), s);
-        const std::optional<Int8Rows> int8 = int8_rows_for({&device_weights_->output()}, m, scratch());
-        const Int8Rows* normed_int8 = int8 ? &*int8 : nullptr;
+        const Int8Rows normed_int8 = int8_rows_for({&device_weights_->output()}, m, scratch());
         rms_norm(ws.gathered(), device_weights_->output_norm(), m, c.dim, c.rms_eps, ws.normed(), options_.precision,
                  s, normed_int8);
         project(cublas_.get(), device_weights_->output(), ws.normed(), m,

@@ -15,14 +15,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// Rounding to int8 beside the output needs whole blocks of 32 in rows of `cols`.
-void check_int8_rows(const char* what, const Int8Rows* rows, int64_t cols)
-{
-    if (rows && (rows->cols != cols || cols % kInt8Block != 0))
-        throw Error(std::string(what) + ": int8 rows of " + std::to_string(rows->cols) + " values for rows of " +
-                    std::to_string(cols) + " (a multiple of 32)");
-}
-
 int grid_for(int64_t count)
 {
     // Grid-stride loops: enough blocks to fill any current GPU, never more than needed.
@@ -118,15 +110,17 @@ void embed_rows(const void* table, Precision table_type, int dim, const int32_t*
 }
 
 void rms_norm(const float* x, const float* weight, int n, int dim, float eps, void* out, Precision out_type,
-              cudaStream_t stream, const Int8Rows* also_int8)
+              cudaStream_t stream, const Int8Rows& also_int8)
 {
     if (n == 0)
         return;
-    check_int8_rows("rms_norm", also_int8, dim);
+    if (also_int8 && also_int8.cols != dim)
+        throw Error("rms_norm: int8 rows of " + std::to_string(also_int8.cols) + " values for rows of " +
+                    std::to_string(dim));
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         launch_kernel(rms_norm_kernel<T>, n, kThreads, 0, stream, x, weight, dim, eps, static_cast<T*>(out),
-                      also_int8 ? also_int8->q : nullptr, also_int8 ? also_int8->factors : nullptr);
+                      also_int8.q, also_int8.factors);
     });
     check_launch("rms_norm");
 }
@@ -143,18 +137,17 @@ void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, 
 }
 
 void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, cudaStream_t stream,
-            const Int8Rows* also_int8)
+            const Int8Rows& also_int8)
 {
     if (count == 0)
         return;
-    check_int8_rows("swiglu", also_int8, also_int8 ? also_int8->cols : 0);
-    if (also_int8 && count % also_int8->cols != 0)
+    if (also_int8 && count % also_int8.cols != 0)
         throw Error("swiglu: " + std::to_string(count) + " values are not whole rows of " +
-                    std::to_string(also_int8->cols));
+                    std::to_string(also_int8.cols));
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         launch_kernel(swiglu_kernel<T>, grid_for(count), kThreads, 0, stream, gate, up, count, static_cast<T*>(out),
-                      also_int8 ? also_int8->q : nullptr, also_int8 ? also_int8->factors : nullptr);
+                      also_int8.q, also_int8.factors);
     });
     check_launch("swiglu");
 }

@@ -20,7 +20,7 @@ void embed_rows(const void* table, Precision table_type, int dim, const int32_t*
 // dim values, dim a multiple of 32), out is also rounded to int8 there, as round_rows_int8
 // would round it: the fp16 matvecs of out then need no launch of their own to round it.
 void rms_norm(const float* x, const float* weight, int n, int dim, float eps, void* out, Precision out_type,
-              cudaStream_t stream, const Int8Rows* also_int8 = nullptr);
+              cudaStream_t stream, const Int8Rows& also_int8 = {});
 
 // Rotates every head of every row of x [n, n_heads * head_dim] in place by its row's position.
 void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, float theta, RopeLayout layout,
@@ -29,7 +29,7 @@ void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, 
 // out[i] = silu(gate[i]) * up[i], rounded to out_type; with also_int8 (count a multiple of 32),
 // as rms_norm.
 void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, cudaStream_t stream,
-            const Int8Rows* also_int8 = nullptr);
+            const Int8Rows& also_int8 = {});
 
 // dst[t, :] = src[rows[t], :] for t < n (dst must not overlap src).
 void gather_rows(const float* src, int width, const int32_t* rows, int n, float* dst, cudaStream_t stream);

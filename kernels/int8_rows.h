@@ -15,11 +15,13 @@ namespace pyramid::cuda {
 
 constexpr int kInt8Block = 32;
 
-// Rounded rows in device memory.
+// Rounded rows in device memory; default-constructed, none.
 struct Int8Rows {
     int8_t* q = nullptr;        // [n, cols]
     float2* factors = nullptr;  // [n, cols / 32]: {scale, scale * sum of the block's q}
     int64_t cols = 0;
+
+    explicit operator bool() const { return q != nullptr; }
 };
 
 // Device bytes of n rounded rows of cols values.

@@ -75,17 +75,16 @@ size_t projection_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices
                                                       : tiles;
 }
 
-std::optional<Int8Rows> int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int n,
-                                      ProjectionScratch scratch)
+Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int n, ProjectionScratch scratch)
 {
     for (const DeviceMatrix* w : matrices)
         if (takes_int8_matvec(*w, n))
             return int8_rows_in(int8_buffer(scratch, n, w->cols), n, w->cols);
-    return std::nullopt;
+    return {};
 }
 
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
-             ProjectionScratch scratch, const Int8Rows* rounded)
+             ProjectionScratch scratch, const Int8Rows& rounded)
 {
     if (n == 0)
         return;
@@ -97,7 +96,7 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
     check(cublasGetStream(handle, &stream), "cublasGetStream");
     if (takes_int8_matvec(w, n)) {
         const Int8Rows x_int8 =
-            rounded ? *rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
+            rounded ? rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
         quant_matvec_int8(*w.quantized, w.data, w.rows, w.cols, x_int8, n, y, beta, stream);
     } else if (n <= kMaxMatvecRows) {
         quant_matvec(*w.quantized, w.data, w.rows, w.cols, x, w.type, n, y, beta, stream);

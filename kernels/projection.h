@@ -17,7 +17,6 @@
 
 #include <cstddef>
 #include <initializer_list>
-#include <optional>
 #include <vector>
 
 #include "backend/step_memory.h"
@@ -40,10 +39,9 @@ size_t projection_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices
 // Where x [n, cols] rounded to int8 goes for the int8 matvecs of the projections of `matrices`
 // (all reading x) when at least one of them takes that path (quantized, fp16,
 // n <= kMaxMatvecRows): rows in `scratch`, for the kernel that writes x to fill as well
-// (rms_norm's or swiglu's also_int8) and for each project() of x to read; nullopt otherwise.
+// (rms_norm's or swiglu's also_int8) and for each project() of x to read; none otherwise.
 // So x is rounded once, in the launch that makes it, instead of once per matrix.
-std::optional<Int8Rows> int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int n,
-                                      ProjectionScratch scratch);
+Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int n, ProjectionScratch scratch);
 
 // y[t, r] = sum_c w[r, c] * x[t, c] + beta * y[t, r] for t < n. x: [n, w.cols] of w.type;
 // y: float32 [n, w.rows]. beta = 1 adds the projection to y (the residual connection); with
@@ -51,6 +49,6 @@ std::optional<Int8Rows> int8_rows_for(std::initializer_list<const DeviceMatrix*>
 // too small): with n > kMaxMatvecRows room for at least one dequantized row, in fp16 with
 // fewer rows for x rounded to int8 unless `rounded` (x as int8 rows, see int8_rows_for) is given.
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f,
-             ProjectionScratch scratch = {}, const Int8Rows* rounded = nullptr);
+             ProjectionScratch scratch = {}, const Int8Rows& rounded = {});
 
 } // namespace pyramid::cuda

@@ -124,7 +124,7 @@ void norm_and_swiglu_round_beside_their_output()
                 auto out = poisoned(x.size(), p);
                 auto buffer = poisoned_rows(n, dim);
                 const cuda::Int8Rows beside = cuda::int8_rows_in(buffer.data(), n, dim);
-                cuda::rms_norm(dx.as<float>(), dw.as<float>(), n, dim, 1e-5f, out.data(), p, nullptr, &beside);
+                cuda::rms_norm(dx.as<float>(), dw.as<float>(), n, dim, 1e-5f, out.data(), p, nullptr, beside);
                 check_same_rounding("rms_norm n=" + std::to_string(n) + " dim=" + std::to_string(dim) + tag, beside,
                                     out.data(), p, n);
             }
@@ -135,7 +135,7 @@ void norm_and_swiglu_round_beside_their_output()
                 auto out = poisoned(count, p);
                 auto buffer = poisoned_rows(n, ffn);
                 const cuda::Int8Rows beside = cuda::int8_rows_in(buffer.data(), n, ffn);
-                cuda::swiglu(dg.as<float>(), du.as<float>(), int64_t(count), out.data(), p, nullptr, &beside);
+                cuda::swiglu(dg.as<float>(), du.as<float>(), int64_t(count), out.data(), p, nullptr, beside);
                 check_same_rounding("swiglu n=" + std::to_string(n) + " ffn=" + std::to_string(ffn) + tag, beside,
                                     out.data(), p, n);
             }
@@ -150,9 +150,9 @@ void norm_and_swiglu_round_beside_their_output()
         try {
             if (which == 0)
                 cuda::rms_norm(dx.as<float>(), dw.as<float>(), 1, 64, 1e-5f, out.data(), Precision::Fp32, nullptr,
-                               &wrong);
+                               wrong);
             else
-                cuda::swiglu(dx.as<float>(), dw.as<float>(), 64, out.data(), Precision::Fp32, nullptr, &wrong);
+                cuda::swiglu(dx.as<float>(), dw.as<float>(), 64, out.data(), Precision::Fp32, nullptr, wrong);
         } catch (const Error& e) {
             threw = std::string(e.what()).find("int8 rows of 96 values") != std::string::npos ||
                     std::string(e.what()).find("not whole rows of 96") != std::string::npos;

@@ -250,10 +250,10 @@ void quantized_projection_matches()
                             // the same bits.
                             const cuda::ProjectionScratch s{scratch->data(), scratch->bytes()};
                             const auto rows_for = cuda::int8_rows_for({&matrix}, n, s);
-                            GPU_CHECK(rows_for.has_value(), what + ": int8_rows_for a quantized fp16 matrix");
+                            GPU_CHECK(bool(rows_for), what + ": int8_rows_for a quantized fp16 matrix");
                             cuda::round_rows_int8(dx.data(), p, n, cols, s.data, nullptr);
                             auto again = poisoned(y0.size());
-                            cuda::project(handle, matrix, dx.data(), n, again.as<float>(), 0.0f, s, &*rows_for);
+                            cuda::project(handle, matrix, dx.data(), n, again.as<float>(), 0.0f, s, rows_for);
                             check_bits(what + " rounded by the caller", download(again.data(), y0.size()), y);
                         }
                     }
