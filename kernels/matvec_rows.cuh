@@ -49,21 +49,18 @@ void launch_matvec(const char* what, TensorType type, const void* blocks, int64_
     if (n > kMaxMatvecRows)
         throw Error(std::string(what) + ": " + std::to_string(n) + " input rows, at most " +
                     std::to_string(kMaxMatvecRows));
-    const std::string type_name(tensor_type_traits(type).name);
-    if ((type == TensorType::Q4_K || type == TensorType::Q5_K) && cols % 256 == 0 && words_fit) {
+    // Launched once per projection of every decode step: strings only on the error paths.
+    const auto type_name = [&] { return std::string(tensor_type_traits(type).name); };
+    if ((type == TensorType::Q4_K || type == TensorType::Q5_K) && cols % 256 == 0 && words_fit)
         word_kernel(type == TensorType::Q5_K);
-        check_launch((std::string(what) + " (" + type_name + " words)").c_str());
-        return;
-    }
-    const bool known = quant::dispatch_block(type, [&](auto block) {
-        if (cols % decltype(block)::kElems != 0)
-            throw Error(std::string(what) + ": rows of " + std::to_string(cols) + " elements are not whole " +
-                        type_name + " blocks");
-        block_kernel(block);
-    });
-    if (!known)
-        throw Error(std::string(what) + ": tensor type " + type_name + " is not a quantized block type");
-    check_launch((std::string(what) + " (" + type_name + ")").c_str());
+    else if (!quant::dispatch_block(type, [&](auto block) {
+                 if (cols % decltype(block)::kElems != 0)
+                     throw Error(std::string(what) + ": rows of " + std::to_string(cols) + " elements are not whole " +
+                                 type_name() + " blocks");
+                 block_kernel(block);
+             }))
+        throw Error(std::string(what) + ": tensor type " + type_name() + " is not a quantized block type");
+    check_launch(what);
 }
 
 } // namespace pyramid::cuda
