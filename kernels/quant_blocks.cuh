@@ -67,6 +67,16 @@ __device__ __forceinline__ void nibbles8(const uint8_t* qs, int j0, uint32_t (&q
 // mixes them).
 __device__ __forceinline__ uint32_t fifth_bits4(uint32_t v) { return ((v * 0x00204081u) & 0x01010101u) << 4; }
 
+// Q5_0/Q5_1: elements j0..j0+7 of the nibbles at qs, bit j of the 32-bit word at qh the fifth
+// bit of element j.
+__device__ __forceinline__ void five_bits8(const uint8_t* qh, const uint8_t* qs, int j0, uint32_t (&q)[2])
+{
+    const uint32_t high = u32_at(qh) >> j0;
+    nibbles8(qs, j0, q);
+    q[0] |= fifth_bits4(high & 0x0fu);
+    q[1] |= fifth_bits4((high >> 4) & 0x0fu);
+}
+
 template <TensorType T>
 struct Block;
 
@@ -99,7 +109,6 @@ struct Block<TensorType::Q4_1> {
     }
 };
 
-// Q5_0/Q5_1: bit j of the 32-bit qh is the fifth bit of element j.
 template <>
 struct Block<TensorType::Q5_0> {
     static constexpr int kElems = 32;
@@ -110,10 +119,7 @@ struct Block<TensorType::Q5_0> {
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         a = half_at(b);
-        const uint32_t qh = u32_at(b + 2) >> j0;
-        nibbles8(b + 6, j0, q);
-        q[0] |= fifth_bits4(qh & 0x0fu);
-        q[1] |= fifth_bits4((qh >> 4) & 0x0fu);
+        five_bits8(b + 2, b + 6, j0, q);
     }
 };
 
@@ -128,10 +134,7 @@ struct Block<TensorType::Q5_1> {
     {
         a = half_at(b);
         m = half_at(b + 2);
-        const uint32_t qh = u32_at(b + 4) >> j0;
-        nibbles8(b + 8, j0, q);
-        q[0] |= fifth_bits4(qh & 0x0fu);
-        q[1] |= fifth_bits4((qh >> 4) & 0x0fu);
+        five_bits8(b + 4, b + 8, j0, q);
     }
 };
 
