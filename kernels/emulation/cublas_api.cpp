@@ -23,6 +23,9 @@ struct cublasContext {
 
 namespace {
 
+// A product, as a graph node (cuBLAS queues kernels of its own choice for it).
+constexpr char kGemmNode = 0;
+
 size_t element_bytes(cudaDataType type)
 {
     switch (type) {
@@ -85,6 +88,8 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (EmulatedDevice::instance().forbid_during_capture() != cudaSuccess)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
     EmulatedDevice::instance().synchronize();
     delete handle;
     return CUBLAS_STATUS_SUCCESS;
@@ -181,7 +186,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
                 store(C, Ctype, c, b == 0.0f ? a * sum : a * sum + b * load(C, Ctype, c));
             }
         }
-    });
+    }, &kGemmNode);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -23,6 +23,14 @@ cudaError_t result(cudaError_t status)
     return status;
 }
 
+// What copies and fills are, as graph nodes (a kernel is its own address).
+constexpr char kCopyNode = 0, kFillNode = 0;
+
+// The calls a capture in progress forbids fail with its error (and break it).
+#define PYRAMID_FORBID_DURING_CAPTURE(...)                                                                      \
+    if (const cudaError_t forbidden = device().forbid_during_capture(__VA_ARGS__); forbidden != cudaSuccess) \
+    return result(forbidden)
+
 struct Event {
     bool done = false;
     std::chrono::steady_clock::time_point at;
@@ -84,10 +92,29 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total)
     return cudaSuccess;
 }
 
-cudaError_t cudaMalloc(void** data, size_t size) { return result(device().allocate(data, size)); }
-cudaError_t cudaFree(void* data) { return result(device().free(data)); }
-cudaError_t cudaHostAlloc(void** data, size_t size, unsigned int) { return result(device().allocate_host(data, size)); }
-cudaError_t cudaFreeHost(void* data) { return result(device().free_host(data)); }
+cudaError_t cudaMalloc(void** data, size_t size)
+{
+    PYRAMID_FORBID_DURING_CAPTURE(true);
+    return result(device().allocate(data, size));
+}
+
+cudaError_t cudaFree(void* data)
+{
+    PYRAMID_FORBID_DURING_CAPTURE();
+    return result(device().free(data));
+}
+
+cudaError_t cudaHostAlloc(void** data, size_t size, unsigned int)
+{
+    PYRAMID_FORBID_DURING_CAPTURE(true);
+    return result(device().allocate_host(data, size));
+}
+
+cudaError_t cudaFreeHost(void* data)
+{
+    PYRAMID_FORBID_DURING_CAPTURE();
+    return result(device().free_host(data));
+}
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
 {
@@ -95,6 +122,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
         return cudaSuccess;
     if (!valid_copy(dst, src, count, kind))
         return result(cudaErrorInvalidValue);
+    PYRAMID_FORBID_DURING_CAPTURE();
     device().synchronize();
     device().run_now([=] { std::memcpy(dst, src, count); });
     return cudaSuccess;
@@ -106,18 +134,24 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
         return cudaSuccess;
     if (!valid_copy(dst, src, count, kind) || !device().is_stream(stream))
         return result(cudaErrorInvalidValue);
+    const bool pageable = (kind == cudaMemcpyHostToDevice && !device().is_pinned(src, count)) ||
+                          (kind == cudaMemcpyDeviceToHost && !device().is_pinned(dst, count)) ||
+                          kind == cudaMemcpyHostToHost;
+    // A graph cannot hold a copy of pageable memory.
+    if (pageable && device().capture_status(stream) != cudaStreamCaptureStatusNone)
+        PYRAMID_FORBID_DURING_CAPTURE();
     // As documented for pageable host memory: a copy from it is staged before the call returns,
     // a copy to it has finished when the call returns; page-locked memory is truly asynchronous.
-    if (kind == cudaMemcpyHostToDevice && !device().is_pinned(src, count)) {
+    if (kind == cudaMemcpyHostToDevice && pageable) {
         const auto* bytes = static_cast<const unsigned char*>(src);
         device().enqueue(stream, [dst, staged = std::vector<unsigned char>(bytes, bytes + count)] {
             std::memcpy(dst, staged.data(), staged.size());
         });
-    } else if ((kind == cudaMemcpyDeviceToHost && !device().is_pinned(dst, count)) || kind == cudaMemcpyHostToHost) {
+    } else if (pageable) {
         device().synchronize();
         device().run_now([=] { std::memcpy(dst, src, count); });
     } else {
-        device().enqueue(stream, [=] { std::memcpy(dst, src, count); });
+        device().enqueue(stream, [=] { std::memcpy(dst, src, count); }, &kCopyNode);
     }
     return cudaSuccess;
 }
@@ -128,6 +162,7 @@ cudaError_t cudaMemset(void* data, int value, size_t count)
         return cudaSuccess;
     if (!device().is_device(data, count))
         return result(cudaErrorInvalidValue);
+    PYRAMID_FORBID_DURING_CAPTURE();
     device().synchronize();
     device().run_now([=] { std::memset(data, value, count); });
     return cudaSuccess;
@@ -139,7 +174,7 @@ cudaError_t cudaMemsetAsync(void* data, int value, size_t count, cudaStream_t st
         return cudaSuccess;
     if (!device().is_device(data, count) || !device().is_stream(stream))
         return result(cudaErrorInvalidValue);
-    device().enqueue(stream, [=] { std::memset(data, value, count); });
+    device().enqueue(stream, [=] { std::memset(data, value, count); }, &kFillNode);
     return cudaSuccess;
 }
 
@@ -155,6 +190,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (stream == nullptr || !device().is_stream(stream))
         return result(cudaErrorInvalidResourceHandle);
+    PYRAMID_FORBID_DURING_CAPTURE();
     device().destroy_stream(stream);
     return cudaSuccess;
 }
@@ -163,12 +199,14 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     if (!device().is_stream(stream))
         return result(cudaErrorInvalidResourceHandle);
+    PYRAMID_FORBID_DURING_CAPTURE();
     device().synchronize();
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize()
 {
+    PYRAMID_FORBID_DURING_CAPTURE();
     device().synchronize();
     return cudaSuccess;
 }
@@ -191,6 +229,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     if (!device().is_stream(stream))
         return result(cudaErrorInvalidResourceHandle);
+    // Events in graphs (fork and join of streams) are not emulated.
+    if (device().capture_status(stream) != cudaStreamCaptureStatusNone)
+        PYRAMID_FORBID_DURING_CAPTURE();
     auto* e = reinterpret_cast<Event*>(event);
     e->done = false;
     device().enqueue(stream, [e] {
@@ -202,6 +243,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t)
 {
+    PYRAMID_FORBID_DURING_CAPTURE();
     device().synchronize();
     return cudaSuccess;
 }
@@ -239,6 +281,10 @@ const char* cudaGetErrorName(cudaError_t error)
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorGraphExecUpdateFailure: return "cudaErrorGraphExecUpdateFailure";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
     default: return "cudaErrorUnknown";
     }
 }
@@ -253,6 +299,11 @@ const char* cudaGetErrorString(cudaError_t error)
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+    case cudaErrorGraphExecUpdateFailure: return "the graph update was not performed because it included changes which "
+                                                 "violated constraints specific to instantiated graph update";
+    case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
     default: return "unknown error";
     }
 }

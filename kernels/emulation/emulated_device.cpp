@@ -140,10 +140,18 @@ void EmulatedDevice::destroy_stream(cudaStream_t stream)
     delete reinterpret_cast<StreamTag*>(stream);
 }
 
-void EmulatedDevice::enqueue(cudaStream_t stream, std::function<void()> work)
+void EmulatedDevice::enqueue(cudaStream_t stream, std::function<void()> work, const void* kind)
 {
     if (!is_stream(stream))
         kernel_fault("work queued on a stream that does not exist (destroyed?)");
+    if (Capture* capture = capture_on(stream)) {
+        if (!capture->invalidated)
+            capture->nodes.push_back({kind, std::move(work)});
+        return;
+    }
+    // The legacy stream would wait for the capturing stream: a GPU refuses that too.
+    if (stream == nullptr && !captures_.empty())
+        kernel_fault("work queued on the legacy stream while a stream captures a graph");
     queue_.push_back(std::move(work));
 }
 

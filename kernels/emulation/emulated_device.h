@@ -12,7 +12,10 @@
 //   256-byte rounding, is reported when the device next synchronizes, and past that hits an
 //   inaccessible page;
 // - device memory is capped (PYRAMID_CUDA_EMULATION_MEMORY_MIB, default 16384, fractions allowed), so running out
-//   of it can be tested.
+//   of it can be tested;
+// - while a stream captures a graph, every call that would wait for the device, free memory,
+//   copy pageable memory on that stream or record an event fails and invalidates the capture
+//   (a GPU tolerates some of these in cudaStreamCaptureModeRelaxed; allocations alone are allowed there).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -46,7 +49,24 @@ public:
     void destroy_stream(cudaStream_t stream);
 
     // Queues work in stream order (all streams share one order: stricter than a GPU, never looser).
-    void enqueue(cudaStream_t stream, std::function<void()> work);
+    // On a capturing stream the work becomes the next node of its graph instead; `kind` names
+    // what the node is (a kernel's address, a tag for copies) for cudaGraphExecUpdate.
+    void enqueue(cudaStream_t stream, std::function<void()> work, const void* kind = nullptr);
+
+    // Stream capture (graph_api.cpp).
+    struct GraphNode {
+        const void* kind = nullptr;
+        std::function<void()> work;
+    };
+    cudaError_t begin_capture(cudaStream_t stream, cudaStreamCaptureMode mode);
+    // Hands over the nodes recorded since begin_capture; cudaErrorStreamCaptureInvalidated when
+    // a forbidden call broke the capture.
+    cudaError_t end_capture(cudaStream_t stream, std::vector<GraphNode>& nodes);
+    cudaStreamCaptureStatus capture_status(cudaStream_t stream) const;
+    // For a call that a capture in progress forbids: cudaErrorStreamCaptureUnsupported, the
+    // capture invalidated; cudaSuccess when no capture is in progress, or when the call is one
+    // relaxed captures allow (`allocation`) and this one is relaxed.
+    cudaError_t forbid_during_capture(bool allocation = false);
     // Runs everything queued, then checks the allocations' tails.
     void synchronize();
     // Runs `work` now with device memory accessible (for the synchronous copies).
@@ -75,6 +95,14 @@ private:
     std::set<cudaStream_t> streams_;
     std::map<const void*, int> max_shared_;
     std::vector<std::function<void()>> queue_;
+    struct Capture {
+        cudaStream_t stream = nullptr;
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+        bool invalidated = false;
+        std::vector<GraphNode> nodes;
+    };
+    std::vector<Capture> captures_;  // in progress
+    Capture* capture_on(cudaStream_t stream);
     size_t used_ = 0;
     cudaError_t error_ = cudaSuccess;
     bool accessible_ = false;

@@ -26,9 +26,11 @@ void enqueue_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes
         device.set_error(cudaErrorInvalidValue);
         return;
     }
-    device.enqueue(stream, [kernel, grid, block, shared_bytes, body = std::move(thread_body)] {
-        run_grid(kernel, grid, block, shared_bytes, body);
-    });
+    device.enqueue(
+        stream, [kernel, grid, block, shared_bytes, body = std::move(thread_body)] {
+            run_grid(kernel, grid, block, shared_bytes, body);
+        },
+        kernel);
 }
 
 } // namespace pyramid::cuda::emulation
