@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "attention_ops.h"
 #include "cuda_check.h"
@@ -52,6 +53,12 @@ CudaBackendOptions CudaBackendOptions::from_environment()
             throw Error(std::string("PYRAMID_CUDA_DEVICE must be a device index, not '") + d + "'");
         o.device = static_cast<int>(index);
     }
+    if (const char* g = std::getenv("PYRAMID_CUDA_GRAPHS"); g && *g) {
+        const std::string value = g;
+        if (value != "on" && value != "off")
+            throw Error("PYRAMID_CUDA_GRAPHS must be on or off, not '" + value + "'");
+        o.graphs = value == "on";
+    }
     return o;
 }
 
@@ -81,6 +88,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     stream_.reset(stream);
+    work_ = std::make_unique<WorkStream>(stream, options.graphs);
     cublasHandle_t handle = nullptr;
     check(cublasCreate(&handle), "cublasCreate");
     cublas_.reset(handle);
@@ -109,19 +117,19 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     // Growth step: one full-length sequence in every layer, but never more than 64 MiB at once.
     const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
                                                    std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
-    uploads_ = std::make_unique<HostUploads>(stream);
+    uploads_ = std::make_unique<HostUploads>(*work_);
     kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity,
-                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), stream, *uploads_);
-    workspace_ = std::make_unique<Workspace>(c, step_layout(), stream);
-    hidden_pool_ = std::make_unique<HiddenBufferPool>(stream);
-    probe_downloads_ = std::make_unique<ProbeDownloads>(stream);
+                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), *work_, *uploads_);
+    workspace_ = std::make_unique<Workspace>(c, step_layout(), *work_);
+    hidden_pool_ = std::make_unique<HiddenBufferPool>(*work_);
+    probe_downloads_ = std::make_unique<ProbeDownloads>(*work_);
 }
 
 CudaBackend::~CudaBackend()
 {
-    // Buffers are freed below; nothing queued may still use them.
+    // Buffers are freed below; nothing queued or recorded may still use them.
     cudaSetDevice(options_.device);
-    cudaStreamSynchronize(stream_.get());
+    work_->settle();
 }
 
 void CudaBackend::use_device() const
@@ -166,6 +174,10 @@ void CudaBackend::reserve_kv_blocks(size_t blocks)
 std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
 {
     use_device();
+    // Every step starts here. A recording open but for the one begin_decode_step() just began
+    // is a failed step's: its work runs now, in order, as it would have run unrecorded.
+    if (!std::exchange(decode_step_begun_, false))
+        work_->end_recording();
     probe_downloads_->drop();  // a new step: scores of one that failed are not wanted
     const ModelConfig& c = config();
     for (int32_t t : tokens)
@@ -284,13 +296,18 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             const int local = begin - r0, count = end - begin;
             auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
             const int first_entry = kv.size();
-            kv.reserve_append(count);
+            void* new_block = nullptr;
+            if (rows == 1)
+                new_block = kv.reserve_decode_append();
+            else
+                kv.reserve_append(count);
             const KvBlockTable table = kv.table();
             const int len = first_entry + count;
 
             if (rows == 1) {
                 DecodeSequence d;
                 d.blocks = table.blocks;
+                d.new_block = new_block;
                 d.len = len;
                 d.row = local;
                 d.score_base = seq.probe ? 0 : -1;
@@ -357,6 +374,14 @@ void CudaBackend::wait_for_probes()
 {
     use_device();
     probe_downloads_->deliver();
+}
+
+void CudaBackend::begin_decode_step()
+{
+    use_device();
+    work_->end_recording();  // a step that failed may have left its recording open
+    work_->begin_recording();
+    decode_step_begun_ = true;
 }
 
 void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
@@ -431,9 +456,10 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
     project_logit_rows(hidden, rows);
     cudaStream_t s = stream_.get();
     std::vector<float> out(rows.size() * static_cast<size_t>(config().n_vocab));
+    work_->end_recording();  // the step's work, launched before its logits come down
     check(cudaMemcpyAsync(out.data(), workspace_->logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");
-    check(cudaStreamSynchronize(s), "logits");
+    work_->synchronize("logits");
     return out;
 }
 
@@ -449,13 +475,14 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
     int32_t* device = workspace_->top_logits();
     cudaStream_t s = stream_.get();
     std::vector<int32_t> host(2 * entries);  // the ids, then the bits of their values
-    if (entries > 0) {
+    if (entries > 0)
         top_logits(workspace_->logits(), static_cast<int>(rows.size()), n_vocab, static_cast<int>(keep), device,
                    reinterpret_cast<float*>(device + entries), s);
+    work_->end_recording();  // the step's work, launched before its logits come down
+    if (entries > 0)
         check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
               "top logits (download)");
-    }
-    check(cudaStreamSynchronize(s), "top logits");
+    work_->synchronize("top logits");
     std::vector<TopLogits> top(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
         top[r].ids.assign(host.begin() + r * keep, host.begin() + (r + 1) * keep);
@@ -468,6 +495,7 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
 double CudaBackend::copy_bandwidth()
 {
     use_device();
+    work_->synchronize("copy bandwidth");  // its events cannot mark a point inside a recording
     return device_copy_bandwidth(stream_.get());
 }
 

@@ -23,6 +23,7 @@
 #include "kv_memory.h"
 #include "precision.h"
 #include "probe_downloads.h"
+#include "work_stream.h"
 #include "workspace.h"
 
 namespace pyramid::cuda {
@@ -35,7 +36,11 @@ struct CudaBackendOptions {
     // would need 0.58 GiB more in one pass).
     int chunk_rows = StepBufferLayout{}.chunk_rows;
 
-    // PYRAMID_CUDA_PRECISION (fp16 | fp32) and PYRAMID_CUDA_DEVICE (an index) when set.
+    // Decode steps recorded and launched as CUDA graphs (work_stream.h).
+    bool graphs = true;
+
+    // PYRAMID_CUDA_PRECISION (fp16 | fp32), PYRAMID_CUDA_DEVICE (an index) and
+    // PYRAMID_CUDA_GRAPHS (on | off) when set.
     static CudaBackendOptions from_environment();
 };
 
@@ -57,6 +62,8 @@ public:
     // Probe scores come down without stopping the stream: wait_for_probes() collects them.
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void wait_for_probes() override;
+    // Records the step as a CUDA graph when options.graphs is on (work_stream.h).
+    void begin_decode_step() override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
@@ -73,6 +80,7 @@ public:
     // activations (hidden states while no step holds them), KV compaction scratch and the KV pool.
     size_t bytes_held() const;
     cudaStream_t stream() const { return stream_.get(); }
+    WorkStream::GraphCounts graph_counts() const { return work_->graph_counts(); }
 
 private:
     struct StreamDeleter {
@@ -93,6 +101,7 @@ private:
     CudaBackendOptions options_;
     std::string device_name_;
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
+    std::unique_ptr<WorkStream> work_;  // over stream_; before everything that queues work on it
     DeviceBuffer cublas_workspace_;  // ours, so it is allocated at load and counted; outlives the handle
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;
@@ -109,6 +118,7 @@ private:
     std::vector<int32_t> step_positions_;
     std::vector<DecodeSequence> decode_batch_;
     std::vector<CudaKvLayerStore*> decode_stores_;
+    bool decode_step_begun_ = false;  // by begin_decode_step(), for the embed() that follows
 };
 
 } // namespace pyramid::cuda

@@ -18,7 +18,7 @@ void HiddenBufferPool::give(DeviceBuffer buffer)
 {
     if (!buffer.data() || buffer.bytes() <= kept_.bytes()) {
         if (buffer.data())
-            cudaStreamSynchronize(stream_);  // kernels queued earlier may still use it
+            stream_.settle();  // kernels queued earlier may still use it
         return;
     }
     drop_kept();
@@ -29,7 +29,7 @@ void HiddenBufferPool::drop_kept()
 {
     if (!kept_.data())
         return;
-    cudaStreamSynchronize(stream_);
+    stream_.settle();
     kept_ = DeviceBuffer();
 }
 

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "device_buffer.h"
+#include "work_stream.h"
 
 namespace pyramid::cuda {
 
@@ -15,7 +16,7 @@ namespace pyramid::cuda {
 // once, as backend/step_memory.h counts them.
 class HiddenBufferPool {
 public:
-    explicit HiddenBufferPool(cudaStream_t stream) : stream_(stream) {}
+    explicit HiddenBufferPool(WorkStream& stream) : stream_(stream) {}
     // A buffer of at least `bytes`: the kept one when it is large enough.
     DeviceBuffer take(size_t bytes);
     // Keeps `buffer` when it is larger than the one kept (or none is).
@@ -27,7 +28,7 @@ private:
     // Frees the kept buffer once kernels queued earlier are done with it.
     void drop_kept();
 
-    cudaStream_t stream_;
+    WorkStream& stream_;
     DeviceBuffer kept_;
 };
 

@@ -15,7 +15,7 @@ CudaKvLayerStore::~CudaKvLayerStore()
     // Kernels queued earlier may still read the block table freed with this store (its blocks
     // go back to the pool, where later users come after them in stream order).
     if (device_table_.data())
-        cudaStreamSynchronize(memory_.stream());
+        memory_.stream().settle();
     release_blocks_beyond(0);
 }
 
@@ -24,33 +24,41 @@ void CudaKvLayerStore::release_blocks_beyond(size_t keep_blocks)
     while (blocks_.size() > keep_blocks) {
         memory_.pool().release(blocks_.back());
         blocks_.pop_back();
-        table_dirty_ = true;
     }
+    device_current_ = std::min(device_current_, blocks_.size());
 }
 
 void CudaKvLayerStore::reserve_append(int n)
 {
     const size_t per_block = static_cast<size_t>(memory_.geometry().block_entries);
     const size_t needed = (static_cast<size_t>(size_) + static_cast<size_t>(n) + per_block - 1) / per_block;
-    if (needed > blocks_.size()) {
+    if (needed > blocks_.size())
         memory_.pool().acquire(needed - blocks_.size(), blocks_);
-        table_dirty_ = true;
-    }
+}
+
+void* CudaKvLayerStore::reserve_decode_append()
+{
+    reserve_append(1);
+    if (device_current_ + 1 != blocks_.size() || blocks_.size() > device_capacity_)
+        return nullptr;
+    device_current_ = blocks_.size();  // written by store_kv_decode, in stream order
+    return blocks_.back();
 }
 
 KvBlockTable CudaKvLayerStore::table()
 {
-    if (table_dirty_) {
+    if (device_current_ < blocks_.size()) {
         if (blocks_.size() > device_capacity_) {
             // Kernels queued earlier may still read the old table.
-            check(cudaStreamSynchronize(memory_.stream()), "KV block table (growing)");
+            memory_.stream().synchronize("KV block table (growing)");
             device_capacity_ = std::max({blocks_.size(), 2 * device_capacity_,
                                          static_cast<size_t>(memory_.table_capacity())});
             device_table_ = DeviceBuffer(device_capacity_ * sizeof(void*), "a KV block table");
+            device_current_ = 0;
         }
-        memory_.uploads().upload(device_table_.data(), blocks_.data(), blocks_.size() * sizeof(void*),
-                                 "KV block table (upload)");
-        table_dirty_ = false;
+        memory_.uploads().upload(device_table_.as<void*>() + device_current_, blocks_.data() + device_current_,
+                                 (blocks_.size() - device_current_) * sizeof(void*), "KV block table (upload)");
+        device_current_ = blocks_.size();
     }
     const KvGeometry& g = memory_.geometry();
     return {device_table_.as<void* const>(), g.block_entries, g.kv_dim};
@@ -64,7 +72,7 @@ CudaKvLayerStore::Contents CudaKvLayerStore::download() const
     Contents out;
     out.keys.resize(static_cast<size_t>(size_) * row);
     out.values.resize(out.keys.size());
-    check(cudaStreamSynchronize(memory_.stream()), "KV download");
+    memory_.stream().synchronize("KV download");
     std::vector<std::byte> block(g.block_bytes());
     const auto decode = [&](const std::byte* src, float* dst) {
         if (g.type == Precision::Fp32)

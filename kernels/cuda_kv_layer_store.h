@@ -24,9 +24,14 @@ public:
 
     // Takes blocks for n more entries (all or none: throws pyramid::Error when out of memory).
     void reserve_append(int n);
+    // reserve_append(1) for a decode step. Returns the block the entry starts when the device
+    // table lacks only that one, for store_kv_decode to write into it (DecodeSequence::new_block):
+    // then table() uploads nothing, and decode steps stay the same kernels and copies, step after
+    // step, as one recorded graph needs (work_stream.h). Otherwise null.
+    void* reserve_decode_append();
     // Counts n entries written at [size(), size() + n) as stored.
     void commit_append(int n) { size_ += n; }
-    // The device view of the blocks, uploaded first if they changed.
+    // The device view of the blocks; those it lacks are uploaded first.
     KvBlockTable table();
     int blocks_held() const { return static_cast<int>(blocks_.size()); }
 
@@ -45,7 +50,7 @@ private:
     std::vector<void*> blocks_;
     DeviceBuffer device_table_;
     size_t device_capacity_ = 0;  // block pointers device_table_ holds
-    bool table_dirty_ = true;
+    size_t device_current_ = 0;   // leading entries of the device table that are blocks_'s
     int size_ = 0;
 };
 

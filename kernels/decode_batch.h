@@ -27,6 +27,9 @@ struct DecodeSequence {
     int score_base = -1;            // where its n_heads * len raw scores go; -1: not probed
     int probe_base = 0;             // where its len probe values go (probed sequences)
     float probe_weight = 0.0f;      // the row's weight in the probe
+    // The block the new entry starts, taken for this step: store_kv_decode writes it into the
+    // table (device tables then change only by the step's own kernels); null: none.
+    void* new_block = nullptr;
 };
 
 // The largest split or score offset a batch may reach (the kernels index them as int).

@@ -14,7 +14,7 @@ constexpr size_t kAlignment = 64;
 
 } // namespace
 
-HostUploads::HostUploads(cudaStream_t stream, size_t block_bytes, int blocks)
+HostUploads::HostUploads(WorkStream& stream, size_t block_bytes, int blocks)
     : stream_(stream), block_bytes_(block_bytes), blocks_(static_cast<size_t>(std::max(blocks, 2)))
 {
 }
@@ -22,7 +22,7 @@ HostUploads::HostUploads(cudaStream_t stream, size_t block_bytes, int blocks)
 HostUploads::~HostUploads()
 {
     // Copies out of the blocks may still be queued.
-    cudaStreamSynchronize(stream_);
+    stream_.settle();
     for (Block& b : blocks_)
         if (b.left)
             cudaEventDestroy(b.left);
@@ -30,10 +30,13 @@ HostUploads::~HostUploads()
 
 void HostUploads::advance()
 {
+    // The ring comes round to blocks whose copies a recording may hold, unlaunched: launch it
+    // first. An event cannot mark a point inside a recording either.
+    stream_.end_recording();
     Block& leaving = blocks_[current_];
     if (!leaving.left)
         check(cudaEventCreateWithFlags(&leaving.left, cudaEventDisableTiming), "upload staging (event)");
-    check(cudaEventRecord(leaving.left, stream_), "upload staging (event)");
+    check(cudaEventRecord(leaving.left, stream_.get()), "upload staging (event)");
     current_ = (current_ + 1) % blocks_.size();
     used_ = 0;
     if (blocks_[current_].left)
@@ -45,7 +48,8 @@ void HostUploads::upload(void* device, const void* host, size_t bytes, const cha
     if (bytes == 0)
         return;
     if (bytes > block_bytes_) {
-        check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_), what);
+        stream_.end_recording();  // a graph cannot copy from pageable memory
+        check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream_.get()), what);
         return;
     }
     size_t offset = (used_ + kAlignment - 1) / kAlignment * kAlignment;
@@ -58,7 +62,7 @@ void HostUploads::upload(void* device, const void* host, size_t bytes, const cha
         block.memory = PinnedBuffer(block_bytes_, "staging uploads to the GPU");
     std::byte* staged = block.memory.as<std::byte>() + offset;
     std::memcpy(staged, host, bytes);
-    check(cudaMemcpyAsync(device, staged, bytes, cudaMemcpyHostToDevice, stream_), what);
+    check(cudaMemcpyAsync(device, staged, bytes, cudaMemcpyHostToDevice, stream_.get()), what);
     used_ = offset + bytes;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pinned_buffer.h"
+#include "work_stream.h"
 
 namespace pyramid::cuda {
 
@@ -18,7 +19,7 @@ class HostUploads {
 public:
     // block_bytes: one block of the ring (an upload larger than that is copied from where it
     // is, as a pageable copy); blocks: how many, allocated as they are first needed.
-    explicit HostUploads(cudaStream_t stream, size_t block_bytes = size_t(1) << 20, int blocks = 4);
+    explicit HostUploads(WorkStream& stream, size_t block_bytes = size_t(1) << 20, int blocks = 4);
     ~HostUploads();
     HostUploads(const HostUploads&) = delete;
     HostUploads& operator=(const HostUploads&) = delete;
@@ -37,7 +38,7 @@ private:
     // The next block, once the copies out of it have run.
     void advance();
 
-    cudaStream_t stream_;
+    WorkStream& stream_;
     size_t block_bytes_;
     std::vector<Block> blocks_;
     size_t current_ = 0;

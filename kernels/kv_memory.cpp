@@ -9,7 +9,7 @@
 namespace pyramid::cuda {
 
 KvMemory::KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
-                   cudaStream_t stream, HostUploads& uploads)
+                   WorkStream& stream, HostUploads& uploads)
     : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks), stream_(stream), uploads_(uploads),
       table_capacity_(table_capacity), compaction_entries_(std::max(compaction_entries, 1))
 {
@@ -20,7 +20,7 @@ void KvMemory::reserve_entry_ints(size_t entries)
     if (entry_ints_.bytes() >= entries * sizeof(int32_t))
         return;
     // Kernels queued earlier may still read the old buffer.
-    check(cudaStreamSynchronize(stream_), "KV index growth");
+    stream_.synchronize("KV index growth");
     const size_t capacity = std::max(entries, 2 * entry_ints_.bytes() / sizeof(int32_t));
     entry_ints_ = DeviceBuffer();
     entry_ints_ = DeviceBuffer(capacity * sizeof(int32_t), "KV entry indices");
@@ -31,7 +31,7 @@ void KvMemory::reserve_scratch(size_t entries)
     const size_t held = scratch_.bytes() / geometry_.entry_bytes();
     if (held >= entries)
         return;
-    check(cudaStreamSynchronize(stream_), "KV scratch growth");
+    stream_.synchronize("KV scratch growth");
     const int capacity = grown_row_capacity(static_cast<int>(held), static_cast<int>(entries), compaction_entries_);
     scratch_ = DeviceBuffer();
     scratch_ = DeviceBuffer(static_cast<size_t>(capacity) * geometry_.entry_bytes(), "KV compaction scratch");
@@ -57,7 +57,7 @@ void KvMemory::compact(const KvBlockTable& table, std::span<const int> sources, 
     // pass reads entries at or above that (sources[t] >= first + t, ascending).
     for (int t = 0; t < count; t += pass)
         compact_kv(table, geometry_.type, device_sources + t, first + t, std::min(pass, count - t), scratch_.data(),
-                   stream_);
+                   stream_.get());
 }
 
 } // namespace pyramid::cuda

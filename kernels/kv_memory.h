@@ -13,6 +13,7 @@
 #include "kv_block_pool.h"
 #include "kv_block_table.h"
 #include "precision.h"
+#include "work_stream.h"
 
 namespace pyramid::cuda {
 
@@ -32,12 +33,12 @@ public:
     // compaction_entries: the most entries one compaction pass moves through scratch
     // (kv_compaction_entries in backend/step_memory.h), which bounds the scratch.
     KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
-             cudaStream_t stream, HostUploads& uploads);
+             WorkStream& stream, HostUploads& uploads);
 
     const KvGeometry& geometry() const { return geometry_; }
     KvBlockPool& pool() { return pool_; }
     const KvBlockPool& pool() const { return pool_; }
-    cudaStream_t stream() const { return stream_; }
+    WorkStream& stream() const { return stream_; }
     HostUploads& uploads() const { return uploads_; }
     int table_capacity() const { return table_capacity_; }
 
@@ -55,7 +56,7 @@ private:
 
     KvGeometry geometry_;
     KvBlockPool pool_;
-    cudaStream_t stream_;
+    WorkStream& stream_;
     HostUploads& uploads_;
     int table_capacity_;
     int compaction_entries_;

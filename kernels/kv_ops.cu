@@ -17,10 +17,15 @@ int grid_for(int64_t count) { return static_cast<int>(std::min<int64_t>((count +
 
 // Address of element `column` of entry e's key (values: + block_entries * row_elements).
 template <typename T>
+__device__ __forceinline__ T* key_slot_in(void* block, int slot, int64_t row_elements, int64_t column)
+{
+    return static_cast<T*>(block) + int64_t(slot) * row_elements + column;
+}
+
+template <typename T>
 __device__ __forceinline__ T* key_slot(const KvBlockTable& table, int e, int64_t row_elements, int64_t column)
 {
-    T* block = static_cast<T*>(table.blocks[e / table.block_entries]);
-    return block + int64_t(e % table.block_entries) * row_elements + column;
+    return key_slot_in<T>(table.blocks[e / table.block_entries], e % table.block_entries, row_elements, column);
 }
 
 template <typename T>
@@ -42,11 +47,16 @@ __global__ void store_kv_decode_kernel(const float* k, const float* v, const Dec
                                        int block_entries, int kv_dim)
 {
     const DecodeSequence s = sequences[blockIdx.x];
-    const KvBlockTable table{s.blocks, block_entries, kv_dim};
+    const int entry = s.len - 1;
+    void* block = s.new_block;
+    if (!block)
+        block = s.blocks[entry / block_entries];
+    else if (threadIdx.x == 0)  // read by the kernels after this one
+        const_cast<void**>(s.blocks)[entry / block_entries] = block;
     const int64_t value_offset = int64_t(block_entries) * kv_dim;
     const int64_t row = int64_t(s.row) * kv_dim;
     for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
-        T* slot = key_slot<T>(table, s.len - 1, kv_dim, i);
+        T* slot = key_slot_in<T>(block, entry % block_entries, kv_dim, i);
         slot[0] = from_float<T>(k[row + i]);
         slot[value_offset] = from_float<T>(v[row + i]);
     }

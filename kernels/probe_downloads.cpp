@@ -15,10 +15,12 @@ void ProbeDownloads::queue(const float* device, int entries, std::vector<Piece> 
         slots_.resize(slot + 1);
     // Slots from pending_.size() on have no copy in flight: replacing one is safe. Growing by
     // half again keeps a cache that lengthens step by step from reallocating every step.
-    if (slots_[slot].bytes() < bytes)
+    if (slots_[slot].bytes() < bytes) {
+        stream_.end_recording();  // the old slot is freed: nothing recorded may use it
         slots_[slot] = PinnedBuffer(std::max(bytes, slots_[slot].bytes() * 3 / 2), "probe scores");
+    }
     if (bytes > 0)
-        check(cudaMemcpyAsync(slots_[slot].data(), device, bytes, cudaMemcpyDeviceToHost, stream_),
+        check(cudaMemcpyAsync(slots_[slot].data(), device, bytes, cudaMemcpyDeviceToHost, stream_.get()),
               "probe scores (download)");
     pending_.push_back({slot, std::move(pieces)});
 }
@@ -28,7 +30,7 @@ void ProbeDownloads::deliver()
     if (pending_.empty())
         return;
     // Synchronize first: should it fail, the copies stay pending (their slots busy) until drop().
-    check(cudaStreamSynchronize(stream_), "probe scores");
+    stream_.synchronize("probe scores");
     const std::vector<Pending> pending = std::exchange(pending_, {});
     for (const Pending& p : pending) {
         const float* scores = slots_[p.slot].as<float>();
@@ -41,7 +43,7 @@ void ProbeDownloads::drop()
 {
     if (pending_.empty())
         return;
-    check(cudaStreamSynchronize(stream_), "dropping probe scores");
+    stream_.synchronize("dropping probe scores");
     pending_.clear();
 }
 

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "pinned_buffer.h"
+#include "work_stream.h"
 
 namespace pyramid::cuda {
 
 class ProbeDownloads {
 public:
-    explicit ProbeDownloads(cudaStream_t stream) : stream_(stream) {}
+    explicit ProbeDownloads(WorkStream& stream) : stream_(stream) {}
 
     // Where a run of the downloaded scores goes: `length` floats from `offset`.
     struct Piece {
@@ -36,7 +37,7 @@ private:
         std::vector<Piece> pieces;
     };
 
-    cudaStream_t stream_;
+    WorkStream& stream_;
     std::vector<PinnedBuffer> slots_;  // slot i serves the i-th queued copy since the last wait
     std::vector<Pending> pending_;
 };

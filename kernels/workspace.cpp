@@ -17,11 +17,11 @@ static_assert(StepBufferLayout{}.max_top_logits == kMaxTopLogits);
 
 // Replaces `buffer` with one of at least `bytes` (twice the old size when that is more) once
 // the stream no longer uses it.
-void grow(DeviceBuffer& buffer, size_t bytes, cudaStream_t stream, const std::string& what)
+void grow(DeviceBuffer& buffer, size_t bytes, WorkStream& stream, const std::string& what)
 {
     if (bytes <= buffer.bytes())
         return;
-    check(cudaStreamSynchronize(stream), "workspace growth");
+    stream.synchronize("workspace growth");
     const size_t capacity = std::max(bytes, 2 * buffer.bytes());
     buffer = DeviceBuffer();
     buffer = DeviceBuffer(capacity, what);
@@ -29,7 +29,7 @@ void grow(DeviceBuffer& buffer, size_t bytes, cudaStream_t stream, const std::st
 
 } // namespace
 
-Workspace::Workspace(const ModelConfig& config, const StepBufferLayout& layout, cudaStream_t stream)
+Workspace::Workspace(const ModelConfig& config, const StepBufferLayout& layout, WorkStream& stream)
     : config_(config), layout_(layout), stream_(stream)
 {
     layout_.chunk_rows = std::max(1, layout_.chunk_rows);
@@ -44,7 +44,7 @@ void Workspace::reserve_chunk(int rows)
     rows = std::min(rows, layout_.chunk_rows);
     if (rows <= chunk_rows_)
         return;
-    check(cudaStreamSynchronize(stream_), "workspace growth");
+    stream_.synchronize("workspace growth");
     const int capacity = grown_row_capacity(chunk_rows_, rows, layout_.chunk_rows);
     const ChunkBuffers sizes = chunk_buffers(config_, layout_, capacity);
     const std::string what = "activations for " + std::to_string(capacity) + " rows";
@@ -69,7 +69,7 @@ void Workspace::reserve_rows(int rows)
 {
     if (rows <= rows_)
         return;
-    check(cudaStreamSynchronize(stream_), "workspace growth");
+    stream_.synchronize("workspace growth");
     const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
     const StepRowBuffers sizes = step_row_buffers(capacity);
     const std::string what = "row indices and probe weights for " + std::to_string(capacity) + " rows";
@@ -89,7 +89,7 @@ void Workspace::reserve_logit_rows(int rows)
 {
     if (rows <= logit_rows_)
         return;
-    check(cudaStreamSynchronize(stream_), "workspace growth");
+    stream_.synchronize("workspace growth");
     const int capacity = std::max(rows, 2 * logit_rows_);
     logits_ = DeviceBuffer();
     logits_ = DeviceBuffer(static_cast<size_t>(capacity) * config_.n_vocab * sizeof(float),

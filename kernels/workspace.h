@@ -11,6 +11,7 @@
 #include "decode_attention.h"
 #include "device_buffer.h"
 #include "model/model_config.h"
+#include "work_stream.h"
 
 namespace pyramid::cuda {
 
@@ -18,7 +19,7 @@ class Workspace {
 public:
     // layout.chunk_rows: the most rows a layer runs at once (a long prompt would otherwise need
     // its activations for every row at the same time).
-    Workspace(const ModelConfig& config, const StepBufferLayout& layout, cudaStream_t stream);
+    Workspace(const ModelConfig& config, const StepBufferLayout& layout, WorkStream& stream);
 
     // Each synchronizes the stream before replacing buffers in use.
     // Room for a chunk of `rows` rows (at most chunk_rows()).
@@ -63,7 +64,7 @@ public:
 private:
     const ModelConfig& config_;
     StepBufferLayout layout_;
-    cudaStream_t stream_;
+    WorkStream& stream_;
     int chunk_rows_ = 0;
     int rows_ = 0;
     int logit_rows_ = 0;

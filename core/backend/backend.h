@@ -102,6 +102,12 @@ public:
     // backends that write the scores before run_layer_batch returns.
     virtual void wait_for_probes() {}
 
+    // Says that a decode step comes next: embed(), run_layer_batch() for every layer, then
+    // logits_rows() or top_logits_rows(), with nothing waited for in between (wait_for_probes()
+    // comes after the logits). A GPU backend may record the step and launch it as one CUDA
+    // graph; it runs the same work either way. This base version does nothing.
+    virtual void begin_decode_step() {}
+
     // run_layer_batch for rows that all belong to one sequence.
     void run_layer(int layer, HiddenStates& hidden, std::span<const int32_t> positions, KvLayerStore& cache,
                    const AttentionProbe* probe, std::vector<float>* probe_out)

@@ -234,6 +234,8 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
     }
 
     try {
+        if (phase == Phase::Decode)
+            backend.begin_decode_step();
         std::unique_ptr<HiddenStates> hidden = backend.embed(tokens);
         const int n_layers = sessions.front()->cache_.n_layers();
         // Probe scores land in each session's per-layer vectors (reused step after step). A

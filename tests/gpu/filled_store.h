@@ -18,13 +18,14 @@ namespace pyramid::gpu_test {
 inline constexpr int kCompactionEntries = 7;
 
 struct FilledStore {
-    cuda::HostUploads uploads{nullptr};
+    cuda::WorkStream stream{nullptr};
+    cuda::HostUploads uploads{stream};
     cuda::KvMemory memory;
     cuda::CudaKvLayerStore store;
     std::vector<float> keys, values;  // as stored (rounded to the precision)
 
     FilledStore(std::mt19937& rng, int kv_dim, cuda::Precision p, int len, int block_entries = 16)
-        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, kCompactionEntries, nullptr, uploads), store(memory)
+        : memory(cuda::KvGeometry{kv_dim, block_entries, p}, 4, 8, kCompactionEntries, stream, uploads), store(memory)
     {
         keys = rounded(random_floats(rng, size_t(len) * kv_dim), p);
         values = rounded(random_floats(rng, size_t(len) * kv_dim), p);

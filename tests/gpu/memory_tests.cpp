@@ -87,7 +87,8 @@ void uploads_arrive_intact()
     // Blocks of 256 bytes, 3 of them: the ring wraps many times, and every host buffer is
     // overwritten as soon as its upload returns. The emulation runs page-locked copies only when
     // the host waits, so a block reused too early would deliver later bytes.
-    cuda::HostUploads uploads(nullptr, 256, 3);
+    cuda::WorkStream stream(nullptr);
+    cuda::HostUploads uploads(stream, 256, 3);
     std::vector<std::vector<float>> sent;
     std::vector<cuda::DeviceBuffer> received;
     std::vector<float> host;
@@ -112,7 +113,8 @@ void hidden_pool_keeps_one_buffer()
     };
     const size_t before = used();
     constexpr size_t kPrompt = size_t(8) << 20, kLonger = size_t(24) << 20, kRounding = size_t(2) << 20;
-    cuda::HiddenBufferPool pool(nullptr);
+    cuda::WorkStream stream(nullptr);
+    cuda::HiddenBufferPool pool(stream);
     cuda::DeviceBuffer prompt = pool.take(kPrompt);
     const void* where = prompt.data();
     pool.give(std::move(prompt));
@@ -135,8 +137,9 @@ void hidden_pool_keeps_one_buffer()
 
 void blocks_return_to_pool()
 {
-    cuda::HostUploads uploads(nullptr);
-    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, nullptr, uploads);
+    cuda::WorkStream stream(nullptr);
+    cuda::HostUploads uploads(stream);
+    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, stream, uploads);
     {
         cuda::CudaKvLayerStore a(memory), b(memory);
         a.reserve_append(40);  // 3 blocks: one chunk
@@ -212,7 +215,8 @@ void probe_downloads_deliver_in_order()
     cudaStream_t stream = nullptr;
     cuda::check(cudaStreamCreate(&stream), "cudaStreamCreate");
     {
-        cuda::ProbeDownloads downloads(stream);
+        cuda::WorkStream work(stream);
+        cuda::ProbeDownloads downloads(work);
         for (int round = 0; round < 3; ++round) {
             const int layers = 5 + round;
             std::vector<std::vector<float>> sent;

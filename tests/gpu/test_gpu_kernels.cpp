@@ -24,6 +24,7 @@
 #include "int8_rows_tests.h"
 #include "kv_ops.h"
 #include "memory_tests.h"
+#include "work_stream_tests.h"
 #include "model/synthetic_value.h"
 #include "model/synthetic_weights.h"
 #include "projection.h"
@@ -400,6 +401,8 @@ int main(int argc, char** argv)
     for (TestCase& t : int8_rows_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : memory_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : work_stream_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : decode_attention_tests())
         tests.push_back(std::move(t));

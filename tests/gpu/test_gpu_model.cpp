@@ -25,6 +25,7 @@
 #include "generate/sampler.h"
 #include "kv/kv_footprint.h"
 #include "gpu_test.h"
+#include "graph_model_tests.h"
 #include "model_checks.h"
 #include "quantized_model_tests.h"
 #include "model/model_loader.h"
@@ -507,6 +508,8 @@ int main(int argc, char** argv)
         {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
     };
     for (TestCase& t : quantized_model_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : graph_model_tests())
         tests.push_back(std::move(t));
     return run_all("test_gpu_model", tests, {argv + 1, argv + argc});
 }

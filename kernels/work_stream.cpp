@@ -1,0 +1,101 @@
+#include "work_stream.h"
+
+#include <memory>
+#include <string>
+
+#include "cuda_check.h"
+
+namespace pyramid::cuda {
+namespace {
+
+struct GraphDeleter {
+    void operator()(cudaGraph_t g) const { cudaGraphDestroy(g); }
+};
+
+} // namespace
+
+WorkStream::WorkStream(cudaStream_t stream, bool graphs) : stream_(stream), graphs_(graphs && stream != nullptr) {}
+
+WorkStream::~WorkStream()
+{
+    settle();
+    if (exec_)
+        cudaGraphExecDestroy(exec_);
+}
+
+void WorkStream::synchronize(const char* what)
+{
+    end_recording();
+    check(cudaStreamSynchronize(stream_), what);
+}
+
+void WorkStream::settle() noexcept
+{
+    try {
+        end_recording();
+    } catch (...) {
+        // The recording is gone either way; so is the step that made it.
+    }
+    cudaStreamSynchronize(stream_);
+}
+
+void WorkStream::begin_recording()
+{
+    if (!graphs_ || recording_)
+        return;
+    // Relaxed: growing buffers (cudaMalloc) mid-step must not break the recording.
+    if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
+        cudaGetLastError();  // not the next kernel's error
+        graphs_ = false;     // the step runs as queued work, as every step will
+        return;
+    }
+    recording_ = true;
+}
+
+void WorkStream::end_recording()
+{
+    if (!recording_)
+        return;
+    recording_ = false;
+    cudaGraph_t captured = nullptr;
+    const cudaError_t status = cudaStreamEndCapture(stream_, &captured);
+    const std::unique_ptr<CUgraph_st, GraphDeleter> graph(captured);
+    if (status != cudaSuccess) {
+        cudaGetLastError();
+        graphs_ = false;
+        throw Error(std::string("the CUDA graph of a decode step could not be recorded (") + cudaGetErrorString(status) +
+                    "): the step is lost, and later steps run without CUDA graphs");
+    }
+    launch(graph.get());
+}
+
+void WorkStream::launch(cudaGraph_t graph)
+{
+    bool updated = false;
+    if (exec_) {
+        cudaGraphExecUpdateResultInfo info{};
+        updated = cudaGraphExecUpdate(exec_, graph, &info) == cudaSuccess;
+        if (!updated) {
+            cudaGetLastError();  // an expected outcome, not the next kernel's error
+            cudaGraphExecDestroy(exec_);
+            exec_ = nullptr;
+        }
+    }
+    if (!updated) {
+        cudaGraphExec_t exec = nullptr;
+        if (const cudaError_t status = cudaGraphInstantiate(&exec, graph, 0); status != cudaSuccess) {
+            cudaGetLastError();
+            graphs_ = false;
+            throw Error(std::string("the CUDA graph of a decode step could not be instantiated (") +
+                        cudaGetErrorString(status) + "): the step is lost, and later steps run without CUDA graphs");
+        }
+        exec_ = exec;
+        ++counts_.instantiated;
+    } else {
+        ++counts_.updated;
+    }
+    check(cudaGraphLaunch(exec_, stream_), "CUDA graph launch");
+    ++counts_.launched;
+}
+
+} // namespace pyramid::cuda
