@@ -205,11 +205,12 @@ bench() {
   # First the projection kernels per weight type (seconds): their bandwidth against the copy
   # bandwidth says which matvec holds decoding back.
   "$kernel_bench_exe" --json "$logs/gpu-kernels.json" 2>&1 | tee "$logs/gpu-kernels.md"
-  # Then the short run (about a minute): LLaMA-2-7B-Chat as most users download it (Q4_K_M)
-  # with a 4096-token cache; the peak device memory column says whether it fits in 6 GB
-  # (docs/gpu.md). Then the paper's table, whose largest-batch searches take longest.
+  # Then the short run (about two minutes): LLaMA-2-7B-Chat as most users download it (Q4_K_M)
+  # with a 4096-token cache, decode steps as CUDA graphs and without, side by side; the peak
+  # device memory column says whether it fits in 6 GB (docs/gpu.md). Then the paper's table,
+  # whose largest-batch searches take longest.
   "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 \
-    --policy full,pyramid --device cuda --warmup 1 --json "$logs/llama2-7b-q4_k_m.json" \
+    --policy full,pyramid --step-graphs both --device cuda --warmup 1 --json "$logs/llama2-7b-q4_k_m.json" \
     2>&1 | tee "$logs/llama2-7b-q4_k_m.md"
   python3 "$root/bench/paper_table.py" --pyramid-bench "$bench_exe" \
     --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch \

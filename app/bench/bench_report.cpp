@@ -38,6 +38,7 @@ nlohmann::json run_json(const RunResult& r)
     return {{"policy", r.policy},
             {"label", r.label},
             {"batch", r.batch},
+            {"step_graphs", r.step_graphs},
             {"ok", r.ok},
             {"error", r.error},
             {"prefill_s", r.prefill_s},

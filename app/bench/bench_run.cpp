@@ -39,7 +39,8 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
     r.policy = to_string(config.policy);
     r.label = label;
     r.batch = workload.batch;
-    StepTimingBackend backend(model.backend());
+    r.step_graphs = workload.step_graphs;
+    StepTimingBackend backend(model.backend(), workload.step_graphs);
     const ModelConfig& c = model.config();
     const bool cuda = backend.info().name == "cuda";
     const auto start = std::chrono::steady_clock::now();

@@ -19,12 +19,16 @@ struct Workload {
     uint64_t seed = 1;
     size_t kv_byte_limit = 0;     // 0: none
     int max_prompt_tokens = 8192;  // prompt tokens run in one step
+    // Decode steps announced to the backend (Backend::begin_decode_step), which a GPU backend
+    // records and launches as CUDA graphs; off: queued kernel by kernel.
+    bool step_graphs = true;
 };
 
 struct RunResult {
     std::string policy;  // "full", "pyramid", ...
     std::string label;   // policy, with the preset when one was given
     int batch = 0;
+    bool step_graphs = true;  // as the workload said
     bool ok = true;
     std::string error;
     double prefill_s = 0;  // steps' prompt time

@@ -26,12 +26,17 @@ using namespace pyramid::bench;
 
 namespace {
 
+std::string run_label(const CompressionConfig& config, const Workload& workload)
+{
+    return to_string(config.policy) + (workload.step_graphs ? "" : " no-graphs");
+}
+
 // Repeats a measurement and keeps the run of median throughput (after warm-up runs with a
 // few generated tokens, which fill the backend's buffers and pools).
 RunResult measure(BenchModel& model, const CompressionConfig& config, const Workload& workload, int warmup,
                   int repetitions)
 {
-    const std::string label = to_string(config.policy);
+    const std::string label = run_label(config, workload);
     Workload short_run = workload;
     short_run.gen_len = std::min(workload.gen_len, 4);
     for (int i = 0; i < warmup; ++i)
@@ -59,6 +64,7 @@ int main(int argc, char** argv)
     std::vector<int> batches{1};
     CompressionOptions compression("full,pyramid", true);
     DeviceOption device;
+    std::string step_graphs = "on";
 
     app.add_option("--model", model_path, "a .gguf file or Hugging Face folder (instead of --shape)");
     app.add_option("--shape", shape, "generated weights of a named shape (see --list-shapes)")->capture_default_str();
@@ -82,6 +88,10 @@ int main(int argc, char** argv)
     app.add_option("--warmup", warmup, "short untimed runs before each measurement")->capture_default_str();
     app.add_option("--repetitions", repetitions, "timed runs per measurement (the median is kept)")
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--step-graphs", step_graphs,
+                   "decode steps as CUDA graphs: on, off, or both (each measurement both ways, side by side)")
+        ->check(CLI::IsMember({"on", "off", "both"}))
         ->capture_default_str();
     app.add_option("--json", json_path, "write the results as JSON");
     app.add_flag("--verbose", verbose, "debug logging");
@@ -172,18 +182,24 @@ int main(int argc, char** argv)
     spdlog::info("model loaded in {:.1f} s; KV budget {} bytes", model->load_seconds(), workload.kv_byte_limit);
 
     bool failed = false;
+    std::vector<bool> graph_modes{step_graphs != "off"};
+    if (step_graphs == "both")
+        graph_modes.push_back(false);
+    workload.step_graphs = graph_modes.front();
     for (const CompressionConfig& config : configs) {
-        for (int batch : batches) {
-            Workload w = workload;
-            w.batch = batch;
-            report.runs.push_back(measure(*model, config, w, warmup, repetitions));
-            failed = failed || !report.runs.back().ok;
-            std::fprintf(stderr, "%s batch %d: %.1f tokens/s\n", to_string(config.policy).c_str(), batch,
-                         report.runs.back().throughput_tokens_per_s);
-        }
+        for (int batch : batches)
+            for (bool graphs : graph_modes) {
+                Workload w = workload;
+                w.batch = batch;
+                w.step_graphs = graphs;
+                report.runs.push_back(measure(*model, config, w, warmup, repetitions));
+                failed = failed || !report.runs.back().ok;
+                std::fprintf(stderr, "%s batch %d: %.1f tokens/s\n", report.runs.back().label.c_str(), batch,
+                             report.runs.back().throughput_tokens_per_s);
+            }
         if (max_batch) {
             report.max_batch.push_back(
-                find_max_batch(*model, config, to_string(config.policy), workload, max_batch_limit));
+                find_max_batch(*model, config, run_label(config, workload), workload, max_batch_limit));
             failed = failed || report.max_batch.back().batch == 0;
         }
     }

@@ -3,7 +3,8 @@
 // to the logits call (whose download is the step's first wait for the device, now that probe
 // scores arrive late). On a GPU, a decode step whose queueing takes about as long as the whole
 // step is bound by kernel launches, not by the device: the case for CUDA graphs. On the CPU,
-// queueing is the computing itself.
+// queueing is the computing itself. It also decides whether the backend hears of decode steps
+// before they come (begin_decode_step: CUDA graphs), so one run can time both ways.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -17,7 +18,16 @@ namespace pyramid::bench {
 
 class StepTimingBackend final : public ForwardingBackend {
 public:
-    using ForwardingBackend::ForwardingBackend;
+    StepTimingBackend(Backend& inner, bool announce_decode_steps)
+        : ForwardingBackend(inner), announce_decode_steps_(announce_decode_steps)
+    {
+    }
+
+    void begin_decode_step() override
+    {
+        if (announce_decode_steps_)
+            ForwardingBackend::begin_decode_step();
+    }
 
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override
     {
@@ -48,6 +58,7 @@ private:
         step_start_.reset();
     }
 
+    bool announce_decode_steps_;
     std::optional<Clock::time_point> step_start_;
     double queued_ = 0;
 };

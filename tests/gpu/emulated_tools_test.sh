@@ -54,6 +54,12 @@ cmp -s "$tmp/cpu.txt" "$tmp/auto.txt" || fail "the CPU fallback's reply differs"
 grep -q '| pyramid | 2 | 40+8 |' "$tmp/table.md" || fail "no pyramid row: $(cat "$tmp/table.md")"
 grep -q '(max)' "$tmp/table.md" || fail "no max-batch row"
 grep -q '"backend": "cuda"' "$tmp/r.json" || fail "the JSON does not say cuda"
+# Decode steps as CUDA graphs and queued one by one, side by side.
+"$bench" --shape tiny --device cuda --prompt-len 20 --gen-len 6 --policy pyramid --step-graphs both --warmup 0 \
+  --json "$tmp/graphs.json" >"$tmp/graphs.md" 2>"$tmp/graphs.err" || fail "--step-graphs both: $(cat "$tmp/graphs.err")"
+grep -q '| pyramid | 1 | 20+6 |' "$tmp/graphs.md" && grep -q '| pyramid no-graphs | 1 | 20+6 |' "$tmp/graphs.md" ||
+  fail "no rows with and without graphs: $(cat "$tmp/graphs.md")"
+grep -q '"step_graphs": false' "$tmp/graphs.json" || fail "the JSON does not say which run had no graphs"
 # Without --kv-memory the KV budget is what the device has left beside the step memory
 # (app/bench/kv_budget.h): on a small device, a smaller batch with shorter prompt steps.
 PYRAMID_CUDA_EMULATION_MEMORY_MIB=64 "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --max-batch \
