@@ -88,7 +88,6 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     stream_.reset(stream);
-    work_ = std::make_unique<WorkStream>(stream, options.graphs);
     cublasHandle_t handle = nullptr;
     check(cublasCreate(&handle), "cublasCreate");
     cublas_.reset(handle);
@@ -99,6 +98,8 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
         cublas_workspace_ = DeviceBuffer(bytes, "the cuBLAS workspace");
         check(cublasSetWorkspace(handle, cublas_workspace_.data(), bytes), "cublasSetWorkspace");
     }
+    // A product recorded into a graph must not allocate: graphs only with a workspace of ours.
+    work_ = std::make_unique<WorkStream>(stream, options.graphs && cublas_workspace_.data());
     // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
           "cublasSetMathMode");
@@ -178,6 +179,7 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     // is a failed step's: its work runs now, in order, as it would have run unrecorded.
     if (!std::exchange(decode_step_begun_, false))
         work_->end_recording();
+    step_positions_on_device_ = nullptr;
     probe_downloads_->drop();  // a new step: scores of one that failed are not wanted
     const ModelConfig& c = config();
     for (int32_t t : tokens)
@@ -269,8 +271,13 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     for (int r0 = 0; r0 < n; r0 += chunk) {
         const int m = std::min(chunk, n - r0);
         float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
-        uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
-                         "run_layer (positions)");
+        // A step's layers mostly see the same positions in one chunk: uploaded once a step.
+        if (m != n || ws.positions() != step_positions_on_device_ || positions != step_positions_uploaded_) {
+            uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
+                             "run_layer (positions)");
+            step_positions_on_device_ = m == n ? ws.positions() : nullptr;
+            step_positions_uploaded_ = positions;
+        }
         // fp16 decode with quantized weights: the norm also rounds its output to int8 for the
         // matvecs of all three.
         Int8Rows normed_int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
@@ -278,8 +285,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch, normed_int8);
         project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch, normed_int8);
         project(blas, w.wv, ws.normed(), m, ws.v(), 0.0f, scratch, normed_int8);
-        rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
-        rope(ws.k(), m, c.n_kv_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s);
+        rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s, ws.k(), c.n_kv_heads);
 
         // Sequences with one new row (decode steps) go through the batched decode kernels, three
         // launches for all of them; longer runs of rows (prompts) run sequence by sequence.
@@ -333,6 +339,11 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
                                     first_probed - begin, ws.probe_weights() + slot[i] + (first_probed - probe_begin),
                                     ws.probe() + slice[i], s);
         }
+        // fp16 decode with quantized weights: when every row of the chunk decodes, the attention's
+        // merge rounds its output for wo as it writes it (a prompt's rows come from attention()).
+        Int8Rows attended_int8;
+        if (!decoding.empty() && decoding.size() == static_cast<size_t>(m) && c.head_dim % kInt8Block == 0)
+            attended_int8 = int8_rows_for({&w.wo}, m, scratch);
         if (!decoding.empty()) {
             const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
             ws.reserve_decode(layout);
@@ -343,9 +354,10 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             for (CudaKvLayerStore* kv : decoding_stores)
                 kv->commit_append(1);
             const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().block_entries};
-            decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s);
+            decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s,
+                             attended_int8);
         }
-        project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch);  // residual: h += attention output
+        project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch, attended_int8);  // residual: h += attention output
 
         normed_int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
         rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);

@@ -116,6 +116,9 @@ private:
     // (-1: none); every row's position; a chunk's decoding sequences and their stores.
     std::vector<int> probe_slices_, probe_slots_;
     std::vector<int32_t> step_positions_;
+    // The positions the workspace holds since this step's first upload (null: none).
+    std::vector<int32_t> step_positions_uploaded_;
+    const int32_t* step_positions_on_device_ = nullptr;
     std::vector<DecodeSequence> decode_batch_;
     std::vector<CudaKvLayerStore*> decode_stores_;
     bool decode_step_begun_ = false;  // by begin_decode_step(), for the embed() that follows

@@ -6,6 +6,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "int8_rounding.cuh"
 #include "kernel_launch.cuh"
 
 namespace pyramid::cuda {
@@ -40,6 +41,8 @@ struct Params {
     float* partial_out;
     float* scores;
     float* probe_out;
+    int8_t* q8;  // out rounded to int8 beside it (head_dim a multiple of 32); null: not
+    float2* factors8;
 };
 
 template <typename T>
@@ -220,12 +223,31 @@ __global__ void __launch_bounds__(kWarps * 32) decode_merge_kernel(Params p)
         }
     }
     const float inv_sum = 1.0f / sum;
-    T* out = static_cast<T*>(p.out) + int64_t(s.row) * p.n_heads * hd + int64_t(h) * hd;
+    const int64_t first = int64_t(s.row) * p.n_heads * hd + int64_t(h) * hd;
+    T* out = static_cast<T*>(p.out) + first;
 #pragma unroll
     for (int c = 0; c < P; ++c) {
         const int d = 2 * (lane + 32 * c);
+        acc[c] = make_float2(acc[c].x * inv_sum, acc[c].y * inv_sum);
         if (d < hd)
-            store_pair(out + d, make_float2(acc[c].x * inv_sum, acc[c].y * inv_sum));
+            store_pair(out + d, acc[c]);
+    }
+    if (p.q8) {
+        // The head's blocks of 32 values as stored, each rounded by the warp with lane j holding
+        // value j: block 2c + half sits in pair c of lanes 16 half to 16 half + 15.
+#pragma unroll
+        for (int c = 0; c < P; ++c)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int block = 2 * c + half;
+                if (32 * block >= hd)
+                    break;
+                const int from = 16 * half + lane / 2;
+                const float x = __shfl_sync(kFullWarp, to_float(from_float<T>(acc[c].x)), from);
+                const float y = __shfl_sync(kFullWarp, to_float(from_float<T>(acc[c].y)), from);
+                const int64_t i = first + 32 * block;
+                round_block_int8(lane % 2 ? y : x, p.q8 + i + lane, p.factors8 + i / kInt8Block);
+            }
     }
     if (p.stats && lane == 0) {
         p.stats[(int64_t(s.row) * p.n_heads + h) * 2] = largest;
@@ -288,7 +310,8 @@ void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool 
 } // namespace
 
 void decode_attention(const float* q, const DecodeBatch& batch, const AttentionDims& dims, Precision type, void* out,
-                      float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream)
+                      float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream,
+                      const Int8Rows& also_int8)
 {
     const DecodeLayout& layout = batch.layout;
     const int hd = dims.head_dim;
@@ -304,6 +327,10 @@ void decode_attention(const float* q, const DecodeBatch& batch, const AttentionD
     const bool probed = layout.scores > 0;
     if (probed && (!stats || !scratch.scores || !probe_out))
         throw Error("decode_attention: probed sequences need stats, score scratch and a probe output");
+    if (also_int8 && (hd % kInt8Block != 0 || also_int8.cols != int64_t(dims.n_heads) * hd))
+        throw Error("decode_attention: int8 rows of " + std::to_string(also_int8.cols) + " values for outputs of " +
+                    std::to_string(dims.n_heads) + " heads of " + std::to_string(hd) +
+                    " (head_dim must be a multiple of 32)");
 
     Params p{};
     p.q = q;
@@ -321,6 +348,8 @@ void decode_attention(const float* q, const DecodeBatch& batch, const AttentionD
     p.partial_out = scratch.partial_out;
     p.scores = scratch.scores;
     p.probe_out = probe_out;
+    p.q8 = also_int8.q;
+    p.factors8 = also_int8.factors;
     if (int64_t(dims.n_kv_heads) * p.head_chunks > kMaxGrid)
         throw Error("decode_attention: too many heads (" + std::to_string(dims.n_heads) + ")");
 

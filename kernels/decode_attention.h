@@ -12,6 +12,7 @@
 
 #include "attention_ops.h"
 #include "decode_batch.h"
+#include "int8_rows.h"
 #include "precision.h"
 
 namespace pyramid::cuda {
@@ -34,7 +35,11 @@ struct DecodeScratch {
 // per row and head, the largest scaled score and the sum of exp(score - largest), as
 // attention() writes them. probe_out (may be null when nothing is probed): for each probed
 // sequence, at probe_base + j for j < len, probe_weight * mean over heads of softmax(j).
+// With also_int8 (head_dim a multiple of 32, n_heads * head_dim values a row), each row written
+// is also rounded to int8 as round_rows_int8 would round it, for the fp16 matvec of the output
+// projection: no launch of its own (rows of out that no sequence writes are left alone there too).
 void decode_attention(const float* q, const DecodeBatch& batch, const AttentionDims& dims, Precision type,
-                      void* out, float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream);
+                      void* out, float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream,
+                      const Int8Rows& also_int8 = {});
 
 } // namespace pyramid::cuda

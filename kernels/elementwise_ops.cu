@@ -60,17 +60,22 @@ __global__ void rms_norm_kernel(const float* x, const float* weight, int dim, fl
 }
 
 // One thread per rotated pair.
-__global__ void rope_kernel(float* x, int n, int n_heads, int head_dim, const int32_t* positions, float theta,
-                            RopePairs pairs)
+// Items run over each row's heads of x, then its heads of also.
+__global__ void rope_kernel(float* x, int n, int n_heads, float* also, int also_heads, int head_dim,
+                            const int32_t* positions, float theta, RopePairs pairs)
 {
     const int half = head_dim / 2;
-    const int64_t count = int64_t(n) * n_heads * half;
+    const int row_heads = n_heads + also_heads;
+    const int64_t count = int64_t(n) * row_heads * half;
     for (int64_t item = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; item < count;
          item += int64_t(gridDim.x) * blockDim.x) {
         const int i = int(item % half);
-        const int64_t head = item / half;  // row * n_heads + h
-        float* h = x + head * head_dim + i * pairs.pair_step;
-        rope_rotate(h[0], h[pairs.stride_in_pair], positions[head / n_heads], i, head_dim, theta);
+        const int64_t row = item / half / row_heads;
+        const int h = int(item / half % row_heads);
+        float* head = h < n_heads ? x + (row * n_heads + h) * head_dim
+                                  : also + (row * also_heads + h - n_heads) * head_dim;
+        float* pair = head + i * pairs.pair_step;
+        rope_rotate(pair[0], pair[pairs.stride_in_pair], positions[row], i, head_dim, theta);
     }
 }
 
@@ -126,13 +131,15 @@ void rms_norm(const float* x, const float* weight, int n, int dim, float eps, vo
 }
 
 void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, float theta, RopeLayout layout,
-          cudaStream_t stream)
+          cudaStream_t stream, float* also, int also_heads)
 {
-    const int64_t count = int64_t(n) * n_heads * (head_dim / 2);
+    if (!also)
+        also_heads = 0;
+    const int64_t count = int64_t(n) * (n_heads + also_heads) * (head_dim / 2);
     if (count == 0)
         return;
-    launch_kernel(rope_kernel, grid_for(count), kThreads, 0, stream,
-                  x, n, n_heads, head_dim, positions, theta, rope_pairs(layout, head_dim));
+    launch_kernel(rope_kernel, grid_for(count), kThreads, 0, stream, x, n, n_heads, also, also_heads, head_dim,
+                  positions, theta, rope_pairs(layout, head_dim));
     check_launch("rope");
 }
 

@@ -22,9 +22,11 @@ void embed_rows(const void* table, Precision table_type, int dim, const int32_t*
 void rms_norm(const float* x, const float* weight, int n, int dim, float eps, void* out, Precision out_type,
               cudaStream_t stream, const Int8Rows& also_int8 = {});
 
-// Rotates every head of every row of x [n, n_heads * head_dim] in place by its row's position.
+// Rotates every head of every row of x [n, n_heads * head_dim] in place by its row's position;
+// with `also` ([n, also_heads * head_dim], the keys beside the queries) those too, in the same
+// launch (one launch fewer a layer).
 void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, float theta, RopeLayout layout,
-          cudaStream_t stream);
+          cudaStream_t stream, float* also = nullptr, int also_heads = 0);
 
 // out[i] = silu(gate[i]) * up[i], rounded to out_type; with also_int8 (count a multiple of 32),
 // as rms_norm.

@@ -2,16 +2,20 @@
 //
 // - round_rows_int8 must equal the CPU's int8 rounding (core/backend/int8_activations.h) bit
 //   for bit, ties to even included, and each block's scaled sum must be scale * sum q;
-// - rms_norm and swiglu asked to round their output as well must write exactly what
-//   round_rows_int8 makes of that output, in both precisions; mismatched rows are refused.
+// - rms_norm, swiglu and decode_attention's merge asked to round their output as well must
+//   write exactly what round_rows_int8 makes of that output, in both precisions, and the same
+//   output as without; mismatched rows are refused.
 #include "int8_rows_tests.h"
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 
 #include "backend/int8_activations.h"
 #include "cuda_check.h"
+#include "decode_attention.h"
 #include "elementwise_ops.h"
+#include "filled_store.h"
 #include "int8_rows.h"
 #include "model/tensor_type.h"
 
@@ -33,6 +37,7 @@ std::vector<float> cpu_int8_rounded(const std::vector<float>& x, int n, int64_t 
 namespace {
 
 std::mt19937 rng(20261124);
+constexpr int kBlockEntries = 16;  // FilledStore's
 
 struct HostInt8Rows {
     std::vector<int8_t> q;
@@ -161,6 +166,60 @@ void norm_and_swiglu_round_beside_their_output()
     }
 }
 
+// Three sequences (a lone entry, two splits, three) decoding into rows 2, 0, 1: the merge's
+// rounding of each head's blocks against round_rows_int8 of the output, for head_dim 32 to 256.
+void decode_merge_rounds_beside_its_output()
+{
+    const int heads = 4, kv_heads = 2;
+    const std::vector<int> lens{1, 200, 300};
+    for (Precision p : {Precision::Fp32, Precision::Fp16})
+        for (int hd : {32, 64, 96, 128, 256}) {
+            const int kv_dim = kv_heads * hd, cols = heads * hd, n = int(lens.size());
+            std::deque<FilledStore> caches;
+            std::vector<cuda::DecodeSequence> sequences;
+            for (int s = 0; s < n; ++s) {
+                cuda::DecodeSequence d;
+                d.blocks = caches.emplace_back(rng, kv_dim, p, lens[size_t(s)]).store.table().blocks;
+                d.len = lens[size_t(s)];
+                d.row = (s + 2) % n;
+                sequences.push_back(d);
+            }
+            const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(sequences, heads);
+            const auto dq = upload(random_floats(rng, size_t(n) * cols, -2.0f, 2.0f));
+            const auto descriptors = upload_raw(sequences);
+            const auto partial_stats = poisoned(size_t(layout.splits) * heads * 2);
+            const auto partial_out = poisoned(size_t(layout.splits) * heads * hd);
+            const cuda::DecodeBatch batch{descriptors.as<const cuda::DecodeSequence>(), layout, kBlockEntries};
+            const cuda::DecodeScratch scratch{partial_stats.as<float>(), partial_out.as<float>(), nullptr};
+            auto plain = poisoned(size_t(n) * cols, p), out = poisoned(size_t(n) * cols, p);
+            auto buffer = poisoned_rows(n, cols);
+            const cuda::Int8Rows beside = cuda::int8_rows_in(buffer.data(), n, cols);
+            cuda::decode_attention(dq.as<float>(), batch, {heads, kv_heads, hd}, p, plain.data(), nullptr, scratch,
+                                   nullptr, nullptr);
+            cuda::decode_attention(dq.as<float>(), batch, {heads, kv_heads, hd}, p, out.data(), nullptr, scratch,
+                                   nullptr, nullptr, beside);
+            const std::string what = "decode merge hd=" + std::to_string(hd) + " [" + cuda::precision_name(p) + "]";
+            const size_t bytes = size_t(n) * cols * cuda::element_bytes(p);
+            std::vector<std::byte> a(bytes), b(bytes);
+            cuda::check(cudaMemcpy(a.data(), plain.data(), bytes, cudaMemcpyDeviceToHost), "download");
+            cuda::check(cudaMemcpy(b.data(), out.data(), bytes, cudaMemcpyDeviceToHost), "download");
+            GPU_CHECK(a == b, what + ": rounding changed the output");
+            check_same_rounding(what, beside, out.data(), p, n);
+        }
+    // Rows of another width, or head_dim not a multiple of 32, are refused.
+    for (int hd : {16, 32}) {
+        auto buffer = poisoned_rows(1, 96);
+        bool threw = false;
+        try {
+            cuda::decode_attention(nullptr, {nullptr, {1, 1, 0, 0}, kBlockEntries}, {4, 2, hd}, Precision::Fp32,
+                                   nullptr, nullptr, {}, nullptr, nullptr, cuda::int8_rows_in(buffer.data(), 1, 96));
+        } catch (const Error& e) {
+            threw = std::string(e.what()).find("int8 rows of 96 values") != std::string::npos;
+        }
+        GPU_CHECK(threw, "decode_attention refuses int8 rows of 96 values for 4 heads of " + std::to_string(hd));
+    }
+}
+
 } // namespace
 
 std::vector<TestCase> int8_rows_tests()
@@ -168,5 +227,6 @@ std::vector<TestCase> int8_rows_tests()
     return {
         {"int8_rounding_matches_cpu", int8_rounding_matches_cpu},
         {"norm_and_swiglu_round_beside_their_output", norm_and_swiglu_round_beside_their_output},
+        {"decode_merge_rounds_beside_its_output", decode_merge_rounds_beside_its_output},
     };
 }

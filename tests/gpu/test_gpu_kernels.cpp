@@ -78,24 +78,33 @@ void rms_norm_matches()
             }
 }
 
+// Alone, and with keys of 1 or 3 heads beside (rotated in the same launch).
 void rope_matches()
 {
     for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::RotateHalf})
         for (int n : {1, 5, 33})
             for (int heads : {1, 4})
-                for (int hd : {8, 64, 128}) {
-                    const auto x = random_floats(rng, size_t(n) * heads * hd);
-                    const auto positions = random_positions(size_t(n), 4000);
-                    std::vector<float> expected = x;
-                    cpu::rope(expected.data(), n, heads, hd, positions, 10000.0f, layout);
-                    auto dx = upload(x);
-                    auto dp = upload_raw(positions);
-                    cuda::rope(dx.as<float>(), n, heads, hd, dp.as<int32_t>(), 10000.0f, layout, nullptr);
-                    check_close(std::string("rope ") + (layout == RopeLayout::Interleaved ? "interleaved" : "rotate-half") +
-                                    " n=" + std::to_string(n) + " heads=" + std::to_string(heads) +
-                                    " hd=" + std::to_string(hd),
-                                download(dx.data(), x.size()), expected, 1e-5, 1e-5);
-                }
+                for (int hd : {8, 64, 128})
+                    for (int key_heads : {0, 1, 3}) {
+                        const auto x = random_floats(rng, size_t(n) * heads * hd);
+                        const auto keys = random_floats(rng, size_t(n) * key_heads * hd);
+                        const auto positions = random_positions(size_t(n), 4000);
+                        std::vector<float> expected = x, expected_keys = keys;
+                        cpu::rope(expected.data(), n, heads, hd, positions, 10000.0f, layout);
+                        cpu::rope(expected_keys.data(), n, key_heads, hd, positions, 10000.0f, layout);
+                        auto dx = upload(x);
+                        auto dk = key_heads ? upload(keys) : cuda::DeviceBuffer();
+                        auto dp = upload_raw(positions);
+                        cuda::rope(dx.as<float>(), n, heads, hd, dp.as<int32_t>(), 10000.0f, layout, nullptr,
+                                   dk.as<float>(), key_heads);
+                        const std::string what = std::string("rope ") +
+                                                 (layout == RopeLayout::Interleaved ? "interleaved" : "rotate-half") +
+                                                 " n=" + std::to_string(n) + " heads=" + std::to_string(heads) + "+" +
+                                                 std::to_string(key_heads) + " hd=" + std::to_string(hd);
+                        check_close(what, download(dx.data(), x.size()), expected, 1e-5, 1e-5);
+                        if (key_heads)
+                            check_close(what + " keys", download(dk.data(), keys.size()), expected_keys, 1e-5, 1e-5);
+                    }
 }
 
 void swiglu_matches()
