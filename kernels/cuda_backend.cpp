@@ -55,9 +55,9 @@ CudaBackendOptions CudaBackendOptions::from_environment()
     }
     if (const char* g = std::getenv("PYRAMID_CUDA_GRAPHS"); g && *g) {
         const std::string value = g;
-        if (value != "on" && value != "off")
-            throw Error("PYRAMID_CUDA_GRAPHS must be on or off, not '" + value + "'");
-        o.graphs = value == "on";
+        if (value != "on" && value != "off" && value != "auto")
+            throw Error("PYRAMID_CUDA_GRAPHS must be on, off or auto, not '" + value + "'");
+        o.graphs = value == "on" ? StepGraphs::On : value == "off" ? StepGraphs::Off : StepGraphs::Auto;
     }
     return o;
 }
@@ -99,7 +99,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
         check(cublasSetWorkspace(handle, cublas_workspace_.data(), bytes), "cublasSetWorkspace");
     }
     // A product recorded into a graph must not allocate: graphs only with a workspace of ours.
-    work_ = std::make_unique<WorkStream>(stream, options.graphs && cublas_workspace_.data());
+    work_ = std::make_unique<WorkStream>(stream, options.graphs != StepGraphs::Off && cublas_workspace_.data());
     // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
           "cublasSetMathMode");
@@ -124,6 +124,29 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     workspace_ = std::make_unique<Workspace>(c, step_layout(), *work_);
     hidden_pool_ = std::make_unique<HiddenBufferPool>(*work_);
     probe_downloads_ = std::make_unique<ProbeDownloads>(*work_);
+    try_step_graphs();
+}
+
+void CudaBackend::try_step_graphs()
+{
+    if (!work_->graphs())
+        return;
+    // What a decode step records, once, before any step depends on it: an upload through the
+    // ring, RMSNorm and a projection of the first layer's (cuBLAS, or the matvec of its type).
+    const ModelConfig& c = config();
+    const DeviceLayer& w = device_weights_->layer(0);
+    Workspace& ws = *workspace_;
+    const int32_t position = 0;
+    const std::string why = work_->trial_recording([&] {
+        uploads_->upload(ws.positions(), &position, sizeof position, "graph trial (upload)");
+        const Int8Rows rounded = int8_rows_for({&w.wq}, 1, scratch());
+        rms_norm(ws.gathered(), w.attn_norm, 1, c.dim, c.rms_eps, ws.normed(), options_.precision, stream_.get(),
+                 rounded);
+        project(cublas_.get(), w.wq, ws.normed(), 1, ws.q(), 0.0f, scratch(), rounded);
+    });
+    // Said where users see the device, never a silent fallback.
+    if (!why.empty())
+        device_name_ += ", CUDA graphs off: " + why;
 }
 
 CudaBackend::~CudaBackend()
@@ -175,10 +198,12 @@ void CudaBackend::reserve_kv_blocks(size_t blocks)
 std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
 {
     use_device();
-    // Every step starts here. A recording open but for the one begin_decode_step() just began
-    // is a failed step's: its work runs now, in order, as it would have run unrecorded.
-    if (!std::exchange(decode_step_begun_, false))
-        work_->end_recording();
+    const auto start = std::chrono::steady_clock::now();
+    // Every step starts here. A recording still open is a failed step's: its work runs now, in
+    // order, as it would have run unrecorded.
+    work_->end_recording();
+    const bool decode_step = std::exchange(decode_step_begun_, false);
+    timed_step_.reset();
     step_positions_on_device_ = nullptr;
     probe_downloads_->drop();  // a new step: scores of one that failed are not wanted
     const ModelConfig& c = config();
@@ -189,6 +214,12 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     const int n = static_cast<int>(tokens.size());
     workspace_->reserve_rows(n);
     auto h = std::make_unique<CudaHiddenStates>(*hidden_pool_, n, c.dim);
+    if (decode_step && work_->graphs()) {
+        // From here to its logits the step is recorded as one graph, or queued, as options.graphs says.
+        if (options_.graphs == StepGraphs::On || graph_choice_.record(n))
+            work_->begin_recording();
+        timed_step_ = TimedStep{start, n, work_->recording()};
+    }
     uploads_->upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
     const DeviceMatrix& table = device_weights_->token_embedding();
     if (table.quantized)
@@ -392,8 +423,16 @@ void CudaBackend::begin_decode_step()
 {
     use_device();
     work_->end_recording();  // a step that failed may have left its recording open
-    work_->begin_recording();
     decode_step_begun_ = true;
+}
+
+void CudaBackend::end_timed_step()
+{
+    if (!timed_step_)
+        return;
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - timed_step_->start;
+    graph_choice_.measured(timed_step_->batch, timed_step_->recorded, took.count());
+    timed_step_.reset();
 }
 
 void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
@@ -472,6 +511,7 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
     check(cudaMemcpyAsync(out.data(), workspace_->logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");
     work_->synchronize("logits");
+    end_timed_step();
     return out;
 }
 
@@ -495,6 +535,7 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
         check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
               "top logits (download)");
     work_->synchronize("top logits");
+    end_timed_step();
     std::vector<TopLogits> top(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
         top[r].ids.assign(host.begin() + r * keep, host.begin() + (r + 1) * keep);

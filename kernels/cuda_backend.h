@@ -11,7 +11,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "cuda_hidden_states.h"
 #include "cuda_kv_layer_store.h"
 #include "device_weights.h"
+#include "graph_choice.h"
 #include "projection.h"
 #include "kv_memory.h"
 #include "precision.h"
@@ -28,6 +31,8 @@
 
 namespace pyramid::cuda {
 
+enum class StepGraphs { Off, On, Auto };
+
 struct CudaBackendOptions {
     Precision precision = Precision::Fp16;
     int device = 0;
@@ -36,11 +41,12 @@ struct CudaBackendOptions {
     // would need 0.58 GiB more in one pass).
     int chunk_rows = StepBufferLayout{}.chunk_rows;
 
-    // Decode steps recorded and launched as CUDA graphs (work_stream.h).
-    bool graphs = true;
+    // Decode steps as CUDA graphs (work_stream.h): always, never, or whichever way the steps
+    // themselves measure faster, per batch size (graph_choice.h).
+    StepGraphs graphs = StepGraphs::Auto;
 
     // PYRAMID_CUDA_PRECISION (fp16 | fp32), PYRAMID_CUDA_DEVICE (an index) and
-    // PYRAMID_CUDA_GRAPHS (on | off) when set.
+    // PYRAMID_CUDA_GRAPHS (on | off | auto) when set.
     static CudaBackendOptions from_environment();
 };
 
@@ -62,7 +68,7 @@ public:
     // Probe scores come down without stopping the stream: wait_for_probes() collects them.
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void wait_for_probes() override;
-    // Records the step as a CUDA graph when options.graphs is on (work_stream.h).
+    // The step is recorded as a CUDA graph as options.graphs says (work_stream.h), from embed().
     void begin_decode_step() override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
@@ -81,6 +87,7 @@ public:
     size_t bytes_held() const;
     cudaStream_t stream() const { return stream_.get(); }
     WorkStream::GraphCounts graph_counts() const { return work_->graph_counts(); }
+    const GraphChoice& graph_choice() const { return graph_choice_; }
 
 private:
     struct StreamDeleter {
@@ -91,6 +98,9 @@ private:
     };
 
     void use_device() const;
+    // A trial recording at load: a driver or cuBLAS that cannot record a step turns graphs off
+    // here (the reason joins the device's name), not in the middle of a reply.
+    void try_step_graphs();
     StepBufferLayout step_layout() const;
     ProjectionScratch scratch() const { return {projection_scratch_.data(), projection_scratch_.bytes()}; }
     // Final norm and output projection of these rows into the workspace's logits, queued on
@@ -122,6 +132,16 @@ private:
     std::vector<DecodeSequence> decode_batch_;
     std::vector<CudaKvLayerStore*> decode_stores_;
     bool decode_step_begun_ = false;  // by begin_decode_step(), for the embed() that follows
+    GraphChoice graph_choice_;
+    // The decode step under way, timed for graph_choice_ from its embed() to its logits.
+    struct TimedStep {
+        std::chrono::steady_clock::time_point start;
+        int batch = 0;
+        bool recorded = false;
+    };
+    std::optional<TimedStep> timed_step_;
+    // After a step's logits are on the host: its time goes to graph_choice_.
+    void end_timed_step();
 };
 
 } // namespace pyramid::cuda

@@ -52,6 +52,44 @@ void WorkStream::begin_recording()
     recording_ = true;
 }
 
+std::string WorkStream::trial_recording(const std::function<void()>& queue)
+{
+    if (!graphs_)
+        return "graphs are off";
+    std::string why;
+    begin_recording();
+    if (!recording_)
+        return "stream capture could not begin";
+    try {
+        queue();
+    } catch (const std::exception& e) {
+        why = e.what();
+    }
+    recording_ = false;
+    cudaGraph_t captured = nullptr;
+    const cudaError_t status = cudaStreamEndCapture(stream_, &captured);
+    const std::unique_ptr<CUgraph_st, GraphDeleter> graph(captured);
+    cudaGraphExec_t exec = nullptr;
+    if (why.empty() && status != cudaSuccess)
+        why = std::string("recording: ") + cudaGetErrorString(status);
+    if (why.empty())
+        if (const cudaError_t s = cudaGraphInstantiate(&exec, graph.get(), 0); s != cudaSuccess)
+            why = std::string("instantiating: ") + cudaGetErrorString(s);
+    if (why.empty())
+        if (const cudaError_t s = cudaGraphLaunch(exec, stream_); s != cudaSuccess)
+            why = std::string("launching: ") + cudaGetErrorString(s);
+    if (why.empty())
+        if (const cudaError_t s = cudaStreamSynchronize(stream_); s != cudaSuccess)
+            why = std::string("running: ") + cudaGetErrorString(s);
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (!why.empty()) {
+        cudaGetLastError();
+        graphs_ = false;
+    }
+    return why;
+}
+
 void WorkStream::end_recording()
 {
     if (!recording_)

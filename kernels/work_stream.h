@@ -15,6 +15,9 @@
 // Allocations during a recording are allowed (relaxed capture): the memory is new.
 #include <cuda_runtime.h>
 
+#include <functional>
+#include <string>
+
 namespace pyramid::cuda {
 
 class WorkStream {
@@ -40,6 +43,11 @@ public:
     // pyramid::Error when the recording failed (its work is lost: the step must be given up)
     // and then records no more steps.
     void end_recording();
+
+    // Records what `queue` queues, launches it and waits for it, apart from the steps' graph and
+    // counts: a trial before any step depends on a recording. Returns "" when it ran; else why
+    // not, and records no more.
+    std::string trial_recording(const std::function<void()>& queue);
 
     bool graphs() const { return graphs_; }
     struct GraphCounts {

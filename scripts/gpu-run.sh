@@ -209,8 +209,8 @@ bench() {
   # with a 4096-token cache, decode steps as CUDA graphs and without, side by side; the peak
   # device memory column says whether it fits in 6 GB (docs/gpu.md). Then the paper's table,
   # whose largest-batch searches take longest.
-  "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 \
-    --policy full,pyramid --step-graphs both --device cuda --warmup 1 --json "$logs/llama2-7b-q4_k_m.json" \
+  PYRAMID_CUDA_GRAPHS=on "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 --gen-len 256 \
+    --batch 1 --policy full,pyramid --step-graphs both --device cuda --warmup 1 --json "$logs/llama2-7b-q4_k_m.json" \
     2>&1 | tee "$logs/llama2-7b-q4_k_m.md"
   python3 "$root/bench/paper_table.py" --pyramid-bench "$bench_exe" \
     --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch \

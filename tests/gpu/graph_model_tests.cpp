@@ -49,7 +49,8 @@ void decode_graphs_change_nothing()
     const ReplayRecord c = load_replay_case(require_shared("golden/reference_defaults.json").string());
     for (Precision p : kPrecisions) {
         cuda::CudaBackendOptions with_graphs{p}, without{p};
-        without.graphs = false;
+        with_graphs.graphs = cuda::StepGraphs::On;
+        without.graphs = cuda::StepGraphs::Off;
         cuda::CudaBackend recorded(model.weights, with_graphs), queued(model.weights, without);
         const std::string name = cuda::precision_name(p);
 
@@ -121,6 +122,40 @@ void decode_graphs_change_nothing()
     }
 }
 
+// StepGraphs::Auto: steps alternate between the two ways until each has been timed, then one
+// is kept; the logits stay those of a backend without graphs all along.
+void auto_graphs_choose_by_measuring()
+{
+    const LoadedModel model = load_model_files(require_shared("models/stories260K.gguf"));
+    const ReplayRecord c = load_replay_case(require_shared("golden/reference_defaults.json").string());
+    cuda::CudaBackendOptions automatic{Precision::Fp16}, without{Precision::Fp16};
+    without.graphs = cuda::StepGraphs::Off;
+    cuda::CudaBackend chooser(model.weights, automatic), queued(model.weights, without);
+    InferenceSession a(chooser, c.config), b(queued, c.config);
+    std::vector<float> logits = a.prefill(c.prompt_tokens);
+    b.prefill(c.prompt_tokens);
+    constexpr int kTrying = cuda::GraphChoice::kWarmupSteps + 2 * cuda::GraphChoice::kTrialSteps;
+    for (int step = 0; step < kTrying + 6; ++step) {
+        GPU_CHECK(chooser.graph_choice().decided(1).has_value() == (step >= kTrying),
+                  "decided only once both ways were timed, step " + std::to_string(step));
+        const int32_t token = Sampler::argmax(logits);
+        logits = a.decode(token);
+        GPU_CHECK(logits == b.decode(token), "auto, decode step " + std::to_string(step));
+    }
+    const bool recording = *chooser.graph_choice().decided(1);
+    const long long launched = chooser.graph_counts().launched;
+    std::printf("  kept: %s; %lld graphs launched in %d steps\n", recording ? "graphs" : "queued", launched,
+                kTrying + 6);
+    GPU_CHECK(launched == cuda::GraphChoice::kWarmupSteps / 2 + cuda::GraphChoice::kTrialSteps + (recording ? 6 : 0),
+              "graphs launched for the steps recorded");
+}
+
 } // namespace
 
-std::vector<TestCase> graph_model_tests() { return {{"decode_graphs_change_nothing", decode_graphs_change_nothing}}; }
+std::vector<TestCase> graph_model_tests()
+{
+    return {
+        {"decode_graphs_change_nothing", decode_graphs_change_nothing},
+        {"auto_graphs_choose_by_measuring", auto_graphs_choose_by_measuring},
+    };
+}

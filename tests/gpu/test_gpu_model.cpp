@@ -71,6 +71,7 @@ void info_describes_the_device()
                 info.memory_total, b.bytes_held());
     GPU_CHECK(info.name == "cuda", info.name);
     GPU_CHECK(info.device.find("fp16") != std::string::npos, info.device);
+    GPU_CHECK(info.device.find("graphs off") == std::string::npos, "the trial recording at load failed: " + info.device);
     GPU_CHECK(info.memory_total > 0 && info.memory_used <= info.memory_total, "memory figures");
     GPU_CHECK(b.bytes_held() >= cuda::DeviceWeights::bytes_needed(weights(), Precision::Fp16), "weights are held");
 }

@@ -12,6 +12,7 @@
 #include "backend/cpu_kernels.h"
 #include "cuda_check.h"
 #include "elementwise_ops.h"
+#include "graph_choice.h"
 #include "host_uploads.h"
 #include "work_stream.h"
 
@@ -164,6 +165,30 @@ void a_broken_recording_is_reported()
     GPU_CHECK(!std::isnan(download(out.data(), kWidth)[0]), "work queued afterwards runs");
 }
 
+// The choice between the two ways, fed step times: the faster one by median is kept, per batch
+// size, after warm-up and kTrialSteps of each; then tried again after kKeepSteps.
+void graph_choice_keeps_the_faster_way()
+{
+    using Choice = cuda::GraphChoice;
+    for (bool graphs_faster : {true, false}) {
+        Choice choice;
+        int steps = 0;
+        while (!choice.decided(4)) {
+            GPU_CHECK(steps < Choice::kWarmupSteps + 2 * Choice::kTrialSteps, "decided in time");
+            const bool record = choice.record(4);
+            // One slow outlier each way must not decide it: medians, not means.
+            const double base = record == graphs_faster ? 1.0 : 1.5;
+            choice.measured(4, record, steps == Choice::kWarmupSteps + 2 ? 100.0 : base + 0.01 * steps);
+            ++steps;
+        }
+        GPU_CHECK(*choice.decided(4) == graphs_faster && choice.record(4) == graphs_faster, "the faster way is kept");
+        GPU_CHECK(!choice.decided(1), "other batch sizes are tried on their own");
+        for (int i = 0; i < Choice::kKeepSteps; ++i)
+            choice.measured(4, graphs_faster, 1.0);
+        GPU_CHECK(!choice.decided(4), "tried again after a while");
+    }
+}
+
 void graphs_off_record_nothing()
 {
     OwnStream own;
@@ -185,5 +210,6 @@ std::vector<TestCase> work_stream_tests()
         {"waits_inside_a_recording_launch_it", waits_inside_a_recording_launch_it},
         {"a_broken_recording_is_reported", a_broken_recording_is_reported},
         {"graphs_off_record_nothing", graphs_off_record_nothing},
+        {"graph_choice_keeps_the_faster_way", graph_choice_keeps_the_faster_way},
     };
 }
