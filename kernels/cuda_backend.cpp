@@ -313,9 +313,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         // matvecs of all three.
         Int8Rows normed_int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
         rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
-        project(blas, w.wq, ws.normed(), m, ws.q(), 0.0f, scratch, normed_int8);
-        project(blas, w.wk, ws.normed(), m, ws.k(), 0.0f, scratch, normed_int8);
-        project(blas, w.wv, ws.normed(), m, ws.v(), 0.0f, scratch, normed_int8);
+        project_each(blas, {{&w.wq, ws.q()}, {&w.wk, ws.k()}, {&w.wv, ws.v()}}, ws.normed(), m, scratch, normed_int8);
         rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s, ws.k(), c.n_kv_heads);
 
         // Sequences with one new row (decode steps) go through the batched decode kernels, three
@@ -392,8 +390,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
 
         normed_int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
         rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
-        project(blas, w.w_gate, ws.normed(), m, ws.gate(), 0.0f, scratch, normed_int8);
-        project(blas, w.w_up, ws.normed(), m, ws.up(), 0.0f, scratch, normed_int8);
+        project_each(blas, {{&w.w_gate, ws.gate()}, {&w.w_up, ws.up()}}, ws.normed(), m, scratch, normed_int8);
         const Int8Rows activated_int8 = int8_rows_for({&w.w_down}, m, scratch);
         swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s, activated_int8);
         // residual: h += feed-forward output

@@ -17,6 +17,7 @@ constexpr size_t kAlignment = 64;
 HostUploads::HostUploads(WorkStream& stream, size_t block_bytes, int blocks)
     : stream_(stream), block_bytes_(block_bytes), blocks_(static_cast<size_t>(std::max(blocks, 2)))
 {
+    blocks_.front().memory = PinnedBuffer(block_bytes_, "staging uploads to the GPU");
 }
 
 HostUploads::~HostUploads()

@@ -18,7 +18,8 @@ namespace pyramid::cuda {
 class HostUploads {
 public:
     // block_bytes: one block of the ring (an upload larger than that is copied from where it
-    // is, as a pageable copy); blocks: how many, allocated as they are first needed.
+    // is, as a pageable copy); blocks: how many, the first allocated now, the others as they are
+    // first needed (after the ring left the one before, so never inside a recording).
     explicit HostUploads(WorkStream& stream, size_t block_bytes = size_t(1) << 20, int blocks = 4);
     ~HostUploads();
     HostUploads(const HostUploads&) = delete;

@@ -83,6 +83,34 @@ Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int 
     return {};
 }
 
+void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput> outputs, const void* x, int n,
+                  ProjectionScratch scratch, const Int8Rows& rounded)
+{
+    const ProjectionOutput* const end = outputs.end();
+    for (const ProjectionOutput* o = outputs.begin(); o != end;) {
+        const DeviceMatrix& w = *o->w;
+        const auto joins = [&](const ProjectionOutput* next) {
+            return next != end && takes_int8_matvec(w, n) && takes_int8_matvec(*next->w, n) &&
+                   *next->w->quantized == *w.quantized && next->w->cols == w.cols;
+        };
+        if (n == 0 || !joins(o + 1)) {
+            project(handle, w, x, n, o->y, 0.0f, scratch, rounded);
+            ++o;
+            continue;
+        }
+        cudaStream_t stream = nullptr;
+        check(cublasGetStream(handle, &stream), "cublasGetStream");
+        const Int8Rows x_int8 =
+            rounded ? rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
+        MatvecParts parts;
+        do {
+            parts.part[parts.count++] = {o->w->data, o->w->rows, o->y};
+            ++o;
+        } while (parts.count < kMaxMatvecParts && joins(o));
+        quant_matvec_int8(*w.quantized, parts, w.cols, x_int8, n, 0.0f, stream);
+    }
+}
+
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
              ProjectionScratch scratch, const Int8Rows& rounded)
 {

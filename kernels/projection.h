@@ -51,4 +51,14 @@ Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int 
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f,
              ProjectionScratch scratch = {}, const Int8Rows& rounded = {});
 
+// project() with beta 0 of each matrix into its own y, all reading x: neighbours in the list
+// that take the int8 matvec with the same type and width run in one launch (quant_matvec.h's
+// MatvecParts: q, k and v, or gate and up, of a Q4_K_M file), with the same results.
+struct ProjectionOutput {
+    const DeviceMatrix* w = nullptr;
+    float* y = nullptr;
+};
+void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput> outputs, const void* x, int n,
+                  ProjectionScratch scratch, const Int8Rows& rounded = {});
+
 } // namespace pyramid::cuda

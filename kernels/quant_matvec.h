@@ -35,4 +35,19 @@ void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t col
 void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_t cols, const Int8Rows& x, int n,
                        float* y, float beta, cudaStream_t stream);
 
+// Up to kMaxMatvecParts matrices of one type and width that multiply the same x, each into its
+// own y: one launch instead of one each (q, k and v; gate and up), each row computed as alone.
+constexpr int kMaxMatvecParts = 3;
+struct MatvecPart {
+    const void* blocks = nullptr;
+    int64_t rows = 0;
+    float* y = nullptr;  // float32 [n, rows]
+};
+struct MatvecParts {
+    MatvecPart part[kMaxMatvecParts];
+    int count = 0;
+};
+void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, const Int8Rows& x, int n, float beta,
+                       cudaStream_t stream);
+
 } // namespace pyramid::cuda

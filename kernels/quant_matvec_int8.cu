@@ -1,5 +1,6 @@
 #include "quant_matvec.h"
 
+#include <algorithm>
 #include <string>
 
 #include "k4_words.cuh"
@@ -10,6 +11,15 @@ namespace pyramid::cuda {
 namespace {
 
 constexpr uint32_t kOnes = 0x01010101u;  // dp4a with it sums four signed bytes
+
+// Part blockIdx.y of the launch (grid y: one per part). Picked by constant indices: a kernel
+// parameter indexed by a register would be copied to local memory.
+__device__ __forceinline__ MatvecPart this_part(const MatvecParts& parts)
+{
+    static_assert(kMaxMatvecParts == 3, "this_part picks among three parts");
+    const unsigned i = blockIdx.y;
+    return i == 0 ? parts.part[0] : i == 1 ? parts.part[1] : parts.part[2];
+}
 
 // The lane's eight rounded activations of row t from element c (a multiple of 8), and the
 // factors of their block of 32.
@@ -29,14 +39,13 @@ __device__ __forceinline__ float2 factors_at(const Int8Rows& x, int t, int64_t c
 // sums exact in integers.
 template <typename B>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    quant_matvec_int8_kernel(const uint8_t* blocks, int64_t rows, int64_t cols, Int8Rows x, int n, float* y,
-                             float beta)
+    quant_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
-    if (r >= rows)  // whole warps leave together, so the shuffles below stay full-warp
+    if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
-    const uint8_t* row = blocks + r * (cols / B::kElems * B::kBytes);
+    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).blocks) + r * (cols / B::kElems * B::kBytes);
     float acc[kMaxMatvecRows] = {};
 #pragma unroll 2
     for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kMatvecStretch) {
@@ -59,7 +68,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
             }
         }
     }
-    write_row_sums(acc, n, lane, y, rows, r, beta);
+    write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
 // Q4_K and Q5_K in 32-bit words (k4_words.cuh). A group's elements are d1 * q - m1, so the
@@ -68,14 +77,14 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
 // from a multiple of 32).
 template <bool kFifthBit>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    k4_matvec_int8_kernel(const uint32_t* words, int64_t rows, int64_t cols, Int8Rows x, int n, float* y, float beta)
+    k4_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
-    if (r >= rows)  // whole warps leave together, so the shuffles below stay full-warp
+    if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
     const int64_t blocks = cols / 256;
-    const uint32_t* row = words + r * blocks * kK4BlockWords<kFifthBit>;
+    const uint32_t* row = static_cast<const uint32_t*>(this_part(parts).blocks) + r * blocks * kK4BlockWords<kFifthBit>;
     const int first = k4_first_element(lane);
     const bool adds_minimum = lane % 8 == 0;
     float acc[kMaxMatvecRows] = {};
@@ -102,28 +111,48 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
             }
         }
     }
-    write_row_sums(acc, n, lane, y, rows, r, beta);
+    write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
 } // namespace
 
-void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_t cols, const Int8Rows& x, int n,
-                       float* y, float beta, cudaStream_t stream)
+void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, const Int8Rows& x, int n, float beta,
+                       cudaStream_t stream)
 {
     if (x.cols != cols)
         throw Error("quant_matvec_int8: activations of " + std::to_string(x.cols) + " values for rows of " +
                     std::to_string(cols));
-    const unsigned grid = matvec_grid(rows);
+    if (parts.count < 1 || parts.count > kMaxMatvecParts)
+        throw Error("quant_matvec_int8: " + std::to_string(parts.count) + " matrices in one launch");
+    int64_t most_rows = 0;
+    bool words_fit = true;
+    for (int i = 0; i < parts.count; ++i) {
+        most_rows = std::max(most_rows, parts.part[i].rows);
+        words_fit = words_fit && reinterpret_cast<uintptr_t>(parts.part[i].blocks) % 4 == 0;
+        if (i > 0)
+            quant::check_block_alignment(parts.part[i].blocks, "quant_matvec_int8");
+    }
+    // Grid y: the parts; x: the rows of the longest (a shorter part's extra warps leave at once).
+    const dim3 grid(matvec_grid(most_rows), static_cast<unsigned>(parts.count));
     launch_matvec(
-        "quant_matvec_int8", type, blocks, rows, cols, n, reinterpret_cast<uintptr_t>(blocks) % 4 == 0,
+        "quant_matvec_int8", type, parts.part[0].blocks, most_rows, cols, n, words_fit,
         [&](bool q5_k) {
             launch_kernel(q5_k ? k4_matvec_int8_kernel<true> : k4_matvec_int8_kernel<false>, grid, kMatvecWarps * 32,
-                          0, stream, static_cast<const uint32_t*>(blocks), rows, cols, x, n, y, beta);
+                          0, stream, parts, cols, x, n, beta);
         },
         [&](auto block) {
-            launch_kernel(quant_matvec_int8_kernel<decltype(block)>, grid, kMatvecWarps * 32, 0, stream,
-                          static_cast<const uint8_t*>(blocks), rows, cols, x, n, y, beta);
+            launch_kernel(quant_matvec_int8_kernel<decltype(block)>, grid, kMatvecWarps * 32, 0, stream, parts, cols, x,
+                          n, beta);
         });
+}
+
+void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_t cols, const Int8Rows& x, int n,
+                       float* y, float beta, cudaStream_t stream)
+{
+    MatvecParts one;
+    one.part[0] = {blocks, rows, y};
+    one.count = 1;
+    quant_matvec_int8(type, one, cols, x, n, beta, stream);
 }
 
 } // namespace pyramid::cuda

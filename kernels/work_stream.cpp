@@ -101,8 +101,8 @@ void WorkStream::end_recording()
     if (status != cudaSuccess) {
         cudaGetLastError();
         graphs_ = false;
-        throw Error(std::string("the CUDA graph of a decode step could not be recorded (") + cudaGetErrorString(status) +
-                    "): the step is lost, and later steps run without CUDA graphs");
+        throw Error(std::string("the CUDA graph of a decode step could not be recorded (") +
+                    cudaGetErrorString(status) + "): the step is lost, and later steps run without CUDA graphs");
     }
     launch(graph.get());
 }

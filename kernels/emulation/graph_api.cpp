@@ -58,7 +58,8 @@ cudaError_t EmulatedDevice::begin_capture(cudaStream_t stream, cudaStreamCapture
 
 cudaError_t EmulatedDevice::end_capture(cudaStream_t stream, std::vector<GraphNode>& nodes)
 {
-    const auto it = std::find_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.stream == stream; });
+    const auto it =
+        std::find_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.stream == stream; });
     if (it == captures_.end())
         return cudaErrorIllegalState;
     const bool invalidated = it->invalidated;

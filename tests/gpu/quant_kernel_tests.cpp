@@ -263,6 +263,56 @@ void quantized_projection_matches()
     cublasDestroy(handle);
 }
 
+// project_each of matrices reading one x, neighbours of one type in one matvec launch (at most
+// three), gives each y the bits project() gives it alone: lists of one type (words and block
+// kernels, four matrices: three together and one), mixed types (only neighbours of one type
+// together), rows of 203, 37, 64 and 11, n = 1 and 5, both precisions (fp32: one by one).
+void projections_together_equal_one_by_one()
+{
+    cublasHandle_t handle = nullptr;
+    cuda::check(cublasCreate(&handle), "cublasCreate");
+    const int64_t cols = 768;
+    const int64_t rows[] = {203, 37, 64, 11};
+    const std::vector<std::vector<TensorType>> lists = {
+        {TensorType::Q4_K, TensorType::Q4_K, TensorType::Q4_K, TensorType::Q4_K},
+        {TensorType::Q6_K, TensorType::Q6_K},
+        {TensorType::Q4_K, TensorType::Q4_K, TensorType::Q6_K},
+        {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q8_0, TensorType::Q8_0}};
+    cuda::DeviceBuffer scratch(cuda::int8_rows_bytes(cuda::kMaxMatvecRows, cols), "test scratch");
+    for (Precision p : {Precision::Fp32, Precision::Fp16})
+        for (const auto& types : lists)
+            for (int n : {1, 5}) {
+                std::vector<cuda::DeviceBuffer> weights, together, alone;
+                std::vector<cuda::DeviceMatrix> matrices;
+                for (size_t i = 0; i < types.size(); ++i) {
+                    weights.push_back(upload_raw(random_blocks(types[i], rows[i], cols)));
+                    matrices.push_back({weights.back().data(), rows[i], cols, p, types[i]});
+                    together.push_back(poisoned(size_t(n * rows[i])));
+                    alone.push_back(poisoned(size_t(n * rows[i])));
+                }
+                const auto dx = upload(rounded(random_floats(rng, size_t(n * cols)), p), p);
+                const cuda::ProjectionScratch s{scratch.data(), scratch.bytes()};
+                const auto out = [&](size_t i) { return cuda::ProjectionOutput{&matrices[i], together[i].as<float>()}; };
+                if (types.size() == 4)
+                    cuda::project_each(handle, {out(0), out(1), out(2), out(3)}, dx.data(), n, s);
+                else if (types.size() == 3)
+                    cuda::project_each(handle, {out(0), out(1), out(2)}, dx.data(), n, s);
+                else
+                    cuda::project_each(handle, {out(0), out(1)}, dx.data(), n, s);
+                for (size_t i = 0; i < types.size(); ++i) {
+                    cuda::project(handle, matrices[i], dx.data(), n, alone[i].as<float>(), 0.0f, s);
+                    std::string what = "project_each";
+                    for (TensorType t : types)
+                        what.append(" ").append(type_name(t));
+                    what.append(", matrix ").append(std::to_string(i)).append(" n=").append(std::to_string(n));
+                    what.append(" [").append(cuda::precision_name(p)).append("]");
+                    check_bits(what, download(together[i].data(), size_t(n * rows[i])),
+                               download(alone[i].data(), size_t(n * rows[i])));
+                }
+            }
+    cublasDestroy(handle);
+}
+
 // Q4_K's and Q5_K's matvecs read weights in 32-bit words, and the float one activations four
 // at a time; weights or activations that start off those alignments (a weight 2 bytes into a
 // buffer, an activation row at an odd element) must give the same products through the block
@@ -385,6 +435,7 @@ std::vector<TestCase> quant_kernel_tests()
         {"dequantize_is_bit_exact", dequantize_is_bit_exact},
         {"quantized_projection_matches", quantized_projection_matches},
         {"k4_matvec_any_alignment", k4_matvec_any_alignment},
+        {"projections_together_equal_one_by_one", projections_together_equal_one_by_one},
         {"tile_path_needs_scratch", tile_path_needs_scratch},
     };
 }
