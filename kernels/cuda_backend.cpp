@@ -1,7 +1,6 @@
 #include "cuda_backend.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -41,27 +40,6 @@ const CudaHiddenStates& device_states(const HiddenStates& h) { return static_cas
 
 } // namespace
 
-CudaBackendOptions CudaBackendOptions::from_environment()
-{
-    CudaBackendOptions o;
-    if (const char* p = std::getenv("PYRAMID_CUDA_PRECISION"); p && *p)
-        o.precision = parse_precision(p);
-    if (const char* d = std::getenv("PYRAMID_CUDA_DEVICE"); d && *d) {
-        char* end = nullptr;
-        const long index = std::strtol(d, &end, 10);
-        if (*end != '\0' || index < 0)
-            throw Error(std::string("PYRAMID_CUDA_DEVICE must be a device index, not '") + d + "'");
-        o.device = static_cast<int>(index);
-    }
-    if (const char* g = std::getenv("PYRAMID_CUDA_GRAPHS"); g && *g) {
-        const std::string value = g;
-        if (value != "on" && value != "off" && value != "auto")
-            throw Error("PYRAMID_CUDA_GRAPHS must be on, off or auto, not '" + value + "'");
-        o.graphs = value == "on" ? StepGraphs::On : value == "off" ? StepGraphs::Off : StepGraphs::Auto;
-    }
-    return o;
-}
-
 CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options)
     : weights_(weights), options_(options)
 {
@@ -100,6 +78,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     }
     // A product recorded into a graph must not allocate: graphs only with a workspace of ours.
     work_ = std::make_unique<WorkStream>(stream, options.graphs != StepGraphs::Off && cublas_workspace_.data());
+    step_graphs_ = std::make_unique<DecodeStepGraphs>(*work_, options.graphs);
     // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
           "cublasSetMathMode");
@@ -198,12 +177,7 @@ void CudaBackend::reserve_kv_blocks(size_t blocks)
 std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
 {
     use_device();
-    const auto start = std::chrono::steady_clock::now();
-    // Every step starts here. A recording still open is a failed step's: its work runs now, in
-    // order, as it would have run unrecorded.
-    work_->end_recording();
-    const bool decode_step = std::exchange(decode_step_begun_, false);
-    timed_step_.reset();
+    const bool decode_step = step_graphs_->step_begins();  // every step starts here
     step_positions_on_device_ = nullptr;
     probe_downloads_->drop();  // a new step: scores of one that failed are not wanted
     const ModelConfig& c = config();
@@ -214,12 +188,8 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     const int n = static_cast<int>(tokens.size());
     workspace_->reserve_rows(n);
     auto h = std::make_unique<CudaHiddenStates>(*hidden_pool_, n, c.dim);
-    if (decode_step && work_->graphs()) {
-        // From here to its logits the step is recorded as one graph, or queued, as options.graphs says.
-        if (options_.graphs == StepGraphs::On || graph_choice_.record(n))
-            work_->begin_recording();
-        timed_step_ = TimedStep{start, n, work_->recording()};
-    }
+    if (decode_step)  // from here to its logits, as one graph or queued
+        step_graphs_->record_if_chosen(n);
     uploads_->upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
     const DeviceMatrix& table = device_weights_->token_embedding();
     if (table.quantized)
@@ -419,17 +389,7 @@ void CudaBackend::wait_for_probes()
 void CudaBackend::begin_decode_step()
 {
     use_device();
-    work_->end_recording();  // a step that failed may have left its recording open
-    decode_step_begun_ = true;
-}
-
-void CudaBackend::end_timed_step()
-{
-    if (!timed_step_)
-        return;
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - timed_step_->start;
-    graph_choice_.measured(timed_step_->batch, timed_step_->recorded, took.count());
-    timed_step_.reset();
+    step_graphs_->announce();
 }
 
 void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
@@ -508,7 +468,7 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
     check(cudaMemcpyAsync(out.data(), workspace_->logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");
     work_->synchronize("logits");
-    end_timed_step();
+    step_graphs_->step_done();
     return out;
 }
 
@@ -532,7 +492,7 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
         check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
               "top logits (download)");
     work_->synchronize("top logits");
-    end_timed_step();
+    step_graphs_->step_done();
     std::vector<TopLogits> top(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
         top[r].ids.assign(host.begin() + r * keep, host.begin() + (r + 1) * keep);

@@ -11,9 +11,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +19,8 @@
 #include "cuda_hidden_states.h"
 #include "cuda_kv_layer_store.h"
 #include "device_weights.h"
-#include "graph_choice.h"
+#include "cuda_backend_options.h"
+#include "decode_step_graphs.h"
 #include "projection.h"
 #include "kv_memory.h"
 #include "precision.h"
@@ -30,25 +29,6 @@
 #include "workspace.h"
 
 namespace pyramid::cuda {
-
-enum class StepGraphs { Off, On, Auto };
-
-struct CudaBackendOptions {
-    Precision precision = Precision::Fp16;
-    int device = 0;
-    int kv_block_entries = StepBufferLayout{}.kv_block_entries;
-    // Rows a layer runs at once: bounds its activations (a 4096-token prompt of LLaMA-2-7B
-    // would need 0.58 GiB more in one pass).
-    int chunk_rows = StepBufferLayout{}.chunk_rows;
-
-    // Decode steps as CUDA graphs (work_stream.h): always, never, or whichever way the steps
-    // themselves measure faster, per batch size (graph_choice.h).
-    StepGraphs graphs = StepGraphs::Auto;
-
-    // PYRAMID_CUDA_PRECISION (fp16 | fp32), PYRAMID_CUDA_DEVICE (an index) and
-    // PYRAMID_CUDA_GRAPHS (on | off | auto) when set.
-    static CudaBackendOptions from_environment();
-};
 
 class CudaBackend final : public Backend {
 public:
@@ -87,7 +67,7 @@ public:
     size_t bytes_held() const;
     cudaStream_t stream() const { return stream_.get(); }
     WorkStream::GraphCounts graph_counts() const { return work_->graph_counts(); }
-    const GraphChoice& graph_choice() const { return graph_choice_; }
+    const GraphChoice& graph_choice() const { return step_graphs_->choice(); }
 
 private:
     struct StreamDeleter {
@@ -112,6 +92,7 @@ private:
     std::string device_name_;
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
     std::unique_ptr<WorkStream> work_;  // over stream_; before everything that queues work on it
+    std::unique_ptr<DecodeStepGraphs> step_graphs_;
     DeviceBuffer cublas_workspace_;  // ours, so it is allocated at load and counted; outlives the handle
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;
@@ -131,17 +112,6 @@ private:
     const int32_t* step_positions_on_device_ = nullptr;
     std::vector<DecodeSequence> decode_batch_;
     std::vector<CudaKvLayerStore*> decode_stores_;
-    bool decode_step_begun_ = false;  // by begin_decode_step(), for the embed() that follows
-    GraphChoice graph_choice_;
-    // The decode step under way, timed for graph_choice_ from its embed() to its logits.
-    struct TimedStep {
-        std::chrono::steady_clock::time_point start;
-        int batch = 0;
-        bool recorded = false;
-    };
-    std::optional<TimedStep> timed_step_;
-    // After a step's logits are on the host: its time goes to graph_choice_.
-    void end_timed_step();
 };
 
 } // namespace pyramid::cuda
