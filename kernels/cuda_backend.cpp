@@ -273,7 +273,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         const int m = std::min(chunk, n - r0);
         float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
         // A step's layers mostly see the same positions in one chunk: uploaded once a step.
-        if (m != n || ws.positions() != step_positions_on_device_ || positions != step_positions_uploaded_) {
+        if (ws.positions() != step_positions_on_device_ || positions != step_positions_uploaded_) {
             uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
                              "run_layer (positions)");
             step_positions_on_device_ = m == n ? ws.positions() : nullptr;
