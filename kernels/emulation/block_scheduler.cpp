@@ -295,17 +295,23 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, co
     b.fibers.resize(threads);
     b.snapshots.reserve(threads);
     t_block = &b;
-    for (unsigned bz = 0; bz < grid.z; ++bz)
-        for (unsigned by = 0; by < grid.y; ++by)
-            for (unsigned bx = 0; bx < grid.x; ++bx) {
-                size_t i = 0;
-                for (unsigned tz = 0; tz < block.z; ++tz)
-                    for (unsigned ty = 0; ty < block.y; ++ty)
-                        for (unsigned tx = 0; tx < block.x; ++tx, ++i)
-                            b.fibers[i].index = ThreadIndex{{tx, ty, tz}, {bx, by, bz}, block, grid,
-                                                            static_cast<unsigned>(i % kWarpSize)};
-                run_block(b, (bx + by + bz) % 2 == 1);
-            }
+    // A GPU runs blocks in no promised order: every other launch runs them last to first, so
+    // a kernel whose result depends on the order (one block reading what another wrote, float
+    // atomics summed in a different order) differs between launches here too.
+    static unsigned launches = 0;
+    const bool blocks_reversed = launches++ % 2 == 1;
+    const size_t blocks = static_cast<size_t>(grid.x) * grid.y * grid.z;
+    for (size_t k = 0; k < blocks; ++k) {
+        const size_t linear = blocks_reversed ? blocks - 1 - k : k;
+        const unsigned bx = linear % grid.x, by = linear / grid.x % grid.y, bz = linear / grid.x / grid.y;
+        size_t i = 0;
+        for (unsigned tz = 0; tz < block.z; ++tz)
+            for (unsigned ty = 0; ty < block.y; ++ty)
+                for (unsigned tx = 0; tx < block.x; ++tx, ++i)
+                    b.fibers[i].index =
+                        ThreadIndex{{tx, ty, tz}, {bx, by, bz}, block, grid, static_cast<unsigned>(i % kWarpSize)};
+        run_block(b, (bx + by + bz) % 2 == 1);
+    }
     t_block = nullptr;
 }
 
