@@ -13,7 +13,7 @@
 #include "eval/replay.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
-#include "model/model_loader.h"
+#include "stories_model.h"
 
 using namespace pyramid;
 using namespace pyramid::gpu_test;
@@ -45,13 +45,12 @@ void check_counts(const std::string& what, const cuda::CudaBackend& b, long long
 
 void decode_graphs_change_nothing()
 {
-    const LoadedModel model = load_model_files(require_shared("models/stories260K.gguf"));
-    const ReplayRecord c = load_replay_case(require_shared("golden/reference_defaults.json").string());
+    const ReplayRecord c = golden("reference_defaults");
     for (Precision p : kPrecisions) {
         cuda::CudaBackendOptions with_graphs{p}, without{p};
         with_graphs.graphs = cuda::StepGraphs::On;
         without.graphs = cuda::StepGraphs::Off;
-        cuda::CudaBackend recorded(model.weights, with_graphs), queued(model.weights, without);
+        cuda::CudaBackend recorded(weights(), with_graphs), queued(weights(), without);
         const std::string name = cuda::precision_name(p);
 
         InferenceSession a(recorded, c.config), b(queued, c.config);
@@ -103,7 +102,7 @@ void decode_graphs_change_nothing()
         // backend goes on, its graphs too.
         bool threw = false;
         try {
-            a.decode(model.weights.config.n_vocab + 5);
+            a.decode(weights().config.n_vocab + 5);
         } catch (const Error& e) {
             threw = true;
             std::printf("  (expected) %s\n", e.what());
@@ -126,11 +125,10 @@ void decode_graphs_change_nothing()
 // is kept; the logits stay those of a backend without graphs all along.
 void auto_graphs_choose_by_measuring()
 {
-    const LoadedModel model = load_model_files(require_shared("models/stories260K.gguf"));
-    const ReplayRecord c = load_replay_case(require_shared("golden/reference_defaults.json").string());
+    const ReplayRecord c = golden("reference_defaults");
     cuda::CudaBackendOptions automatic{Precision::Fp16}, without{Precision::Fp16};
     without.graphs = cuda::StepGraphs::Off;
-    cuda::CudaBackend chooser(model.weights, automatic), queued(model.weights, without);
+    cuda::CudaBackend chooser(weights(), automatic), queued(weights(), without);
     InferenceSession a(chooser, c.config), b(queued, c.config);
     std::vector<float> logits = a.prefill(c.prompt_tokens);
     b.prefill(c.prompt_tokens);

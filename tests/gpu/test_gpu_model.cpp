@@ -9,26 +9,22 @@
 // only at a near tie: where it does, the CPU's logits at that step must rank the two tokens
 // within the fp16 tolerance of each other, and everything before must match exactly.
 //
-// The quantized models run in quantized_model_tests.cpp.
-#include <cstdlib>
+// The quantized models run in quantized_model_tests.cpp, decode steps as CUDA graphs in
+// graph_model_tests.cpp, device memory and plugin loading in resource_tests.cpp.
 #include <cstring>
 #include <memory>
 #include <numeric>
 #include <span>
 
-#include "backend/backend_loader.h"
-#include "backend/cpu_backend.h"
-#include "cuda_backend.h"
-#include "eval/replay.h"
 #include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
-#include "kv/kv_footprint.h"
 #include "gpu_test.h"
 #include "graph_model_tests.h"
 #include "model_checks.h"
 #include "quantized_model_tests.h"
-#include "model/model_loader.h"
+#include "resource_tests.h"
+#include "stories_model.h"
 #include "top_logits_ops.h"
 
 using namespace pyramid;
@@ -36,32 +32,6 @@ using namespace pyramid::gpu_test;
 using cuda::Precision;
 
 namespace {
-
-const char* const kGoldenCases[] = {"full_cache", "reference_defaults", "aggressive_decay", "interval2_linear_recent40"};
-
-const ModelWeights& weights()
-{
-    static const LoadedModel model = load_model_files(require_shared("models/stories260K.gguf"));
-    return model.weights;
-}
-
-ReplayRecord golden(const std::string& name)
-{
-    return load_replay_case(require_shared("golden/" + name + ".json").string());
-}
-
-cuda::CudaBackend& gpu(Precision p)
-{
-    static cuda::CudaBackend fp32(weights(), {Precision::Fp32});
-    static cuda::CudaBackend fp16(weights(), {Precision::Fp16});
-    return p == Precision::Fp32 ? fp32 : fp16;
-}
-
-CpuBackend& cpu()
-{
-    static CpuBackend backend(weights());
-    return backend;
-}
 
 void info_describes_the_device()
 {
@@ -80,7 +50,7 @@ void logits_match_cpu()
 {
     const std::vector<int32_t> prompt = golden("full_cache").prompt_tokens;
     for (Precision p : {Precision::Fp32, Precision::Fp16}) {
-        InferenceSession reference(cpu(), CompressionConfig::full_cache());
+        InferenceSession reference(reference_cpu(), CompressionConfig::full_cache());
         InferenceSession session(gpu(p), CompressionConfig::full_cache());
         std::vector<float> expected = reference.prefill(prompt);
         std::vector<float> actual = session.prefill(prompt);
@@ -117,7 +87,7 @@ void golden_replay_fp32()
 // The CPU's logits after the prompt and the first `steps` reference tokens of `c`.
 std::vector<float> cpu_logits_at(const ReplayRecord& c, size_t steps)
 {
-    InferenceSession session(cpu(), c.config);
+    InferenceSession session(reference_cpu(), c.config);
     std::vector<float> logits = session.prefill(c.prompt_tokens);
     for (size_t i = 0; i < steps; ++i)
         logits = session.decode(c.greedy_tokens[i]);
@@ -168,7 +138,7 @@ void sessions_share_the_backend()
     const std::vector<int32_t> prompt_b(c.prompt_tokens.begin() + 100, c.prompt_tokens.end());
     {
         InferenceSession a(b, c.config), bb(b, CompressionConfig::full_cache());
-        InferenceSession ra(cpu(), c.config), rb(cpu(), CompressionConfig::full_cache());
+        InferenceSession ra(reference_cpu(), c.config), rb(reference_cpu(), CompressionConfig::full_cache());
         std::vector<float> la = a.prefill(prompt_a), lb = bb.prefill(prompt_b);
         std::vector<float> ea = ra.prefill(prompt_a), eb = rb.prefill(prompt_b);
         GPU_CHECK(b.kv_pool().blocks_in_use() > 0, "sessions hold blocks");
@@ -326,7 +296,7 @@ void multi_turn_extend_and_make_room()
     for (Precision p : {Precision::Fp32, Precision::Fp16}) {
         // fp16 runs the full cache: its kept positions may legitimately differ at near ties.
         const CompressionConfig config = p == Precision::Fp32 ? c.config : CompressionConfig::full_cache();
-        InferenceSession session(gpu(p), config), reference(cpu(), config);
+        InferenceSession session(gpu(p), config), reference(reference_cpu(), config);
         std::vector<float> actual = session.prefill(std::vector<int32_t>(t.begin(), t.begin() + 200));
         std::vector<float> expected = reference.prefill(std::vector<int32_t>(t.begin(), t.begin() + 200));
         for (int step = 0; step < 5; ++step) {
@@ -392,104 +362,6 @@ void top_logits_rows_match_logits_rows()
     }
 }
 
-void out_of_memory_reports_an_error()
-{
-    auto& b = gpu(Precision::Fp16);
-    bool threw = false;
-    try {
-        b.reserve_kv_blocks(size_t(1) << 40);
-    } catch (const Error& e) {
-        threw = true;
-        std::printf("  (expected) %s\n", e.what());
-        GPU_CHECK(std::string(e.what()).find("out of memory") != std::string::npos, e.what());
-    }
-    GPU_CHECK(threw, "a KV pool request beyond any device must throw pyramid::Error");
-    // The backend carries on.
-    const std::vector<int32_t> prompt = golden("full_cache").prompt_tokens;
-    InferenceSession session(b, CompressionConfig::full_cache()), reference(cpu(), CompressionConfig::full_cache());
-    check_logits("prefill after the failed request", session.prefill(prompt), reference.prefill(prompt),
-                 kFp16Tolerance);
-}
-
-// What a batched run makes a fresh backend allocate besides its KV pool stays within
-// step_memory_bytes for the run's largest step (backend/step_memory.h), the bound planners
-// use. Device memory is measured with cudaMemGetInfo: a GPU rounds allocations to its 2 MiB
-// pages (about 30 buffers grow), the emulation to 256 bytes. The emulation counts every
-// byte, so there the growth must also be at least the step's row buffers (the bound is of
-// the real buffers); a GPU may place this model's small buffers in pages it already holds.
-void step_memory_bounds_a_batched_run()
-{
-    cuda::CudaBackend b(weights(), {Precision::Fp16});
-    const ReplayRecord c = golden("reference_defaults");
-    const auto used = [] {
-        const cuda::DeviceMemory m = cuda::device_memory();
-        return m.total - m.free;
-    };
-    const size_t used_before = used(), pool_before = b.kv_pool().bytes_reserved();
-
-    BatchScheduler scheduler(b, {5, 0, 8192});
-    int rows = 0, longest = 0;
-    constexpr int kNewTokens = 24;
-    for (int i = 0; i < 5; ++i) {
-        BatchRequest r;
-        const size_t length = 9 + static_cast<size_t>(i * 53) % 190;
-        r.prompt.assign(c.prompt_tokens.begin(),
-                        c.prompt_tokens.begin() + static_cast<ptrdiff_t>(std::min(length, c.prompt_tokens.size())));
-        r.max_new_tokens = kNewTokens;
-        r.compression = i % 3 == 0 ? CompressionConfig::full_cache() : c.config;
-        if (i % 3 == 2)
-            r.compression.policy = CompressionPolicyKind::H2O;  // probes every row
-        rows += static_cast<int>(r.prompt.size());
-        longest = std::max(longest, static_cast<int>(r.prompt.size()) + kNewTokens);
-        scheduler.submit(std::move(r));
-    }
-    while (!scheduler.idle())
-        for (const BatchEvent& e : scheduler.step())
-            GPU_CHECK(e.reason != FinishReason::Error, e.error);
-
-    const size_t grown = used() - used_before - (b.kv_pool().bytes_reserved() - pool_before);
-    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest});
-    const bool emulated = b.info().device.find("emulation") != std::string::npos;
-    const size_t rounding = emulated ? 30 * 256 : 30 * (size_t(2) << 20);
-    const StepBufferLayout fp16;
-    const size_t row_growth = step_row_buffers(rows).total() - step_row_buffers(64).total() +
-                              chunk_buffers(b.config(), fp16, std::min(rows, fp16.chunk_rows)).total() -
-                              chunk_buffers(b.config(), fp16, 64).total();
-    std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
-                grown, bound, row_growth);
-    GPU_CHECK(grown <= bound + rounding, std::to_string(grown) + " > " + std::to_string(bound));
-    if (emulated)
-        GPU_CHECK(grown >= row_growth, std::to_string(grown) + " < " + std::to_string(row_growth));
-}
-
-void plugin_loads_through_the_engine_loader()
-{
-    const ModelWeights& w = weights();
-    setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);  // a staged run names its own
-    unsetenv("PYRAMID_CUDA_PRECISION");
-    const std::vector<int32_t> prompt = golden("full_cache").prompt_tokens;
-    {
-        BackendChoice choice = choose_backend(w, BackendPreference::Cuda);
-        std::printf("  loaded: %s\n", choice.note.c_str());
-        GPU_CHECK(choice.backend->info().name == "cuda", choice.backend->info().name);
-        InferenceSession plugin(*choice.backend, CompressionConfig::full_cache());
-        InferenceSession direct(gpu(Precision::Fp16), CompressionConfig::full_cache());
-        check_logits("plugin vs linked backend", plugin.prefill(prompt), direct.prefill(prompt), 1e-4);
-    }
-    setenv("PYRAMID_CUDA_PRECISION", "fp8", 1);
-    bool threw = false;
-    try {
-        choose_backend(w, BackendPreference::Cuda);
-    } catch (const Error& e) {
-        threw = true;
-        GPU_CHECK(std::string(e.what()).find("unknown CUDA precision") != std::string::npos, e.what());
-    }
-    GPU_CHECK(threw, "a bad PYRAMID_CUDA_PRECISION is reported");
-    const BackendChoice fallback = choose_backend(w, BackendPreference::Auto);
-    GPU_CHECK(fallback.backend->info().name == "cpu", "Auto falls back to the CPU: " + fallback.note);
-    unsetenv("PYRAMID_CUDA_PRECISION");
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -504,13 +376,12 @@ int main(int argc, char** argv)
         {"chunks_do_not_change_results", chunks_do_not_change_results},
         {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
         {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
-        {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
-        {"step_memory_bounds_a_batched_run", step_memory_bounds_a_batched_run},
-        {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
     };
     for (TestCase& t : quantized_model_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : graph_model_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : resource_tests())
         tests.push_back(std::move(t));
     return run_all("test_gpu_model", tests, {argv + 1, argv + argc});
 }
