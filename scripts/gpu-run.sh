@@ -11,9 +11,11 @@
 #                              puts them, the runtime libraries they need from this machine and
 #                              the test data (stories260K.gguf, golden/*.json, the kquants files)
 #                              into .gpu-run/ (ignored by git; it travels as a carried path).
-#   scripts/gpu-run.sh staged-run | staged-bench | staged-all
+#   scripts/gpu-run.sh staged-run | staged-bench | staged-all | staged-sanitize
 #                              On the GPU machine, from the repository root: runs the staged
-#                              GPU tests, then (bench, all) the paper's benchmark below.
+#                              GPU tests, then (bench, all) the paper's benchmark below;
+#                              sanitize: the kernel tests under compute-sanitizer (memcheck,
+#                              racecheck, synccheck), up to 5 minutes a tool.
 #
 # Built there (when the staged binaries do not run on that machine):
 #   scripts/gpu-run.sh fetch   Here: downloads the .deb files below into .gpu-run/debs and copies
@@ -182,7 +184,7 @@ staged_env() {
 }
 
 staged_run() {
-  local failed=0 test rc start
+  local test rc start
   for test in test_gpu_kernels test_gpu_model; do
     start=$SECONDS
     set +e
@@ -193,10 +195,49 @@ staged_run() {
     case $rc in
       0) echo "gpu-run: $test passed in $((SECONDS - start)) s" ;;
       77) echo "gpu-run: $test skipped (no CUDA device)" ;;
-      *) echo "gpu-run: $test FAILED (exit $rc) after $((SECONDS - start)) s"; failed=1 ;;
+      *) echo "gpu-run: $test FAILED (exit $rc) after $((SECONDS - start)) s" ;;
     esac
   done | tee "$logs/staged-run.log"
   ! grep -q FAILED "$logs/staged-run.log"
+}
+
+# compute-sanitizer over the kernel tests: memcheck (out-of-bounds and misaligned accesses,
+# device-side faults) on every test but those that fill the device on purpose or time large
+# batches, racecheck and synccheck (shared-memory hazards, barriers) on the tests of the kernels
+# that share memory within a block. Each tool is bounded so a slow one cannot take the lease.
+sanitize() {
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  [ -x "$sanitizer" ] || { echo "gpu-run: compute-sanitizer not found" >&2; exit 1; }
+  local kernels="$stash/staged/tests/gpu/test_gpu_kernels"
+  local everything=(rms_norm_matches rope_matches swiglu_matches embed_and_gather_match projection_matches
+    attention_and_probe_match probe_without_rows_is_zero shift_keys_matches synthetic_generation_matches_host
+    decode_attention_matches_reference decode_attention_equals_single_row_attention
+    decode_result_does_not_depend_on_batch decode_attention_empty_batch int8_rounding_matches_cpu
+    norm_and_swiglu_round_beside_their_output decode_merge_rounds_beside_its_output keep_compacts_and_frees_blocks
+    uploads_arrive_intact blocks_return_to_pool probe_downloads_deliver_in_order dequantize_is_bit_exact
+    quantized_projection_matches k4_matvec_any_alignment projections_together_equal_one_by_one
+    tile_path_needs_scratch top_logits_put_nan_lowest top_logits_checks_k recorded_steps_run_like_queued_work)
+  local shared_memory=(rms_norm_matches attention_and_probe_match probe_without_rows_is_zero projection_matches
+    quantized_projection_matches top_logits_put_nan_lowest int8_rounding_matches_cpu)
+  local tool names
+  for tool in memcheck racecheck synccheck; do
+    case $tool in
+      memcheck) names=("${everything[@]}") ;;
+      *) names=("${shared_memory[@]}") ;;
+    esac
+    set +e
+    timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 3 "$kernels" "${names[@]}" >"$logs/sanitize-$tool.log" 2>&1
+    local rc=$?
+    set -e
+    tail -5 "$logs/sanitize-$tool.log"
+    case $rc in
+      0) echo "gpu-run: compute-sanitizer $tool: clean" ;;
+      124) echo "gpu-run: compute-sanitizer $tool: stopped after 300 s (no verdict)" ;;
+      *) echo "gpu-run: compute-sanitizer $tool FAILED (exit $rc; $logs/sanitize-$tool.log)" ;;
+    esac
+  done | tee "$logs/sanitize.log"
+  ! grep -q FAILED "$logs/sanitize.log"
 }
 
 bench() {
@@ -234,5 +275,7 @@ case ${1:-} in
   staged-run) staged_env; staged_run ;;
   staged-bench) staged_env; bench ;;
   staged-all) staged_env; staged_run || true; bench ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|stage|run|bench|all|staged-run|staged-bench|staged-all" >&2; exit 2 ;;
+  staged-sanitize) staged_env; sanitize ;;
+  *) echo "usage: scripts/gpu-run.sh fetch|stage|run|bench|all|staged-run|staged-bench|staged-all|staged-sanitize" >&2
+     exit 2 ;;
 esac
