@@ -86,6 +86,14 @@ private:
     // Final norm and output projection of these rows into the workspace's logits, queued on
     // the stream.
     void project_logit_rows(const HiddenStates& hidden, std::span<const int> rows);
+    // Of run_layer_batch (cuda_layer_step.cpp). Lays out the step's probe scores (a slice per
+    // probed sequence, a slot for a prompt's row weights), uploads the weights and clears the
+    // slices prompts add to; returns the entries in all slices.
+    int prepare_probes(std::span<const SequenceRows> sequences, int n);
+    // Stores the keys and values of chunk rows r0 .. r0 + m - 1 and attends them: prompts one by
+    // one, decode rows together. Returns the int8 rows the merge wrote beside the output for wo
+    // (empty when it wrote none).
+    Int8Rows attend_chunk(const DeviceLayer& w, int r0, int m, std::span<const SequenceRows> sequences);
 
     const ModelWeights& weights_;
     CudaBackendOptions options_;

@@ -50,4 +50,8 @@ private:
     int rows_;
 };
 
+// The CUDA backend's own hidden states, as the engine hands them back to it.
+inline CudaHiddenStates& device_states(HiddenStates& h) { return static_cast<CudaHiddenStates&>(h); }
+inline const CudaHiddenStates& device_states(const HiddenStates& h) { return static_cast<const CudaHiddenStates&>(h); }
+
 } // namespace pyramid::cuda
