@@ -212,12 +212,14 @@ def run_both(args, stem):
         common += ["--batch", args.batch]
     if args.max_batch:
         common += ["--max-batch"]
+    if args.max_batch and args.max_batch_limit:
+        common += ["--max-batch-limit", str(args.max_batch_limit)]
     ours = [args.pyramid_bench] + common + ["--policy", args.policy, "--json", pyramid_json]
     if args.preset:
         ours += ["--preset", args.preset]
+    if args.kv_memory is not None:
+        ours += ["--kv-memory", str(args.kv_memory)]
     hf = [args.hf_python, args.hf_script] + common + ["--dtype", args.dtype, "--json", hf_json]
-    if args.max_batch and args.max_batch_limit:
-        hf += ["--max-batch-limit", str(args.max_batch_limit)]
     run_tool(PYRAMID_TOOL, ours)
     run_tool(HF_TOOL, hf)
     return [pyramid_json, hf_json]
@@ -237,7 +239,9 @@ def parse_args(argv):
     p.add_argument("--preset", help="pyramid-bench --preset")
     p.add_argument("--batch", help="batch sizes N[,N...] for both tools")
     p.add_argument("--max-batch", action="store_true", help="both tools also search their largest batch")
-    p.add_argument("--max-batch-limit", type=int, help="cap on the baseline's max-batch search")
+    p.add_argument("--max-batch-limit", type=int, help="cap on both tools' max-batch search")
+    p.add_argument("--kv-memory", type=float, metavar="GIB",
+                   help="pyramid-bench's KV memory budget (needed with --max-batch on the CPU)")
     p.add_argument("--prompt-len", type=int, default=512)
     p.add_argument("--gen-len", type=int, default=256)
     p.add_argument("--warmup", type=int, default=1)
@@ -250,6 +254,10 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if not args.from_json and not args.batch and not args.max_batch:
         p.error("give --batch N[,N...] and/or --max-batch, or --from-json FILE...")
+    if not args.from_json and args.max_batch and args.device == "cpu" and (
+            args.kv_memory is None or args.max_batch_limit is None):
+        # Only CUDA's out-of-memory ends a search; a CPU host would swap or kill the process.
+        p.error("--max-batch on the CPU needs --kv-memory GIB and --max-batch-limit N")
     return args
 
 

@@ -170,6 +170,16 @@ void CudaBackend::reserve_kv_blocks(size_t blocks)
     kv_->pool().reserve(blocks);
 }
 
+void CudaBackend::release_cached_memory()
+{
+    use_device();
+    work_->settle();  // a recording open since the last step runs, and nothing queued still reads
+    hidden_pool_->drop_kept();
+    kv_->release_cached();
+    workspace_.reset();  // before its replacement: the peak is the new one alone
+    workspace_ = std::make_unique<Workspace>(config(), step_layout(), *work_);
+}
+
 std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
 {
     use_device();

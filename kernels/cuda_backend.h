@@ -62,6 +62,9 @@ public:
     const KvBlockPool& kv_pool() const { return kv_->pool(); }
     // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
     void reserve_kv_blocks(size_t blocks);
+    // Frees the KV pool's unused chunks, the compaction scratch, the kept hidden states and the
+    // step buffers (a new workspace of the size it had at load).
+    void release_cached_memory() override;
     // Device memory this backend holds: weights, the dequantization and cuBLAS scratch,
     // activations (hidden states while no step holds them), KV compaction scratch and the KV pool.
     size_t bytes_held() const;

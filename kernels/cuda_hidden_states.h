@@ -23,11 +23,10 @@ public:
     void give(DeviceBuffer buffer);
     // Bytes of the kept buffer (0 while a step holds it).
     size_t bytes() const { return kept_.bytes(); }
-
-private:
     // Frees the kept buffer once kernels queued earlier are done with it.
     void drop_kept();
 
+private:
     WorkStream& stream_;
     DeviceBuffer kept_;
 };

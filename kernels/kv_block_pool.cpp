@@ -1,6 +1,7 @@
 #include "kv_block_pool.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "util/error.h"
@@ -57,5 +58,32 @@ void KvBlockPool::acquire(size_t count, std::vector<void*>& out)
 }
 
 void KvBlockPool::release(void* block) { free_.push_back(block); }
+
+size_t KvBlockPool::release_unused()
+{
+    std::vector<void*> free_sorted = free_;
+    std::sort(free_sorted.begin(), free_sorted.end(), std::less<>());
+    const auto free_in = [&](const DeviceBuffer& chunk) {
+        const auto* begin = chunk.as<std::byte>();
+        const auto first = std::lower_bound(free_sorted.begin(), free_sorted.end(), begin, std::less<>());
+        const auto last = std::lower_bound(first, free_sorted.end(), begin + chunk.bytes(), std::less<>());
+        return static_cast<size_t>(last - first);
+    };
+    size_t released = 0;
+    std::vector<DeviceBuffer> kept;
+    for (DeviceBuffer& chunk : chunks_) {
+        if (free_in(chunk) * block_bytes_ == chunk.bytes()) {
+            const auto* begin = chunk.as<std::byte>();
+            const auto* end = begin + chunk.bytes();
+            std::erase_if(free_, [&](void* b) { return std::less<>()(b, end) && !std::less<>()(b, begin); });
+            total_ -= chunk.bytes() / block_bytes_;
+            released += chunk.bytes();
+        } else {
+            kept.push_back(std::move(chunk));
+        }
+    }
+    chunks_ = std::move(kept);  // the released chunks' memory goes back here
+    return released;
+}
 
 } // namespace pyramid::cuda

@@ -22,6 +22,9 @@ public:
     // Grows by a whole chunk, or by just the blocks missing where a chunk no longer fits, so
     // the last of the device's memory still serves.
     void reserve(size_t count);
+    // Frees every chunk none of whose blocks is in use; returns the bytes given back. The
+    // caller makes sure no queued work still reads them.
+    size_t release_unused();
 
     size_t block_bytes() const { return block_bytes_; }
     size_t blocks_total() const { return total_; }

@@ -37,6 +37,15 @@ void KvMemory::reserve_scratch(size_t entries)
     scratch_ = DeviceBuffer(static_cast<size_t>(capacity) * geometry_.entry_bytes(), "KV compaction scratch");
 }
 
+size_t KvMemory::release_cached()
+{
+    stream_.settle();
+    const size_t released = scratch_bytes();
+    scratch_ = DeviceBuffer();
+    entry_ints_ = DeviceBuffer();
+    return released + pool_.release_unused();
+}
+
 const int32_t* KvMemory::upload_entry_ints(std::span<const int32_t> values)
 {
     reserve_entry_ints(values.size());

@@ -49,6 +49,9 @@ public:
     size_t scratch_bytes() const { return scratch_.bytes() + entry_ints_.bytes(); }
     // Copies one int per entry to the device; valid until the next upload or compaction.
     const int32_t* upload_entry_ints(std::span<const int32_t> values);
+    // Frees the compaction scratch, the entry indices and the pool's unused chunks once the
+    // stream is done with them; they grow again when needed. Returns the bytes given back.
+    size_t release_cached();
 
 private:
     void reserve_entry_ints(size_t entries);

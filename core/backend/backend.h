@@ -139,6 +139,12 @@ public:
     // measured when called: what a memory-bound step could at best achieve.
     virtual double copy_bandwidth() = 0;
 
+    // Gives back to the device what the backend keeps for reuse but nothing live holds (free
+    // KV blocks' memory, buffers grown for the largest step so far), as torch.cuda.empty_cache()
+    // does: they grow again when a step needs them. Between steps only; caches stay valid. For
+    // a benchmark that measures each run's own peak, or an app that goes idle.
+    virtual void release_cached_memory() {}
+
     // The n_vocab logits of one row.
     std::vector<float> logits(const HiddenStates& hidden, int row)
     {

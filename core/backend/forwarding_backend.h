@@ -35,6 +35,7 @@ public:
         return inner_.top_logits_rows(hidden, rows, k);
     }
     double copy_bandwidth() override { return inner_.copy_bandwidth(); }
+    void release_cached_memory() override { inner_.release_cached_memory(); }
 
 protected:
     Backend& inner_;

@@ -6,6 +6,7 @@
 #include "memory_tests.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "cuda_check.h"
 #include "cuda_hidden_states.h"
@@ -155,6 +156,48 @@ void blocks_return_to_pool()
     GPU_CHECK(memory.pool().blocks_total() == 6, "freed blocks are reused");
 }
 
+// release_unused frees exactly the chunks none of whose blocks is in use, gives their memory
+// back to the device, and leaves the blocks in use where they are: a store's entries survive.
+void unused_chunks_go_back()
+{
+    cuda::WorkStream stream(nullptr);
+    cuda::HostUploads uploads(stream);
+    const cuda::KvGeometry geometry{32, 16, Precision::Fp16};
+    cuda::KvMemory memory(geometry, 3, 4, 64, stream, uploads);
+    cuda::KvBlockPool& pool = memory.pool();
+    auto a = std::make_unique<cuda::CudaKvLayerStore>(memory);
+    auto b = std::make_unique<cuda::CudaKvLayerStore>(memory);
+    cuda::CudaKvLayerStore c(memory);
+    a->reserve_append(48);  // 3 blocks: the first chunk
+    a->commit_append(48);
+    b->reserve_append(48);  // the second chunk
+    b->commit_append(48);
+    const int len = 20;  // 2 blocks of the third chunk, with entries
+    const std::vector<float> keys = rounded(random_floats(rng, size_t(len) * geometry.kv_dim), Precision::Fp16);
+    const std::vector<float> values = rounded(random_floats(rng, size_t(len) * geometry.kv_dim), Precision::Fp16);
+    auto dk = upload(keys), dv = upload(values);
+    c.reserve_append(len);
+    cuda::store_kv(dk.as<float>(), dv.as<float>(), len, 0, c.table(), Precision::Fp16, nullptr);
+    c.commit_append(len);
+    const size_t chunk_bytes = 3 * geometry.block_bytes();
+    GPU_CHECK(pool.blocks_total() == 9 && pool.blocks_in_use() == 8, std::to_string(pool.blocks_in_use()));
+
+    GPU_CHECK(pool.release_unused() == 0, "every chunk has a block in use");
+    a.reset();  // the first chunk is all free now; the second keeps b's blocks
+    const size_t free_before = cuda::device_memory().free;
+    GPU_CHECK(memory.release_cached() >= chunk_bytes, "the first chunk goes back");
+    GPU_CHECK(pool.blocks_total() == 6 && pool.blocks_in_use() == 5,
+              std::to_string(pool.blocks_total()) + " blocks, " + std::to_string(pool.blocks_in_use()) + " in use");
+    GPU_CHECK(cuda::device_memory().free >= free_before + chunk_bytes, "the device has the chunk again");
+    const cuda::CudaKvLayerStore::Contents kept = c.download();
+    GPU_CHECK(kept.keys == keys && kept.values == values, "the entries of blocks in use are untouched");
+
+    b.reset();
+    GPU_CHECK(pool.release_unused() == chunk_bytes && pool.blocks_total() == 3, "the second chunk goes back");
+    c.reserve_append(60);  // grows again: 2 blocks free in the third chunk, then a new one
+    GPU_CHECK(pool.blocks_total() == 6 && pool.blocks_in_use() == 5, "the pool grows again after a release");
+}
+
 void pool_uses_the_last_memory()
 {
     // Fill the device until less than a 64-block chunk is free: the pool must still hand out
@@ -266,6 +309,7 @@ std::vector<TestCase> memory_tests()
         {"hidden_pool_keeps_one_buffer", hidden_pool_keeps_one_buffer},
         {"uploads_arrive_intact", uploads_arrive_intact},
         {"blocks_return_to_pool", blocks_return_to_pool},
+        {"unused_chunks_go_back", unused_chunks_go_back},
         {"pool_uses_the_last_memory", pool_uses_the_last_memory},
         {"out_of_memory_is_an_error", out_of_memory_is_an_error},
         {"probe_downloads_deliver_in_order", probe_downloads_deliver_in_order},

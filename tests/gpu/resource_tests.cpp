@@ -1,10 +1,12 @@
 // What the CUDA backend asks of the machine, part of test_gpu_model: a device-memory request
 // beyond any GPU is reported as an error and the backend goes on; what a batched run allocates
-// besides the KV pool stays within the bound planners use (step_memory_bytes); the plugin loads
-// through core's loader and a bad PYRAMID_CUDA_PRECISION is reported, not guessed.
+// besides the KV pool stays within the bound planners use (step_memory_bytes), and goes back to
+// the device on release_cached_memory; the plugin loads through core's loader and a bad
+// PYRAMID_CUDA_PRECISION is reported, not guessed.
 #include "resource_tests.h"
 
 #include <cstdlib>
+#include <map>
 #include <string>
 
 #include "backend/backend_loader.h"
@@ -39,24 +41,25 @@ void out_of_memory_reports_an_error()
                  kFp16Tolerance);
 }
 
-// What a batched run makes a fresh backend allocate besides its KV pool stays within
-// step_memory_bytes for the run's largest step (backend/step_memory.h), the bound planners
-// use. Device memory is measured with cudaMemGetInfo: a GPU rounds allocations to its 2 MiB
-// pages (about 30 buffers grow), the emulation to 256 bytes. The emulation counts every
-// byte, so there the growth must also be at least the step's row buffers (the bound is of
-// the real buffers); a GPU may place this model's small buffers in pages it already holds.
-void step_memory_bounds_a_batched_run()
+size_t device_memory_used()
 {
-    cuda::CudaBackend b(weights(), {Precision::Fp16});
-    const ReplayRecord c = golden("reference_defaults");
-    const auto used = [] {
-        const cuda::DeviceMemory m = cuda::device_memory();
-        return m.total - m.free;
-    };
-    const size_t used_before = used(), pool_before = b.kv_pool().bytes_reserved();
+    const cuda::DeviceMemory m = cuda::device_memory();
+    return m.total - m.free;
+}
 
+// Five sequences of the golden prompt's first 9 to 198 tokens, 24 new tokens each, full cache,
+// PyramidInfer and H2O (which probes every row), batched, greedy: every sequence's tokens by id.
+struct MixedBatch {
+    int rows = 0;     // prompt rows
+    int longest = 0;  // prompt + new tokens of the longest sequence
+    std::map<int, std::vector<int32_t>> tokens;
+};
+
+MixedBatch run_mixed_batch(Backend& b)
+{
+    const ReplayRecord c = golden("reference_defaults");
     BatchScheduler scheduler(b, {5, 0, 8192});
-    int rows = 0, longest = 0;
+    MixedBatch run;
     constexpr int kNewTokens = 24;
     for (int i = 0; i < 5; ++i) {
         BatchRequest r;
@@ -64,30 +67,86 @@ void step_memory_bounds_a_batched_run()
         r.prompt.assign(c.prompt_tokens.begin(),
                         c.prompt_tokens.begin() + static_cast<ptrdiff_t>(std::min(length, c.prompt_tokens.size())));
         r.max_new_tokens = kNewTokens;
+        r.sampling.temperature = 0;  // greedy: a second run must give the same tokens
         r.compression = i % 3 == 0 ? CompressionConfig::full_cache() : c.config;
         if (i % 3 == 2)
             r.compression.policy = CompressionPolicyKind::H2O;  // probes every row
-        rows += static_cast<int>(r.prompt.size());
-        longest = std::max(longest, static_cast<int>(r.prompt.size()) + kNewTokens);
+        run.rows += static_cast<int>(r.prompt.size());
+        run.longest = std::max(run.longest, static_cast<int>(r.prompt.size()) + kNewTokens);
         scheduler.submit(std::move(r));
     }
     while (!scheduler.idle())
-        for (const BatchEvent& e : scheduler.step())
+        for (const BatchEvent& e : scheduler.step()) {
             GPU_CHECK(e.reason != FinishReason::Error, e.error);
+            if (e.token)
+                run.tokens[e.id].push_back(*e.token);
+        }
+    return run;
+}
 
-    const size_t grown = used() - used_before - (b.kv_pool().bytes_reserved() - pool_before);
-    const size_t bound = b.step_memory_bytes(StepExtent{rows, 5, longest});
+// A GPU rounds allocations to its 2 MiB pages (about 30 buffers grow), the emulation to 256
+// bytes.
+size_t allocation_rounding(const Backend& b)
+{
     const bool emulated = b.info().device.find("emulation") != std::string::npos;
-    const size_t rounding = emulated ? 30 * 256 : 30 * (size_t(2) << 20);
+    return emulated ? 30 * 256 : 30 * (size_t(2) << 20);
+}
+
+// What a batched run makes a fresh backend allocate besides its KV pool stays within
+// step_memory_bytes for the run's largest step (backend/step_memory.h), the bound planners
+// use. Device memory is measured with cudaMemGetInfo. The emulation counts every byte, so
+// there the growth must also be at least the step's row buffers (the bound is of the real
+// buffers); a GPU may place this model's small buffers in pages it already holds.
+void step_memory_bounds_a_batched_run()
+{
+    cuda::CudaBackend b(weights(), {Precision::Fp16});
+    const size_t used_before = device_memory_used(), pool_before = b.kv_pool().bytes_reserved();
+    const MixedBatch run = run_mixed_batch(b);
+
+    const size_t grown = device_memory_used() - used_before - (b.kv_pool().bytes_reserved() - pool_before);
+    const size_t bound = b.step_memory_bytes(StepExtent{run.rows, 5, run.longest});
     const StepBufferLayout fp16;
-    const size_t row_growth = step_row_buffers(rows).total() - step_row_buffers(64).total() +
-                              chunk_buffers(b.config(), fp16, std::min(rows, fp16.chunk_rows)).total() -
+    const size_t row_growth = step_row_buffers(run.rows).total() - step_row_buffers(64).total() +
+                              chunk_buffers(b.config(), fp16, std::min(run.rows, fp16.chunk_rows)).total() -
                               chunk_buffers(b.config(), fp16, 64).total();
-    std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", rows,
+    std::printf("  %d rows, 5 sequences: grew %zu bytes besides the KV pool; bound %zu, row buffers %zu\n", run.rows,
                 grown, bound, row_growth);
-    GPU_CHECK(grown <= bound + rounding, std::to_string(grown) + " > " + std::to_string(bound));
-    if (emulated)
+    GPU_CHECK(grown <= bound + allocation_rounding(b), std::to_string(grown) + " > " + std::to_string(bound));
+    if (b.info().device.find("emulation") != std::string::npos)
         GPU_CHECK(grown >= row_growth, std::to_string(grown) + " < " + std::to_string(row_growth));
+}
+
+// After a batched run, release_cached_memory gives the device back all the run grew (the KV
+// pool's chunks, step buffers, kept hidden states): memory in use returns to what it was after
+// loading. The backend then runs the same batch to the same tokens, decode steps recorded as
+// graphs again over the new buffers.
+void released_memory_goes_back_to_the_device()
+{
+    cuda::CudaBackendOptions options{Precision::Fp16};
+    options.graphs = cuda::StepGraphs::On;
+    cuda::CudaBackend b(weights(), options);
+    const size_t at_load = device_memory_used();
+    const MixedBatch first = run_mixed_batch(b);
+    const size_t after_run = device_memory_used();
+    b.release_cached_memory();
+    const size_t released = device_memory_used();
+    std::printf("  in use: %zu bytes at load, %zu after the run, %zu after the release; pool %zu bytes\n", at_load,
+                after_run, released, b.kv_pool().bytes_reserved());
+    GPU_CHECK(after_run > at_load, "the run grew the backend's memory");
+    GPU_CHECK(b.kv_pool().bytes_reserved() == 0, "no KV block is in use, so the pool holds nothing");
+    GPU_CHECK(released <= at_load + allocation_rounding(b),
+              std::to_string(released) + " bytes in use after the release, " + std::to_string(at_load) + " at load");
+    const MixedBatch again = run_mixed_batch(b);
+    GPU_CHECK(again.tokens == first.tokens, "the same batch after the release gives the same tokens");
+
+    // A step right after a release may have the positions of the step before it: they go up
+    // again, into the new buffers.
+    const std::vector<int32_t> full = golden("full_cache").prompt_tokens;
+    const std::vector<int32_t> prompt(full.begin(), full.begin() + 5);
+    const std::vector<float> before = InferenceSession(b, CompressionConfig::full_cache()).prefill(prompt);
+    b.release_cached_memory();
+    GPU_CHECK(InferenceSession(b, CompressionConfig::full_cache()).prefill(prompt) == before,
+              "a prefill after a release equals the same prefill before it");
 }
 
 void plugin_loads_through_the_engine_loader()
@@ -125,6 +184,7 @@ std::vector<TestCase> resource_tests()
     return {
         {"out_of_memory_reports_an_error", out_of_memory_reports_an_error},
         {"step_memory_bounds_a_batched_run", step_memory_bounds_a_batched_run},
+        {"released_memory_goes_back_to_the_device", released_memory_goes_back_to_the_device},
         {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
     };
 }
