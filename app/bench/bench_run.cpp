@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <random>
+#include <string>
 
 #include "generate/batch_scheduler.h"
 #include "kv/kv_footprint.h"
@@ -14,8 +16,20 @@
 namespace pyramid::bench {
 namespace {
 
+// Starts a new peak of the process's resident set (Linux 4.0 on); false where refused.
+bool reset_peak_resident()
+{
+    std::ofstream clear_refs("/proc/self/clear_refs");
+    return static_cast<bool>(clear_refs << "5" << std::flush);
+}
+
+// The resident set's peak since the last reset (VmHWM), or over the process's life.
 size_t peak_resident_bytes()
 {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.starts_with("VmHWM:"))
+            return std::stoull(line.substr(6)) * 1024;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<size_t>(usage.ru_maxrss) * 1024;
@@ -43,6 +57,10 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
     StepTimingBackend backend(model.backend(), workload.step_graphs);
     const ModelConfig& c = model.config();
     const bool cuda = backend.info().name == "cuda";
+    // Each run's own peak memory, whatever ran before it: what earlier runs grew goes back.
+    backend.release_cached_memory();
+    if (!cuda)
+        reset_peak_resident();
     const auto start = std::chrono::steady_clock::now();
     try {
         BatchScheduler scheduler(backend, {workload.batch, workload.kv_byte_limit, workload.max_prompt_tokens});
@@ -111,6 +129,39 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
     if (!cuda)
         r.peak_device_memory = peak_resident_bytes();
     return r;
+}
+
+std::vector<int> interleaved_order(int variants, int repetitions)
+{
+    std::vector<int> order;
+    for (int round = 0; round < repetitions; ++round)
+        for (int i = 0; i < variants; ++i)
+            order.push_back(round % 2 == 0 ? i : variants - 1 - i);
+    return order;
+}
+
+std::vector<RunResult> measure_side_by_side(BenchModel& model, const std::vector<Variant>& variants, int warmup,
+                                            int repetitions)
+{
+    for (const Variant& v : variants) {
+        Workload short_run = v.workload;
+        short_run.gen_len = std::min(v.workload.gen_len, 4);
+        for (int i = 0; i < warmup; ++i)
+            run_workload(model, v.config, v.label, short_run);
+    }
+    std::vector<std::vector<RunResult>> runs(variants.size());
+    for (int i : interleaved_order(static_cast<int>(variants.size()), std::max(repetitions, 1))) {
+        const Variant& v = variants[static_cast<size_t>(i)];
+        runs[static_cast<size_t>(i)].push_back(run_workload(model, v.config, v.label, v.workload));
+    }
+    std::vector<RunResult> medians;
+    for (std::vector<RunResult>& r : runs) {
+        std::sort(r.begin(), r.end(), [](const RunResult& a, const RunResult& b) {
+            return a.throughput_tokens_per_s < b.throughput_tokens_per_s;
+        });
+        medians.push_back(std::move(r[r.size() / 2]));
+    }
+    return medians;
 }
 
 bool fits(const RunResult& run, const Workload& workload)

@@ -54,6 +54,25 @@ struct RunResult {
 RunResult run_workload(BenchModel& model, const CompressionConfig& config, const std::string& label,
                        const Workload& workload);
 
+// One thing measured: a policy (under its label) on a workload.
+struct Variant {
+    CompressionConfig config;
+    std::string label;
+    Workload workload;
+};
+
+// Which variant each timed run measures: `repetitions` rounds in which each of `variants`
+// variants runs once, first to last in even rounds and last to first in odd ones (A B C, C B A,
+// A B C, ...), so drift over the session (clocks, caches, the host's other load) weighs on every
+// variant alike and their ratios are side by side.
+std::vector<int> interleaved_order(int variants, int repetitions);
+
+// `warmup` short runs (a few generated tokens, which fill the backend's buffers) of every
+// variant, then `repetitions` timed runs of each in interleaved_order. Returns, per variant in
+// the given order, its run of median throughput.
+std::vector<RunResult> measure_side_by_side(BenchModel& model, const std::vector<Variant>& variants, int warmup,
+                                            int repetitions);
+
 // Whether a run used the batch it was given from start to end, with nothing preempted.
 bool fits(const RunResult& run, const Workload& workload);
 

@@ -31,25 +31,6 @@ std::string run_label(const CompressionConfig& config, const Workload& workload)
     return to_string(config.policy) + (workload.step_graphs ? "" : " no-graphs");
 }
 
-// Repeats a measurement and keeps the run of median throughput (after warm-up runs with a
-// few generated tokens, which fill the backend's buffers and pools).
-RunResult measure(BenchModel& model, const CompressionConfig& config, const Workload& workload, int warmup,
-                  int repetitions)
-{
-    const std::string label = run_label(config, workload);
-    Workload short_run = workload;
-    short_run.gen_len = std::min(workload.gen_len, 4);
-    for (int i = 0; i < warmup; ++i)
-        run_workload(model, config, label, short_run);
-    std::vector<RunResult> runs;
-    for (int i = 0; i < repetitions; ++i)
-        runs.push_back(run_workload(model, config, label, workload));
-    std::sort(runs.begin(), runs.end(), [](const RunResult& a, const RunResult& b) {
-        return a.throughput_tokens_per_s < b.throughput_tokens_per_s;
-    });
-    return runs[runs.size() / 2];
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -186,23 +167,43 @@ int main(int argc, char** argv)
     if (step_graphs == "both")
         graph_modes.push_back(false);
     workload.step_graphs = graph_modes.front();
-    for (const CompressionConfig& config : configs) {
+    // Every policy and graph mode of one batch size is measured side by side (interleaved), the
+    // runs reported policy by policy.
+    std::vector<Variant> variants;
+    for (const CompressionConfig& config : configs)
         for (int batch : batches)
             for (bool graphs : graph_modes) {
                 Workload w = workload;
                 w.batch = batch;
                 w.step_graphs = graphs;
-                report.runs.push_back(measure(*model, config, w, warmup, repetitions));
-                failed = failed || !report.runs.back().ok;
-                std::fprintf(stderr, "%s batch %d: %.1f tokens/s\n", report.runs.back().label.c_str(), batch,
-                             report.runs.back().throughput_tokens_per_s);
+                variants.push_back({config, run_label(config, w), w});
             }
+    report.runs.resize(variants.size());
+    std::vector<int> batch_sizes = batches;
+    std::sort(batch_sizes.begin(), batch_sizes.end());
+    batch_sizes.erase(std::unique(batch_sizes.begin(), batch_sizes.end()), batch_sizes.end());
+    for (int batch : batch_sizes) {
+        std::vector<size_t> at;
+        std::vector<Variant> same_batch;
+        for (size_t i = 0; i < variants.size(); ++i)
+            if (variants[i].workload.batch == batch) {
+                at.push_back(i);
+                same_batch.push_back(variants[i]);
+            }
+        std::vector<RunResult> measured = measure_side_by_side(*model, same_batch, warmup, repetitions);
+        for (size_t k = 0; k < at.size(); ++k) {
+            std::fprintf(stderr, "%s batch %d: %.1f tokens/s\n", measured[k].label.c_str(), batch,
+                         measured[k].throughput_tokens_per_s);
+            failed = failed || !measured[k].ok;
+            report.runs[at[k]] = std::move(measured[k]);
+        }
+    }
+    for (const CompressionConfig& config : configs)
         if (max_batch) {
             report.max_batch.push_back(
                 find_max_batch(*model, config, run_label(config, workload), workload, max_batch_limit));
             failed = failed || report.max_batch.back().batch == 0;
         }
-    }
 
     // Measured last: its large buffers would otherwise count in the runs' peak memory.
     report.copy_bandwidth_gbs = model->backend().copy_bandwidth() / 1e9;

@@ -1,8 +1,9 @@
 // pyramid-bench's measurements on generated `tiny` weights (CPU): what a run reports about
-// memory is what the caches held, the largest batch found is the largest that fits, and
-// failures are reported in the result, not thrown.
+// memory is what the caches held and its own peak, the largest batch found is the largest that
+// fits, variants compared take turns, and failures are reported in the result, not thrown.
 #include <QtTest>
 
+#include <fstream>
 #include <numeric>
 
 #include "bench_report.h"
@@ -97,6 +98,43 @@ private slots:
 
         const Workload no_budget{16, 2, 1, 1, 0, 8192};
         QVERIFY_THROWS_EXCEPTION(Error, find_max_batch(*model_, CompressionConfig::full_cache(), "full", no_budget, 8));
+    }
+
+    void variants_take_turns()
+    {
+        QCOMPARE(interleaved_order(3, 3), (std::vector<int>{0, 1, 2, 2, 1, 0, 0, 1, 2}));
+        QCOMPARE(interleaved_order(2, 1), (std::vector<int>{0, 1}));
+        QVERIFY(interleaved_order(4, 0).empty());
+
+        const Workload one{24, 4, 1, 1, 0, 8192};
+        Workload two = one;
+        two.batch = 2;
+        const std::vector<Variant> variants{{CompressionConfig::full_cache(), "full", one},
+                                            {aggressive_pyramid(), "pyramid", two}};
+        const std::vector<RunResult> runs = measure_side_by_side(*model_, variants, 1, 3);
+        QCOMPARE(runs.size(), size_t(2));
+        QCOMPARE(runs[0].label, std::string("full"));
+        QCOMPARE(runs[0].batch, 1);
+        QCOMPARE(runs[1].label, std::string("pyramid"));
+        QCOMPARE(runs[1].policy, std::string("pyramid"));
+        QCOMPARE(runs[1].batch, 2);
+        QVERIFY(runs[0].ok && runs[1].ok);
+    }
+
+    // A run's peak memory is its own: a small run after a large one does not report the large
+    // one's peak (on the CPU, the resident set's peak is reset at the start of each run).
+    void peak_memory_is_each_runs_own()
+    {
+        if (!std::ofstream("/proc/self/clear_refs"))
+            QSKIP("this system does not let a process reset its resident-set peak");
+        const RunResult large = run_workload(*model_, CompressionConfig::full_cache(), "full", {500, 4, 16, 1, 0, 8192});
+        const RunResult small = run_workload(*model_, CompressionConfig::full_cache(), "full", {32, 4, 1, 1, 0, 8192});
+        QVERIFY(large.ok && small.ok);
+        QVERIFY2(small.peak_device_memory + large.kv_bytes_peak / 2 < large.peak_device_memory,
+                 qPrintable(QString("small run %1 bytes, large run %2 bytes with %3 of KV")
+                                .arg(small.peak_device_memory)
+                                .arg(large.peak_device_memory)
+                                .arg(large.kv_bytes_peak)));
     }
 
     void shapes_need_a_named_device()
