@@ -182,9 +182,15 @@ struct TestCase {
 };
 
 // Runs the tests whose names contain one of `filters` (all when none); returns the process
-// exit code (0 all passed, 1 failures, 77 no device or nothing ran).
+// exit code (0 all passed, 1 failures, 77 no device or nothing ran). `--list` alone prints
+// every test's name instead, device or not.
 inline int run_all(const char* program, const std::vector<TestCase>& all_tests, const std::vector<std::string>& filters)
 {
+    if (filters == std::vector<std::string>{"--list"}) {
+        for (const TestCase& t : all_tests)
+            std::printf("%s\n", t.name);
+        return 0;
+    }
     std::vector<TestCase> tests;
     for (const TestCase& t : all_tests) {
         bool wanted = filters.empty();
