@@ -15,7 +15,7 @@
 #                              On the GPU machine, from the repository root: runs the staged
 #                              GPU tests, then (bench, all) the paper's benchmark below;
 #                              sanitize: the kernel tests under compute-sanitizer (memcheck,
-#                              racecheck, synccheck), up to 5 minutes a tool.
+#                              racecheck, synccheck), up to 3 minutes a tool (the three fit one call).
 #
 # Built there (when the staged binaries do not run on that machine):
 #   scripts/gpu-run.sh fetch   Here: downloads the .deb files below into .gpu-run/debs and copies
@@ -230,13 +230,13 @@ sanitize() {
       *) names=("${shared_memory[@]}") ;;
     esac
     set +e
-    timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 3 "$kernels" "${names[@]}" >"$logs/sanitize-$tool.log" 2>&1
+    timeout 180 "$sanitizer" --tool "$tool" --error-exitcode 3 "$kernels" "${names[@]}" >"$logs/sanitize-$tool.log" 2>&1
     local rc=$?
     set -e
     tail -5 "$logs/sanitize-$tool.log"
     case $rc in
       0) echo "gpu-run: compute-sanitizer $tool: clean" ;;
-      124) echo "gpu-run: compute-sanitizer $tool: stopped after 300 s (no verdict)" ;;
+      124) echo "gpu-run: compute-sanitizer $tool: stopped after 180 s (no verdict)" ;;
       *) echo "gpu-run: compute-sanitizer $tool FAILED (exit $rc; $logs/sanitize-$tool.log)" ;;
     esac
   done | tee "$logs/sanitize.log"
