@@ -1,7 +1,8 @@
 #pragma once
 // Device memory for key/value entries, handed out in fixed-size blocks so caches of any length
 // grow and shrink without a cudaMalloc per step. The pool takes memory from the device in big
-// chunks when it runs out and keeps freed blocks for reuse until it is destroyed.
+// chunks when it runs out and keeps freed blocks for reuse until release_unused() frees the
+// chunks no block of which is in use, or the pool is destroyed.
 #include <cstddef>
 #include <vector>
 
