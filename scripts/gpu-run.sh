@@ -217,11 +217,13 @@ sanitize() {
   local not_memchecked=(pool_uses_the_last_memory out_of_memory_is_an_error hidden_pool_keeps_one_buffer
     unused_chunks_go_back a_broken_recording_is_reported top_logits_match_host top_logits_large_batches
     graph_choice_keeps_the_faster_way)
-  mapfile -t everything < <("$kernels" --list | grep -vxF -f <(printf '%s\n' "${not_memchecked[@]}"))
+  local listed
+  listed=$("$kernels" --list)
+  mapfile -t everything < <(grep -vxF -f <(printf '%s\n' "${not_memchecked[@]}") <<<"$listed")
   shared_memory=(rms_norm_matches attention_and_probe_match probe_without_rows_is_zero projection_matches
     quantized_projection_matches top_logits_put_nan_lowest int8_rounding_matches_cpu)
   for name in "${shared_memory[@]}"; do
-    "$kernels" --list | grep -qx "$name" || { echo "gpu-run: no kernel test named $name" >&2; exit 1; }
+    grep -qx "$name" <<<"$listed" || { echo "gpu-run: no kernel test named $name" >&2; exit 1; }
   done
   local tool names
   for tool in memcheck racecheck synccheck; do
