@@ -198,8 +198,8 @@ int main(int argc, char** argv)
             report.runs[at[k]] = std::move(measured[k]);
         }
     }
-    for (const CompressionConfig& config : configs)
-        if (max_batch) {
+    if (max_batch)
+        for (const CompressionConfig& config : configs) {
             report.max_batch.push_back(
                 find_max_batch(*model, config, run_label(config, workload), workload, max_batch_limit));
             failed = failed || report.max_batch.back().batch == 0;
