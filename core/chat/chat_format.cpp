@@ -68,6 +68,19 @@ void append(std::vector<int32_t>& out, const std::vector<int32_t>& ids)
 
 }  // namespace
 
+Conversation merge_consecutive_messages(Conversation conversation)
+{
+    std::vector<ChatMessage> merged;
+    for (ChatMessage& m : conversation.messages) {
+        if (!merged.empty() && merged.back().role == m.role)
+            merged.back().text.append("\n\n").append(m.text);
+        else
+            merged.push_back(std::move(m));
+    }
+    conversation.messages = std::move(merged);
+    return conversation;
+}
+
 std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation& conversation)
 {
     const auto& messages = conversation.messages;

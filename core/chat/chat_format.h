@@ -20,6 +20,12 @@
 
 namespace pyramid {
 
+// The conversation with each run of consecutive messages from one role joined into one
+// message, their texts separated by a blank line. A question whose reply never came (refused,
+// failed, or the app died) is then asked together with the next one instead of breaking the
+// alternation the chat format needs.
+Conversation merge_consecutive_messages(Conversation conversation);
+
 // Throws pyramid::Error when the messages do not alternate user/assistant starting with the
 // user, when the last message is not the user's, or when the vocabulary lacks BOS or EOS.
 std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation& conversation);

@@ -14,7 +14,8 @@ struct ChatMessage {
 
 struct Conversation {
     std::string system_prompt;           // empty: none
-    std::vector<ChatMessage> messages;   // alternating, starting with the user
+    std::vector<ChatMessage> messages;   // starting with the user; alternating as the chat format needs
+                                         // (merge_consecutive_messages makes them so)
 };
 
 } // namespace pyramid

@@ -126,11 +126,14 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
     return p;
 }
 
-ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
+ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& callbacks,
                               const std::atomic<bool>& cancel)
 {
     ChatResult result;
+    std::string streamed;  // what the user has seen, kept when an exception ends the reply
     try {
+        ChatRequest request = asked;
+        request.conversation = merge_consecutive_messages(std::move(request.conversation));
         const auto& messages = request.conversation.messages;
         if (messages.empty() || messages.back().role != ChatRole::User)
             throw Error("the conversation must end with a user message");
@@ -166,6 +169,7 @@ ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks&
         options.make_room_when_full = request.overflow == OverflowPolicy::Reencode;
         GenerateCallbacks cb;
         cb.on_token = [&](int32_t, const std::string& text) {
+            streamed += text;
             if (callbacks.on_text && !text.empty())
                 callbacks.on_text(text);
         };
@@ -200,6 +204,7 @@ ChatResult ChatSession::reply(const ChatRequest& request, const StreamCallbacks&
     } catch (const std::exception& e) {
         forget();
         result.reason = FinishReason::Error;
+        result.text = std::move(streamed);
         result.error = e.what();
         spdlog::error("reply failed: {}", e.what());
     }

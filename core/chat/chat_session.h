@@ -19,8 +19,10 @@ class ChatSession {
 public:
     explicit ChatSession(std::shared_ptr<Model> model);
 
-    // Never throws for bad input: errors come back as FinishReason::Error / ContextFull.
-    ChatResult reply(const ChatRequest& request, const StreamCallbacks& callbacks, const std::atomic<bool>& cancel);
+    // Never throws for bad input: errors come back as FinishReason::Error / ContextFull, with
+    // the text streamed before the error. Consecutive messages of one role count as one
+    // (merge_consecutive_messages).
+    ChatResult reply(const ChatRequest& asked, const StreamCallbacks& callbacks, const std::atomic<bool>& cancel);
 
     // Tokens the cache holds, in the order they were fed (for tests and diagnostics).
     const std::vector<int32_t>& fed_tokens() const { return fed_; }

@@ -124,6 +124,31 @@ private slots:
         QVERIFY(!chat.reply(rebuild, {}, never).reused_cache);
     }
 
+    void an_unanswered_question_is_asked_with_the_next()
+    {
+        // A question whose reply failed (or never came) stays in the conversation; the next
+        // one is asked together with it, in the LLaMA-2-Chat format too.
+        const std::atomic<bool> never{false};
+        Conversation answered{"", {{ChatRole::User, "Hi."}}};
+        ChatSession chat(model_);
+        const ChatResult first = chat.reply(request_for(answered, CompressionPolicyKind::Pyramid), {}, never);
+        Conversation c = answered;
+        c.messages.push_back({ChatRole::Assistant, first.text});
+        c.messages.push_back({ChatRole::User, "Where is the cat?"});
+        c.messages.push_back({ChatRole::User, "And the dog?"});
+        const ChatResult two = chat.reply(request_for(c, CompressionPolicyKind::Pyramid), {}, never);
+        QVERIFY2(two.reason == FinishReason::MaxTokens, two.error.c_str());
+        QVERIFY(two.reused_cache);  // the history before the two questions is still the cached one
+
+        Conversation joined = c;
+        joined.messages.pop_back();
+        joined.messages.back().text = "Where is the cat?\n\nAnd the dog?";
+        ChatSession fresh(model_);
+        (void)fresh.reply(request_for(answered, CompressionPolicyKind::Pyramid), {}, never);
+        QCOMPARE(fresh.reply(request_for(joined, CompressionPolicyKind::Pyramid), {}, never).text, two.text);
+        QCOMPARE(fresh.fed_tokens(), chat.fed_tokens());
+    }
+
     void overflow_stops_or_drops_oldest_turns()
     {
         const std::atomic<bool> never{false};

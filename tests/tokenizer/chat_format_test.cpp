@@ -150,6 +150,28 @@ private slots:
         QVERIFY2(message.contains(expected), qPrintable(message));
     }
 
+    void consecutiveMessagesOfOneRoleBecomeOne()
+    {
+        Conversation c;
+        c.system_prompt = "sys";
+        c.messages = {{ChatRole::User, "First?"}, {ChatRole::User, "Second?"}, {ChatRole::Assistant, "A."},
+                      {ChatRole::Assistant, "B."}, {ChatRole::User, "Third?"}};
+        const Conversation merged = merge_consecutive_messages(c);
+        QCOMPARE(merged.system_prompt, std::string("sys"));
+        QCOMPARE(merged.messages.size(), size_t(3));
+        QCOMPARE(merged.messages[0].text, std::string("First?\n\nSecond?"));
+        QCOMPARE(merged.messages[1].text, std::string("A.\n\nB."));
+        QCOMPARE(merged.messages[2].text, std::string("Third?"));
+        QVERIFY(merged.messages[0].role == ChatRole::User && merged.messages[1].role == ChatRole::Assistant &&
+                merged.messages[2].role == ChatRole::User);
+        QCOMPARE(format_llama2_chat(*tok_, merged),
+                 concat({bos_, enc("[INST] <<SYS>>\nsys\n<</SYS>>\n\nFirst?\n\nSecond? [/INST] A.\n\nB. "), eos_,
+                         bos_, enc("[INST] Third? [/INST]")}));
+
+        const Conversation alternating = conversation("", {"Hi", "Hello", "Bye"});
+        QCOMPARE(merge_consecutive_messages(alternating).messages.size(), size_t(3));
+    }
+
     void vocabularyWithoutEosIsRejected()
     {
         EmbeddedVocab v = test::tiny_vocab();
