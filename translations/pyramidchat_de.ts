@@ -90,6 +90,10 @@
         <source>The next turn drops the oldest exchanges to make room.</source>
         <translation>Die nächste Runde verwirft die ältesten Wechsel, um Platz zu schaffen.</translation>
     </message>
+    <message>
+        <source>The chat history could not be read or saved (%1).</source>
+        <translation>Der Chatverlauf konnte nicht gelesen oder gespeichert werden (%1).</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -90,6 +90,10 @@
         <source>The next turn drops the oldest exchanges to make room.</source>
         <translation>下一轮将丢弃最早的几轮对话以腾出空间。</translation>
     </message>
+    <message>
+        <source>The chat history could not be read or saved (%1).</source>
+        <translation>无法读取或保存聊天记录（%1）。</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -1,5 +1,8 @@
 #include "chat_controller.h"
 
+#include <QCoreApplication>
+#include <utility>
+
 #include "cache_stats_model.h"
 #include "chat_store.h"
 #include "conversation_list_model.h"
@@ -57,6 +60,9 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
     });
     thread_.start();
 
+    store_.setFailureHandler([this](const QString& message) {
+        setError(tr("The chat history could not be read or saved (%1).").arg(message));
+    });
     connect(&conversations_, &ConversationListModel::currentIdChanged, this, &ChatController::showCurrentConversation);
     connect(&messages_, &MessageListModel::countChanged, this, &ChatController::actionsChanged);
     showCurrentConversation();
@@ -68,6 +74,9 @@ ChatController::~ChatController()
     cancelLoad_ = true;
     thread_.quit();
     thread_.wait();
+    // The cancelled reply's result is still queued for this object: store it, as Stop would.
+    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    store_.setFailureHandler({});
 }
 
 bool ChatController::canRegenerate() const { return canSend() && messages_.count() > 0; }
@@ -84,6 +93,7 @@ void ChatController::showCurrentConversation()
 {
     // A reply keeps running only while its conversation is on screen; it is stored as stopped.
     stop();
+    cancelEdit();
     const qint64 id = conversations_.currentId();
     messages_.setConversation(id, store_.messages(id));
     settings_.setConversation(id);
@@ -105,9 +115,12 @@ bool ChatController::send(const QString& text)
     message.text = trimmed;
     message.createdAt = QDateTime::currentDateTime();
     message.id = store_.addMessage(conversation, message);
+    if (message.id == 0)
+        return false;  // not saved: the text stays in the composer and the error says why
     messages_.append(message);
     conversations_.nameAfterFirstMessage(conversation, trimmed);
     conversations_.refresh();
+    replaced_ = {};
     startReply();
     return true;
 }
@@ -117,27 +130,47 @@ bool ChatController::regenerate()
     if (!canRegenerate())
         return false;
     const int last = messages_.count() - 1;
+    replaced_ = {};
     if (messages_.at(last).role == ChatRole::Assistant) {
         if (last == 0)
             return false;  // a reply with no question before it: nothing to answer again
-        store_.deleteMessage(messages_.at(last).id);
+        replaced_ = messages_.at(last);  // deleted from the store once the new reply is stored
         messages_.removeFrom(last);
     }
     startReply();
     return true;
 }
 
+bool ChatController::beginEdit()
+{
+    if (!canEditLast())
+        return false;
+    editedMessage_ = messages_.at(messages_.lastRow(ChatRole::User)).id;
+    emit editingChanged();
+    return true;
+}
+
+void ChatController::cancelEdit()
+{
+    if (editedMessage_ == 0)
+        return;
+    editedMessage_ = 0;
+    emit editingChanged();
+}
+
 bool ChatController::editAndResend(const QString& text)
 {
     const QString trimmed = text.trimmed();
     const int row = messages_.lastRow(ChatRole::User);
-    if (trimmed.isEmpty() || !canEditLast())
+    if (trimmed.isEmpty() || !canEditLast() || messages_.at(row).id != editedMessage_)
         return false;
+    cancelEdit();
     for (int later = row + 1; later < messages_.count(); ++later)
         store_.deleteMessage(messages_.at(later).id);
     messages_.removeFrom(row + 1);
     store_.updateMessageText(messages_.at(row).id, trimmed);
     messages_.replaceText(row, trimmed);
+    replaced_ = {};
     startReply();
     return true;
 }
@@ -190,19 +223,14 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
 {
     if (turn != turn_)
         return;
-    const bool onScreen = messages_.conversationId() == replyConversation_;
-    // A full context either refuses the turn before a word is written or cuts the reply off;
-    // both say so, never a silent truncation.
-    const bool refused = result.reason == FinishReason::ContextFull && result.text.empty();
-    // A reply that failed midway (e.g. out of KV memory) keeps what it had said, marked as such.
-    const bool failedEmpty = result.reason == FinishReason::Error && result.text.empty();
-    if (failedEmpty || refused) {
-        if (onScreen)
-            messages_.discardReply();
-        setError(refused ? contextFullMessage(result, replyOverflow_)
-                         : tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
-    } else {
-        StoredMessage reply;
+    const StoredMessage replaced = std::exchange(replaced_, {});
+    // A reply that brought no text is not stored: a full context that refused the turn and a
+    // failure before the first word say so as the error; a regenerated reply keeps the old one.
+    // A reply cut off midway (stopped, out of KV memory, out of context) is kept, marked as such.
+    const bool keep = !result.text.empty() || (replaced.id == 0 && result.reason != FinishReason::ContextFull &&
+                                               result.reason != FinishReason::Error);
+    StoredMessage reply;
+    if (keep) {
         reply.role = ChatRole::Assistant;
         reply.text = QString::fromStdString(result.text);
         reply.finish = result.reason;
@@ -210,16 +238,28 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
         reply.notice = asSentence(result.notice);
         reply.createdAt = QDateTime::currentDateTime();
         reply.id = store_.addMessage(replyConversation_, reply);
-        if (onScreen)
-            messages_.finishReply(reply);
+        if (reply.id != 0 && replaced.id != 0)
+            store_.deleteMessage(replaced.id);
         if (!result.stats.layer_kv_lengths.empty())
             stats_.update(result.stats);
         conversations_.refresh();
-        if (result.reason == FinishReason::ContextFull)
-            setError(contextFullMessage(result, replyOverflow_));
-        else if (result.reason == FinishReason::Error)
-            setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     }
+    if (messages_.conversationId() == replyConversation_) {
+        if (!messages_.streaming()) {
+            // Shown again while the reply finished in the background: show what is stored.
+            messages_.setConversation(replyConversation_, store_.messages(replyConversation_));
+        } else if (keep) {
+            messages_.finishReply(reply);
+        } else {
+            messages_.discardReply();
+            if (replaced.id != 0)
+                messages_.append(replaced);
+        }
+    }
+    if (result.reason == FinishReason::ContextFull)
+        setError(contextFullMessage(result, replyOverflow_));
+    else if (result.reason == FinishReason::Error)
+        setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     setBusy(false);
     emit replyFinished();
 }

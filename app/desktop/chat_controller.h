@@ -1,7 +1,8 @@
 #pragma once
 // Runs the conversation: sends the user's turn to the engine on a worker thread, streams the
 // reply into the MessageListModel and the statistics into the CacheStatsModel, and stores
-// each message in the ChatStore once it is complete (a stopped reply is stored as stopped).
+// each message in the ChatStore once it is complete (a stopped reply is stored as stopped,
+// also when the app quits mid-reply). A store that fails to read or write says so as the error.
 // What the engine did to fit the conversation comes back as a notice stored with the reply;
 // a full context that refuses the turn or cuts the reply off is shown as an error that says
 // what to change.
@@ -15,6 +16,7 @@
 #include <memory>
 
 #include "chat/chat_engine.h"
+#include "stored_message.h"
 
 class CacheStatsModel;
 class ChatStore;
@@ -29,6 +31,7 @@ class ChatController : public QObject {
     Q_PROPERTY(bool canSend READ canSend NOTIFY actionsChanged)
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY actionsChanged)
     Q_PROPERTY(bool canEditLast READ canEditLast NOTIFY actionsChanged)
+    Q_PROPERTY(bool editing READ editing NOTIFY editingChanged)
     Q_PROPERTY(QString lastUserText READ lastUserText NOTIFY actionsChanged)
     Q_PROPERTY(QString error READ error NOTIFY errorChanged)
 
@@ -43,12 +46,18 @@ public:
     bool canRegenerate() const;
     bool canEditLast() const;
     QString lastUserText() const;
+    bool editing() const { return editedMessage_ != 0; }
     QString error() const { return error_; }
 
     // Each returns false (and changes nothing) when it cannot start a reply now.
     Q_INVOKABLE bool send(const QString& text);
-    Q_INVOKABLE bool regenerate();                     // replaces the last reply
-    Q_INVOKABLE bool editAndResend(const QString& text);  // rewrites the last user message
+    // Replaces the last reply; the old one stays stored until the new one has text.
+    Q_INVOKABLE bool regenerate();
+    // Editing the last user message: begun for the conversation on screen and ended by showing
+    // another one, so an edit can never rewrite a conversation it was not begun in.
+    Q_INVOKABLE bool beginEdit();
+    Q_INVOKABLE void cancelEdit();
+    Q_INVOKABLE bool editAndResend(const QString& text);  // rewrites the message beginEdit chose
     Q_INVOKABLE void stop();
     Q_INVOKABLE void clearError();
 
@@ -59,6 +68,7 @@ public:
 signals:
     void busyChanged();
     void actionsChanged();
+    void editingChanged();
     void errorChanged();
     void replyFinished();  // a turn ended, for any reason, and was stored
     void modelLoadProgress(double fraction);
@@ -90,6 +100,8 @@ private:
     std::unique_ptr<EngineWorker> worker_;  // lives on thread_
 
     quint64 turn_ = 0;               // the reply in flight (or the last one)
+    StoredMessage replaced_;         // the reply the one in flight regenerates (id 0: none)
+    qint64 editedMessage_ = 0;       // the user message being edited (0: none)
     qint64 replyConversation_ = 0;   // where that reply is stored
     pyramid::OverflowPolicy replyOverflow_ = pyramid::OverflowPolicy::Stop;  // what that reply ran with
     bool busy_ = false;

@@ -125,7 +125,14 @@ bool ChatStore::run(QSqlQuery& query) const
         return true;
     spdlog::error("chat database {}: {} ({})", path_.toStdString(), query.lastError().text().toStdString(),
                   query.lastQuery().toStdString());
+    if (onFailure_)
+        onFailure_(QStringLiteral("%1: %2").arg(path_, query.lastError().text()));
     return false;
+}
+
+void ChatStore::setFailureHandler(std::function<void(const QString& message)> handler)
+{
+    onFailure_ = std::move(handler);
 }
 
 qint64 ChatStore::createConversation(const QString& title)

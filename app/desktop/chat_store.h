@@ -9,6 +9,7 @@
 #include <QString>
 #include <QVariantList>
 #include <QVector>
+#include <functional>
 #include <optional>
 
 #include "stored_message.h"
@@ -53,6 +54,10 @@ public:
     qint64 lastConversation() const;  // 0 when none was recorded
     void setLastConversation(qint64 id);
 
+    // Called with the database's message whenever a statement fails (disk full, a file made
+    // read-only, corruption), so the user hears of it; the failed call returns 0 or nothing.
+    void setFailureHandler(std::function<void(const QString& message)> handler);
+
 private:
     void addMissingColumns();  // brings a database from an earlier version up to date
     bool run(QSqlQuery& query) const;
@@ -63,4 +68,5 @@ private:
 
     QString path_;
     QString connection_;  // one connection per store, so tests can open several
+    std::function<void(const QString&)> onFailure_;
 };

@@ -98,7 +98,10 @@ QString ConversationListModel::undoText() const
 qint64 ConversationListModel::createConversation()
 {
     setSearchText({});
-    if (currentId_ != 0 && store_.conversation(currentId_) && store_.messageCount(currentId_) == 0)
+    // An empty conversation on screen is reused, unless it is the one just deleted (hidden).
+    const bool currentVisible =
+        std::any_of(rows_.cbegin(), rows_.cend(), [this](const StoredConversation& c) { return c.id == currentId_; });
+    if (currentVisible && store_.messageCount(currentId_) == 0)
         return currentId_;
     const qint64 id = store_.createConversation();
     refresh();

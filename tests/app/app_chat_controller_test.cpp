@@ -1,7 +1,10 @@
 // ChatController with MessageListModel, ChatStore and a fake engine: streaming, stop (the
 // stopped reply is kept and flagged), regenerate, edit and resend, settings applying to the
-// next turn, switching conversations mid-reply, and a failing reply.
+// next turn, switching conversations mid-reply, a failing reply, quitting mid-reply and a
+// database that fails to write.
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTest>
 
 #include "app_test_env.h"
@@ -173,7 +176,11 @@ private slots:
         QVERIFY(waitForReply(*app));
         QCOMPARE(app->chat().lastUserText(), QStringLiteral("Secnod question"));
 
+        QVERIFY(!app->chat().editAndResend("Second question"));  // only after beginEdit
+        QVERIFY(app->chat().beginEdit());
+        QVERIFY(app->chat().editing());
         QVERIFY(app->chat().editAndResend("Second question"));
+        QVERIFY(!app->chat().editing());
         QVERIFY(waitForReply(*app));
         QCOMPARE(app->messages().count(), 4);
         QCOMPARE(app->messages().at(2).text, QStringLiteral("Second question"));
@@ -279,7 +286,106 @@ private slots:
         auto app = env.makeReadyApp(nullptr, slowScript(500, 10));
         QVERIFY(app->chat().send("Keep going"));
         QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
+        const qint64 conversation = app->conversations().currentId();
         app.reset();  // cancels and joins the worker without waiting for the whole reply
+
+        // What had streamed is stored as a stopped reply, as Stop would have stored it.
+        auto reopened = env.makeApp();
+        const QVector<StoredMessage> stored = reopened->store().messages(conversation);
+        QCOMPARE(stored.size(), 2);
+        QVERIFY(stored[1].stopped());
+        QVERIFY(!stored[1].text.isEmpty());
+    }
+
+    void anEditEndsWithItsConversation()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp();
+        const qint64 first = app->conversations().currentId();
+        QVERIFY(app->chat().send("Question in the first"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(app->chat().beginEdit());
+        const qint64 second = app->conversations().createConversation();
+        QVERIFY(!app->chat().editing());
+        QVERIFY(app->chat().send("Question in the second"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(!app->chat().editAndResend("Edited text"));  // the edit was begun elsewhere
+        QCOMPARE(app->store().messages(second).at(0).text, QStringLiteral("Question in the second"));
+        QCOMPARE(app->store().messages(second).size(), 2);
+        QCOMPARE(app->store().messages(first).at(0).text, QStringLiteral("Question in the first"));
+    }
+
+    void aReplyFinishingWhileItsConversationIsShownAgainAppears()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+        const qint64 first = app->conversations().currentId();
+        QVERIFY(app->chat().send("Long story please"));
+        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        app->conversations().createConversation();
+        app->conversations().setCurrentId(first);  // back before the cancelled reply is stored
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(app->messages().count(), 2);
+        QVERIFY(app->messages().at(1).stopped());
+        QCOMPARE(app->messages().at(1).id, app->store().messages(first).at(1).id);
+    }
+
+    void aRegeneratedReplyThatFailsKeepsTheOldOne()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine);
+        QVERIFY(app->chat().send("Question"));
+        QVERIFY(waitForReply(*app));
+        const StoredMessage old = app->messages().at(1);
+        FakeScript refusing;
+        refusing.refuseContextFull = true;
+        engine->setScript(refusing);
+        QVERIFY(app->chat().regenerate());
+        QVERIFY(waitForReply(*app));
+        QVERIFY(!app->chat().error().isEmpty());
+        QCOMPARE(app->messages().count(), 2);
+        QCOMPARE(app->messages().at(1).id, old.id);
+        const QVector<StoredMessage> stored = app->store().messages(app->conversations().currentId());
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[1].text, old.text);
+
+        engine->setScript(FakeScript{});
+        QVERIFY(app->chat().regenerate());
+        QVERIFY(waitForReply(*app));
+        QCOMPARE(app->store().messages(app->conversations().currentId()).size(), 2);
+        QVERIFY(app->store().messages(app->conversations().currentId()).at(1).id != old.id);
+    }
+
+    void aFailedWriteIsReportedAndNothingPretendsToBeSaved()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp();
+        const qint64 conversation = app->conversations().currentId();
+        // Another connection makes writes fail, as a full disk would.
+        const QString failing = QStringLiteral("failing-writes");
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), failing);
+            db.setDatabaseName(env.database);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("CREATE TRIGGER fail BEFORE INSERT ON messages"
+                                          " BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END")));
+        }
+        QVERIFY(!app->chat().send("Lost?"));
+        QVERIFY2(app->chat().error().contains("simulated disk failure"), qPrintable(app->chat().error()));
+        QCOMPARE(app->messages().count(), 0);
+        QVERIFY(!app->chat().busy());
+        {
+            QSqlQuery q(QSqlDatabase::database(failing));
+            QVERIFY(q.exec(QStringLiteral("DROP TRIGGER fail")));
+        }
+        QSqlDatabase::removeDatabase(failing);
+        QVERIFY(app->chat().send("Saved"));
+        QVERIFY(app->chat().error().isEmpty());
+        QVERIFY(waitForReply(*app));
+        QCOMPARE(app->store().messages(conversation).size(), 2);
     }
 };
 

@@ -125,6 +125,21 @@ private slots:
         QVERIFY(model.currentId() != keep && model.currentId() != doomed);
     }
 
+    void deletingTheOnlyEmptyConversationShowsAFreshOne()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 empty = model.currentId();
+        model.remove(empty);
+        QCOMPARE(model.count(), 1);
+        QVERIFY(model.currentId() != empty);  // never a hidden conversation, purged on the next removal
+        QCOMPARE(model.idAt(0), model.currentId());
+        model.undoRemove();
+        QCOMPARE(model.currentId(), empty);
+        QCOMPARE(model.count(), 2);
+    }
+
     void searchMatchesTitlesAndMessages()
     {
         QTemporaryDir dir;

@@ -9,7 +9,7 @@ Pane {
     id: composer
 
     required property var chat
-    property bool editing: false  // the text replaces the last user message
+    readonly property bool editing: chat.editing  // the text replaces the last user message
 
     signal sent()
 
@@ -17,7 +17,6 @@ Pane {
         const ok = editing ? chat.editAndResend(input.text) : chat.send(input.text)
         if (ok) {
             input.clear()
-            editing = false
             sent()
         }
     }
@@ -46,7 +45,7 @@ Pane {
                 visible: composer.editing
                 text: qsTr("Cancel edit")
                 onClicked: {
-                    composer.editing = false
+                    composer.chat.cancelEdit()
                     input.clear()
                 }
                 Accessible.name: qsTr("Cancel editing")
@@ -56,9 +55,10 @@ Pane {
                 text: qsTr("Edit last")
                 enabled: composer.chat.canEditLast
                 onClicked: {
-                    input.text = composer.chat.lastUserText
-                    composer.editing = true
-                    input.forceActiveFocus()
+                    if (composer.chat.beginEdit()) {
+                        input.text = composer.chat.lastUserText
+                        input.forceActiveFocus()
+                    }
                 }
                 Accessible.name: qsTr("Edit the last message")
             }
