@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "util/ranking.h"
+
 namespace pyramid {
 
 TopLogits select_top_logits(std::span<const float> logits, int k)
@@ -11,7 +13,7 @@ TopLogits select_top_logits(std::span<const float> logits, int k)
     std::vector<int32_t> order(logits.size());
     std::iota(order.begin(), order.end(), 0);
     std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(keep), order.end(),
-                      [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+                      [&](int32_t a, int32_t b) { return ranks_higher(logits, a, b); });
     TopLogits top;
     top.ids.assign(order.begin(), order.begin() + static_cast<ptrdiff_t>(keep));
     top.values.reserve(keep);

@@ -102,7 +102,7 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
         const int needed = static_cast<int>(p.tokens.size()) + room;
         if (session_->tokens_seen() + needed <= context)
             return p;
-        if (request.overflow == OverflowPolicy::Reencode && needed < context) {
+        if (request.overflow == OverflowPolicy::Reencode && needed <= session_->largest_room()) {
             p.room_needed = needed;
             return p;
         }
@@ -166,6 +166,8 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         options.max_new_tokens = request.max_new_tokens;
         options.sampling = request.sampling;
         options.extend_cache = p.extend;
+        if (p.extend)
+            options.earlier_tokens = fed_;
         options.make_room_when_full = request.overflow == OverflowPolicy::Reencode;
         GenerateCallbacks cb;
         cb.on_token = [&](int32_t, const std::string& text) {

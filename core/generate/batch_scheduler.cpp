@@ -51,9 +51,9 @@ void BatchScheduler::run_and_store(const Sequences& sequences, Full full_step, T
         sequences[i]->logits = std::move(logits[i]);
 }
 
-BatchScheduler::Sequence::Sequence(int id, BatchRequest r)
+BatchScheduler::Sequence::Sequence(int id, BatchRequest r, int n_vocab)
     : id(id), tokens(std::move(r.prompt)), prompt_length(tokens.size()), request(std::move(r)),
-      sampler(request.sampling)
+      sampler(request.sampling, n_vocab)
 {
 }
 
@@ -74,8 +74,14 @@ int BatchScheduler::submit(BatchRequest request)
         throw Error("the prompt has " + std::to_string(request.prompt.size()) + " tokens and asks for " +
                     std::to_string(request.max_new_tokens) + " more, but the model's context holds " +
                     std::to_string(context));
+    // Checked here: a bad id found at admission would fail every request admitted with it.
+    const int n_vocab = backend_.config().n_vocab;
+    for (size_t i = 0; i < request.prompt.size(); ++i)
+        if (request.prompt[i] < 0 || request.prompt[i] >= n_vocab)
+            throw Error("prompt token " + std::to_string(i) + " is id " + std::to_string(request.prompt[i]) +
+                        ", outside the vocabulary of " + std::to_string(n_vocab));
     request.compression.validate();
-    auto sequence = std::make_unique<Sequence>(next_id_++, std::move(request));
+    auto sequence = std::make_unique<Sequence>(next_id_++, std::move(request), n_vocab);
     sequence->session = std::make_unique<InferenceSession>(backend_, sequence->request.compression);
     waiting_.push_back(std::move(sequence));
     return waiting_.back()->id;
@@ -159,10 +165,6 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
     int tokens = 0;
     while (!waiting_.empty() && static_cast<int>(running_.size() + admitted.size()) < options_.max_batch) {
         Sequence& next = *waiting_.front();
-        if (next.cancelled) {
-            finish(take(waiting_, 0), FinishReason::Cancelled, {}, events);
-            continue;
-        }
         // A preempted sequence runs again from its prompt and what it generated.
         const int n = static_cast<int>(next.tokens.size());
         const size_t bytes =
@@ -225,9 +227,16 @@ std::vector<BatchEvent> BatchScheduler::step()
     last_step_ = {};
     finished_.clear();
     std::vector<BatchEvent> events;
-    for (size_t i = running_.size(); i-- > 0;)
-        if (running_[i]->cancelled)
-            finish(take(running_, i), FinishReason::Cancelled, {}, events);
+    // Cancelled requests end now, also those still waiting behind a full batch.
+    const auto finish_cancelled = [&](auto& queue) {
+        for (size_t i = 0; i < queue.size();)
+            if (queue[i]->cancelled)
+                finish(take(queue, i), FinishReason::Cancelled, {}, events);
+            else
+                ++i;
+    };
+    finish_cancelled(running_);
+    finish_cancelled(waiting_);
     admit(events);
 
     // Every running sequence draws its next token from the logits of its last step.

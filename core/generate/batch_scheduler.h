@@ -65,8 +65,8 @@ public:
     // The backend must outlive the scheduler.
     BatchScheduler(Backend& backend, BatchOptions options);
 
-    // Queues a request; returns its id. Throws pyramid::Error for an empty prompt, or one that
-    // with max_new_tokens would not fit the model's context.
+    // Queues a request; returns its id. Throws pyramid::Error for an empty prompt, a token id
+    // outside the vocabulary, or a prompt that with max_new_tokens would not fit the context.
     int submit(BatchRequest request);
     // Ends a request (waiting or running) at the next step with FinishReason::Cancelled.
     void cancel(int id);
@@ -100,7 +100,7 @@ private:
         TopLogits top;
         bool cancelled = false;
 
-        Sequence(int id, BatchRequest request);
+        Sequence(int id, BatchRequest request, int n_vocab);
         std::span<const int32_t> generated() const { return std::span(tokens).subspan(prompt_length); }
         int32_t draw_next() { return logits.empty() ? sampler.sample_top(top) : sampler.sample(logits, tokens); }
     };

@@ -37,7 +37,7 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
 class TokenDrawer {
 public:
     TokenDrawer(InferenceSession& session, const SamplingParams& params)
-        : session_(session), sampler_(params), top_k_(sampler_.top_logits_needed())
+        : session_(session), sampler_(params, session.n_vocab()), top_k_(sampler_.top_logits_needed())
     {
     }
 
@@ -101,7 +101,11 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
     publish();
 
     TextStreamer streamer(tokenizer);
-    std::vector<int32_t> history(prompt.begin(), prompt.end());
+    const size_t looked_back = std::min(options.earlier_tokens.size(),
+                                        static_cast<size_t>(std::max(0, options.sampling.repetition_window)));
+    std::vector<int32_t> history(options.earlier_tokens.end() - static_cast<ptrdiff_t>(looked_back),
+                                 options.earlier_tokens.end());
+    history.insert(history.end(), prompt.begin(), prompt.end());
     const auto decode_start = Clock::now();
     result.reason = FinishReason::MaxTokens;
     for (int i = 0; i < options.max_new_tokens; ++i) {

@@ -24,6 +24,9 @@ struct GenerateOptions {
     // Feed the prompt after what the session's cache already holds (a conversation's next
     // turn) instead of starting afresh.
     bool extend_cache = false;
+    // With extend_cache: the tokens fed before, which the repetition penalty looks back on as
+    // it would in a prompt holding them. Must outlive the call.
+    std::span<const int32_t> earlier_tokens;
     // When the context fills up mid-reply: make room (InferenceSession::make_room, a quarter
     // of the context) and keep going, instead of ending with ContextFull.
     bool make_room_when_full = false;

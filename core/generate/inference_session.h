@@ -33,8 +33,10 @@ public:
     // Makes room for `room` more positions in a full context, StreamingLLM-style: keeps the
     // sink tokens and the most recent positions, drops older entries from every layer, and
     // renumbers the survivors' positions consecutively (re-rotating their keys). Returns the
-    // number of positions freed. Throws pyramid::Error when the context is too small.
+    // number of positions freed. Throws pyramid::Error when room > largest_room().
     int make_room(int room);
+    // The most room make_room can make: the context less the sinks and one recent position.
+    int largest_room() const { return context_length() - config_.pyramid.sink_tokens - 1; }
     // Feeds one token at the next position and returns the logits after it.
     std::vector<float> decode(int32_t token);
     // extend() and decode() returning only the k highest logits (see extend_batch_top).
@@ -65,6 +67,7 @@ public:
     BackendInfo backend_info() const { return backend_.info(); }
     int tokens_seen() const { return next_position_; }
     int context_length() const { return backend_.config().context_length; }
+    int n_vocab() const { return backend_.config().n_vocab; }
     // Layers whose cache (or, in the prefill, token set) shrank during the last step.
     const std::vector<bool>& layers_compressed() const { return layers_compressed_; }
     size_t full_cache_bytes() const;  // what an uncompressed cache would hold now

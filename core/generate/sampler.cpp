@@ -10,9 +10,12 @@
 
 namespace pyramid {
 
-Sampler::Sampler(const SamplingParams& params)
+Sampler::Sampler(const SamplingParams& params, int n_vocab)
     : params_(params), rng_(params.seed != 0 ? params.seed : std::random_device{}())
 {
+    // Otherwise a backend asked for more top logits than a row has would hand back too few.
+    if (params_.top_k >= n_vocab)
+        params_.top_k = 0;
 }
 
 int32_t Sampler::argmax(std::span<const float> logits)

@@ -14,7 +14,8 @@ namespace pyramid {
 
 class Sampler {
 public:
-    explicit Sampler(const SamplingParams& params);
+    // `n_vocab`: the length of a row of logits; a top-k limit at or above it is no limit.
+    Sampler(const SamplingParams& params, int n_vocab);
 
     // `history`: the tokens so far (prompt and generated), for the repetition penalty.
     int32_t sample(std::span<const float> logits, std::span<const int32_t> history);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "util/ranking.h"
+
 namespace pyramid {
 
 std::vector<int> select_top_k(std::span<const float> scores, int k)
@@ -11,7 +13,7 @@ std::vector<int> select_top_k(std::span<const float> scores, int k)
     k = std::clamp(k, 0, n);
     std::vector<int> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), 0);
-    const auto better = [&](int a, int b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); };
+    const auto better = [&](int a, int b) { return ranks_higher(scores, a, b); };
     std::nth_element(order.begin(), order.begin() + k, order.end(), better);
     order.resize(static_cast<size_t>(k));
     std::sort(order.begin(), order.end());

@@ -58,7 +58,7 @@ SamplingParams sampled(int i)
 std::vector<int32_t> alone(Backend& backend, const BatchRequest& r)
 {
     InferenceSession s(backend, r.compression);
-    Sampler sampler(r.sampling);
+    Sampler sampler(r.sampling, backend.config().n_vocab);
     std::vector<int32_t> history = r.prompt;
     std::vector<float> logits = s.prefill(r.prompt);
     std::vector<int32_t> out;
@@ -217,6 +217,19 @@ private slots:
         QVERIFY(o.finish.at(b).reason == FinishReason::Cancelled);
         QVERIFY(o.tokens.count(b) == 0);
         QVERIFY(scheduler.idle());
+
+        // A request waiting behind a full batch, not at the head of the queue, ends at the
+        // next step too.
+        const int running = scheduler.submit(r), head = scheduler.submit(r), behind = scheduler.submit(r);
+        scheduler.step();
+        scheduler.cancel(behind);
+        const std::vector<BatchEvent> events = scheduler.step();
+        const auto ended = std::find_if(events.begin(), events.end(), [&](const BatchEvent& e) { return e.id == behind; });
+        QVERIFY(ended != events.end() && ended->finished && ended->reason == FinishReason::Cancelled);
+        QCOMPARE(scheduler.waiting(), 1);
+        scheduler.cancel(running);
+        scheduler.cancel(head);
+        run(scheduler);
     }
 
     void refuses_requests_that_cannot_run()
@@ -227,6 +240,11 @@ private slots:
         r.prompt.assign(static_cast<size_t>(model_->config().context_length) - 10, 5);
         r.max_new_tokens = 11;
         QVERIFY_THROWS_EXCEPTION(Error, scheduler.submit(r));  // prompt + tokens past the context
+        r.prompt = {1, model_->config().n_vocab, 5};
+        r.max_new_tokens = 1;
+        QVERIFY_THROWS_EXCEPTION(Error, scheduler.submit(r));  // an id outside the vocabulary
+        r.prompt = {1, -1};
+        QVERIFY_THROWS_EXCEPTION(Error, scheduler.submit(r));
         QVERIFY_THROWS_EXCEPTION(Error, BatchScheduler(model_->backend(), {0, 0, 8192}));
     }
 

@@ -184,6 +184,33 @@ private slots:
         QCOMPARE(next.dropped_turns, dropped.dropped_turns);
     }
 
+    void a_turn_too_long_to_make_room_for_drops_turns_instead()
+    {
+        // Re-encoding keeps the sinks and at least one recent position; a turn needing more
+        // room than that is answered by dropping the oldest turns, not by an error.
+        const std::atomic<bool> never{false};
+        const int context = model_->config().context_length;
+        ChatRequest r = request_for(Conversation{"", {{ChatRole::User, "Hi."}}}, CompressionPolicyKind::Pyramid);
+        r.overflow = OverflowPolicy::Reencode;
+        ChatSession chat(model_);
+        const ChatResult first = chat.reply(r, {}, never);
+        const int sinks = r.compression.pyramid.sink_tokens;
+        std::string longest;
+        for (int n = 1; n < 4 * context && longest.empty(); ++n) {
+            const int turn = 1 + static_cast<int>(
+                format_llama2_chat(model_->tokenizer(), Conversation{"", {{ChatRole::User, words(n)}}}).size());
+            const int needed = turn + r.max_new_tokens;
+            if (needed >= context - sinks && needed < context)
+                longest = words(n);
+        }
+        QVERIFY(!longest.empty());
+        r.conversation.messages.push_back({ChatRole::Assistant, first.text});
+        r.conversation.messages.push_back({ChatRole::User, longest});
+        const ChatResult result = chat.reply(r, {}, never);
+        QVERIFY2(result.reason == FinishReason::MaxTokens, result.error.c_str());
+        QCOMPARE(result.dropped_turns, 1);
+    }
+
     void make_room_renumbers_positions()
     {
         InferenceSession session(model_->backend(), CompressionConfig{});

@@ -56,7 +56,7 @@ std::vector<int32_t> whole_row_loop(Backend& backend, std::span<const int32_t> p
                                     int max_new_tokens)
 {
     InferenceSession session(backend, CompressionConfig{});
-    Sampler sampler(params);
+    Sampler sampler(params, backend.config().n_vocab);
     std::vector<int32_t> history(prompt.begin(), prompt.end()), generated;
     std::vector<float> logits = session.prefill(prompt);
     for (int i = 0; i < max_new_tokens; ++i) {
@@ -129,25 +129,30 @@ private slots:
     {
         const std::vector<int32_t> first = with_bos(model_->tokenizer(), "The cat sat");
         const std::vector<int32_t> second = model_->tokenizer().encode(" on the mat");
-        GenerateOptions options;
-        options.max_new_tokens = 8;
-        options.sampling = sampling(0.0f, 40, 1.0f);
-        options.stop_at_eos = false;
-        const std::atomic<bool> never{false};
+        // With a repetition penalty too: the tokens fed before count as they would in the prompt.
+        for (const float penalty : {1.0f, 3.0f}) {
+            GenerateOptions options;
+            options.max_new_tokens = 8;
+            options.sampling = sampling(0.0f, 40, penalty);
+            options.stop_at_eos = false;
+            const std::atomic<bool> never{false};
 
-        InferenceSession session(model_->backend(), CompressionConfig::full_cache());
-        const GenerateResult a = generate(session, model_->tokenizer(), first, options, {}, never);
-        options.extend_cache = true;
-        const GenerateResult b = generate(session, model_->tokenizer(), second, options, {}, never);
+            InferenceSession session(model_->backend(), CompressionConfig::full_cache());
+            const GenerateResult a = generate(session, model_->tokenizer(), first, options, {}, never);
+            std::vector<int32_t> all = first;
+            all.insert(all.end(), a.tokens.begin(), a.tokens.end());
+            options.extend_cache = true;
+            options.earlier_tokens = all;
+            const GenerateResult b = generate(session, model_->tokenizer(), second, options, {}, never);
 
-        std::vector<int32_t> all = first;
-        all.insert(all.end(), a.tokens.begin(), a.tokens.end());
-        all.insert(all.end(), second.begin(), second.end());
-        options.extend_cache = false;
-        InferenceSession fresh(model_->backend(), CompressionConfig::full_cache());
-        const GenerateResult c = generate(fresh, model_->tokenizer(), all, options, {}, never);
-        QCOMPARE(b.tokens, c.tokens);
-        QCOMPARE(session.tokens_seen(), fresh.tokens_seen());
+            all.insert(all.end(), second.begin(), second.end());
+            options.extend_cache = false;
+            options.earlier_tokens = {};
+            InferenceSession fresh(model_->backend(), CompressionConfig::full_cache());
+            const GenerateResult c = generate(fresh, model_->tokenizer(), all, options, {}, never);
+            QCOMPARE(b.tokens, c.tokens);
+            QCOMPARE(session.tokens_seen(), fresh.tokens_seen());
+        }
     }
 
     void refuses_prompts_the_session_refuses()

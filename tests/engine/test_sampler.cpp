@@ -3,11 +3,13 @@
 // tokens as drawing from the whole row.
 #include <QtTest>
 
+#include <limits>
 #include <random>
 #include <set>
 
 #include "backend/top_logits.h"
 #include "generate/sampler.h"
+#include "kv/top_k.h"
 #include "util/error.h"
 
 using namespace pyramid;
@@ -28,7 +30,7 @@ SamplingParams plain(float temperature)
 
 std::set<int32_t> draws(const SamplingParams& p, const std::vector<float>& logits, int n = 2000)
 {
-    Sampler s(p);
+    Sampler s(p, static_cast<int>(logits.size()));
     std::set<int32_t> seen;
     for (int i = 0; i < n; ++i)
         seen.insert(s.sample(logits, {}));
@@ -42,14 +44,14 @@ class SamplerTest : public QObject {
 private slots:
     void greedy()
     {
-        Sampler s(plain(0.0f));
+        Sampler s(plain(0.0f), 4);
         QCOMPARE(s.sample(std::vector<float>{0.1f, 3.0f, -2.0f, 3.0f}, {}), 1);  // ties: lower id
     }
 
     void seeded_draws_repeat()
     {
         const std::vector<float> logits = {1, 2, 3, 2, 1, 0.5f};
-        Sampler a(plain(1.0f)), b(plain(1.0f));
+        Sampler a(plain(1.0f), 6), b(plain(1.0f), 6);
         for (int i = 0; i < 50; ++i)
             QCOMPARE(a.sample(logits, {}), b.sample(logits, {}));
         QCOMPARE(draws(plain(1.0f), logits).size(), logits.size());  // everything is reachable
@@ -73,7 +75,7 @@ private slots:
     {
         SamplingParams p = plain(0.0f);
         p.repetition_penalty = 2.0f;
-        Sampler s(p);
+        Sampler s(p, 3);
         const std::vector<float> logits = {3.0f, 2.0f, -1.0f};
         QCOMPARE(s.sample(logits, std::vector<int32_t>{0}), 1);  // 3/2 < 2
         QCOMPARE(s.sample(logits, {}), 0);
@@ -89,18 +91,38 @@ private slots:
         QVERIFY(select_top_logits(logits, 0).ids.empty());
     }
 
+    void nan_ranks_below_every_number()
+    {
+        // A model that overflows must not make the rankings undefined behaviour.
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const std::vector<float> values = {1.0f, nan, 3.0f, nan, -INFINITY, 2.0f};
+        QCOMPARE(select_top_logits(values, 6).ids, (std::vector<int32_t>{2, 5, 0, 4, 1, 3}));
+        QCOMPARE(select_top_k(values, 4), (std::vector<int>{0, 2, 4, 5}));
+        std::vector<float> many(1000, nan);
+        for (size_t i = 0; i < many.size(); i += 7)
+            many[i] = static_cast<float>(i % 13);
+        const std::vector<int> top = select_top_k(many, 100);
+        QCOMPARE(top.size(), size_t(100));
+        QVERIFY(std::none_of(top.begin(), top.end(), [&](int i) { return std::isnan(many[static_cast<size_t>(i)]); }));
+    }
+
     void how_many_top_logits_a_sampler_needs()
     {
         SamplingParams p = plain(0.0f);
-        QCOMPARE(Sampler(p).top_logits_needed(), 1);
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 1);
         p = plain(0.7f);
-        QCOMPARE(Sampler(p).top_logits_needed(), 0);  // no top-k limit: every logit matters
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);  // no top-k limit: every logit matters
         p.top_k = 40;
-        QCOMPARE(Sampler(p).top_logits_needed(), 40);
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 40);
         p.repetition_penalty = 1.3f;
-        QCOMPARE(Sampler(p).top_logits_needed(), 0);  // a penalty can lift tokens from below
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);  // a penalty can lift tokens from below
         p.repetition_window = 0;
-        QCOMPARE(Sampler(p).top_logits_needed(), 40);
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 40);
+        p.top_k = 50000;  // more than the vocabulary: no limit, the whole row is drawn from
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);
+        const std::vector<float> logits = {1, 2, 3, 2, 1, 0.5f};
+        p.top_k = 6;
+        QCOMPARE(draws(p, logits).size(), logits.size());
     }
 
     // For every kind of sampler that can use them, drawing from the highest logits repeats
@@ -125,7 +147,7 @@ private slots:
                 p.top_p = c.top_p;
                 p.min_p = c.min_p;
                 p.seed = 1234;
-                Sampler whole(p), top(p);
+                Sampler whole(p, 500), top(p, 500);
                 const int needed = top.top_logits_needed();
                 QVERIFY(needed > 0);
                 for (int step = 0; step < 200; ++step) {
@@ -142,10 +164,10 @@ private slots:
     {
         SamplingParams p = plain(1.0f);
         p.top_k = 5;
-        Sampler s(p);
+        Sampler s(p, 6);
         const std::vector<float> logits = {1, 2, 3, 4, 5, 6};
         QVERIFY_THROWS_EXCEPTION(Error, s.sample_top(select_top_logits(logits, 4)));
-        Sampler unlimited(plain(1.0f));
+        Sampler unlimited(plain(1.0f), 6);
         QVERIFY_THROWS_EXCEPTION(Error, unlimited.sample_top(select_top_logits(logits, 6)));
     }
 };
