@@ -17,7 +17,6 @@ constexpr int kWarps = 4;
 constexpr int kPairsPerWarp = 4;
 constexpr int kPairsPerBlock = kWarps * kPairsPerWarp;
 constexpr int kTile = 32;
-constexpr int kProbeRows = 32;  // query rows per probe block (grid z)
 
 // Shared-memory rows are padded so 32 lanes reading 32 different rows hit 32 different banks.
 template <typename T>
@@ -68,7 +67,7 @@ struct Params {
     float* stats;         // attention (written, may be null) / probe (read)
     int first_row;        // probe
     const float* row_weights;
-    float* probe_out;
+    float* probe_partials;  // [n_kv_heads, len]: each KV head's sum, written by one block per entry
 };
 
 // Grid: x = tiles of 16 pairs, y = KV head. DL = head dimensions per lane (head_dim <= 32 * DL).
@@ -168,9 +167,10 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
     }
 }
 
-// Grid: x = tiles of 32 cache entries, y = KV head, z = chunks of kProbeRows query rows from
-// first_row. Each lane owns one entry of the tile and sums its weighted probabilities over the
-// block's (row, head) pairs; warps combine in shared memory, blocks with one atomic per entry.
+// Grid: x = tiles of 32 cache entries, y = KV head. Each lane owns one entry of the tile and
+// sums its weighted probabilities over the probed rows of the head's query heads; warps combine
+// in shared memory in a fixed order and one block writes each (KV head, entry) partial sum, so
+// the probe has the same bits in every run (float atomics would add in launch order).
 template <typename T>
 __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
 {
@@ -185,19 +185,22 @@ __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
     const int t0 = blockIdx.x * kTile;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int first_visible = p.len - p.n;
-    // Rows before t0 - first_visible see none of this tile.
-    const int row_begin = max(p.first_row + int(blockIdx.z) * kProbeRows, t0 - first_visible);
-    const int row_end = min(p.n, p.first_row + (int(blockIdx.z) + 1) * kProbeRows);
-    if (row_begin >= row_end)
-        return;  // uniform across the block
     const int tile_n = min(kTile, p.len - t0);
+    float* partials = p.probe_partials + int64_t(g) * p.len + t0;
+    // Rows before t0 - first_visible see none of this tile.
+    const int row_begin = max(p.first_row, t0 - first_visible);
+    if (row_begin >= p.n) {  // uniform across the block
+        if (int(threadIdx.x) < tile_n)
+            partials[threadIdx.x] = 0.0f;
+        return;
+    }
     load_tile<T>(p.cache, t0, tile_n, g * hd, hd, stride, ks, static_cast<T*>(nullptr));
     __syncthreads();
 
     const int q_width = p.n_heads * hd;
     float* q_row = q_rows + warp * hd;
     float sum = 0.0f;
-    const int pairs = (row_end - row_begin) * p.group;
+    const int pairs = (p.n - row_begin) * p.group;
     for (int pair = warp; pair < pairs; pair += kWarps) {
         const int i = row_begin + pair / p.group, h = g * p.group + pair % p.group;
         __syncwarp();
@@ -218,8 +221,20 @@ __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
         float total = 0.0f;
         for (int w = 0; w < kWarps; ++w)
             total += partial[w * kTile + lane];
-        atomicAdd(p.probe_out + t0 + lane, total);
+        partials[lane] = total;
     }
+}
+
+// out[j] += the KV heads' partial sums of entry j, added in head order.
+__global__ void probe_sum_kernel(const float* partials, int len, int n_kv_heads, float* out)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= len)
+        return;
+    float sum = 0.0f;
+    for (int g = 0; g < n_kv_heads; ++g)
+        sum += partials[int64_t(g) * len + j];
+    out[j] += sum;
 }
 
 void validate(const char* what, int n, int len, const AttentionDims& dims)
@@ -291,18 +306,18 @@ void attention(const float* q, int n, const KvBlockTable& cache, int len, const 
 }
 
 void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                     Precision type, const float* stats, int first_row, const float* row_weights, float* out,
-                     cudaStream_t stream)
+                     Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
+                     float* out, cudaStream_t stream)
 {
     validate("attention_probe", n, len, dims);
     if (len > 0)
         check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream), "attention_probe (clear)");
-    attention_probe_add(q, n, cache, len, dims, type, stats, first_row, row_weights, out, stream);
+    attention_probe_add(q, n, cache, len, dims, type, stats, first_row, row_weights, partials, out, stream);
 }
 
 void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                         Precision type, const float* stats, int first_row, const float* row_weights, float* out,
-                         cudaStream_t stream)
+                         Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
+                         float* out, cudaStream_t stream)
 {
     validate("attention_probe", n, len, dims);
     if (first_row < 0)
@@ -313,8 +328,8 @@ void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int l
     p.stats = const_cast<float*>(stats);
     p.first_row = first_row;
     p.row_weights = row_weights;
-    p.probe_out = out;
-    const dim3 grid((len + kTile - 1) / kTile, dims.n_kv_heads, (n - first_row + kProbeRows - 1) / kProbeRows);
+    p.probe_partials = partials;
+    const dim3 grid((len + kTile - 1) / kTile, dims.n_kv_heads);
     dispatch(type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         const size_t shared = sizeof(float) * kWarps * (dims.head_dim + kTile) + sizeof(T) * kTile * row_stride<T>(dims.head_dim);
@@ -322,6 +337,10 @@ void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int l
         launch_kernel(probe_kernel<T>, grid, kWarps * 32, shared, stream, p);
     });
     check_launch("attention_probe");
+    constexpr int kSumThreads = 256;
+    launch_kernel(probe_sum_kernel, dim3((len + kSumThreads - 1) / kSumThreads), kSumThreads, 0, stream,
+                  static_cast<const float*>(partials), len, dims.n_kv_heads, out);
+    check_launch("attention_probe (sum over KV heads)");
 }
 
 } // namespace pyramid::cuda

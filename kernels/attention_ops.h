@@ -6,6 +6,8 @@
 // attention pass left behind.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "kv_block_table.h"
 #include "precision.h"
 
@@ -27,16 +29,24 @@ void attention(const float* q, int n, const KvBlockTable& cache, int len, const 
 
 // out[j] (len floats, overwritten) = sum over rows i >= first_row of
 //   row_weights[i - first_row] * mean over heads of softmax(i, j),
-// from the same q and cache as attention() and the stats it wrote.
+// from the same q and cache as attention() and the stats it wrote. partials: scratch of
+// n_kv_heads * len floats (probe_partial_floats), through which the sum over heads is added in a
+// fixed order: the result has the same bits in every run.
 void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                     Precision type, const float* stats, int first_row, const float* row_weights, float* out,
-                     cudaStream_t stream);
+                     Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
+                     float* out, cudaStream_t stream);
 
 // The same sum added to out[j] for j < len (out is not cleared). A prompt run in chunks adds
 // each chunk's rows once their entries are stored: row i's softmax covers only entries up to
 // its own, so the chunks' sums together are the probe of all rows.
 void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                         Precision type, const float* stats, int first_row, const float* row_weights, float* out,
-                         cudaStream_t stream);
+                         Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
+                         float* out, cudaStream_t stream);
+
+// The scratch attention_probe needs for a cache of `len` entries.
+inline size_t probe_partial_floats(const AttentionDims& dims, int len)
+{
+    return static_cast<size_t>(dims.n_kv_heads) * static_cast<size_t>(len);
+}
 
 } // namespace pyramid::cuda

@@ -91,7 +91,7 @@ int CudaBackend::prepare_probes(std::span<const SequenceRows> sequences, int n)
     probe_slots_.assign(sequences.size(), -1);
     ws.reserve_rows(n);  // the probe weights' slots
     int probe_entries = 0, probe_rows = 0;
-    bool prompt_probes = false;
+    int longest_prompt_probe = 0;  // entries of the longest cache a prompt's probe reads
     for (size_t i = 0; i < sequences.size(); ++i) {
         const SequenceRows& seq = sequences[i];
         if (!seq.probe)
@@ -105,14 +105,17 @@ int CudaBackend::prepare_probes(std::span<const SequenceRows> sequences, int n)
             uploads_->upload(ws.probe_weights() + probe_rows, seq.probe->row_weights.data(),
                              static_cast<size_t>(probed) * sizeof(float), "run_layer (probe weights)");
             probe_rows += probed;
-            prompt_probes = true;
+            longest_prompt_probe = std::max(longest_prompt_probe, seq.cache->size() + rows);
         }
     }
     if (probe_entries > 0)
         ws.reserve_entries(probe_entries);
-    if (prompt_probes)
+    if (longest_prompt_probe > 0) {
+        const AttentionDims dims{config().n_heads, config().n_kv_heads, config().head_dim};
+        ws.reserve_probe_partials(probe_partial_floats(dims, longest_prompt_probe));
         check(cudaMemsetAsync(ws.probe(), 0, static_cast<size_t>(probe_entries) * sizeof(float), stream_.get()),
               "run_layer (clear probe scores)");
+    }
     return probe_entries;
 }
 
@@ -178,7 +181,7 @@ Int8Rows CudaBackend::attend_chunk(const DeviceLayer& w, int r0, int m, std::spa
         if (first_probed < end)
             attention_probe_add(ws.q() + static_cast<size_t>(local) * q_width, count, table, len, dims, p, stats,
                                 first_probed - begin, ws.probe_weights() + probe_slots_[i] + (first_probed - probe_begin),
-                                ws.probe() + probe_slices_[i], s);
+                                ws.probe_partials(), ws.probe() + probe_slices_[i], s);
     }
     // fp16 decode with quantized weights: when every row of the chunk decodes, the attention's
     // merge rounds its output for wo as it writes it (a prompt's rows come from attention()).

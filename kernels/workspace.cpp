@@ -85,6 +85,11 @@ void Workspace::reserve_entries(int entries)
     grow(probe_, static_cast<size_t>(entries) * sizeof(float), stream_, "attention probe scores");
 }
 
+void Workspace::reserve_probe_partials(size_t floats)
+{
+    grow(probe_partials_, floats * sizeof(float), stream_, "attention probe partial sums");
+}
+
 void Workspace::reserve_logit_rows(int rows)
 {
     if (rows <= logit_rows_)
@@ -124,7 +129,7 @@ size_t Workspace::bytes() const
     size_t total = 0;
     for (const DeviceBuffer* b :
          {&gathered_, &normed_, &q_, &k_, &v_, &attended_, &stats_, &positions_, &gate_, &up_, &activated_,
-          &row_indices_, &probe_weights_, &probe_, &logits_, &top_logits_, &decode_sequences_, &partial_stats_,
+          &row_indices_, &probe_weights_, &probe_, &probe_partials_, &logits_, &top_logits_, &decode_sequences_, &partial_stats_,
           &partial_out_, &decode_scores_})
         total += b->bytes();
     return total;

@@ -28,6 +28,8 @@ public:
     void reserve_rows(int rows);
     // Room for probe scores over `entries` cache entries (all sequences of a step together).
     void reserve_entries(int entries);
+    // Room for a prompt's probe partial sums: `floats` = attention_probe's probe_partial_floats.
+    void reserve_probe_partials(size_t floats);
     // Room for the logits of `rows` rows.
     void reserve_logit_rows(int rows);
     // Room for the k highest logits of `entries` = rows * k (top_logits_ops.h).
@@ -53,6 +55,7 @@ public:
     int32_t* row_indices() const { return row_indices_.as<int32_t>(); }    // [rows]
     float* probe_weights() const { return probe_weights_.as<float>(); }  // [rows]
     float* probe() const { return probe_.as<float>(); }    // [entries]
+    float* probe_partials() const { return probe_partials_.as<float>(); }  // [n_kv_heads, entries of one sequence]
     float* logits() const { return logits_.as<float>(); }  // [logit rows, n_vocab]
     // [entries] ids, then [entries] values as float32: both come down in one copy.
     int32_t* top_logits() const { return top_logits_.as<int32_t>(); }
@@ -70,7 +73,7 @@ private:
     int logit_rows_ = 0;
     DeviceBuffer gathered_, normed_, q_, k_, v_, attended_, stats_, positions_, gate_, up_, activated_;
     DeviceBuffer row_indices_, probe_weights_;
-    DeviceBuffer probe_, logits_, top_logits_;
+    DeviceBuffer probe_, probe_partials_, logits_, top_logits_;
     DeviceBuffer decode_sequences_, partial_stats_, partial_out_, decode_scores_;
 };
 

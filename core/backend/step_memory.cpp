@@ -76,13 +76,16 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
                (static_cast<size_t>(config.n_vocab) * sizeof(float) + top * (sizeof(int32_t) + sizeof(float)));
 
     // Every sequence at its longest: its probe scores (entries), its decode splits
-    // (softmax statistics and a partial output per head) and its raw scores (per head).
+    // (softmax statistics and a partial output per head) and its raw scores (per head); and a
+    // prompt's probe sums per KV head, one sequence at a time.
     const size_t entries = sequences * context + rows;
     const size_t split = static_cast<size_t>(std::max(layout.decode_split_entries, 1));
     const size_t splits = sequences * ((context + split - 1) / split);
     const size_t partials = splits * heads * (2 + static_cast<size_t>(config.head_dim)) * sizeof(float);
     const size_t scores = sequences * heads * context * sizeof(float);
-    m.attention = kGrowth * (entries * sizeof(float) + partials + scores + sequences * kMaxDecodeDescriptorBytes);
+    const size_t prompt_partials = static_cast<size_t>(config.n_kv_heads) * context * sizeof(float);
+    m.attention = kGrowth * (entries * sizeof(float) + partials + scores + prompt_partials +
+                             sequences * kMaxDecodeDescriptorBytes);
     // Compaction moves at most one layer of one sequence, in passes through a scratch of at most
     // kv_compaction_entries, with a 32-bit index per entry of the layer.
     const int pass = kv_compaction_entries(layout, kv_entry_bytes);

@@ -370,8 +370,9 @@ void decode_attention_equals_single_row_attention()
                 const cuda::DeviceBuffer probe = poisoned(size_t(d.len));
                 const cuda::DeviceBuffer weight = upload(std::vector<float>{d.probe_weight});
                 cuda::attention(q_row, 1, table, d.len, dims, p, out.data(), stats.as<float>(), nullptr);
+                const cuda::DeviceBuffer partials = poisoned(cuda::probe_partial_floats(dims, d.len));
                 cuda::attention_probe(q_row, 1, table, d.len, dims, p, stats.as<float>(), 0, weight.as<float>(),
-                                      probe.as<float>(), nullptr);
+                                      partials.as<float>(), probe.as<float>(), nullptr);
 
                 check_close("decode vs attention" + what, slice(got.out, size_t(d.row) * q_width, q_width),
                             download(out.data(), q_width, p), p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-5);

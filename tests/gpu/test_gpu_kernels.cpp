@@ -11,6 +11,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "attention_ops.h"
@@ -214,10 +215,11 @@ void attention_and_probe_match()
                     auto weights = upload(probe.row_weights);
                     auto probe_out = poisoned(size_t(len));
                     const cuda::AttentionDims dims{s.heads, s.kv_heads, s.hd};
+                    auto partials = poisoned(cuda::probe_partial_floats(dims, len));  // every sum written first
                     const cuda::KvBlockTable table = filled.store.table();
                     cuda::attention(dq.as<float>(), n, table, len, dims, p, out.data(), stats.as<float>(), nullptr);
                     cuda::attention_probe(dq.as<float>(), n, table, len, dims, p, stats.as<float>(), probe.first_row,
-                                          weights.as<float>(), probe_out.as<float>(), nullptr);
+                                          weights.as<float>(), partials.as<float>(), probe_out.as<float>(), nullptr);
 
                     const std::string what = " heads=" + std::to_string(s.heads) + "/" + std::to_string(s.kv_heads) +
                                              " hd=" + std::to_string(s.hd) + " len=" + std::to_string(len) +
@@ -237,13 +239,13 @@ void attention_and_probe_match()
                     const int n1 = n / 2;
                     auto chunked = upload(std::vector<float>(size_t(len), 0.0f));
                     cuda::attention_probe_add(dq.as<float>(), n1, table, len - (n - n1), dims, p, stats.as<float>(),
-                                              std::min(probe.first_row, n1), weights.as<float>(), chunked.as<float>(),
-                                              nullptr);
+                                              std::min(probe.first_row, n1), weights.as<float>(),
+                                              partials.as<float>(), chunked.as<float>(), nullptr);
                     cuda::attention_probe_add(dq.as<float>() + size_t(n1) * q_width, n - n1, table, len, dims, p,
                                               stats.as<float>() + size_t(n1) * s.heads * 2,
                                               std::max(0, probe.first_row - n1),
                                               weights.as<float>() + std::max(0, n1 - probe.first_row),
-                                              chunked.as<float>(), nullptr);
+                                              partials.as<float>(), chunked.as<float>(), nullptr);
                     check_close(label("probe in two chunks" + what, p), download(chunked.data(), size_t(len)),
                                 expected_probe, 1e-5 * scale, 1e-4);
                 }
@@ -260,9 +262,41 @@ void probe_without_rows_is_zero()
     const cuda::AttentionDims dims{2, 1, 16};
     cuda::attention(dq.as<float>(), 3, filled.store.table(), 40, dims, Precision::Fp16, out.data(), stats.as<float>(),
                     nullptr);
+    auto partials = poisoned(cuda::probe_partial_floats(dims, 40));
     cuda::attention_probe(dq.as<float>(), 3, filled.store.table(), 40, dims, Precision::Fp16, stats.as<float>(), 3,
-                          nullptr, probe_out.as<float>(), nullptr);
+                          nullptr, partials.as<float>(), probe_out.as<float>(), nullptr);
     check_close("probe with first_row == rows", download(probe_out.data(), 40), std::vector<float>(40, 0.0f), 0.0, 0.0);
+}
+
+void probe_has_the_same_bits_every_run()
+{
+    // Many KV heads and rows: float sums added in launch order would differ between runs (the
+    // emulation runs blocks in another order every other launch, a GPU in any order).
+    const cuda::AttentionDims dims{16, 16, 32};
+    const int len = 200, n = 150;
+    for (Precision p : kPrecisions) {
+        FilledStore filled(rng, dims.n_kv_heads * dims.head_dim, p, len);
+        auto dq = upload(random_floats(rng, size_t(n) * dims.n_heads * dims.head_dim, -2.0f, 2.0f));
+        auto weights = upload(random_floats(rng, size_t(n), 0.1f, 2.0f));
+        auto out = poisoned(size_t(n) * dims.n_heads * dims.head_dim, p);
+        auto stats = poisoned(size_t(n) * dims.n_heads * 2);
+        auto partials = poisoned(cuda::probe_partial_floats(dims, len));
+        const cuda::KvBlockTable table = filled.store.table();
+        std::vector<float> first;
+        for (int run = 0; run < 3; ++run) {
+            // Three launches a run (attention, probe, sum), so the emulation's block order
+            // flips from run to run.
+            cuda::attention(dq.as<float>(), n, table, len, dims, p, out.data(), stats.as<float>(), nullptr);
+            auto probe_out = poisoned(size_t(len));
+            cuda::attention_probe(dq.as<float>(), n, table, len, dims, p, stats.as<float>(), 0, weights.as<float>(),
+                                  partials.as<float>(), probe_out.as<float>(), nullptr);
+            const std::vector<float> got = download(probe_out.data(), size_t(len));
+            if (run == 0)
+                first = got;
+            else if (std::memcmp(got.data(), first.data(), got.size() * sizeof(float)) != 0)
+                fail(label("probe sums differ between runs", p));
+        }
+    }
 }
 
 void shift_keys_matches()
@@ -402,6 +436,7 @@ int main(int argc, char** argv)
         {"projection_matches", projection_matches},
         {"attention_and_probe_match", attention_and_probe_match},
         {"probe_without_rows_is_zero", probe_without_rows_is_zero},
+        {"probe_has_the_same_bits_every_run", probe_has_the_same_bits_every_run},
         {"shift_keys_matches", shift_keys_matches},
         {"synthetic_generation_matches_host", synthetic_generation_matches_host},
     };
