@@ -30,6 +30,7 @@ struct Fiber {
     ThreadIndex index{};
     Wait wait = Wait::Running;
     const char* operation = nullptr;  // the warp-synchronous call it waits in
+    std::source_location barrier;     // the __syncthreads it waits at
     unsigned mask = 0;
     std::array<unsigned char, kExchangeBytes> published{};
     const unsigned char* received = nullptr;
@@ -189,6 +190,32 @@ bool release_warp(Block& b, size_t w)
     return released;
 }
 
+std::string site_text(const std::source_location& site)
+{
+    return std::string(site.file_name()) + ":" + std::to_string(site.line());
+}
+
+bool same_site(const std::source_location& a, const std::source_location& b)
+{
+    return a.line() == b.line() && a.column() == b.column() && std::strcmp(a.file_name(), b.file_name()) == 0;
+}
+
+// Threads of a block at different __syncthreads: undefined on the hardware (a hang, or a
+// barrier that releases the wrong threads), so never let them pass each other here.
+void check_same_barrier(const Block& b)
+{
+    const Fiber* first = nullptr;
+    for (const Fiber& f : b.fibers) {
+        if (f.wait != Wait::Block)
+            continue;
+        if (!first)
+            first = &f;
+        else if (!same_site(f.barrier, first->barrier))
+            kernel_fault("threads of a block wait at different __syncthreads: " + where(*first) + " at " +
+                         site_text(first->barrier) + ", " + where(f) + " at " + site_text(f.barrier));
+    }
+}
+
 [[noreturn]] void report_deadlock(const Block& b)
 {
     std::string waits;
@@ -196,7 +223,7 @@ bool release_warp(Block& b, size_t w)
         if (f.wait == Wait::Exited)
             continue;
         waits += "\n  " + where(f) + ": " +
-                 (f.wait == Wait::Block ? std::string("__syncthreads")
+                 (f.wait == Wait::Block ? "__syncthreads at " + site_text(f.barrier)
                                         : std::string(f.operation) + " mask " + mask_text(f.mask));
         if (waits.size() > 2000)
             break;
@@ -244,6 +271,7 @@ void run_block(Block& b, bool reversed)
         for (size_t w = 0; w * kWarpSize < b.fibers.size(); ++w)
             released |= release_warp(b, w);
         if (!released && at_barrier + exited == b.fibers.size()) {
+            check_same_barrier(b);
             // Threads that exited count as arrived, as on the hardware.
             for (Fiber& f : b.fibers)
                 if (f.wait == Wait::Block)
@@ -263,10 +291,11 @@ void* dynamic_shared_memory()
     return t_block->shared.empty() ? nullptr : t_block->shared.data();
 }
 
-void sync_block()
+void sync_block(const std::source_location& site)
 {
     Fiber& f = running();
     f.wait = Wait::Block;
+    f.barrier = site;
     yield(f);
 }
 

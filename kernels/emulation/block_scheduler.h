@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <source_location>
 #include <string>
 
 namespace pyramid::cuda::emulation {
@@ -35,8 +36,8 @@ inline unsigned current_lane() { return running_thread->lane; }
 // at the start of each block so reads of unwritten words show up as NaN).
 void* dynamic_shared_memory();
 
-// __syncthreads().
-void sync_block();
+// __syncthreads() at `site`: every thread of the block must reach the same one.
+void sync_block(const std::source_location& site);
 
 // The warp-synchronous primitive behind __shfl*_sync, __ballot_sync, __match_any_sync and
 // __syncwarp: publishes the caller's `bytes` (at most kExchangeBytes) and waits until every

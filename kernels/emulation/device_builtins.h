@@ -37,7 +37,10 @@
 #define gridDim (::pyramid::cuda::emulation::current_thread().grid_dim)
 constexpr int warpSize = 32;
 
-inline void __syncthreads() { ::pyramid::cuda::emulation::sync_block(); }
+inline void __syncthreads(std::source_location site = std::source_location::current())
+{
+    ::pyramid::cuda::emulation::sync_block(site);
+}
 
 inline void __syncwarp(unsigned mask = 0xffffffffu)
 {
