@@ -112,6 +112,9 @@ void CudaBackend::try_step_graphs()
     const DeviceLayer& w = device_weights_->layer(0);
     Workspace& ws = *workspace_;
     const int32_t position = 0;
+    // The trial runs: give it a defined row to normalize (sanitizers flag uninitialized reads).
+    check(cudaMemsetAsync(ws.gathered(), 0, static_cast<size_t>(c.dim) * sizeof(float), stream_.get()),
+          "graph trial (clear)");
     const std::string why = work_->trial_recording([&] {
         uploads_->upload(ws.positions(), &position, sizeof position, "graph trial (upload)");
         const Int8Rows rounded = int8_rows_for({&w.wq}, 1, scratch());

@@ -12,8 +12,11 @@ namespace pyramid::cuda {
 
 inline void check(cudaError_t status, const char* what)
 {
-    if (status != cudaSuccess)
-        throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
+    if (status == cudaSuccess)
+        return;
+    // Clear it: otherwise the next launch check reports this error again, under another name.
+    (void)cudaGetLastError();
+    throw Error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
 }
 
 inline void check(cublasStatus_t status, const char* what)

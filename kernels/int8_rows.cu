@@ -38,6 +38,9 @@ Int8Rows int8_rows_in(void* buffer, int n, int64_t cols)
 {
     if (cols % kInt8Block != 0)
         throw Error("int8 rows: rows of " + std::to_string(cols) + " values are not whole blocks of 32");
+    // The matvec kernels read the quants 8 bytes at a time (a misaligned address faults on a GPU).
+    if (reinterpret_cast<uintptr_t>(buffer) % 16 != 0)
+        throw Error("int8 rows: the buffer is not 16-byte aligned");
     auto* q = static_cast<int8_t*>(buffer);
     auto* factors = reinterpret_cast<float2*>(static_cast<std::byte*>(buffer) + quants_bytes(n, cols));
     return {q, factors, cols};

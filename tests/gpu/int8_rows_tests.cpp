@@ -89,6 +89,13 @@ void int8_rounding_matches_cpu()
         const auto [q, factors] = download_rows(r, n);
         const std::string what = std::string("int8 rounding [") + cuda::precision_name(p) + "]";
         GPU_CHECK(r.cols == cols, what + ": cols");
+        bool refused = false;  // the matvecs' 8-byte loads need an aligned buffer
+        try {
+            (void)cuda::int8_rows_in(static_cast<std::byte*>(buffer.data()) + 8, n, cols);
+        } catch (const Error&) {
+            refused = true;
+        }
+        GPU_CHECK(refused, what + ": a buffer 8 bytes off 16-byte alignment was accepted");
         GPU_CHECK(q == expected.q, what + ": the int8 values differ from the CPU's");
         for (size_t b = 0; b < factors.size(); ++b) {
             int sum = 0;
