@@ -79,7 +79,8 @@ public:
     virtual ~ChatEngine() = default;
 
     // Throws pyramid::Error with a message fit for the user; the previous model stays usable
-    // when loading fails or is cancelled.
+    // when loading fails or is cancelled (an engine may close it during the load to make room,
+    // and open it again then).
     virtual ModelInfo load_model(const std::string& path, const LoadCallbacks& callbacks,
                                  const std::atomic<bool>& cancel) = 0;
     virtual bool has_model() const = 0;

@@ -14,12 +14,42 @@ LocalChatEngine::~LocalChatEngine() = default;
 ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbacks& callbacks,
                                       const std::atomic<bool>& cancel)
 {
+    // A model on a GPU is let go first: two seldom fit its memory together, and the new one
+    // would land on the CPU for want of room. If the new one fails, the old one is reopened.
+    std::string previous;
+    {
+        std::lock_guard lock(mutex_);
+        if (model_ && model_->backend().info().name != "cpu") {
+            previous = info_.path;
+            spdlog::info("unloading {} to free the GPU for {}", previous, path);
+            chat_.reset();
+            model_.reset();
+            info_ = {};
+        }
+    }
     const auto progress = [&](double fraction) {
         if (cancel.load())
             throw Cancelled();
         if (callbacks.progress)
             callbacks.progress(fraction);
     };
+    try {
+        return open(path, progress);
+    } catch (const std::exception& failed) {
+        if (!previous.empty()) {
+            try {
+                open(previous, {});
+            } catch (const std::exception& e) {
+                spdlog::error("the previous model {} could not be reopened: {}", previous, e.what());
+                throw Error(std::string(failed.what()) + "; the previous model could not be reopened: " + e.what());
+            }
+        }
+        throw;
+    }
+}
+
+ModelInfo LocalChatEngine::open(const std::string& path, const std::function<void(double)>& progress)
+{
     std::shared_ptr<Model> model = Model::open(path, preference_, progress);
     const BackendInfo backend = model->backend().info();
     ModelInfo info;

@@ -2,6 +2,7 @@
 // ChatEngine on this machine's hardware: loads a GGUF file or Hugging Face folder, picks the
 // CUDA backend when a device and runtime are present (else the CPU, saying why), and
 // answers conversations with the configured KV-cache compression.
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -26,6 +27,9 @@ public:
                      const std::atomic<bool>& cancel) override;
 
 private:
+    // Opens the model and makes it the one replies use.
+    ModelInfo open(const std::string& path, const std::function<void(double)>& progress);
+
     BackendPreference preference_;
     mutable std::mutex mutex_;  // guards model_ and info_ between load and reply
     std::shared_ptr<Model> model_;

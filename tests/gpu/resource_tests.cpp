@@ -2,7 +2,8 @@
 // beyond any GPU is reported as an error and the backend goes on; what a batched run allocates
 // besides the KV pool stays within the bound planners use (step_memory_bytes), and goes back to
 // the device on release_cached_memory; the plugin loads through core's loader and a bad
-// PYRAMID_CUDA_PRECISION is reported, not guessed.
+// PYRAMID_CUDA_PRECISION is reported, not guessed; the chat engine lets a model on the GPU go
+// before loading the next, and reopens it when the next fails.
 #include "resource_tests.h"
 
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "backend/backend_loader.h"
+#include "chat/local_chat_engine.h"
 #include "backend/step_memory.h"
 #include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
@@ -177,6 +179,39 @@ void plugin_loads_through_the_engine_loader()
     unsetenv("PYRAMID_CUDA_PRECISION");
 }
 
+void switching_models_frees_the_gpu_first()
+{
+    setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
+    const std::string path = require_shared("models/stories260K.gguf").string();
+    LocalChatEngine engine(BackendPreference::Cuda);
+    const std::atomic<bool> never{false};
+    const ModelInfo first = engine.load_model(path, {}, never);
+    GPU_CHECK(first.backend.rfind("cuda", 0) == 0, "on the GPU: " + first.backend);
+
+    bool held_during_load = false;
+    LoadCallbacks watch;
+    watch.progress = [&](double) { held_during_load = held_during_load || engine.has_model(); };
+    engine.load_model(path, watch, never);
+    GPU_CHECK(!held_during_load, "the model on the GPU was still loaded while the next one loaded");
+
+    bool threw = false;
+    try {
+        engine.load_model(path + ".missing", {}, never);
+    } catch (const Error& e) {
+        threw = true;
+        std::printf("  (expected) %s\n", e.what());
+    }
+    GPU_CHECK(threw, "loading a missing file must fail");
+    GPU_CHECK(engine.has_model() && engine.model_info().path == path, "the previous model is back after a failed load");
+    ChatRequest request;
+    request.conversation.messages = {{ChatRole::User, "Once upon a time"}};
+    request.format = PromptFormat::Raw;
+    request.max_new_tokens = 4;
+    const ChatResult reply = engine.reply(request, {}, never);
+    GPU_CHECK(reply.reason != FinishReason::Error && reply.reason != FinishReason::ContextFull,
+              "it answers: " + reply.error);
+}
+
 } // namespace
 
 std::vector<TestCase> resource_tests()
@@ -186,5 +221,6 @@ std::vector<TestCase> resource_tests()
         {"step_memory_bounds_a_batched_run", step_memory_bounds_a_batched_run},
         {"released_memory_goes_back_to_the_device", released_memory_goes_back_to_the_device},
         {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
+        {"switching_models_frees_the_gpu_first", switching_models_frees_the_gpu_first},
     };
 }
