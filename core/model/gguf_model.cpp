@@ -71,6 +71,10 @@ ModelConfig read_gguf_config(const GgufFile& file)
         fail(file, "missing metadata 'general.architecture'");
     if (*arch != "llama")
         fail(file, "unsupported architecture '" + std::string(*arch) + "': only llama models are supported");
+    // llama.cpp's gguf-split writes a model as several files; each holds only some tensors.
+    if (const auto parts = file.get_int("split.count"); parts && *parts > 1)
+        fail(file, "this is one of " + std::to_string(*parts) +
+                       " parts of a split model; merge them into one file first (llama-gguf-split --merge)");
 
     ModelConfig c;
     c.architecture = "llama";

@@ -85,6 +85,9 @@ std::optional<EmbeddedVocab> read_gguf_vocab(const GgufFile& file)
     vocab.pad_id = token_id(file, "tokenizer.ggml.padding_token_id", vocab.pad_id, n);
     vocab.add_bos = file.get_bool("tokenizer.ggml.add_bos_token").value_or(vocab.add_bos);
     vocab.add_eos = file.get_bool("tokenizer.ggml.add_eos_token").value_or(vocab.add_eos);
+    vocab.add_space_prefix = file.get_bool("tokenizer.ggml.add_space_prefix").value_or(vocab.add_space_prefix);
+    vocab.remove_extra_whitespaces =
+        file.get_bool("tokenizer.ggml.remove_extra_whitespaces").value_or(vocab.remove_extra_whitespaces);
     return vocab;
 }
 

@@ -99,6 +99,10 @@ ModelConfig read_hf_config(const std::filesystem::path& config_json)
         r.fail("\"rope_scaling\" is set (" + json.at("rope_scaling").dump() + "); scaled RoPE is not supported");
     if (const std::string act = r.string("hidden_act"); !act.empty() && act != "silu")
         r.fail("\"hidden_act\" is '" + act + "'; only SiLU (SwiGLU) is supported");
+    // Bias tensors would be left out, silently: refuse what cannot be computed.
+    for (const char* bias : {"attention_bias", "mlp_bias"})
+        if (r.boolean(bias, false))
+            r.fail("\"" + std::string(bias) + "\" is true; projections with bias terms are not supported");
 
     ModelConfig c;
     c.architecture = "llama";

@@ -39,6 +39,7 @@ constexpr int escape_whitespaces = 5;
 constexpr int kModelTypeBpe = 2;
 constexpr int32_t kPieceTypeMin = 1;  // NORMAL
 constexpr int32_t kPieceTypeUnknown = 2;
+constexpr int32_t kPieceTypeControl = 3;
 constexpr int32_t kPieceTypeMax = 6;  // BYTE
 
 // Appends protobuf wire-format fields to a byte string.
@@ -122,12 +123,22 @@ void validate(const EmbeddedVocab& vocab)
     check_special_id("tokenizer.ggml.bos_token_id", vocab.bos_id, n, false);
     check_special_id("tokenizer.ggml.eos_token_id", vocab.eos_id, n, false);
     check_special_id("tokenizer.ggml.padding_token_id", vocab.pad_id, n, false);
-    // SentencePiece finds <unk> by its piece type, so the id and the type must agree.
-    if (vocab.token_types[vocab.unk_id] != kPieceTypeUnknown)
-        throw Error("tokenizer.ggml.unknown_token_id " + std::to_string(vocab.unk_id) +
-                    " names token \"" + vocab.tokens[vocab.unk_id] + "\" of type " +
-                    std::to_string(vocab.token_types[vocab.unk_id]) +
-                    ", expected type 2 (unknown)");
+    // The unknown piece is typed from the id (below); it cannot be a control token as well.
+    for (const auto& [key, id] : {std::pair{"bos_token_id", vocab.bos_id}, std::pair{"eos_token_id", vocab.eos_id},
+                                  std::pair{"padding_token_id", vocab.pad_id}})
+        if (id == vocab.unk_id)
+            throw Error("tokenizer.ggml.unknown_token_id " + std::to_string(vocab.unk_id) + " (\"" +
+                        vocab.tokens[vocab.unk_id] + "\") is also tokenizer.ggml." + key);
+}
+
+// SentencePiece finds <unk> by its piece type. llama.cpp's converters type every token that
+// tokenizer_config.json calls special as control, <unk> included, and name it by id: so the
+// id decides, and any other piece typed unknown becomes a control token.
+int32_t piece_type(const EmbeddedVocab& vocab, size_t i)
+{
+    if (static_cast<int32_t>(i) == vocab.unk_id)
+        return kPieceTypeUnknown;
+    return vocab.token_types[i] == kPieceTypeUnknown ? kPieceTypeControl : vocab.token_types[i];
 }
 
 }  // namespace
@@ -141,7 +152,7 @@ std::string build_sentencepiece_model(const EmbeddedVocab& vocab)
         ProtoWriter piece;
         piece.bytes_field(piece_field::piece, vocab.tokens[i]);
         piece.float_field(piece_field::score, vocab.scores[i]);
-        piece.varint_field(piece_field::type, static_cast<uint64_t>(vocab.token_types[i]));
+        piece.varint_field(piece_field::type, static_cast<uint64_t>(piece_type(vocab, i)));
         model.message_field(model_proto::pieces, piece);
     }
 
@@ -155,12 +166,12 @@ std::string build_sentencepiece_model(const EmbeddedVocab& vocab)
     trainer.int32_field(trainer_field::pad_id, vocab.pad_id);
     model.message_field(model_proto::trainer_spec, trainer);
 
-    // LLaMA-2's tokenizer.model: no Unicode normalization, a leading space added, runs of
-    // whitespace kept as they are.
+    // As LLaMA-2's tokenizer.model unless the file says otherwise: no Unicode normalization, a
+    // leading space added, runs of whitespace kept as they are.
     ProtoWriter normalizer;
     normalizer.bytes_field(normalizer_field::name, "identity");
-    normalizer.bool_field(normalizer_field::add_dummy_prefix, true);
-    normalizer.bool_field(normalizer_field::remove_extra_whitespaces, false);
+    normalizer.bool_field(normalizer_field::add_dummy_prefix, vocab.add_space_prefix);
+    normalizer.bool_field(normalizer_field::remove_extra_whitespaces, vocab.remove_extra_whitespaces);
     normalizer.bool_field(normalizer_field::escape_whitespaces, true);
     model.message_field(model_proto::normalizer_spec, normalizer);
 

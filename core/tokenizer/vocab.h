@@ -18,6 +18,8 @@ struct EmbeddedVocab {
     int32_t pad_id = -1;
     bool add_bos = true;
     bool add_eos = false;
+    bool add_space_prefix = true;           // tokenizer.ggml.add_space_prefix: SentencePiece's dummy prefix
+    bool remove_extra_whitespaces = false;  // tokenizer.ggml.remove_extra_whitespaces
 };
 
 } // namespace pyramid

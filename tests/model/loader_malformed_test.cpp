@@ -206,6 +206,7 @@ void ModelLoaderTest::ggufMalformed_data()
         }), "should be a positive number");
     row("partial rope", tiny_with([](GgufBuilder& g) { replace_u32(g, "llama.rope.dimension_count", 4); }), "partial RoPE");
     row("rope scaling", tiny_with([](GgufBuilder& g) { g.add_string("llama.rope.scaling.type", "linear"); }), "scaled RoPE");
+    row("part of a split model", tiny_with([](GgufBuilder& g) { g.add_u32("split.count", 3); }), "one of 3 parts");
     row("wrong matrix shape", tensor_edit("blk.0.attn_q.weight", [](auto& t) {
             t.ne = {32, 16};
             t.bytes.resize(32 * 16 * 4);
@@ -384,6 +385,9 @@ void ModelLoaderTest::huggingFaceFolderMalformed()
         {"rope scaling", folder_with_config(config_with([](auto& c) { c["rope_scaling"] = {{"type", "linear"}}; })),
          "rope_scaling"},
         {"other activation", folder_with_config(config_with([](auto& c) { c["hidden_act"] = "gelu"; })), "hidden_act"},
+        {"attention bias", folder_with_config(config_with([](auto& c) { c["attention_bias"] = true; })),
+         "\"attention_bias\" is true"},
+        {"mlp bias", folder_with_config(config_with([](auto& c) { c["mlp_bias"] = true; })), "\"mlp_bias\" is true"},
         {"odd head_dim", folder_with_config(config_with([](auto& c) { c["head_dim"] = 16; })), "head_dim"},
         {"heads do not divide width", folder_with_config(config_with([](auto& c) { c["num_attention_heads"] = 5; })),
          "not a multiple of the head count"},

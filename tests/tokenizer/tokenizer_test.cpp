@@ -196,7 +196,7 @@ private slots:
         QTest::newRow("unk out of range") << 4 << "tokenizer.ggml.unknown_token_id is 269";
         QTest::newRow("bos out of range") << 5 << "tokenizer.ggml.bos_token_id is -5";
         QTest::newRow("eos out of range") << 6 << "tokenizer.ggml.eos_token_id is 1000";
-        QTest::newRow("unk not unknown") << 7 << "names token \"<s>\" of type 3";
+        QTest::newRow("unk is bos") << 7 << "unknown_token_id 1 (\"<s>\") is also tokenizer.ggml.bos_token_id";
         QTest::newRow("empty token") << 8 << "tokenizer.ggml.tokens[4] is empty";
         QTest::newRow("no tokens") << 9 << "tokenizer.ggml.tokens is empty";
         QTest::newRow("duplicate piece") << 10 << "not a valid SentencePiece model";
@@ -222,6 +222,30 @@ private slots:
         }
         const QString message = error_of([&] { Tokenizer::from_embedded_vocab(v); });
         QVERIFY2(message.contains(expected), qPrintable(message));
+    }
+
+    void unknownTokenTypedControlIsTheUnknownToken()
+    {
+        // llama.cpp's converters type <unk> as control when tokenizer_config.json calls it
+        // special; the id names it.
+        const Tokenizer plain = Tokenizer::from_embedded_vocab(test::tiny_vocab());
+        EmbeddedVocab v = test::tiny_vocab();
+        v.token_types[static_cast<size_t>(v.unk_id)] = 3;
+        const Tokenizer converted = Tokenizer::from_embedded_vocab(v);
+        QCOMPARE(converted.encode("hello world"), plain.encode("hello world"));
+    }
+
+    void normalizerFlagsFollowTheFile()
+    {
+        const Tokenizer prefixed = Tokenizer::from_embedded_vocab(test::tiny_vocab());
+        EmbeddedVocab v = test::tiny_vocab();
+        v.add_space_prefix = false;
+        const Tokenizer bare = Tokenizer::from_embedded_vocab(v);
+        QVERIFY(bare.encode("hello") != prefixed.encode("hello"));
+        QCOMPARE(bare.decode(bare.encode("hello")), std::string("hello"));
+        v.remove_extra_whitespaces = true;
+        const Tokenizer squeezed = Tokenizer::from_embedded_vocab(v);
+        QCOMPARE(squeezed.encode("a  b"), bare.encode("a b"));
     }
 
     void idsOutOfRangeAreRejected()
