@@ -36,8 +36,8 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
 // the backend when they decide the draw (a GPU backend then sends k values, not the vocabulary).
 class TokenDrawer {
 public:
-    TokenDrawer(InferenceSession& session, const SamplingParams& params)
-        : session_(session), sampler_(params, session.n_vocab()), top_k_(sampler_.top_logits_needed())
+    TokenDrawer(InferenceSession& session, const SamplingParams& params, int n_tokens)
+        : session_(session), sampler_(params, session.n_vocab(), n_tokens), top_k_(sampler_.top_logits_needed())
     {
     }
 
@@ -88,7 +88,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
     };
 
     const auto start = Clock::now();
-    TokenDrawer drawer(session, options.sampling);
+    TokenDrawer drawer(session, options.sampling, tokenizer.vocab_size());
     try {
         drawer.run_prompt(prompt, options.extend_cache, cancel);
     } catch (const Cancelled&) {

@@ -10,11 +10,14 @@
 
 namespace pyramid {
 
-Sampler::Sampler(const SamplingParams& params, int n_vocab)
-    : params_(params), rng_(params.seed != 0 ? params.seed : std::random_device{}())
+Sampler::Sampler(const SamplingParams& params, int n_vocab, int n_tokens)
+    : params_(params),
+      n_vocab_(n_vocab),
+      n_tokens_(n_tokens < 0 ? n_vocab : std::min(n_tokens, n_vocab)),
+      rng_(params.seed != 0 ? params.seed : std::random_device{}())
 {
     // Otherwise a backend asked for more top logits than a row has would hand back too few.
-    if (params_.top_k >= n_vocab)
+    if (params_.top_k >= n_tokens_)
         params_.top_k = 0;
 }
 
@@ -25,7 +28,7 @@ int32_t Sampler::argmax(std::span<const float> logits)
 
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> history)
 {
-    std::vector<float> scores(logits.begin(), logits.end());
+    std::vector<float> scores(logits.begin(), logits.begin() + std::min<ptrdiff_t>(std::ssize(logits), n_tokens_));
     if (params_.repetition_penalty != 1.0f && params_.repetition_window > 0) {
         // CTRL-style penalty: push seen tokens towards "less likely" whatever their sign.
         const size_t window = std::min(history.size(), static_cast<size_t>(params_.repetition_window));
@@ -45,6 +48,12 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
 
 int Sampler::top_logits_needed() const
 {
+    const int needed = needed_drawable();
+    return needed == 0 ? 0 : std::min(needed + (n_vocab_ - n_tokens_), n_vocab_);
+}
+
+int Sampler::needed_drawable() const
+{
     // A penalty lowers seen tokens, which can lift others from below any fixed top.
     if (params_.repetition_penalty != 1.0f && params_.repetition_window > 0)
         return 0;
@@ -55,15 +64,23 @@ int Sampler::top_logits_needed() const
 
 int32_t Sampler::sample_top(const TopLogits& top)
 {
-    const int needed = top_logits_needed();
-    if (needed == 0 || top.ids.size() < static_cast<size_t>(needed) || top.values.size() != top.ids.size())
-        throw Error("the sampler needs " + (needed == 0 ? std::string("every logit") :
-                                                          "the " + std::to_string(needed) + " highest logits") +
-                    ", got " + std::to_string(top.ids.size()));
+    const auto needed = static_cast<size_t>(needed_drawable());
+    std::vector<int32_t> ids;
+    std::vector<float> values;
+    for (size_t i = 0; i < top.ids.size() && i < top.values.size() && ids.size() < needed; ++i)
+        if (top.ids[i] < n_tokens_) {
+            ids.push_back(top.ids[i]);
+            values.push_back(top.values[i]);
+        }
+    if (needed == 0 || ids.size() < needed || top.values.size() != top.ids.size()) {
+        const std::string wanted = needed == 0 ? "every logit"
+                                               : "the " + std::to_string(needed) + " highest logits of ids below " +
+                                                     std::to_string(n_tokens_);
+        throw Error("the sampler needs " + wanted + ", got " + std::to_string(ids.size()));
+    }
     if (params_.temperature <= 0.0f)
-        return top.ids.front();
-    const auto n = static_cast<size_t>(needed);
-    return draw(std::span(top.ids).first(n), std::span(top.values).first(n));
+        return ids.front();
+    return draw(ids, values);
 }
 
 int32_t Sampler::draw(std::span<const int32_t> ids, std::span<const float> values)

@@ -14,8 +14,10 @@ namespace pyramid {
 
 class Sampler {
 public:
-    // `n_vocab`: the length of a row of logits; a top-k limit at or above it is no limit.
-    Sampler(const SamplingParams& params, int n_vocab);
+    // `n_vocab`: the length of a row of logits. Only ids below `n_tokens` (the tokenizer's
+    // size; at most n_vocab, which it is when omitted) are ever drawn: an embedding padded past
+    // the vocabulary has rows no text decodes to. A top-k limit of n_tokens or more is no limit.
+    Sampler(const SamplingParams& params, int n_vocab, int n_tokens = -1);
 
     // `history`: the tokens so far (prompt and generated), for the repetition penalty.
     int32_t sample(std::span<const float> logits, std::span<const int32_t> history);
@@ -23,8 +25,8 @@ public:
     static int32_t argmax(std::span<const float> logits);
 
     // How many of a row's highest logits decide the draw: 1 when greedy, top_k with a top-k
-    // limit, 0 when every logit matters (no limit, or a repetition penalty, which can lift
-    // tokens from below any fixed top).
+    // limit (each plus the padded ids, which may rank among them), 0 when every logit matters
+    // (no limit, or a repetition penalty, which can lift tokens from below any fixed top).
     int top_logits_needed() const;
     // sample() from a row's highest logits (at least top_logits_needed() of them, in the
     // order of top_logits.h): the same token, with the same random draw, as sample() on the
@@ -36,7 +38,12 @@ private:
     // temperature, min-p, top-p.
     int32_t draw(std::span<const int32_t> ids, std::span<const float> values);
 
+    // How many of the highest drawable logits decide the draw (0: all of them).
+    int needed_drawable() const;
+
     SamplingParams params_;
+    int n_vocab_;
+    int n_tokens_;
     std::mt19937_64 rng_;
 };
 

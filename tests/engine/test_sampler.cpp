@@ -91,6 +91,26 @@ private slots:
         QVERIFY(select_top_logits(logits, 0).ids.empty());
     }
 
+    void padded_ids_are_never_drawn()
+    {
+        // An embedding padded past the tokenizer: ids 6 and 7 have the highest logits but no text.
+        const std::vector<float> logits = {1.0f, 2.0f, 0.5f, 1.5f, 0.0f, -1.0f, 9.0f, 8.0f};
+        SamplingParams greedy = plain(0.0f);
+        QCOMPARE(Sampler(greedy, 8, 6).sample(logits, {}), 1);
+        QCOMPARE(Sampler(greedy, 8, 6).top_logits_needed(), 3);  // the best drawable one, and the two padded
+        QCOMPARE(Sampler(greedy, 8, 6).sample_top(select_top_logits(logits, 3)), 1);
+        SamplingParams p = plain(1.0f);
+        p.top_k = 3;
+        Sampler whole(p, 8, 6), top(p, 8, 6);
+        QCOMPARE(top.top_logits_needed(), 5);
+        for (int i = 0; i < 300; ++i) {
+            const int32_t a = whole.sample(logits, {}), b = top.sample_top(select_top_logits(logits, 5));
+            QCOMPARE(a, b);
+            QVERIFY(a < 6);
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, top.sample_top(select_top_logits(logits, 4)));  // only 2 drawable ones
+    }
+
     void nan_ranks_below_every_number()
     {
         // A model that overflows must not make the rankings undefined behaviour.
