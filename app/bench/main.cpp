@@ -76,7 +76,14 @@ int main(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--json", json_path, "write the results as JSON");
     app.add_flag("--verbose", verbose, "debug logging");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "pyramid-bench: %s (see --help)\n", e.what());
+        return 2;
+    }
 
     init_logging({verbose, false, "pyramid-bench"});
     if (list_shapes) {

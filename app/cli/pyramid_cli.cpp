@@ -1,5 +1,7 @@
 // pyramid-cli: chat with a model in the terminal, or run one prompt. Generated text goes to
 // stdout and nothing else does; logs, prompts and statistics go to stderr.
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -16,9 +18,23 @@
 
 namespace {
 
-std::atomic<bool> g_cancel{false};  // set by SIGINT: stops the reply, not the program
+std::atomic<bool> g_cancel{false};    // set by SIGINT during a reply: stops the reply
+std::atomic<bool> g_replying{false};
 
-void on_interrupt(int) { g_cancel.store(true); }
+// Ctrl-C stops a running reply; at the prompt, or pressed again while a reply stops, it quits
+// (exit status 130, as a shell reports an interrupted program).
+void on_interrupt(int)
+{
+    if (g_replying.load() && !g_cancel.load()) {
+        g_cancel.store(true);
+        return;
+    }
+    const char newline = '\n';
+    (void)!write(STDERR_FILENO, &newline, 1);
+    _exit(130);
+}
+
+bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 std::string join(const std::vector<int>& values)
 {
@@ -46,10 +62,11 @@ void print_final_stats(const pyramid::ChatResult& r)
                s.full_kv_length, saving);
 }
 
-// Runs one reply; returns false when it failed.
-bool answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& request)
+// Runs one reply and keeps what it said in the conversation; returns how it ended.
+pyramid::FinishReason answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& request)
 {
     g_cancel.store(false);
+    g_replying.store(true);
     pyramid::StreamCallbacks callbacks;
     callbacks.on_text = [](const std::string& text) {
         std::fwrite(text.data(), 1, text.size(), stdout);
@@ -60,19 +77,31 @@ bool answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& request)
             print_prefill_stats(s);
     };
     const pyramid::ChatResult result = engine.reply(request, callbacks, g_cancel);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-    if (result.reason == pyramid::FinishReason::Error || result.reason == pyramid::FinishReason::ContextFull) {
-        fmt::print(stderr, "pyramid-cli: {}\n", result.error);
-        return false;
+    g_replying.store(false);
+    if (!result.text.empty()) {
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
     }
     if (!result.notice.empty())
         fmt::print(stderr, "[note] {}\n", result.notice);
-    if (result.reason == pyramid::FinishReason::Cancelled)
-        fmt::print(stderr, "[stopped]\n");
+    using pyramid::FinishReason;
+    if (result.text.empty() && (result.reason == FinishReason::Error || result.reason == FinishReason::ContextFull)) {
+        // Refused, or failed before a word: the question is taken back.
+        fmt::print(stderr, "pyramid-cli: {}\n",
+                   result.error.empty() ? "the conversation no longer fits the model's context" : result.error);
+        request.conversation.messages.pop_back();
+        return result.reason;
+    }
+    switch (result.reason) {
+    case FinishReason::Cancelled: fmt::print(stderr, "[stopped]\n"); break;
+    case FinishReason::ContextFull: fmt::print(stderr, "[cut off: the reply reached the end of the model's context]\n"); break;
+    case FinishReason::MaxTokens: fmt::print(stderr, "[reached --max-tokens]\n"); break;
+    case FinishReason::Error: fmt::print(stderr, "pyramid-cli: the reply failed midway: {}\n", result.error); break;
+    case FinishReason::EndOfSequence: break;
+    }
     print_final_stats(result);
     request.conversation.messages.push_back({pyramid::ChatRole::Assistant, result.text});
-    return true;
+    return result.reason;
 }
 
 } // namespace
@@ -161,18 +190,24 @@ int main(int argc, char** argv)
 
     if (!prompt.empty()) {
         request.conversation.messages.push_back({pyramid::ChatRole::User, prompt});
-        return answer(engine, request) ? 0 : 4;
+        const pyramid::FinishReason reason = answer(engine, request);
+        const bool answered = request.conversation.messages.size() == 2;
+        if (reason == pyramid::FinishReason::Error || (reason == pyramid::FinishReason::ContextFull && !answered))
+            return 4;
+        return reason == pyramid::FinishReason::Cancelled ? 130 : 0;
     }
-    fmt::print(stderr, "Interactive chat: type a message and press Enter; Ctrl-C stops a reply, Ctrl-D quits.\n");
+    fmt::print(stderr, "Interactive chat: type a message and press Enter; Ctrl-C stops a reply, "
+                       "Ctrl-C at the prompt or Ctrl-D quits.\n");
     for (std::string line;;) {
         fmt::print(stderr, "> ");
-        if (!std::getline(std::cin, line))
+        if (!std::getline(std::cin, line)) {
+            fmt::print(stderr, "\n");
             break;
-        if (line.empty())
+        }
+        if (blank(line))
             continue;
         request.conversation.messages.push_back({pyramid::ChatRole::User, line});
-        if (!answer(engine, request))
-            request.conversation.messages.pop_back();  // keep the conversation consistent
+        answer(engine, request);
     }
     return 0;
 }

@@ -23,6 +23,7 @@ void CompressionOptions::add_to(CLI::App& app)
             ->check(CLI::IsMember({"full", "pyramid", "local", "h2o"}))
             ->capture_default_str()
             ->group(group);
+    policy_option_ = policy;
     if (several_policies_)
         policy->delimiter(',');
     else
@@ -52,8 +53,16 @@ CompressionConfig CompressionOptions::resolve() const
     return resolve(policies_.front());
 }
 
+bool CompressionOptions::policy_named() const
+{
+    // --config or --preset alone keep their own policy; --policy, given or by default, otherwise.
+    return (policy_option_ && policy_option_->count() > 0) || (config_file_.empty() && preset_.empty());
+}
+
 std::vector<CompressionConfig> CompressionOptions::resolve_all() const
 {
+    if (!policy_named())
+        return {resolve(policies_.front())};
     std::vector<CompressionConfig> configs;
     for (const std::string& policy : policies_)
         configs.push_back(resolve(policy));
@@ -71,7 +80,8 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
     } else if (!preset_.empty()) {
         config = compression_preset(preset_);
     }
-    config.policy = parse_policy_kind(policy);
+    if (policy_named())
+        config.policy = parse_policy_kind(policy);
     PyramidSettings& p = config.pyramid;
     if (recent_ratio_) p.recent_ratio = *recent_ratio_;
     if (decay_ratio_) p.prefill_decay_ratio = *decay_ratio_;
@@ -92,11 +102,18 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
 void SamplingOptions::add_to(CLI::App& app)
 {
     const std::string group = "Sampling";
-    app.add_option("--temperature", params_.temperature, "0 for greedy")->capture_default_str()->group(group);
-    app.add_option("--top-k", params_.top_k, "0: off")->capture_default_str()->group(group);
-    app.add_option("--top-p", params_.top_p, "1: off")->capture_default_str()->group(group);
-    app.add_option("--min-p", params_.min_p, "0: off")->capture_default_str()->group(group);
-    app.add_option("--repeat-penalty", params_.repetition_penalty, "1: off")->capture_default_str()->group(group);
+    app.add_option("--temperature", params_.temperature, "0 for greedy")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--top-k", params_.top_k, "0: off")->check(CLI::NonNegativeNumber)->capture_default_str()->group(group);
+    app.add_option("--top-p", params_.top_p, "1: off")->check(CLI::Range(0.0, 1.0))->capture_default_str()->group(group);
+    app.add_option("--min-p", params_.min_p, "0: off")->check(CLI::Range(0.0, 1.0))->capture_default_str()->group(group);
+    // A penalty divides positive logits: 0 would make every seen token infinitely likely.
+    app.add_option("--repeat-penalty", params_.repetition_penalty, "1: off")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->group(group);
     app.add_option("--seed", params_.seed, "0: random")->capture_default_str()->group(group);
 }
 

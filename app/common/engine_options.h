@@ -18,13 +18,17 @@ public:
     // and so does the default.
     explicit CompressionOptions(const std::string& default_policy, bool several_policies = false);
     void add_to(CLI::App& app);
-    CompressionConfig resolve() const;  // the first policy; throws pyramid::Error
+    // The first policy; throws pyramid::Error. --config or --preset without --policy keep the
+    // policy they name (a preset's is PyramidInfer); --policy overrides it.
+    CompressionConfig resolve() const;
     std::vector<CompressionConfig> resolve_all() const;  // one per policy, in the order given
 
 private:
     CompressionConfig resolve(const std::string& policy) const;
+    bool policy_named() const;
 
     std::vector<std::string> policies_;
+    const CLI::Option* policy_option_ = nullptr;
     bool several_policies_;
     std::string preset_;
     std::string config_file_;

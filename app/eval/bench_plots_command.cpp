@@ -55,7 +55,6 @@ std::vector<std::filesystem::path> write_bench_plots(const std::filesystem::path
                                                      const std::filesystem::path& dir)
 {
     const nlohmann::json doc = load(results);
-    std::filesystem::create_directories(dir);
 
     LineChart throughput;
     throughput.title = QStringLiteral("Throughput against batch size");

@@ -29,8 +29,8 @@ private:
 
 using ChartPainter = std::function<void(QPainter&, const QRectF&)>;
 
-// Writes <base>.svg and <base>.png, `size` pixels each, and returns their paths. Throws
-// pyramid::Error naming the file when one cannot be written.
+// Writes <base>.svg and <base>.png, `size` pixels each (creating their folder), and returns
+// their paths. Throws pyramid::Error naming the folder or file that cannot be written.
 std::vector<std::filesystem::path> render_chart_files(const std::filesystem::path& base, QSize size,
                                                       const ChartPainter& paint);
 

@@ -108,10 +108,6 @@ LayerPyramid lengths_chart(const EvalReport& report, const RunResult& run)
 std::vector<std::filesystem::path> write_report_plots(const EvalReport& report, const std::filesystem::path& dir,
                                                       const std::string& lengths_run)
 {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-        throw Error("cannot create the plot folder " + dir.string() + ": " + ec.message());
     std::vector<std::filesystem::path> files;
     const auto render = [&](const std::string& name, const ChartPainter& paint) {
         for (auto& f : render_chart_files(dir / name, kPlotSize, paint))
