@@ -4,8 +4,11 @@
 // `pyramid-eval bench-plots`. Exit codes: 0 done, 2 bad options, 3 the model cannot be
 // loaded, 4 a measurement failed (reported in the table and the JSON).
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -59,14 +62,18 @@ int main(int argc, char** argv)
     device.add_to(app);
     app.add_option("--batch", batches, "batch sizes to measure, e.g. 1,8,32")->delimiter(',')->capture_default_str();
     app.add_flag("--max-batch", max_batch, "also find the largest batch whose KV cache fits the memory budget");
-    app.add_option("--max-batch-limit", max_batch_limit, "never try batches above this")->capture_default_str();
+    app.add_option("--max-batch-limit", max_batch_limit, "never try batches above this")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     app.add_option("--kv-memory", kv_memory_gib,
                    "KV memory budget in GiB (default: on CUDA the free memory less what its largest steps take)");
     app.add_option("--prompt-len", workload.prompt_len, "prompt tokens per sequence")->capture_default_str();
     app.add_option("--gen-len", workload.gen_len, "generated tokens per sequence")->capture_default_str();
     app.add_option("--max-prompt-tokens", workload.max_prompt_tokens, "prompt tokens run in one step")
         ->capture_default_str();
-    app.add_option("--warmup", warmup, "short untimed runs before each measurement")->capture_default_str();
+    app.add_option("--warmup", warmup, "short untimed runs before each measurement")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     app.add_option("--repetitions", repetitions, "timed runs per measurement (the median is kept)")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
@@ -106,6 +113,11 @@ int main(int argc, char** argv)
             throw Error("--prompt-len and --gen-len must be at least 1");
         if (std::any_of(batches.begin(), batches.end(), [](int b) { return b < 1; }))
             throw Error("--batch sizes must be at least 1");
+        if (kv_memory_gib < 0)
+            throw Error("--kv-memory must not be negative (0: the default budget)");
+        // Found out now, not after the whole measurement.
+        if (!json_path.empty() && !std::ofstream(json_path, std::ios::app))
+            throw Error("cannot write " + json_path + ": " + std::strerror(errno));
     } catch (const Error& e) {
         std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
         return 2;
