@@ -36,7 +36,8 @@ void validate_shape(const ModelConfig& c)
 
 } // namespace
 
-CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options)
+CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options,
+                         const std::function<void(double)>& upload_progress)
     : weights_(weights), options_(options)
 {
     const ModelConfig& c = weights.config;
@@ -79,7 +80,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
           "cublasSetMathMode");
 
-    device_weights_ = std::make_unique<DeviceWeights>(weights, options.precision);
+    device_weights_ = std::make_unique<DeviceWeights>(weights, options.precision, upload_progress);
     // Weight uploads ran on the legacy stream; the work stream must not overtake them.
     check(cudaDeviceSynchronize(), "weight upload");
     projection_scratch_ = DeviceBuffer(

@@ -11,6 +11,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,7 +35,10 @@ class CudaBackend final : public Backend {
 public:
     // The weights must outlive the backend. Throws pyramid::Error when there is no such device,
     // the model's shape is unsupported, or the weights do not fit (bytes needed vs free).
-    explicit CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options = {});
+    // `upload_progress` (may be empty) hears the fraction of the weights on the device as they
+    // go up; what it throws stops the construction, and everything placed is freed.
+    explicit CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options = {},
+                         const std::function<void(double)>& upload_progress = {});
     ~CudaBackend() override;
 
     BackendInfo info() const override;

@@ -115,7 +115,8 @@ size_t DeviceWeights::bytes_needed(const ModelWeights& weights, Precision precis
     return total;
 }
 
-DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
+DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision,
+                             const std::function<void(double)>& progress)
     : arena_(bytes_needed(weights, precision), std::string("the model's weights (") + precision_name(precision) + ")")
 {
     std::vector<std::byte> staging;
@@ -135,6 +136,8 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision)
             upload(v, p, next, staging);
         placed.push_back({next, blocks ? std::optional<TensorType>(v.type) : std::nullopt});
         next += tensor_bytes(v, p, tensor);
+        if (progress)
+            progress(static_cast<double>(next - arena_.as<std::byte>()) / static_cast<double>(arena_.bytes()));
     });
 
     // Same order as for_each_tensor.

@@ -9,6 +9,7 @@
 // instead (synthetic_ops.h), with the values the host generator would have uploaded.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -46,8 +47,10 @@ struct DeviceLayer {
 class DeviceWeights {
 public:
     // Throws pyramid::Error when the device lacks the memory (bytes needed vs free) or a
-    // tensor cannot be decoded.
-    DeviceWeights(const ModelWeights& weights, Precision precision);
+    // tensor cannot be decoded. `progress` (may be empty) hears the fraction of the bytes placed
+    // after each tensor; what it throws ends the upload (the memory is freed).
+    DeviceWeights(const ModelWeights& weights, Precision precision,
+                  const std::function<void(double)>& progress = {});
 
     // Device bytes the weights take in this precision, quantized matrices at their block size
     // (a tied output matrix counted once).

@@ -8,6 +8,7 @@
 
 #include "backend/backend_loader.h"
 #include "cuda_backend.h"
+#include "util/error.h"
 
 namespace {
 
@@ -20,7 +21,8 @@ void write_error(char* error, size_t size, const std::string& message)
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) pyramid::Backend*
-pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights, char* error, size_t error_size)
+pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights, const pyramid::PluginProgress* progress,
+                            char* error, size_t error_size)
 {
     if (abi != pyramid::kBackendPluginAbi) {
         write_error(error, error_size,
@@ -41,7 +43,14 @@ pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights, char*
         return nullptr;
     }
     try {
-        return new pyramid::cuda::CudaBackend(*weights, pyramid::cuda::CudaBackendOptions::from_environment());
+        std::function<void(double)> upload_progress;
+        if (progress && progress->report)
+            upload_progress = [progress](double fraction) {
+                if (!progress->report(progress->context, fraction))
+                    throw pyramid::Cancelled();
+            };
+        return new pyramid::cuda::CudaBackend(*weights, pyramid::cuda::CudaBackendOptions::from_environment(),
+                                              upload_progress);
     } catch (const std::exception& e) {
         write_error(error, error_size, std::string("CUDA backend: ") + e.what());
         return nullptr;

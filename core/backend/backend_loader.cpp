@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <vector>
 
@@ -34,9 +35,30 @@ std::vector<std::filesystem::path> plugin_candidates()
     return out;
 }
 
+// Carries the caller's progress callback through the plugin's C entry point: what it throws
+// is kept here and rethrown once the plugin has returned.
+struct ProgressRelay {
+    const std::function<void(double)>& progress;
+    std::exception_ptr stopped;
+
+    static bool report(void* context, double fraction)
+    {
+        auto* relay = static_cast<ProgressRelay*>(context);
+        try {
+            if (relay->progress)
+                relay->progress(fraction);
+            return true;
+        } catch (...) {
+            relay->stopped = std::current_exception();
+            return false;
+        }
+    }
+};
+
 // Tries to start the CUDA backend. `note` says which library it came from, or on failure
 // (nullptr) why there is none.
-std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& note)
+std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& note,
+                                   const std::function<void(double)>& upload_progress)
 {
     std::string tried;
     for (const auto& path : plugin_candidates()) {
@@ -56,13 +78,17 @@ std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& not
             return nullptr;
         }
         std::array<char, 1024> error{};
-        Backend* backend = create(kBackendPluginAbi, &weights, error.data(), error.size());
+        ProgressRelay relay{upload_progress, nullptr};
+        const PluginProgress progress{&ProgressRelay::report, &relay};
+        std::unique_ptr<Backend> backend(create(kBackendPluginAbi, &weights, &progress, error.data(), error.size()));
+        if (relay.stopped)
+            std::rethrow_exception(relay.stopped);
         if (!backend) {
             note = error.data();
             return nullptr;
         }
         note = "the CUDA backend from " + path.string();
-        return std::unique_ptr<Backend>(backend);
+        return backend;
     }
     note = "the CUDA backend library was not found (looked for " + tried + ")";
     return nullptr;
@@ -81,12 +107,13 @@ BackendPreference parse_backend_preference(const std::string& text)
     throw Error("unknown device '" + text + "' (known: auto, cpu, cuda)");
 }
 
-BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference)
+BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference,
+                             const std::function<void(double)>& upload_progress)
 {
     if (preference == BackendPreference::Cpu)
         return {std::make_unique<CpuBackend>(weights), "CPU chosen in the settings"};
     std::string note;
-    if (auto cuda = load_cuda(weights, note))
+    if (auto cuda = load_cuda(weights, note, upload_progress))
         return {std::move(cuda), std::move(note)};
     if (preference == BackendPreference::Cuda)
         throw Error("CUDA was requested but is not available: " + note);

@@ -2,6 +2,7 @@
 // Picks the backend a model runs on. CUDA lives in a separate library (kernels/) loaded at
 // run time, so the app runs on the CPU where no GPU, driver or CUDA runtime exists; the
 // reason is always reported, never a silent fallback.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,15 +20,25 @@ struct BackendChoice {
 BackendPreference parse_backend_preference(const std::string& text);  // "auto", "cpu", "cuda"; throws
 
 // The weights must outlive the backend. With Cuda, failure to start CUDA is an error;
-// with Auto it falls back to the CPU and says why in the note.
-BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference);
+// with Auto it falls back to the CPU and says why in the note. `upload_progress` hears the
+// fraction of the weights on the GPU as they go up; what it throws (pyramid::Cancelled, say)
+// stops the upload, frees what was placed, and comes out of choose_backend.
+BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference,
+                             const std::function<void(double)>& upload_progress = {});
 
 // The plugin's entry point, exported with C linkage by libpyramid_cuda.so. Returns nullptr
-// and writes a message into `error` when no usable device exists or the model does not fit.
+// and writes a message into `error` when no usable device exists, the model does not fit, or
+// `progress` (may be null) answered false. No exception crosses it.
 // Raised whenever the Backend interface changes (2: batched layers and logits, copy bandwidth;
-// 3: top logits; 4: step memory; 5: StepExtent without probe rows).
-inline constexpr int kBackendPluginAbi = 5;
-using CreateBackendFn = Backend* (*)(int abi, const ModelWeights* weights, char* error, size_t error_size);
+// 3: top logits; 4: step memory; 5: StepExtent without probe rows; 6: upload progress).
+inline constexpr int kBackendPluginAbi = 6;
+struct PluginProgress {
+    // The fraction of the weights on the device; false stops the upload.
+    bool (*report)(void* context, double fraction);
+    void* context;
+};
+using CreateBackendFn = Backend* (*)(int abi, const ModelWeights* weights, const PluginProgress* progress,
+                                     char* error, size_t error_size);
 inline constexpr const char* kCudaPluginLibrary = "libpyramid_cuda.so";
 inline constexpr const char* kCudaPluginSymbol = "pyramid_create_cuda_backend";
 

@@ -24,7 +24,15 @@ Model::Model(std::filesystem::path path, LoadedModel files, Tokenizer tokenizer)
 std::shared_ptr<Model> Model::open(const std::filesystem::path& path, BackendPreference preference,
                                    const std::function<void(double)>& progress)
 {
-    LoadedModel files = load_model_files(path, progress);
+    // Where a GPU may take the model, its upload is the second half of the load's progress.
+    const double reading_share = preference == BackendPreference::Cpu ? 1.0 : 0.5;
+    const auto report = [&](double from, double share) {
+        return [&progress, from, share](double fraction) {
+            if (progress)
+                progress(from + share * fraction);
+        };
+    };
+    LoadedModel files = load_model_files(path, report(0.0, reading_share));
     Tokenizer tokenizer = load_tokenizer(path, files);
     // Embeddings may be padded past the vocabulary; the reverse would index past the table.
     if (tokenizer.vocab_size() > files.weights.config.n_vocab)
@@ -33,7 +41,7 @@ std::shared_ptr<Model> Model::open(const std::filesystem::path& path, BackendPre
                     " rows");
     std::shared_ptr<Model> model(new Model(path, std::move(files), std::move(tokenizer)));
     // The backend keeps a reference to the weights, which now have their final address.
-    BackendChoice choice = choose_backend(model->files_.weights, preference);
+    BackendChoice choice = choose_backend(model->files_.weights, preference, report(reading_share, 1.0 - reading_share));
     model->backend_ = std::move(choice.backend);
     model->backend_note_ = std::move(choice.note);
     return model;

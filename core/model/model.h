@@ -15,7 +15,9 @@ namespace pyramid {
 
 class Model {
 public:
-    // Throws pyramid::Error naming the file and the problem.
+    // Throws pyramid::Error naming the file and the problem. `progress` hears 0..1 over reading
+    // the files and, unless the CPU is chosen, uploading the weights to a GPU (the second half);
+    // what it throws (pyramid::Cancelled) stops the load.
     static std::shared_ptr<Model> open(const std::filesystem::path& path,
                                        BackendPreference preference = BackendPreference::Auto,
                                        const std::function<void(double)>& progress = {});

@@ -2,10 +2,12 @@
 // beyond any GPU is reported as an error and the backend goes on; what a batched run allocates
 // besides the KV pool stays within the bound planners use (step_memory_bytes), and goes back to
 // the device on release_cached_memory; the plugin loads through core's loader and a bad
-// PYRAMID_CUDA_PRECISION is reported, not guessed; the chat engine lets a model on the GPU go
+// PYRAMID_CUDA_PRECISION is reported, not guessed; the weights' upload reports progress and
+// stops when asked; the chat engine lets a model on the GPU go
 // before loading the next, and reopens it when the next fails.
 #include "resource_tests.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -15,6 +17,7 @@
 #include "backend/step_memory.h"
 #include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
+#include "model/model.h"
 #include "model_checks.h"
 #include "stories_model.h"
 
@@ -179,6 +182,31 @@ void plugin_loads_through_the_engine_loader()
     unsetenv("PYRAMID_CUDA_PRECISION");
 }
 
+void upload_reports_progress_and_can_be_stopped()
+{
+    setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
+    const std::string path = require_shared("models/stories260K.gguf").string();
+    std::vector<double> seen;
+    const auto model = Model::open(path, BackendPreference::Cuda, [&](double f) { seen.push_back(f); });
+    GPU_CHECK(model->backend().info().name == "cuda", model->backend().info().name);
+    GPU_CHECK(std::is_sorted(seen.begin(), seen.end()), "progress went backwards");
+    const auto uploading = std::count_if(seen.begin(), seen.end(), [](double f) { return f > 0.5; });
+    GPU_CHECK(uploading >= 10, "the upload reported " + std::to_string(uploading) + " times, expected one per tensor");
+    GPU_CHECK(!seen.empty() && seen.back() == 1.0, "progress did not end at 1");
+
+    // A progress callback that throws stops the upload; its exception comes out of the load.
+    bool stopped = false;
+    try {
+        Model::open(path, BackendPreference::Cuda, [](double f) {
+            if (f > 0.7)
+                throw Cancelled();
+        });
+    } catch (const Cancelled&) {
+        stopped = true;
+    }
+    GPU_CHECK(stopped, "a cancel during the upload did not come out of Model::open as Cancelled");
+}
+
 void switching_models_frees_the_gpu_first()
 {
     setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
@@ -221,6 +249,7 @@ std::vector<TestCase> resource_tests()
         {"step_memory_bounds_a_batched_run", step_memory_bounds_a_batched_run},
         {"released_memory_goes_back_to_the_device", released_memory_goes_back_to_the_device},
         {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
+        {"upload_reports_progress_and_can_be_stopped", upload_reports_progress_and_can_be_stopped},
         {"switching_models_frees_the_gpu_first", switching_models_frees_the_gpu_first},
     };
 }
