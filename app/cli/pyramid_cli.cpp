@@ -89,6 +89,10 @@ pyramid::FinishReason answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& 
         // Refused, or failed before a word: the question is taken back.
         fmt::print(stderr, "pyramid-cli: {}\n",
                    result.error.empty() ? "the conversation no longer fits the model's context" : result.error);
+        // Earlier turns could make room; a message too long on its own cannot be helped so.
+        if (result.reason == FinishReason::ContextFull && request.overflow == pyramid::OverflowPolicy::Stop &&
+            request.conversation.messages.size() > 1)
+            fmt::print(stderr, "pyramid-cli: to go on, restart with --overflow drop-oldest or --overflow reencode\n");
         request.conversation.messages.pop_back();
         return result.reason;
     }
@@ -185,6 +189,12 @@ int main(int argc, char** argv)
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 3;
+    }
+    if (const auto& budgets = request.compression.layer_budgets;
+        !budgets.empty() && static_cast<int>(budgets.size()) != engine.model_info().n_layers) {
+        fmt::print(stderr, "pyramid-cli: --budgets has {} numbers but the model has {} layers\n", budgets.size(),
+                   engine.model_info().n_layers);
+        return 2;
     }
     std::signal(SIGINT, on_interrupt);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pyramid-cli as users run it, on stories260K: a reply cut off by the context is kept and said,
 # --preset compresses without --policy, bad sampling values and a missing $PYRAMID_MODEL are
-# refused, Ctrl-C at the prompt quits.
+# refused (a wrong --budgets count as soon as the model is known), a prompt too long for the
+# context says how to go on, Ctrl-C at the prompt quits.
 #   cli_test.sh PYRAMID_CLI MODEL
 set -euo pipefail
 cli=$1 model=$2
@@ -26,6 +27,11 @@ read -r -a layer <<<"$lengths"
 [ "${layer[-1]}" -lt "${layer[0]}" ] || fail "--preset without --policy did not compress: $lengths"
 
 expect 2 "repeat-penalty" "$cli" -m "$model" --repeat-penalty 0 -p hi
+expect 2 "budgets has 2 numbers but the model has 5 layers" "$cli" -m "$model" --policy local --budgets 4,4 -p hi
+# A turn that outgrows the context with the earlier ones says how to go on (about 1400 + 700 tokens).
+{ printf 'the cat sat on the mat and %.0s' $(seq 140); echo; printf 'the dog ran to the park and %.0s' $(seq 70); echo; } \
+  >"$tmp/turns"
+expect 0 "restart with --overflow drop-oldest" "$cli" -m "$model" --raw -n 8 <"$tmp/turns"
 expect 2 "top-p" "$cli" -m "$model" --top-p 1.5 -p hi
 expect 2 "PYRAMID_MODEL is /nonexistent/llama-2.gguf" env PYRAMID_MODEL=/nonexistent/llama-2.gguf "$cli" -p hi
 
