@@ -45,7 +45,7 @@ int grown_row_capacity(int held, int rows, int limit)
 
 size_t StepMemory::total() const
 {
-    return row_buffers + hidden_states + logits + attention + kv_compaction + block_tables;
+    return row_buffers + hidden_states + logits + attention + kv_compaction + block_tables + kv_block_slack;
 }
 
 StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout, const StepExtent& extent,
@@ -96,6 +96,7 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     // A store allocates its table for the model's whole context up front.
     m.block_tables =
         sequences * static_cast<size_t>(config.n_layers) * ((context_length + block - 1) / block) * sizeof(void*);
+    m.kv_block_slack = sequences * static_cast<size_t>(config.n_layers) * (block - 1) * kv_entry_bytes;
     return m;
 }
 

@@ -71,6 +71,8 @@ struct StepMemory {
                                // their longest, doubled by growth
     size_t kv_compaction = 0;  // one pass of compaction's scratch, and an index per entry of a layer
     size_t block_tables = 0;   // each sequence's per-layer table of pool blocks, sized for the model's context
+    size_t kv_block_slack = 0; // the unfilled rest of each sequence's last KV block in every layer: KV stores
+                               // count entries (what a KV budget holds), the pool hands out whole blocks
 
     size_t total() const;
 };

@@ -207,6 +207,39 @@ void upload_reports_progress_and_can_be_stopped()
     GPU_CHECK(stopped, "a cancel during the upload did not come out of Model::open as Cancelled");
 }
 
+// The KV pool holds whole blocks while a KV budget counts entries: at every step of a batch
+// the blocks in use stay within the entries plus step_memory's block slack for the sequences
+// running, so a budget of free memory less step memory never overdraws the device.
+void kv_blocks_stay_within_entries_and_slack()
+{
+    cuda::CudaBackend b(weights(), {Precision::Fp16});
+    const ReplayRecord c = golden("reference_defaults");
+    BatchScheduler scheduler(b, {6, 0, 8192});
+    for (int i = 0; i < 6; ++i) {
+        BatchRequest r;
+        r.prompt.assign(c.prompt_tokens.begin(), c.prompt_tokens.begin() + 5 + i * 31);
+        r.max_new_tokens = 20 + 7 * i;
+        r.sampling.temperature = 0;
+        r.compression = i % 2 == 0 ? CompressionConfig::full_cache() : c.config;
+        scheduler.submit(std::move(r));
+    }
+    size_t worst_slack_used = 0;
+    while (!scheduler.idle()) {
+        scheduler.step();
+        const size_t held = b.kv_pool().blocks_in_use() * b.kv_pool().block_bytes();
+        const size_t counted = scheduler.kv_bytes();
+        const size_t slack =
+            step_memory(b.config(), StepBufferLayout{}, StepExtent{1, scheduler.running(), 0}, b.kv_entry_bytes())
+                .kv_block_slack;
+        GPU_CHECK(held >= counted && held <= counted + slack,
+                  "pool " + std::to_string(held) + " vs entries " + std::to_string(counted) + " + slack " +
+                      std::to_string(slack));
+        worst_slack_used = std::max(worst_slack_used, held - std::min(held, counted));
+    }
+    std::printf("  most pool bytes beyond the entries: %zu\n", worst_slack_used);
+    GPU_CHECK(worst_slack_used > 0, "the pool never held a partly filled block: the check proves nothing");
+}
+
 void switching_models_frees_the_gpu_first()
 {
     setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
@@ -250,6 +283,7 @@ std::vector<TestCase> resource_tests()
         {"released_memory_goes_back_to_the_device", released_memory_goes_back_to_the_device},
         {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
         {"upload_reports_progress_and_can_be_stopped", upload_reports_progress_and_can_be_stopped},
+        {"kv_blocks_stay_within_entries_and_slack", kv_blocks_stay_within_entries_and_slack},
         {"switching_models_frees_the_gpu_first", switching_models_frees_the_gpu_first},
     };
 }
