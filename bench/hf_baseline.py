@@ -20,6 +20,7 @@ import argparse
 import datetime
 import json
 import math
+import os
 import shlex
 import sys
 import time
@@ -161,7 +162,9 @@ class Runner:
 
     def is_oom(self, error):
         oom = getattr(self.torch, "OutOfMemoryError", self.torch.cuda.OutOfMemoryError)
-        return isinstance(error, oom)
+        # cuBLAS failing to allocate its workspace surfaces as a plain RuntimeError.
+        return isinstance(error, oom) or (isinstance(error, RuntimeError) and (
+            "CUBLAS_STATUS_ALLOC_FAILED" in str(error) or "out of memory" in str(error)))
 
     def release(self):
         import gc
@@ -249,11 +252,13 @@ class Runner:
             peak_device_memory=self.torch.cuda.max_memory_allocated() if self.cuda else None)
         return run
 
-    def search_max_batch(self, start):
-        """Largest batch whose generate fits: double from `start`, then bisect."""
+    def search_max_batch(self, known_good):
+        """Largest batch whose generate fits: double from `known_good` (0: none known), then bisect."""
         limit = self.args.max_batch_limit
-        good, bad = 0, None
-        batch = max(1, min(start, limit))
+        good, bad = min(known_good, limit), None
+        if good >= limit:
+            return good
+        batch = min(2 * good, limit) if good else 1
         while bad is None:
             if self.fits(batch):
                 good = batch
@@ -373,10 +378,24 @@ def main(argv=None):
     build_s = time.perf_counter() - started
     runner = Runner(args, shape, model, weight_bytes)
 
-    runs = [runner.measure(b) for b in (args.batch or [])]
-    max_batch = []
+    runs, max_batch = [], []
+
+    def write(final):
+        # Rewritten after every measurement: a run cut short still leaves what it measured.
+        doc = document(args, argv, torch, shape, weight_bytes, build_s, runs, max_batch)
+        if final:
+            print_table(doc)
+        if args.json:
+            with open(args.json + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=2)
+                f.write("\n")
+            os.replace(args.json + ".tmp", args.json)
+
+    for b in args.batch or []:
+        runs.append(runner.measure(b))
+        write(final=False)
     if args.max_batch:
-        largest_ok = max((r["batch"] for r in runs if r["ok"]), default=1)
+        largest_ok = max((r["batch"] for r in runs if r["ok"]), default=0)
         found = runner.search_max_batch(largest_ok)
         entry = {"policy": "full", "label": "hf-accelerate", "method": "hf-accelerate",
                  "batch": found, "throughput_tokens_per_s": None}
@@ -388,8 +407,12 @@ def main(argv=None):
             entry["throughput_tokens_per_s"] = run.get("throughput_tokens_per_s")
             entry["limited"] = found >= args.max_batch_limit
         max_batch.append(entry)
+    write(final=True)
+    return 0
 
-    doc = {
+
+def document(args, argv, torch, shape, weight_bytes, build_s, runs, max_batch):
+    return {
         "tool": "hf_baseline",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": shlex.join([sys.argv[0]] + list(argv)),
@@ -406,12 +429,6 @@ def main(argv=None):
         "runs": runs,
         "max_batch": max_batch,
     }
-    print_table(doc)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
-    return 0
 
 
 if __name__ == "__main__":
