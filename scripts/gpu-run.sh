@@ -8,34 +8,38 @@
 #                              CUDA library, the GPU tests, pyramid-bench and
 #                              pyramid-gpu-kernel-bench for
 #                              $PYRAMID_GPU_ARCH (default 90: H100/H200) into .gpu-build/, and
-#                              puts them, the runtime libraries they need from this machine and
-#                              the test data (stories260K.gguf, golden/*.json, the kquants files)
-#                              into .gpu-run/ (ignored by git; it travels as a carried path).
-#   scripts/gpu-run.sh staged-run | staged-bench | staged-all | staged-sanitize
-#                              On the GPU machine, from the repository root: runs the staged
-#                              GPU tests, then (bench, all) the paper's benchmark below;
-#                              sanitize: the kernel tests under compute-sanitizer (memcheck,
-#                              racecheck, synccheck), up to 3 minutes a tool (the three fit one call).
+#                              puts them, the runtime libraries they need from this machine, the
+#                              test data (stories260K.gguf, golden/*.json, the kquants files) and
+#                              STAMP (the commit) into .gpu-run/ (ignored by git; it travels as a
+#                              carried path). Run it again after every change, before the device.
+#   Then, on the GPU machine, from the repository root, one device call each (in this order of
+#   worth; each stays within a call's 10 minutes):
+#   scripts/gpu-run.sh staged-run       the GPU tests (label gpu)
+#   scripts/gpu-run.sh staged-bench     the projection kernels per weight type, then the 7B shape in
+#                                       generated Q4_K_M weights, 3840+256 tokens, batch 1 (the 6 GB
+#                                       question)
+#   scripts/gpu-run.sh staged-paper     the paper's table: bench/paper_table.py runs pyramid-bench and
+#                                       the Hugging Face baseline on the LLaMA-2-7B shape, 512+256,
+#                                       batches 1, 8, 32 and the largest that fits (full, pyramid)
+#   scripts/gpu-run.sh staged-sanitize  the kernel tests under compute-sanitizer (memcheck in two
+#                                       halves, racecheck, synccheck)
 #
 # Built there (when the staged binaries do not run on that machine):
 #   scripts/gpu-run.sh fetch   Here: downloads the .deb files below into .gpu-run/debs and copies
-#                              the test data into .gpu-run/shared.
+#                              the test data into .gpu-run/shared (the staged programs stay).
 #   scripts/gpu-run.sh run     There: unpacks the .debs with dpkg -x into a private prefix,
 #                              configures with -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON, builds
 #                              the CUDA library, the GPU tests, pyramid-bench and
 #                              pyramid-gpu-kernel-bench, and runs ctest -L gpu.
-#   scripts/gpu-run.sh bench   The same build, then the benchmarks: the projection kernels per
-#                              weight type (pyramid-gpu-kernel-bench, seconds); the 7B shape in generated
-#                              Q4_K_M weights, 3840+256 tokens, batch 1 (about a minute); then
-#                              the paper's: bench/paper_table.py runs pyramid-bench and the
-#                              Hugging Face baseline on the LLaMA-2-7B shape, 512+256, batches
-#                              1, 8, 32 and the largest that fits, policies full and pyramid
-#                              (tables and JSON).
-#   scripts/gpu-run.sh all     run, then bench.
+#   scripts/gpu-run.sh bench   The same build, then staged-bench's and staged-paper's benchmarks.
 #
-# Logs, tables and JSON go to $OUT when set. Environment: PYRAMID_GPU_BUILD (build folder of
-# run/bench, default /tmp/pyramid-gpu-build), PYRAMID_GPU_ARCH (CUDA architectures; run/bench
-# default to the first GPU's).
+# The device returns at most 8 files: everything goes to a results folder, and $OUT (when set)
+# gets two files, gpu-run.log (all the console says) and results.tar.gz (every log, table and
+# JSON), packed again after each step so a call cut short still returns what finished. Each
+# call keeps within PYRAMID_GPU_BUDGET seconds (default 570); a step that fails is reported and
+# the next runs. Environment: PYRAMID_GPU_BUILD (build folder of run/bench, default
+# /tmp/pyramid-gpu-build), PYRAMID_GPU_ARCH (CUDA architectures; run/bench default to the first
+# GPU's).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,7 +69,7 @@ ignore_locally() {
 copy_shared() {
   local shared=${PYRAMID_SHARED_DIR:-"$root/../shared"}
   ignore_locally /.gpu-run/
-  rm -rf "$stash"
+  rm -rf "$stash/shared" "$stash/debs"
   mkdir -p "$stash/shared/models/kquants" "$stash/shared/golden"
   cp "$shared/models/stories260K.gguf" "$stash/shared/models/"
   cp "$shared"/golden/*.json "$stash/shared/golden/"
@@ -92,6 +96,7 @@ stage() {
   cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
     pyramid-gpu-kernel-bench
   local staged="$stash/staged"
+  rm -rf "$staged"
   mkdir -p "$staged/lib"
   local target
   for target in "${staged_targets[@]}"; do
@@ -104,8 +109,9 @@ stage() {
                awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf' | sort -u); do
     cp -L "$lib" "$staged/lib/"
   done
+  { git -C "$root" describe --always --dirty 2>/dev/null || echo unknown; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/STAMP"
   du -sh "$stash"
-  echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh staged-all (carry .gpu-run)"
+  echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh staged-run (carry .gpu-run)"
 }
 
 # The folder holding the first file called $1 under $2 (a CMake package's config file).
@@ -117,13 +123,64 @@ config_dir() {
 }
 
 build=${PYRAMID_GPU_BUILD:-/tmp/pyramid-gpu-build}
-logs=${OUT:-$build}
+results=${PYRAMID_GPU_RESULTS:-/tmp/pyramid-gpu-results}
+deadline=$((SECONDS + ${PYRAMID_GPU_BUDGET:-570}))
+failed=0
+
+# The console goes to $OUT/gpu-run.log too; every file a step writes goes to $results.
+start_outputs() {
+  mkdir -p "$results"
+  if [ -n "${OUT:-}" ]; then
+    exec > >(tee -a "$OUT/gpu-run.log") 2>&1
+  fi
+}
+
+# $results packed into $OUT/results.tar.gz (replaced whole, so a cut-off call leaves the last).
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  tar -czf "$OUT/results.tmp" -C "$results" . && mv "$OUT/results.tmp" "$OUT/results.tar.gz"
+}
+
+# step NAME SECONDS LOG COMMAND...: runs COMMAND for at most SECONDS and what is left of the
+# call, its output on the console and in $results/LOG; reports how it ended and packs the
+# results. A failure is remembered, not fatal: the next step runs. Exit 77 (no CUDA device)
+# is a failure here: this is the machine with the GPU.
+step() {
+  local name=$1 cap=$2 log=$3 rc
+  shift 3
+  local budget=$((deadline - SECONDS - 15))
+  [ "$cap" -lt "$budget" ] && budget=$cap
+  if [ "$budget" -lt 20 ]; then
+    echo "gpu-run: $name SKIPPED: the call's time is spent"
+    failed=1
+    return 0
+  fi
+  echo "gpu-run: $name (at most $budget s)"
+  local start=$SECONDS
+  set +e
+  timeout -k 10 "$budget" "$@" 2>&1 | tee "$results/$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  case $rc in
+    0) echo "gpu-run: $name passed in $((SECONDS - start)) s" ;;
+    124 | 137) echo "gpu-run: $name TIMED OUT after $budget s"; failed=1 ;;
+    77) echo "gpu-run: $name FAILED: no CUDA device visible (exit 77)"; failed=1 ;;
+    *) echo "gpu-run: $name FAILED (exit $rc) after $((SECONDS - start)) s"; failed=1 ;;
+  esac
+  pack
+}
+
+finish() {
+  pack
+  [ "$failed" = 0 ] || { echo "gpu-run: some steps failed (see above)"; exit 1; }
+  echo "gpu-run: all steps passed"
+}
 
 build() {
   [ -d "$stash/debs" ] || { echo "gpu-run: no $stash/debs; run 'scripts/gpu-run.sh fetch' first and carry .gpu-run" >&2; exit 1; }
   local prefix=/tmp/pyramid-gpu-deps
   rm -rf "$prefix"
-  mkdir -p "$prefix" "$logs"
+  mkdir -p "$prefix"
   for deb in "$stash"/debs/*.deb; do
     dpkg -x "$deb" "$prefix"
   done
@@ -159,57 +216,65 @@ build() {
     -Dnlohmann_json_DIR="$(config_dir nlohmann_jsonConfig.cmake "$prefix")" \
     -DCLI11_DIR="$(config_dir CLI11Config.cmake "$prefix")" \
     -DOPENSSL_ROOT_DIR="$prefix/usr" \
-    2>&1 | tee "$logs/configure.log"
+    2>&1 | tee "$results/configure.log"
   local start=$SECONDS
   cmake --build "$build" -j "$(nproc)" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
-    pyramid-gpu-kernel-bench 2>&1 | tee "$logs/build.log"
+    pyramid-gpu-kernel-bench 2>&1 | tee "$results/build.log"
   echo "gpu-run: built in $((SECONDS - start)) s"
+  pack
 }
 
 run() {
-  ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$logs/ctest.log"
+  step "ctest -L gpu" 540 ctest.log ctest --test-dir "$build" -L gpu --output-on-failure
 }
 
-# The staged programs, run as ctest would: exit 77 is a skip, anything but 0 a failure.
+# The staged programs run through wrappers that set their library path, so nothing else (the
+# device's PyTorch) sees this machine's libraries.
 staged_env() {
   local staged="$stash/staged"
   [ -x "$staged/tests/gpu/test_gpu_kernels" ] || { echo "gpu-run: nothing staged; run 'scripts/gpu-run.sh stage' here first and carry .gpu-run" >&2; exit 1; }
-  logs=${OUT:-/tmp/pyramid-gpu-logs}
-  mkdir -p "$logs"
-  export LD_LIBRARY_PATH="$staged/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "gpu-run: staged from $(tr '\n' ' ' <"$stash/STAMP" 2>/dev/null || echo 'an unknown commit')"
+  local nvcc cuda_lib
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  cuda_lib=$(dirname "$(readlink -f "$nvcc")")/../lib64
+  local path="$staged/lib:/usr/local/cuda/lib64:$cuda_lib:/usr/local/cuda/targets/x86_64-linux/lib"
+  mkdir -p "$staged/bin"
+  local exe missing=""
+  for exe in tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench \
+             kernels/tools/pyramid-gpu-kernel-bench; do
+    printf '#!/usr/bin/env bash\nexport LD_LIBRARY_PATH=%q\nexec %q "$@"\n' "$path" "$staged/$exe" \
+      >"$staged/bin/$(basename "$exe")"
+    chmod +x "$staged/bin/$(basename "$exe")"
+    missing+=$(LD_LIBRARY_PATH=$path ldd "$staged/$exe" | grep 'not found' || true)
+  done
+  missing+=$(LD_LIBRARY_PATH=$path ldd "$staged/kernels/libpyramid_cuda.so" | grep 'not found' || true)
+  if [ -n "$missing" ]; then
+    echo "gpu-run: the staged programs do not run here; build there instead (fetch, then run):"
+    echo "$missing" | sort -u
+    grep -E '^(PRETTY_NAME|VERSION_ID)=' /etc/os-release || true
+    exit 1
+  fi
   export PYRAMID_SHARED_DIR="$stash/shared" PYRAMID_BACKEND_DIR="$staged/kernels" OMP_WAIT_POLICY=PASSIVE
-  bench_exe="$staged/app/bench/pyramid-bench"
-  kernel_bench_exe="$staged/kernels/tools/pyramid-gpu-kernel-bench"
+  bench_exe="$staged/bin/pyramid-bench"
+  kernel_bench_exe="$staged/bin/pyramid-gpu-kernel-bench"
+  tests_dir="$staged/bin"
   nvidia-smi || true
 }
 
 staged_run() {
-  local test rc start
-  for test in test_gpu_kernels test_gpu_model; do
-    start=$SECONDS
-    set +e
-    timeout 900 "$stash/staged/tests/gpu/$test" >"$logs/$test.log" 2>&1
-    rc=$?
-    set -e
-    tail -40 "$logs/$test.log"
-    case $rc in
-      0) echo "gpu-run: $test passed in $((SECONDS - start)) s" ;;
-      77) echo "gpu-run: $test skipped (no CUDA device)" ;;
-      *) echo "gpu-run: $test FAILED (exit $rc) after $((SECONDS - start)) s" ;;
-    esac
-  done | tee "$logs/staged-run.log"
-  ! grep -q FAILED "$logs/staged-run.log"
+  step test_gpu_kernels 270 test_gpu_kernels.log "$tests_dir/test_gpu_kernels"
+  step test_gpu_model 270 test_gpu_model.log "$tests_dir/test_gpu_model"
 }
 
 # compute-sanitizer over the kernel tests: memcheck (out-of-bounds and misaligned accesses,
 # device-side faults) on every test but those that fill the device on purpose or time large
-# batches, racecheck and synccheck (shared-memory hazards, barriers) on the tests of the kernels
-# that share memory within a block. Each tool is bounded so a slow one cannot take the lease.
+# batches, in two halves, then racecheck and synccheck (shared-memory hazards, barriers) on the
+# tests of the kernels that share memory within a block. 130 s a run, so the four fit a call.
 sanitize() {
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   [ -x "$sanitizer" ] || { echo "gpu-run: compute-sanitizer not found" >&2; exit 1; }
-  local kernels="$stash/staged/tests/gpu/test_gpu_kernels"
+  local kernels="$tests_dir/test_gpu_kernels"
   local everything shared_memory name
   # Not under memcheck: the tests that fill the device on purpose or count its free memory (the
   # tool's own allocations change both), that make the runtime fail on purpose (the tool would
@@ -218,50 +283,55 @@ sanitize() {
     unused_chunks_go_back a_broken_recording_is_reported top_logits_match_host top_logits_large_batches
     graph_choice_keeps_the_faster_way)
   local listed
-  listed=$("$kernels" --list)
+  listed=$("$kernels" --list) || { echo "gpu-run: $kernels --list failed (staged before --list existed?)" >&2; exit 1; }
   mapfile -t everything < <(grep -vxF -f <(printf '%s\n' "${not_memchecked[@]}") <<<"$listed")
   shared_memory=(rms_norm_matches attention_and_probe_match probe_without_rows_is_zero projection_matches
     quantized_projection_matches top_logits_put_nan_lowest int8_rounding_matches_cpu)
   for name in "${shared_memory[@]}"; do
     grep -qx "$name" <<<"$listed" || { echo "gpu-run: no kernel test named $name" >&2; exit 1; }
   done
-  local tool names
-  for tool in memcheck racecheck synccheck; do
-    case $tool in
-      memcheck) names=("${everything[@]}") ;;
-      *) names=("${shared_memory[@]}") ;;
-    esac
-    set +e
-    timeout 180 "$sanitizer" --tool "$tool" --error-exitcode 3 "$kernels" "${names[@]}" >"$logs/sanitize-$tool.log" 2>&1
-    local rc=$?
-    set -e
-    tail -5 "$logs/sanitize-$tool.log"
-    case $rc in
-      0) echo "gpu-run: compute-sanitizer $tool: clean" ;;
-      124) echo "gpu-run: compute-sanitizer $tool: stopped after 180 s (no verdict)" ;;
-      *) echo "gpu-run: compute-sanitizer $tool FAILED (exit $rc; $logs/sanitize-$tool.log)" ;;
-    esac
-  done | tee "$logs/sanitize.log"
-  ! grep -q FAILED "$logs/sanitize.log"
+  local half=$(((${#everything[@]} + 1) / 2))
+  step "memcheck 1/2" 130 sanitize-memcheck-1.log "$sanitizer" --tool memcheck --error-exitcode 3 "$kernels" \
+    "${everything[@]:0:$half}"
+  if grep -qiE 'device not supported|error 999|unable to|not supported on this' "$results/sanitize-memcheck-1.log"; then
+    echo "gpu-run: compute-sanitizer cannot run on this device; the other runs are skipped"
+    return 0
+  fi
+  step "memcheck 2/2" 130 sanitize-memcheck-2.log "$sanitizer" --tool memcheck --error-exitcode 3 "$kernels" \
+    "${everything[@]:$half}"
+  step racecheck 130 sanitize-racecheck.log "$sanitizer" --tool racecheck --error-exitcode 3 "$kernels" \
+    "${shared_memory[@]}"
+  step synccheck 130 sanitize-synccheck.log "$sanitizer" --tool synccheck --error-exitcode 3 "$kernels" \
+    "${shared_memory[@]}"
 }
 
-bench() {
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$logs/device.txt"
-  date -u +%Y-%m-%dT%H:%M:%SZ >>"$logs/device.txt"
-  # First the projection kernels per weight type (seconds): their bandwidth against the copy
-  # bandwidth says which matvec holds decoding back.
-  "$kernel_bench_exe" --json "$logs/gpu-kernels.json" 2>&1 | tee "$logs/gpu-kernels.md"
-  # Then the short run (about two minutes): LLaMA-2-7B-Chat as most users download it (Q4_K_M)
-  # with a 4096-token cache, decode steps as CUDA graphs and without, side by side; the peak
-  # device memory column says whether it fits in 6 GB (docs/gpu.md). Then the paper's table,
-  # whose largest-batch searches take longest.
-  PYRAMID_CUDA_GRAPHS=on "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 --gen-len 256 \
-    --batch 1 --policy full,pyramid --step-graphs both --device cuda --warmup 1 --json "$logs/llama2-7b-q4_k_m.json" \
-    2>&1 | tee "$logs/llama2-7b-q4_k_m.md"
-  python3 "$root/bench/paper_table.py" --pyramid-bench "$bench_exe" \
-    --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch \
+device_record() {
+  { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+    date -u +%Y-%m-%dT%H:%M:%SZ; cat "$stash/STAMP" 2>/dev/null || true; } | tee "$results/device.txt"
+}
+
+# The projection kernels per weight type (seconds): their bandwidth against the copy bandwidth
+# says which matvec holds decoding back. Then LLaMA-2-7B-Chat as most users download it
+# (Q4_K_M) with a 4096-token cache, decode steps as CUDA graphs and without, side by side; the
+# peak device memory column says whether it fits in 6 GB (docs/gpu.md).
+bench_short() {
+  device_record
+  step "kernel bench" 120 gpu-kernels.md "$kernel_bench_exe" --json "$results/gpu-kernels.json"
+  step "7B Q4_K_M, 3840+256" 420 llama2-7b-q4_k_m.md env PYRAMID_CUDA_GRAPHS=on "$bench_exe" --shape llama2-7b \
+    --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 --policy full,pyramid --step-graphs both \
+    --device cuda --warmup 1 --json "$results/llama2-7b-q4_k_m.json"
+}
+
+# The paper's table, after a seconds-long check that the device's transformers runs the baseline.
+bench_paper() {
+  device_record
+  export PYTHONUNBUFFERED=1
+  step "HF baseline check" 90 hf-check.log python3 "$root/bench/hf_baseline.py" --shape tiny --device cuda \
+    --batch 1 --prompt-len 8 --gen-len 4 --warmup 0 --repetitions 1
+  step "paper table" 480 llama2-7b.md python3 "$root/bench/paper_table.py" --pyramid-bench "$bench_exe" \
+    --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch --max-batch-limit 256 \
     --policy full,pyramid --device cuda --dtype float16 --warmup 1 --repetitions 1 --seed 1 \
-    --out "$logs/llama2-7b.json" 2>&1 | tee "$logs/llama2-7b.md"
+    --out "$results/llama2-7b.json"
 }
 
 # pyramid-bench loads the CUDA library from the build folder.
@@ -274,13 +344,12 @@ built_bench() {
 case ${1:-} in
   fetch) fetch ;;
   stage) stage ;;
-  run) build; run ;;
-  bench) build; built_bench; bench ;;
-  all) build; run; built_bench; bench ;;
-  staged-run) staged_env; staged_run ;;
-  staged-bench) staged_env; bench ;;
-  staged-all) staged_env; staged_run || true; bench ;;
-  staged-sanitize) staged_env; sanitize ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|stage|run|bench|all|staged-run|staged-bench|staged-all|staged-sanitize" >&2
+  run) start_outputs; build; run; finish ;;
+  bench) start_outputs; build; built_bench; bench_short; bench_paper; finish ;;
+  staged-run) start_outputs; staged_env; staged_run; finish ;;
+  staged-bench) start_outputs; staged_env; bench_short; finish ;;
+  staged-paper) start_outputs; staged_env; bench_paper; finish ;;
+  staged-sanitize) start_outputs; staged_env; sanitize; finish ;;
+  *) echo "usage: scripts/gpu-run.sh fetch|stage|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize" >&2
      exit 2 ;;
 esac
