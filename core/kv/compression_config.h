@@ -30,7 +30,8 @@ struct CompressionConfig {
     // Baselines: entries each layer may keep after prefill. Empty: derived from what a
     // PyramidInfer run with `pyramid` keeps for the same prompt (equal KV bytes).
     std::vector<int> layer_budgets;
-    // H2O and local keep this fraction of their budget as the most recent entries.
+    // H2O keeps this fraction of its budget (one entry at least) as the most recent entries;
+    // local keeps the sinks and fills the rest with recent ones (StreamingLLM).
     double baseline_recent_fraction = 0.5;
 
     // Throws pyramid::Error naming the first invalid field.

@@ -58,7 +58,8 @@ std::optional<std::vector<int>> H2OPolicy::evict(int layer, int budget)
     const int len = static_cast<int>(acc.size());
     if (len <= budget)
         return std::nullopt;
-    const int recent = static_cast<int>(std::floor(budget * recent_fraction_));
+    // At least the newest entry: with a score from one row only, it would lose to any old one.
+    const int recent = std::max(1, static_cast<int>(std::floor(budget * recent_fraction_)));
     std::vector<int> keep =
         select_top_k(std::span<const float>(acc.data(), static_cast<size_t>(len - recent)), budget - recent);
     for (int j = len - recent; j < len; ++j)

@@ -21,7 +21,8 @@ std::optional<std::vector<int>> LocalPolicy::trim(int len, int budget) const
 {
     if (len <= budget)
         return std::nullopt;
-    const int sinks = std::min(sink_tokens_, budget);
+    // At least one recent entry: a decode step must keep the token it just added.
+    const int sinks = std::min(sink_tokens_, budget - 1);
     std::vector<int> keep;
     for (int j = 0; j < sinks; ++j)
         keep.push_back(j);

@@ -97,6 +97,31 @@ private slots:
         QVERIFY(std::find(keep->begin(), keep->end(), 1) != keep->end());
     }
 
+    void tiny_budgets_keep_the_newest_token()
+    {
+        // A budget at or below the sink count (local), or a recent fraction of 0 (H2O), still
+        // keeps the token a decode step just added.
+        CompressionConfig local;
+        local.policy = CompressionPolicyKind::Local;
+        local.layer_budgets = {3};
+        auto l = make_compression_policy(local, 1);
+        l->begin_prefill(3, 0);
+        QVERIFY(!l->after_prefill_layer(0, 3, 3, {}).keep_entries);
+        QCOMPARE(*l->after_decode_layer(0, 4, {}), (std::vector<int>{0, 1, 3}));
+
+        CompressionConfig h2o;
+        h2o.policy = CompressionPolicyKind::H2O;
+        h2o.layer_budgets = {4};
+        h2o.baseline_recent_fraction = 0.0;
+        auto h = make_compression_policy(h2o, 1);
+        h->begin_prefill(4, 0);
+        (void)h->after_prefill_layer(0, 4, 4, {5.0f, 4.0f, 3.0f, 2.0f});
+        const auto keep = h->after_decode_layer(0, 5, {1.0f, 1.0f, 1.0f, 1.0f, 0.5f});
+        QVERIFY(keep);
+        QCOMPARE(keep->back(), 4);
+        QCOMPARE(static_cast<int>(keep->size()), 4);
+    }
+
     void pyramid_selects_by_window_attention()
     {
         CompressionConfig config;  // reference-7b
