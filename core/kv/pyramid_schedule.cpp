@@ -33,11 +33,16 @@ int prefill_keep_count(int ctx, int min_ctx, double retention)
     return k <= min_ctx ? ctx : k;
 }
 
-int generation_keep_count(const PyramidSettings& s, int layer, int n_layers)
+int sinks_in_chunk(const PyramidSettings& s, int chunk_begin)
+{
+    return std::clamp(s.sink_tokens - chunk_begin, 0, s.exceed_length_to_compress);
+}
+
+int generation_keep_count(const PyramidSettings& s, int layer, int n_layers, int chunk_begin)
 {
     const double fraction = s.exceed_length_to_compress * s.gen_compress_ratio *
                             decay_schedule(s.gen_decay_strategy, layer, n_layers, s.gen_decay_ratio);
-    return std::max(static_cast<int>(std::floor(fraction)), 1);
+    return std::max({static_cast<int>(std::floor(fraction)), 1, sinks_in_chunk(s, chunk_begin)});
 }
 
 PyramidLengthPlan plan_pyramid_lengths(const PyramidSettings& s, int n_layers, int n_tokens, int steps)
@@ -63,7 +68,7 @@ PyramidLengthPlan plan_pyramid_lengths(const PyramidSettings& s, int n_layers, i
         for (int l = 0; l < n_layers; ++l) {
             ++length[l];
             if (length[l] - r - past[l] >= E) {
-                length[l] -= E - generation_keep_count(s, l, n_layers);
+                length[l] -= E - generation_keep_count(s, l, n_layers, length[l] - (1 + r + E));
                 past[l] = length[l] - r;
             }
         }

@@ -18,8 +18,13 @@ int recent_window_extra(int n_tokens, const PyramidSettings& settings);
 // Context tokens a prefill selection keeps out of `ctx`, or ctx when no selection happens.
 int prefill_keep_count(int ctx, int min_ctx, double retention);
 
-// Entries a generation-phase chunk of E entries keeps at `layer`.
-int generation_keep_count(const PyramidSettings& settings, int layer, int n_layers);
+// Entries a generation-phase chunk of E entries starting at entry `chunk_begin` keeps at
+// `layer`: the schedule's count, or more when the chunk holds sink entries, which are always
+// kept (a prompt shorter than the sinks puts them in the first chunk).
+int generation_keep_count(const PyramidSettings& settings, int layer, int n_layers, int chunk_begin);
+
+// How many of a chunk's entries, from `chunk_begin` on, are sinks (the first sink_tokens).
+int sinks_in_chunk(const PyramidSettings& settings, int chunk_begin);
 
 // Per-layer cache lengths after the prefill of n_tokens and after each of `steps` decode
 // steps (one row per step), as PyramidInfer produces them.

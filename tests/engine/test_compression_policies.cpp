@@ -6,6 +6,7 @@
 #include <random>
 
 #include "generate/inference_session.h"
+#include "generate/sampler.h"
 #include "kv/compression_policy.h"
 #include "kv/pyramid_schedule.h"
 #include "model/model.h"
@@ -201,6 +202,29 @@ private slots:
             session.decode(301);
             QCOMPARE(session.cache().lengths(), std::vector<int>(5, n + 1));
         }
+    }
+
+    void sinks_survive_generation_after_a_short_prompt()
+    {
+        // A prompt shorter than the sinks puts them in the first generation chunk: they stay,
+        // and the planner counts them as the cache holds them.
+        PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        auto model = Model::open(path, BackendPreference::Cpu);
+        const CompressionConfig config;
+        InferenceSession session(model->backend(), config);
+        std::vector<float> logits = session.prefill(std::vector<int32_t>{1, 300});
+        constexpr int kSteps = 40;
+        for (int step = 0; step < kSteps; ++step)
+            logits = session.decode(Sampler::argmax(logits));
+        const PyramidLengthPlan plan = plan_pyramid_lengths(config.pyramid, 5, 2, kSteps);
+        QCOMPARE(session.cache().lengths(), plan.after_step.back());
+        for (int l = 0; l < 5; ++l) {
+            const auto pos = session.cache().positions(l);
+            for (int p = 0; p < config.pyramid.sink_tokens; ++p)
+                QVERIFY2(std::find(pos.begin(), pos.end(), p) != pos.end(),
+                         qPrintable(QStringLiteral("layer %1 lost sink position %2").arg(l).arg(p)));
+        }
+        QVERIFY(session.cache().length(4) < 2 + kSteps);  // it did compress
     }
 
     void baselines_match_pyramid_memory()
