@@ -244,7 +244,8 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
             stats_.update(result.stats);
         conversations_.refresh();
     }
-    if (messages_.conversationId() == replyConversation_) {
+    const bool onScreen = messages_.conversationId() == replyConversation_;
+    if (onScreen) {
         if (!messages_.streaming()) {
             // Shown again while the reply finished in the background: show what is stored.
             messages_.setConversation(replyConversation_, store_.messages(replyConversation_));
@@ -256,9 +257,11 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
                 messages_.append(replaced);
         }
     }
-    if (result.reason == FinishReason::ContextFull)
+    // Said where it happened: a reply finishing after the user moved on is stored (or not) in
+    // its own conversation, and its error would only mislead over another one.
+    if (onScreen && result.reason == FinishReason::ContextFull)
         setError(contextFullMessage(result, replyOverflow_));
-    else if (result.reason == FinishReason::Error)
+    else if (onScreen && result.reason == FinishReason::Error)
         setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     setBusy(false);
     emit replyFinished();

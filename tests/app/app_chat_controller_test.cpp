@@ -331,6 +331,23 @@ private slots:
         QCOMPARE(app->messages().at(1).id, app->store().messages(first).at(1).id);
     }
 
+    void aReplyEndingElsewhereSaysNothingHere()
+    {
+        AppTestEnv env;
+        FakeScript refusing;
+        refusing.refuseContextFull = true;
+        auto app = env.makeReadyApp(nullptr, refusing);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("Too long for the context"));
+        app->conversations().createConversation();  // before the refusal comes back
+        QVERIFY(finished.wait(5000));
+        QVERIFY2(app->chat().error().isEmpty(), qPrintable(app->chat().error()));
+
+        QVERIFY(app->chat().send("Here, too"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(!app->chat().error().isEmpty());  // on screen: said
+    }
+
     void aRegeneratedReplyThatFailsKeepsTheOldOne()
     {
         AppTestEnv env;
