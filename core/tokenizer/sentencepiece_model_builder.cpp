@@ -123,9 +123,9 @@ void validate(const EmbeddedVocab& vocab)
     check_special_id("tokenizer.ggml.bos_token_id", vocab.bos_id, n, false);
     check_special_id("tokenizer.ggml.eos_token_id", vocab.eos_id, n, false);
     check_special_id("tokenizer.ggml.padding_token_id", vocab.pad_id, n, false);
-    // The unknown piece is typed from the id (below); it cannot be a control token as well.
-    for (const auto& [key, id] : {std::pair{"bos_token_id", vocab.bos_id}, std::pair{"eos_token_id", vocab.eos_id},
-                                  std::pair{"padding_token_id", vocab.pad_id}})
+    // The unknown piece is typed from the id (below); it cannot be BOS or EOS as well. (Padding
+    // may be <unk>: fine-tunes often set pad_token to it, and padding is never encoded.)
+    for (const auto& [key, id] : {std::pair{"bos_token_id", vocab.bos_id}, std::pair{"eos_token_id", vocab.eos_id}})
         if (id == vocab.unk_id)
             throw Error("tokenizer.ggml.unknown_token_id " + std::to_string(vocab.unk_id) + " (\"" +
                         vocab.tokens[vocab.unk_id] + "\") is also tokenizer.ggml." + key);

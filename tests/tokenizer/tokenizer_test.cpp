@@ -233,6 +233,9 @@ private slots:
         v.token_types[static_cast<size_t>(v.unk_id)] = 3;
         const Tokenizer converted = Tokenizer::from_embedded_vocab(v);
         QCOMPARE(converted.encode("hello world"), plain.encode("hello world"));
+
+        v.pad_id = v.unk_id;  // pad_token "<unk>", as many fine-tunes set it
+        QCOMPARE(Tokenizer::from_embedded_vocab(v).encode("hello world"), plain.encode("hello world"));
     }
 
     void normalizerFlagsFollowTheFile()
