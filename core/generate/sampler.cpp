@@ -65,8 +65,10 @@ int Sampler::needed_drawable() const
 int32_t Sampler::sample_top(const TopLogits& top)
 {
     const auto needed = static_cast<size_t>(needed_drawable());
-    std::vector<int32_t> ids;
-    std::vector<float> values;
+    std::vector<int32_t>& ids = drawable_ids_;
+    std::vector<float>& values = drawable_values_;
+    ids.clear();
+    values.clear();
     for (size_t i = 0; i < top.ids.size() && i < top.values.size() && ids.size() < needed; ++i)
         if (top.ids[i] < n_tokens_) {
             ids.push_back(top.ids[i]);

@@ -44,6 +44,8 @@ private:
     SamplingParams params_;
     int n_vocab_;
     int n_tokens_;
+    std::vector<int32_t> drawable_ids_;  // sample_top's survivors, kept to spare an allocation a token
+    std::vector<float> drawable_values_;
     std::mt19937_64 rng_;
 };
 

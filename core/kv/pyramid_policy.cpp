@@ -122,8 +122,8 @@ std::optional<std::vector<int>> PyramidPolicy::after_decode_layer(int layer, int
                 chunk_scores[static_cast<size_t>(c)] += col < row.size() ? w * row[col] : 0.0f;
             }
         }
-        for (int c = 0; c < sinks_in_chunk(settings_, chunk_begin); ++c)
-            chunk_scores[static_cast<size_t>(c)] = std::numeric_limits<float>::infinity();
+        std::fill_n(chunk_scores.begin(), sinks_in_chunk(settings_, chunk_begin),
+                    std::numeric_limits<float>::infinity());
         const std::vector<int> chosen =
             select_top_k(chunk_scores, generation_keep_count(settings_, layer, n_layers_, chunk_begin));
 
