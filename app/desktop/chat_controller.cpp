@@ -120,7 +120,6 @@ bool ChatController::send(const QString& text)
     messages_.append(message);
     conversations_.nameAfterFirstMessage(conversation, trimmed);
     conversations_.refresh();
-    replaced_ = {};
     startReply();
     return true;
 }
@@ -130,14 +129,14 @@ bool ChatController::regenerate()
     if (!canRegenerate())
         return false;
     const int last = messages_.count() - 1;
-    replaced_ = {};
+    StoredMessage replaced;
     if (messages_.at(last).role == ChatRole::Assistant) {
         if (last == 0)
             return false;  // a reply with no question before it: nothing to answer again
-        replaced_ = messages_.at(last);  // deleted from the store once the new reply is stored
+        replaced = messages_.at(last);  // deleted from the store once the new reply is stored
         messages_.removeFrom(last);
     }
-    startReply();
+    startReply(replaced);
     return true;
 }
 
@@ -170,13 +169,13 @@ bool ChatController::editAndResend(const QString& text)
     messages_.removeFrom(row + 1);
     store_.updateMessageText(messages_.at(row).id, trimmed);
     messages_.replaceText(row, trimmed);
-    replaced_ = {};
     startReply();
     return true;
 }
 
-void ChatController::startReply()
+void ChatController::startReply(const StoredMessage& replacing)
 {
+    replaced_ = replacing;
     // The settings are read now: edits made while this reply runs apply to the next turn.
     const ChatSettings& settings = settings_.current();
     pyramid::ChatRequest request;
@@ -244,8 +243,9 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
             stats_.update(result.stats);
         conversations_.refresh();
     }
-    const bool onScreen = messages_.conversationId() == replyConversation_;
-    if (onScreen) {
+    // A reply finishing after the user moved on is stored (or not) in its own conversation:
+    // the screen and the error line belong to the one shown.
+    if (messages_.conversationId() == replyConversation_) {
         if (!messages_.streaming()) {
             // Shown again while the reply finished in the background: show what is stored.
             messages_.setConversation(replyConversation_, store_.messages(replyConversation_));
@@ -256,13 +256,11 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
             if (replaced.id != 0)
                 messages_.append(replaced);
         }
+        if (result.reason == FinishReason::ContextFull)
+            setError(contextFullMessage(result, replyOverflow_));
+        else if (result.reason == FinishReason::Error)
+            setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     }
-    // Said where it happened: a reply finishing after the user moved on is stored (or not) in
-    // its own conversation, and its error would only mislead over another one.
-    if (onScreen && result.reason == FinishReason::ContextFull)
-        setError(contextFullMessage(result, replyOverflow_));
-    else if (onScreen && result.reason == FinishReason::Error)
-        setError(tr("The reply failed: %1").arg(QString::fromStdString(result.error)));
     setBusy(false);
     emit replyFinished();
 }

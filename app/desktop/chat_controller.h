@@ -77,7 +77,8 @@ signals:
 
 private:
     void showCurrentConversation();
-    void startReply();
+    // `replacing`: the stored reply this one regenerates (id 0: none).
+    void startReply(const StoredMessage& replacing = {});
     void onReplyText(quint64 turn, const QString& text);
     void onReplyStats(quint64 turn, const pyramid::GenerationStats& stats);
     void onReplyFinished(quint64 turn, const pyramid::ChatResult& result);
