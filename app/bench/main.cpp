@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "bench_model.h"
+#include "command_line.h"
 #include "bench_report.h"
 #include "bench_run.h"
 #include "kv_budget.h"
@@ -83,14 +84,8 @@ int main(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--json", json_path, "write the results as JSON");
     app.add_flag("--verbose", verbose, "debug logging");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "pyramid-bench: %s (see --help)\n", e.what());
-        return 2;
-    }
+    if (const auto status = parse_command_line(app, argc, argv, "pyramid-bench"))
+        return *status;
 
     init_logging({verbose, false, "pyramid-bench"});
     if (list_shapes) {

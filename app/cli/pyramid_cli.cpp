@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "chat/local_chat_engine.h"
+#include "command_line.h"
 #include "engine_options.h"
 #include "model_search.h"
 #include "util/error.h"
@@ -147,14 +148,8 @@ int main(int argc, char** argv)
     pyramid::DeviceOption device;
     device.add_to(app);
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "pyramid-cli: {} (see --help)\n", e.what());
-        return 2;
-    }
+    if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-cli"))
+        return *status;
     pyramid::init_logging({verbose, true, "pyramid-cli"});
 
     pyramid::ChatRequest request;

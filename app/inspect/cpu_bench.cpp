@@ -18,6 +18,7 @@
 #include "backend/cpu_backend.h"
 #include "backend/dequantized_weights.h"
 #include "backend/kernel_config.h"
+#include "command_line.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
 #include "memory_estimate.h"
@@ -66,14 +67,8 @@ int main(int argc, char** argv)
     app.add_option("--repeats", repeats, "timed runs of each variant (the median is reported)")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "pyramid-cpu-bench: {} (see --help)\n", e.what());
-        return 2;
-    }
+    if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-cpu-bench"))
+        return *status;
     pyramid::init_logging({false, false, "pyramid-cpu-bench"});
 
     std::shared_ptr<pyramid::Model> model;
