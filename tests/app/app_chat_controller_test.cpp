@@ -36,6 +36,13 @@ FakeScript slowScript(int pieces, int delayMs)
     return script;
 }
 
+// The conversation holds the question and, after it, a stopped reply with some text.
+bool storedAsStopped(const ChatStore& store, qint64 conversation)
+{
+    const QVector<StoredMessage> stored = store.messages(conversation);
+    return stored.size() == 2 && stored[1].stopped() && !stored[1].text.isEmpty();
+}
+
 std::string joined(const std::vector<std::string>& pieces)
 {
     std::string out;
@@ -232,10 +239,7 @@ private slots:
         QCOMPARE(app->messages().count(), 0);  // the new conversation is on screen at once
         QVERIFY(finished.wait(5000));
         QCOMPARE(app->messages().count(), 0);  // the old reply did not leak into it
-        const QVector<StoredMessage> stored = app->store().messages(first);
-        QCOMPARE(stored.size(), 2);
-        QVERIFY(stored[1].stopped());
-        QVERIFY(!stored[1].text.isEmpty());
+        QVERIFY(storedAsStopped(app->store(), first));
     }
 
     void failedReplyLeavesAUsableState()
@@ -291,10 +295,7 @@ private slots:
 
         // What had streamed is stored as a stopped reply, as Stop would have stored it.
         auto reopened = env.makeApp();
-        const QVector<StoredMessage> stored = reopened->store().messages(conversation);
-        QCOMPARE(stored.size(), 2);
-        QVERIFY(stored[1].stopped());
-        QVERIFY(!stored[1].text.isEmpty());
+        QVERIFY(storedAsStopped(reopened->store(), conversation));
     }
 
     void anEditEndsWithItsConversation()
