@@ -14,6 +14,7 @@ LocalChatEngine::~LocalChatEngine() = default;
 ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbacks& callbacks,
                                       const std::atomic<bool>& cancel)
 {
+    std::lock_guard call(calls_);
     // A model on a GPU is let go first: two seldom fit its memory together, and the new one
     // would land on the CPU for want of room. If the new one fails, the old one is reopened.
     std::string previous;
@@ -86,6 +87,7 @@ ModelInfo LocalChatEngine::model_info() const
 ChatResult LocalChatEngine::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
                                   const std::atomic<bool>& cancel)
 {
+    std::lock_guard call(calls_);
     std::shared_ptr<Model> model;
     {
         std::lock_guard lock(mutex_);

@@ -2,6 +2,9 @@
 // ChatEngine on this machine's hardware: loads a GGUF file or Hugging Face folder, picks the
 // CUDA backend when a device and runtime are present (else the CPU, saying why), and
 // answers conversations with the configured KV-cache compression.
+//
+// Loads and replies run one at a time: a load waits for the reply in progress (cancel it to
+// hurry), and two replies never share the conversation's cache.
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -31,7 +34,8 @@ private:
     ModelInfo open(const std::string& path, const std::function<void(double)>& progress);
 
     BackendPreference preference_;
-    mutable std::mutex mutex_;  // guards model_ and info_ between load and reply
+    std::mutex calls_;          // held through a whole load or reply
+    mutable std::mutex mutex_;  // guards model_ and info_ for has_model and model_info
     std::shared_ptr<Model> model_;
     // The last conversation's cache, kept so its next turn can extend it.
     std::unique_ptr<ChatSession> chat_;

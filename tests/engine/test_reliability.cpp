@@ -2,7 +2,9 @@
 // engine usable; 500 generations in a row return memory and cache use to their baseline.
 #include <QtTest>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 #include "chat/local_chat_engine.h"
@@ -68,6 +70,37 @@ private slots:
         r.kv_memory_limit = 0;
         r.max_new_tokens = 30;
         QCOMPARE(engine_.reply(r, {}, never_).reason, FinishReason::MaxTokens);
+    }
+
+    // A load from another thread waits for the reply in progress instead of pulling its cache
+    // away mid-reply.
+    void a_load_waits_for_the_reply_in_progress()
+    {
+        PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        ChatRequest r = raw_request("Once upon a time", 40);
+        r.sampling.temperature = 0.0f;
+        std::atomic<bool> replying{false}, loaded{false}, loaded_during_reply{false};
+        std::string streamed;
+        const StreamCallbacks callbacks{[&](const std::string& piece) {
+                                            streamed += piece;
+                                            loaded_during_reply = loaded_during_reply || loaded;
+                                            if (!replying.exchange(true))
+                                                std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                                        },
+                                        {}};
+        std::thread loader([&] {
+            while (!replying)
+                std::this_thread::yield();
+            engine_.load_model(path.string(), {}, never_);
+            loaded = true;
+        });
+        const ChatResult out = engine_.reply(r, callbacks, never_);
+        loader.join();
+        QVERIFY(!loaded_during_reply);
+        QCOMPARE(out.reason, FinishReason::MaxTokens);
+        QCOMPARE(out.text, streamed);
+        // The reply is the one a quiet engine gives.
+        QCOMPARE(engine_.reply(r, {}, never_).text, out.text);
     }
 
     void soak_500_generations()
