@@ -131,6 +131,13 @@ LoadedModel load_hf_model(const fs::path& folder, const std::function<void(doubl
         return StoredTensor{name, *t->type, t->shape, t->data};
     };
 
+    // transformers would fill a missing untied lm_head with random values; tying it instead
+    // would be as wrong for a model trained untied, so the folder is refused.
+    if (!config.tied_output && !source.find(WeightRole::Output, -1))
+        throw Error(folder.string() + ": has no lm_head.weight, and config.json does not set tie_word_embeddings "
+                    "(the output projection is missing: copy the model's files again, or set "
+                    "\"tie_word_embeddings\": true if the model shares its token embedding)");
+
     LoadedModel out;
     out.format = "safetensors";
     out.weights = assemble_weights(std::move(config), source, progress);

@@ -9,8 +9,8 @@
 namespace pyramid {
 
 // Q and K stay in Hugging Face's rotate-half row order (config.rope_layout = RotateHalf).
-// The output projection is tied to the embedding when tie_word_embeddings is set or the
-// folder has no lm_head.weight.
+// The output projection is tied to the embedding when tie_word_embeddings is set; a folder
+// without lm_head.weight that does not set it is refused as incomplete.
 LoadedModel load_hf_model(const std::filesystem::path& folder, const std::function<void(double)>& progress);
 
 } // namespace pyramid

@@ -428,20 +428,24 @@ void ModelLoaderTest::tiedEmbeddings()
     QCOMPARE(a.weights.output.data, a.weights.token_embedding.data);
     QCOMPARE(a.weights.output.name, std::string("token_embd.weight"));
 
-    // Hugging Face without lm_head, and with tie_word_embeddings set.
+    // Hugging Face without lm_head: refused unless tie_word_embeddings is set.
     PYRAMID_REQUIRE_SHARED(src, "models/stories260K-hf");
     auto entries = safetensors_entries(SafetensorsFile::open(src / "model.safetensors"));
     std::erase_if(entries, [](const SafetensorsEntry& e) { return e.name == "lm_head.weight"; });
     const fs::path folder = fs::path(dir_.path().toStdString()) / "tied-hf";
     write_file(folder / "config.json", read_file(src / "config.json"));
     write_file(folder / "model.safetensors", safetensors_bytes(entries));
-    const LoadedModel b = load_model_files(folder);
-    QVERIFY(b.weights.config.tied_output);
-    QCOMPARE(b.weights.output.data, b.weights.token_embedding.data);
+    const LoadOutcome untied = load_outcome(folder);
+    QVERIFY2(untied.rejected_with("has no lm_head.weight, and config.json does not set tie_word_embeddings"),
+             untied.describe().c_str());
 
     nlohmann::json config = read_json(src / "config.json");
     config["tie_word_embeddings"] = true;
     write_file(folder / "config.json", config.dump());
+    const LoadedModel b = load_model_files(folder);
+    QVERIFY(b.weights.config.tied_output);
+    QCOMPARE(b.weights.output.data, b.weights.token_embedding.data);
+
     write_file(folder / "model.safetensors", read_file(src / "model.safetensors"));  // lm_head present but unused
     const LoadedModel c = load_model_files(folder);
     QVERIFY(c.weights.config.tied_output);
