@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QLocale>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <type_traits>
 
@@ -47,7 +48,9 @@ std::optional<T> parseNumber(const QString& text)
         double v = trimmed.toDouble(&ok);
         if (!ok)
             v = QLocale().toDouble(trimmed, &ok);
-        return ok && std::isfinite(v) ? std::optional<T>(static_cast<T>(v)) : std::nullopt;
+        // Finite in T too: 1e300 is a double but no float.
+        const bool fits = std::isfinite(v) && std::abs(v) <= double(std::numeric_limits<T>::max());
+        return ok && fits ? std::optional<T>(static_cast<T>(v)) : std::nullopt;
     }
 }
 

@@ -25,18 +25,19 @@ QString kindName(SettingField::Kind kind)
 SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* parent)
     : QAbstractListModel(parent), settings_(settings), store_(store)
 {
-    ChatSettings loaded;
+    // Field by field, so one bad value costs only itself: the next save writes every key.
     for (const SettingField& field : settingFields()) {
         const QVariant stored = settings_.value(kGroup + field.key);
-        if (stored.isValid() && !field.set(loaded, stored.toString()))
-            spdlog::warn("settings: ignoring unreadable {} = '{}'", field.key.toStdString(),
-                         stored.toString().toStdString());
-    }
-    const QString problem = validateChatSettings(loaded);
-    if (problem.isEmpty()) {
-        current_ = loaded;
-    } else {
-        spdlog::warn("settings: stored settings are invalid ({}); using the defaults", problem.toStdString());
+        if (!stored.isValid())
+            continue;
+        ChatSettings candidate = current_;
+        QString problem = field.set(candidate, stored.toString()) ? validateChatSettings(candidate)
+                                                                  : QStringLiteral("unreadable");
+        if (problem.isEmpty())
+            current_ = candidate;
+        else
+            spdlog::warn("settings: ignoring {} = '{}' ({}); using {}", field.key.toStdString(),
+                         stored.toString().toStdString(), problem.toStdString(), field.get(current_).toStdString());
     }
 }
 

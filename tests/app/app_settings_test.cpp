@@ -171,12 +171,25 @@ private slots:
             QSettings settings(ini, QSettings::IniFormat);
             settings.setValue("chat/recent_ratio", "-4");
             settings.setValue("chat/temperature", "0.5");
+            settings.setValue("chat/repetition_penalty", "1e300");  // a double, but no float
+            settings.setValue("chat/top_k", "7");
         }
         ChatStore store(dir.filePath("c.sqlite"));
+        {
+            QSettings settings(ini, QSettings::IniFormat);
+            SettingsModel model(settings, store);
+            // Each bad value falls back alone; the good ones stay.
+            QCOMPARE(model.current().compression.pyramid.recent_ratio, pyramid::PyramidSettings{}.recent_ratio);
+            QCOMPARE(model.current().sampling.repetition_penalty, pyramid::SamplingParams{}.repetition_penalty);
+            QCOMPARE(model.current().sampling.temperature, 0.5f);
+            QCOMPARE(model.current().sampling.top_k, 7);
+            QCOMPARE(validateChatSettings(model.current()), QString());
+            model.setPromptFormat(pyramid::PromptFormat::Raw);  // as opening a model does: saves every key
+        }
         QSettings settings(ini, QSettings::IniFormat);
         SettingsModel model(settings, store);
-        QVERIFY(model.current().compression.pyramid.recent_ratio >= 0);
-        QCOMPARE(validateChatSettings(model.current()), QString());
+        QCOMPARE(model.current().sampling.temperature, 0.5f);
+        QCOMPARE(model.current().sampling.top_k, 7);
     }
 
     void presetsAndReset()
