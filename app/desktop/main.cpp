@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QIcon>
 #include <QLibraryInfo>
@@ -12,12 +13,14 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTranslator>
+#include <QWindow>
 #include <cstdio>
 #include <cstring>
 
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
+#include "single_instance.h"
 #include "util/error.h"
 
 namespace {
@@ -112,6 +115,12 @@ int main(int argc, char* argv[])
         std::fprintf(stderr, "pyramidchat: cannot create %s\n", qPrintable(dataDir));
         return 1;
     }
+    SingleInstance instance(dataDir);
+    if (!instance.claim(parser.isSet(model) ? QFileInfo(parser.value(model)).absoluteFilePath() : QString())) {
+        std::fprintf(stderr, "pyramidchat: already running for %s; its window was asked to come forward\n",
+                     qPrintable(dataDir));
+        return 0;
+    }
     const DesktopApp::Paths paths{QDir(dataDir).filePath(QStringLiteral("conversations.sqlite")),
                                   ModelManager::defaultSearchDirs(dataDir, QStringLiteral(PYRAMID_SHARED_DIR))};
     try {
@@ -124,6 +133,15 @@ int main(int argc, char* argv[])
             desktop.models().open(parser.value(model));
         else
             desktop.models().openInitial();
+        QObject::connect(&instance, &SingleInstance::activationRequested, &app, [&](const QString& modelPath) {
+            if (auto* window = qobject_cast<QWindow*>(qml.rootObjects().value(0))) {
+                window->show();
+                window->raise();
+                window->requestActivate();
+            }
+            if (!modelPath.isEmpty())
+                desktop.models().open(modelPath);
+        });
         return app.exec();
     } catch (const pyramid::Error& e) {
         std::fprintf(stderr, "pyramidchat: %s\n", e.what());

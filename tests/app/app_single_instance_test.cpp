@@ -1,0 +1,73 @@
+// SingleInstance: one PyramidChat per data folder; a second start brings the first forward
+// with the model it was given; a lock left by a process that died does not keep the app out.
+#include <QLockFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "single_instance.h"
+
+class SingleInstanceTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aSecondStartBringsTheFirstForward()
+    {
+        QTemporaryDir dir;
+        SingleInstance first(dir.path());
+        QVERIFY(first.claim());
+        QSignalSpy activated(&first, &SingleInstance::activationRequested);
+
+        SingleInstance second(dir.path());
+        QVERIFY(!second.claim(QStringLiteral("/models/llama-2-7b-chat.Q4_K_M.gguf")));
+        QVERIFY(activated.wait(5000));
+        QCOMPARE(activated.at(0).at(0).toString(), QStringLiteral("/models/llama-2-7b-chat.Q4_K_M.gguf"));
+
+        SingleInstance third(dir.path());
+        QVERIFY(!third.claim());
+        QTRY_COMPARE(activated.size(), 2);
+        QCOMPARE(activated.at(1).at(0).toString(), QString());
+    }
+
+    void eachDataFolderHasItsOwn()
+    {
+        QTemporaryDir a, b;
+        SingleInstance first(a.path()), second(b.path());
+        QVERIFY(first.claim());
+        QVERIFY(second.claim());
+    }
+
+    void theFolderIsFreeOnceTheFirstEnds()
+    {
+        QTemporaryDir dir;
+        {
+            SingleInstance first(dir.path());
+            QVERIFY(first.claim());
+        }
+        SingleInstance next(dir.path());
+        QVERIFY(next.claim());
+    }
+
+    void aLockLeftByACrashDoesNotKeepTheAppOut()
+    {
+        QTemporaryDir dir;
+        const pid_t child = fork();
+        if (child == 0) {
+            // Takes the folder and dies without letting it go, as a crash would.
+            QLockFile lock(dir.filePath(QStringLiteral("pyramidchat.lock")));
+            _exit(lock.tryLock() ? 0 : 1);
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("pyramidchat.lock"))));
+
+        SingleInstance next(dir.path());
+        QVERIFY(next.claim());
+    }
+};
+
+QTEST_GUILESS_MAIN(SingleInstanceTest)
+#include "app_single_instance_test.moc"
