@@ -925,6 +925,40 @@
     </message>
 </context>
 <context>
+    <name>StoreProblem</name>
+    <message>
+        <source>PyramidChat — the conversations cannot be opened</source>
+        <translation>PyramidChat – die Unterhaltungen lassen sich nicht öffnen</translation>
+    </message>
+    <message>
+        <source>PyramidChat cannot open the file that holds your conversations.</source>
+        <translation>PyramidChat kann die Datei mit Ihren Unterhaltungen nicht öffnen.</translation>
+    </message>
+    <message>
+        <source>You can quit and keep the file as it is (to copy it somewhere safe, or to open it with a newer PyramidChat), or set it aside and start with no conversations. Setting it aside only renames the file, in %1; nothing is deleted.</source>
+        <translation>Sie können beenden und die Datei unverändert lassen (um sie an einen sicheren Ort zu kopieren oder mit einem neueren PyramidChat zu öffnen), oder sie beiseitelegen und ohne Unterhaltungen beginnen. Beiseitelegen benennt die Datei in %1 nur um; nichts wird gelöscht.</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Beenden</translation>
+    </message>
+    <message>
+        <source>Set it aside and start fresh</source>
+        <translation>Beiseitelegen und neu beginnen</translation>
+    </message>
+</context>
+<context>
+    <name>StoreRecovery</name>
+    <message>
+        <source>Could not rename %1 to %2: %3</source>
+        <translation>%1 konnte nicht in %2 umbenannt werden: %3</translation>
+    </message>
+    <message>
+        <source>the name is taken</source>
+        <translation>der Name ist schon vergeben</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Open this GGUF file or Hugging Face folder.</source>

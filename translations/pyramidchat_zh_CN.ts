@@ -924,6 +924,40 @@
     </message>
 </context>
 <context>
+    <name>StoreProblem</name>
+    <message>
+        <source>PyramidChat — the conversations cannot be opened</source>
+        <translation>PyramidChat — 无法打开对话</translation>
+    </message>
+    <message>
+        <source>PyramidChat cannot open the file that holds your conversations.</source>
+        <translation>PyramidChat 无法打开保存您对话的文件。</translation>
+    </message>
+    <message>
+        <source>You can quit and keep the file as it is (to copy it somewhere safe, or to open it with a newer PyramidChat), or set it aside and start with no conversations. Setting it aside only renames the file, in %1; nothing is deleted.</source>
+        <translation>您可以退出并保持该文件原样（以便将其复制到安全的位置，或用较新版本的 PyramidChat 打开），也可以将其搁置，从空白的对话开始。搁置只会重命名 %1 中的文件，不会删除任何内容。</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Set it aside and start fresh</source>
+        <translation>搁置并重新开始</translation>
+    </message>
+</context>
+<context>
+    <name>StoreRecovery</name>
+    <message>
+        <source>Could not rename %1 to %2: %3</source>
+        <translation>无法将 %1 重命名为 %2：%3</translation>
+    </message>
+    <message>
+        <source>the name is taken</source>
+        <translation>该名称已被占用</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Open this GGUF file or Hugging Face folder.</source>

@@ -5,6 +5,7 @@
 #include <QSqlQuery>
 #include <QStringList>
 #include <QUuid>
+#include <utility>
 #include <spdlog/spdlog.h>
 
 #include "util/error.h"
@@ -45,6 +46,11 @@ const char* const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS app_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 };
 
+// PRAGMA user_version of the tables below. 0 is a database from before versions were kept,
+// which addMissingColumns brings up to date; a higher one than this was written by a newer
+// PyramidChat and is not touched.
+constexpr int kSchemaVersion = 1;
+
 // Message columns added after the first release: a database written by it gains them.
 const struct {
     const char* name;
@@ -61,26 +67,50 @@ ChatStore::ChatStore(const QString& path)
 {
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection_);
     db.setDatabaseName(path);
-    if (!db.open()) {
-        const QString why = db.lastError().text();
+    try {
+        if (!db.open())
+            throw pyramid::Error("cannot open chat database " + path.toStdString() + ": " +
+                                 db.lastError().text().toStdString());
+        openTables();
+    } catch (const pyramid::Error&) {
+        db.close();
         db = QSqlDatabase();
         QSqlDatabase::removeDatabase(connection_);
-        throw pyramid::Error("cannot open chat database " + path.toStdString() + ": " + why.toStdString());
+        throw;
     }
-    QSqlQuery query(db);
+    // Conversations deleted in an earlier session can no longer be undone.
+    purgeDeleted();
+}
+
+void ChatStore::openTables()
+{
+    const std::string file = path_.toStdString();
+    QSqlQuery query(QSqlDatabase::database(connection_, false));
+    // A damaged file is found here, before the history shows only part of itself.
+    if (!query.exec(QStringLiteral("PRAGMA quick_check")) || !query.next())
+        throw pyramid::Error("chat database " + file + " cannot be read: " + query.lastError().text().toStdString());
+    if (const QString verdict = query.value(0).toString(); verdict != QLatin1String("ok"))
+        throw pyramid::Error("chat database " + file + " is damaged: " + verdict.toStdString());
+    if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
+        throw pyramid::Error("chat database " + file + ": " + query.lastError().text().toStdString());
+    if (const int version = query.value(0).toInt(); version > kSchemaVersion)
+        throw pyramid::Error("chat database " + file + " was written by a newer PyramidChat (database version " +
+                             std::to_string(version) + "; this one reads up to " + std::to_string(kSchemaVersion) +
+                             "): update PyramidChat to open it");
+
     // WAL: readers never block the writer and a crash never corrupts finished writes.
     if (!query.exec(QStringLiteral("PRAGMA journal_mode=WAL")) || !query.next() ||
         query.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
-        spdlog::warn("chat database {}: WAL mode unavailable, using the default journal", path.toStdString());
+        spdlog::warn("chat database {}: WAL mode unavailable, using the default journal", file);
     query.exec(QStringLiteral("PRAGMA foreign_keys=ON"));
     for (const char* statement : kSchema) {
         if (!query.exec(QString::fromLatin1(statement)))
-            throw pyramid::Error("cannot create the tables of chat database " + path.toStdString() + ": " +
+            throw pyramid::Error("cannot create the tables of chat database " + file + ": " +
                                  query.lastError().text().toStdString());
     }
     addMissingColumns();
-    // Conversations deleted in an earlier session can no longer be undone.
-    purgeDeleted();
+    if (!query.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion)))
+        throw pyramid::Error("chat database " + file + ": " + query.lastError().text().toStdString());
 }
 
 void ChatStore::addMissingColumns()
@@ -123,16 +153,32 @@ bool ChatStore::run(QSqlQuery& query) const
 {
     if (query.exec())
         return true;
+    report(query);
+    return false;
+}
+
+void ChatStore::reportReadError(const QSqlQuery& query) const
+{
+    if (query.lastError().isValid())
+        report(query);
+}
+
+void ChatStore::report(const QSqlQuery& query) const
+{
     spdlog::error("chat database {}: {} ({})", path_.toStdString(), query.lastError().text().toStdString(),
                   query.lastQuery().toStdString());
+    const QString message = QStringLiteral("%1: %2").arg(path_, query.lastError().text());
     if (onFailure_)
-        onFailure_(QStringLiteral("%1: %2").arg(path_, query.lastError().text()));
-    return false;
+        onFailure_(message);
+    else if (unreported_.isEmpty())
+        unreported_ = message;
 }
 
 void ChatStore::setFailureHandler(std::function<void(const QString& message)> handler)
 {
     onFailure_ = std::move(handler);
+    if (onFailure_ && !unreported_.isEmpty())
+        onFailure_(std::exchange(unreported_, QString()));
 }
 
 qint64 ChatStore::createConversation(const QString& title)
@@ -177,6 +223,7 @@ QVector<StoredConversation> ChatStore::conversations(const QString& search) cons
     while (query.next())
         out.push_back({query.value(0).toLongLong(), query.value(1).toString(), fromMs(query.value(2)),
                        fromMs(query.value(3))});
+    reportReadError(query);
     return out;
 }
 
@@ -213,6 +260,7 @@ QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
         m.stats.reusedCache = query.value(10).toBool();
         out.push_back(m);
     }
+    reportReadError(query);
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Conversations, their messages and per-conversation settings in one SQLite file. WAL mode
-// keeps finished messages safe when the app dies mid-reply. Used from the UI thread only;
+// keeps finished messages safe when the app dies mid-reply. A damaged file, or one written by
+// a newer version, is refused at opening and left as it is. Used from the UI thread only;
 // every write is a single statement, so each message lands on disk as soon as it is added.
 //
 // Deleting is two-step so it can be undone: setDeleted() hides a conversation, purgeDeleted()
@@ -56,11 +57,15 @@ public:
 
     // Called with the database's message whenever a statement fails (disk full, a file made
     // read-only, corruption), so the user hears of it; the failed call returns 0 or nothing.
+    // The first failure from before a handler was set (at opening) is passed to it at once.
     void setFailureHandler(std::function<void(const QString& message)> handler);
 
 private:
+    void openTables();         // checks the file, then creates or updates the tables
     void addMissingColumns();  // brings a database from an earlier version up to date
     bool run(QSqlQuery& query) const;
+    void reportReadError(const QSqlQuery& query) const;  // after the last next()
+    void report(const QSqlQuery& query) const;
     QSqlQuery prepare(const QString& sql, const QVariantList& values) const;
     void touch(qint64 conversationId);
     QString setting(qint64 conversationId, const QString& key) const;
@@ -69,4 +74,5 @@ private:
     QString path_;
     QString connection_;  // one connection per store, so tests can open several
     std::function<void(const QString&)> onFailure_;
+    mutable QString unreported_;  // the first failure while no handler was set
 };

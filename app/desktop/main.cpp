@@ -16,11 +16,13 @@
 #include <QWindow>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
 #include "single_instance.h"
+#include "store_recovery.h"
 #include "util/error.h"
 
 namespace {
@@ -123,28 +125,33 @@ int main(int argc, char* argv[])
     }
     const DesktopApp::Paths paths{QDir(dataDir).filePath(QStringLiteral("conversations.sqlite")),
                                   ModelManager::defaultSearchDirs(dataDir, QStringLiteral(PYRAMID_SHARED_DIR))};
-    try {
-        DesktopApp desktop(std::make_unique<pyramid::LocalChatEngine>(devicePreference(settings)), settings, paths);
-        QQuickStyle::setStyle(QStringLiteral("Fusion"));  // follows the system palette, light or dark
-        QQmlApplicationEngine qml;
-        if (!desktop.showWindow(qml))
-            return 1;
-        if (parser.isSet(model))
-            desktop.models().open(parser.value(model));
-        else
-            desktop.models().openInitial();
-        QObject::connect(&instance, &SingleInstance::activationRequested, &app, [&](const QString& modelPath) {
-            if (auto* window = qobject_cast<QWindow*>(qml.rootObjects().value(0))) {
-                window->show();
-                window->raise();
-                window->requestActivate();
-            }
-            if (!modelPath.isEmpty())
-                desktop.models().open(modelPath);
-        });
-        return app.exec();
-    } catch (const pyramid::Error& e) {
-        std::fprintf(stderr, "pyramidchat: %s\n", e.what());
-        return 1;
+    QQuickStyle::setStyle(QStringLiteral("Fusion"));  // follows the system palette, light or dark
+    // A database that cannot be opened is shown to the user, who may set it aside and go on.
+    std::optional<DesktopApp> desktop;
+    while (!desktop) {
+        try {
+            desktop.emplace(std::make_unique<pyramid::LocalChatEngine>(devicePreference(settings)), settings, paths);
+        } catch (const pyramid::Error& e) {
+            std::fprintf(stderr, "pyramidchat: %s\n", e.what());
+            if (!askWhetherToSetAside(app, paths.database, QString::fromUtf8(e.what())))
+                return 1;
+        }
     }
+    QQmlApplicationEngine qml;
+    if (!desktop->showWindow(qml))
+        return 1;
+    if (parser.isSet(model))
+        desktop->models().open(parser.value(model));
+    else
+        desktop->models().openInitial();
+    QObject::connect(&instance, &SingleInstance::activationRequested, &app, [&](const QString& modelPath) {
+        if (auto* window = qobject_cast<QWindow*>(qml.rootObjects().value(0))) {
+            window->show();
+            window->raise();
+            window->requestActivate();
+        }
+        if (!modelPath.isEmpty())
+            desktop->models().open(modelPath);
+    });
+    return app.exec();
 }

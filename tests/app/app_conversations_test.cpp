@@ -1,6 +1,7 @@
 // ChatStore and ConversationListModel: create, rename, delete with undo, search, persistence
 // across reopening the SQLite file, reopening the last conversation, export.
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -33,6 +34,45 @@ QStringList titles(const ConversationListModel& model)
     for (int row = 0; row < model.rowCount(); ++row)
         out.push_back(model.data(model.index(row), ConversationListModel::TitleRole).toString());
     return out;
+}
+
+// Runs statements on the file outside ChatStore, as another program would.
+void runRaw(const QString& path, const QStringList& statements)
+{
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "raw");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        for (const QString& statement : statements)
+            QVERIFY2(q.exec(statement), qPrintable(statement));
+    }
+    QSqlDatabase::removeDatabase("raw");
+}
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Overwrites `count` bytes at `offset` with 0xff.
+void damage(const QString& path, qint64 offset, qint64 count)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.seek(offset));
+    QCOMPARE(file.write(QByteArray(count, '\xff')), count);
+}
+
+QString openingError(const QString& path)
+{
+    try {
+        ChatStore store(path);
+    } catch (const pyramid::Error& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
 }
 
 } // namespace
@@ -276,6 +316,94 @@ private slots:
         stored = store.messages(1);
         QCOMPARE(stored.size(), 2);
         QCOMPARE(stored[1].notice, reply.notice);
+        QSqlQuery version(QSqlDatabase::database(QSqlDatabase::connectionNames().value(0)));
+        QVERIFY(version.exec("PRAGMA user_version") && version.next());
+        QCOMPARE(version.value(0).toInt(), 1);
+    }
+
+    // A file written by a newer PyramidChat is left exactly as it is.
+    void refusesADatabaseOfANewerVersion()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        {
+            ChatStore store(path);
+            store.addMessage(store.createConversation("Kept"), message(ChatRole::User, "Hi"));
+        }
+        runRaw(path, {"PRAGMA user_version = 2"});
+        const QByteArray before = fileBytes(path);
+        const QString error = openingError(path);
+        QVERIFY2(error.contains("was written by a newer PyramidChat (database version 2"), qPrintable(error));
+        QCOMPARE(fileBytes(path), before);
+        QVERIFY(!QFile::exists(path + "-wal"));
+    }
+
+    void refusesADamagedFileAndLeavesItAlone()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        {
+            ChatStore store(path);
+            for (int c = 0; c < 10; ++c) {
+                const qint64 id = store.createConversation(QString("Conversation %1").arg(c));
+                for (int m = 0; m < 20; ++m)
+                    store.addMessage(id, message(ChatRole::User, QString(400, QChar('a' + m))));
+            }
+        }
+        const qint64 size = QFileInfo(path).size();
+        QVERIFY(size > 16 * 4096);
+        damage(path, size / 2 / 4096 * 4096, 4096);  // one page in the middle, as a bad sector would
+        const QByteArray before = fileBytes(path);
+        const QString error = openingError(path);
+        QVERIFY2(error.contains("is damaged") || error.contains("cannot be read"), qPrintable(error));
+        QCOMPARE(fileBytes(path), before);
+
+        // Random bytes: not a database at all.
+        damage(path, 0, size);
+        QVERIFY(!openingError(path).isEmpty());
+        QCOMPARE(fileBytes(path), QByteArray(size, '\xff'));
+    }
+
+    // Damage that appears while the app runs: the history read stops where it is, and says so.
+    void aReadErrorMidwayIsReported()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        ChatStore store(path);
+        const qint64 id = store.createConversation("Long");
+        for (int m = 0; m < 60; ++m)
+            store.addMessage(id, message(ChatRole::User, QString(1000, QChar('a' + m % 26))));
+        QStringList failures;
+        store.setFailureHandler([&](const QString& m) { failures.push_back(m); });
+        QSqlQuery q(QSqlDatabase::database(QSqlDatabase::connectionNames().value(0)));
+        QVERIFY(q.exec("PRAGMA wal_checkpoint(TRUNCATE)"));  // every page in the main file
+        QVERIFY(q.exec("PRAGMA cache_size = 1"));           // read from the file, not from memory
+        const qint64 size = QFileInfo(path).size();
+        damage(path, size / 2 / 4096 * 4096, 4096);
+        const QVector<StoredMessage> read = store.messages(id);
+        QVERIFY(read.size() < 60);
+        QCOMPARE(failures.size(), 1);
+        QVERIFY2(failures[0].contains("malformed"), qPrintable(failures[0]));
+    }
+
+    // A statement that fails while the store opens (here the purge of deleted conversations)
+    // reaches the user once the app has somewhere to show it.
+    void aFailureAtOpeningIsReportedOnceAHandlerIsSet()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("c.sqlite");
+        {
+            ChatStore store(path);
+            store.setDeleted(store.createConversation("Deleted"), true);
+        }
+        runRaw(path, {"CREATE TRIGGER no_delete BEFORE DELETE ON conversations BEGIN SELECT RAISE(FAIL, 'disk says no'); END"});
+        ChatStore store(path);
+        QStringList failures;
+        store.setFailureHandler([&](const QString& m) { failures.push_back(m); });
+        QCOMPARE(failures.size(), 1);
+        QVERIFY2(failures[0].contains("disk says no"), qPrintable(failures[0]));
+        store.setFailureHandler([&](const QString& m) { failures.push_back(m); });
+        QCOMPARE(failures.size(), 1);  // told once
     }
 
     void refusesAnUnopenableFile()
