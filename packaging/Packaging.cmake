@@ -105,12 +105,13 @@ set(CPACK_DEBIAN_${main}_PACKAGE_NAME pyramidchat)
 set(CPACK_DEBIAN_${main}_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_${main}_DESCRIPTION "${main_summary}\n${main_description}")
 # Libraries come from dpkg-shlibdeps; QML modules and Qt plugins are loaded at run time, so
-# they are named here.
+# they are named here (Qt's own file dialogs, drawn where no native one exists, need
+# Qt.labs.folderlistmodel).
 set(CPACK_DEBIAN_${main}_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_${main}_PACKAGE_DEPENDS
     "qml6-module-qtquick, qml6-module-qtquick-controls, qml6-module-qtquick-templates, \
 qml6-module-qtquick-layouts, qml6-module-qtquick-window, qml6-module-qtquick-dialogs, \
-qml6-module-qtqml-workerscript, libqt6sql6-sqlite, libqt6svg6")
+qml6-module-qtqml-workerscript, qml6-module-qt-labs-folderlistmodel, libqt6sql6-sqlite, libqt6svg6")
 # Qt's own translations, for the standard dialogs in German and Chinese.
 set(CPACK_DEBIAN_${main}_PACKAGE_RECOMMENDS "qt6-translations-l10n")
 set(CPACK_DEBIAN_CUDA_PACKAGE_NAME pyramidchat-cuda)

@@ -1,6 +1,7 @@
 // The whole app on the real engine: the QML window (offscreen), LocalChatEngine with
 // stories260K, one message and its streamed reply, what was stored, and the per-layer panel
-// showing a pyramid under PyramidInfer and equal layers under the full cache.
+// showing a pyramid under PyramidInfer and equal layers under the full cache; the file
+// dialogs open.
 #include <QFile>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
@@ -28,6 +29,15 @@ QString describe(const std::vector<int>& lengths, int full)
     for (int l : lengths)
         parts.push_back(QString::number(l));
     return QStringLiteral("[%1] of %2").arg(parts.join(", ")).arg(full);
+}
+
+// Qt's messages while a test runs, for the ones QML logs instead of reporting as warnings.
+QStringList* capturedMessages = nullptr;
+
+void captureMessage(QtMsgType, const QMessageLogContext&, const QString& message)
+{
+    if (capturedMessages)
+        capturedMessages->push_back(message);
 }
 
 } // namespace
@@ -116,6 +126,34 @@ private slots:
         QCOMPARE(app.store().messages(app.conversations().currentId()).size(), 2);
 
         QVERIFY2(qmlWarnings.isEmpty(), qPrintable(qmlWarnings.join('\n')));
+    }
+
+    // Without a native dialog (offscreen, KDE, tiling window managers) Qt draws its own, whose
+    // QML modules must be installed: a missing one left the dialog closed or crashed the app.
+    void theFileDialogsOpen()
+    {
+        AppTestEnv env;
+        DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
+                       DesktopApp::Paths{env.database, QStringList{env.modelsDir}});
+        QQmlApplicationEngine qml;
+        QVERIFY(app.showWindow(qml));
+        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+
+        QStringList messages;
+        capturedMessages = &messages;
+        const QtMessageHandler previous = qInstallMessageHandler(captureMessage);
+        for (const char* name : {"modelFileDialog", "modelFolderDialog", "exportDialog"}) {
+            QObject* dialog = window->findChild<QObject*>(QString::fromLatin1(name));
+            QVERIFY2(dialog, name);
+            QMetaObject::invokeMethod(dialog, "open");
+            QTRY_VERIFY2(dialog->property("visible").toBool(), name);
+            QMetaObject::invokeMethod(dialog, "reject");
+            QTRY_VERIFY2(!dialog->property("visible").toBool(), name);
+        }
+        qInstallMessageHandler(previous);
+        capturedMessages = nullptr;
+        QVERIFY2(messages.filter(QStringLiteral("is not installed")).isEmpty(), qPrintable(messages.join('\n')));
     }
 };
 

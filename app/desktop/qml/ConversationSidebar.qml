@@ -170,6 +170,7 @@ Pane {
 
     FileDialog {
         id: exportDialog
+        objectName: "exportDialog"
         title: qsTr("Export conversation")
         fileMode: FileDialog.SaveFile
         defaultSuffix: sidebar.exportFormat === "json" ? "json" : "md"

@@ -172,12 +172,14 @@ ToolBar {
 
     FileDialog {
         id: fileDialog
+        objectName: "modelFileDialog"
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: bar.models.open(selectedFile)
     }
     FolderDialog {
         id: folderDialog
+        objectName: "modelFolderDialog"
         title: qsTr("Open a Hugging Face model folder")
         onAccepted: bar.models.open(selectedFolder)
     }
