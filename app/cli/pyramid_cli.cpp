@@ -117,13 +117,7 @@ int main(int argc, char** argv)
     std::string model_path, prompt, system_prompt;
     bool raw = false, verbose = false;
     int max_tokens = 256;
-    app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (default: first found of " +
-                                                 [] {
-                                                     std::string s;
-                                                     for (const auto& p : pyramid::default_model_candidates())
-                                                         s += (s.empty() ? "" : ", ") + p.string();
-                                                     return s;
-                                                 }() + ")");
+    app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (" + pyramid::default_model_help() + ")");
     app.add_option("-p,--prompt", prompt, "answer this one prompt and exit (default: interactive chat)");
     app.add_option("-s,--system", system_prompt, "system prompt (LLaMA-2-Chat format)");
     app.add_flag("--raw", raw, "feed the prompt as plain text after BOS (base models such as stories260K)");
@@ -155,12 +149,8 @@ int main(int argc, char** argv)
     pyramid::ChatRequest request;
     try {
         request.compression = compression.resolve();
-        if (model_path.empty()) {
-            const auto found = pyramid::find_default_model();
-            if (!found)
-                throw pyramid::Error("no model given and none found in the default places (see --help)");
-            model_path = found->string();
-        }
+        if (model_path.empty())
+            model_path = pyramid::find_default_model().string();
         request.sampling = sampling.params();
         request.max_new_tokens = max_tokens;
         request.format = raw ? pyramid::PromptFormat::Raw : pyramid::PromptFormat::LlamaChat;

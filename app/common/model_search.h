@@ -1,15 +1,27 @@
 #pragma once
 // Where the tools look for a model when none is named: $PYRAMID_MODEL alone when it is set
 // (a missing file is an error, never passed over), else the user's data folder
-// (<data>/models, in name order), then the shared models folder next to a source checkout.
+// (<data>/models), then the shared models folder (<shared>/models: /usr/share/pyramidchat
+// for the packages, ../shared beside a source checkout).
 #include <filesystem>
-#include <optional>
+#include <string>
 #include <vector>
 
 namespace pyramid {
 
+// The folders searched, in order.
+std::vector<std::filesystem::path> default_model_dirs();
+
+// The models in those folders, in search order: the user's in name order, then the bundled
+// stories260K.gguf, then the shared folder's others in name order. A model is a .gguf file or
+// a folder with config.json.
 std::vector<std::filesystem::path> default_model_candidates();
-// Throws pyramid::Error when $PYRAMID_MODEL names nothing.
-std::optional<std::filesystem::path> find_default_model();
+
+// The model to use when none is named. Throws pyramid::Error when $PYRAMID_MODEL names
+// nothing, or when there is no model at all (the message names the folders searched).
+std::filesystem::path find_default_model();
+
+// For --help: what the default model is.
+std::string default_model_help();
 
 } // namespace pyramid

@@ -74,12 +74,8 @@ int MultiTurnCommand::run()
     std::vector<std::vector<int32_t>> windows;
     try {
         config = compression_.resolve();
-        if (model_path_.empty()) {
-            const auto found = find_default_model();
-            if (!found)
-                throw Error("no model given and none found in the default places");
-            model_path_ = found->string();
-        }
+        if (model_path_.empty())
+            model_path_ = find_default_model().string();
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval: {}\n", e.what());
         return 2;

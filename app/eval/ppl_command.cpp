@@ -85,12 +85,8 @@ int PplCommand::run()
         windows_.align = parse_window_align(align_);
         if (!windows_.paragraph_prefix.empty() && windows_.align != WindowAlign::Paragraphs)
             throw Error("--paragraph-prefix needs --align paragraphs");
-        if (model_path_.empty()) {
-            const auto found = find_default_model();
-            if (!found)
-                throw Error("no model given and none found in the default places (see --help)");
-            model_path_ = found->string();
-        }
+        if (model_path_.empty())
+            model_path_ = find_default_model().string();
         text = read_text(text_path_);
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());

@@ -117,6 +117,14 @@ echo "$installed_text"
 [ "$installed_text" = "$reference_text" ] ||
   fail "the installed pyramid-cli generated other text than the build tree's: '$reference_text'"
 
+echo "== pyramid-cli uses the first model in the user's models folder"
+mkdir -p "$XDG_DATA_HOME/pyramidchat/models"
+ln -s "${model%/*}/stories260K-hf" "$XDG_DATA_HOME/pyramidchat/models/my-model"
+env -u PYRAMID_MODEL "$root/usr/bin/pyramid-cli" --raw -p "Once" -n 4 2> "$scratch_home/found.err" > /dev/null ||
+  { cat "$scratch_home/found.err"; fail "pyramid-cli failed with a model in the user's folder"; }
+grep '^\[model\]' "$scratch_home/found.err"
+grep -q '^\[model\] .*(safetensors' "$scratch_home/found.err" || fail "pyramid-cli did not use the user's model"
+
 echo "== remove"
 names=()
 for deb in "${packages[@]}"; do names+=("$(dpkg-deb -f "$deb" Package)"); done
