@@ -17,9 +17,25 @@ size_t final_length(std::string_view text)
     return text.size();
 }
 
+bool is_ascii_letter(std::string_view text)
+{
+    return text.size() == 1 && ((text[0] >= 'a' && text[0] <= 'z') || (text[0] >= 'A' && text[0] <= 'Z'));
+}
+
 }  // namespace
 
-TextStreamer::TextStreamer(const Tokenizer& tokenizer) : tokenizer_(&tokenizer) {}
+TextStreamer::TextStreamer(const Tokenizer& tokenizer) : tokenizer_(&tokenizer)
+{
+    // SentencePiece vocabularies keep their single characters near the end.
+    for (int32_t id = tokenizer.vocab_size() - 1; id >= 0; --id) {
+        const int32_t single[] = {id};
+        if (is_ascii_letter(tokenizer.piece(id)) && tokenizer.decode(single) == tokenizer.piece(id)) {
+            anchor_ = id;
+            anchor_length_ = 1;
+            break;
+        }
+    }
+}
 
 std::string TextStreamer::put(int32_t id)
 {
@@ -35,12 +51,18 @@ std::string TextStreamer::put(int32_t id)
         shown_ = final_end;
     }
 
-    // With everything shown, this token can anchor the next window when its own text is
-    // non-empty and whole: then the pieces after it decode as they do in the full sequence
-    // (no leading-space stripping, no byte run reaching back past it).
-    if (final_end == text.size() && !alone.empty() && alone.find(kReplacementChar) == std::string::npos) {
-        window_.assign(1, id);
-        shown_ = alone.size();
+    // With everything shown, a new window can start from an anchor: the pieces after it then
+    // decode as they do in the full sequence (no leading-space stripping once some text came,
+    // no byte run reaching back past it). The neutral anchor serves whatever this token was;
+    // without one, the token itself anchors when its own text is non-empty and whole.
+    if (final_end == text.size() && !text.empty()) {
+        if (anchor_ >= 0) {
+            window_.assign(1, anchor_);
+            shown_ = anchor_length_;
+        } else if (!alone.empty() && alone.find(kReplacementChar) == std::string::npos) {
+            window_.assign(1, id);
+            shown_ = alone.size();
+        }
     }
     return delta;
 }

@@ -9,7 +9,10 @@
 //
 //     put(id_1) + put(id_2) + ... + put(id_n) + finish() == tokenizer.decode({id_1..id_n})
 //
-// Cost per token: two decodes of a window that is normally one or two tokens long.
+// Cost per token: two decodes of a window that is normally one or two tokens long, and never
+// longer than the run of byte-fallback tokens of one unfinished character: once all decoded
+// text is shown the window restarts from a neutral anchor (a one-letter piece), so text made
+// only of such characters (emoji, scripts outside the vocabulary) streams in linear time.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,8 +34,15 @@ public:
     // in decode()) and starts a new sequence.
     std::string finish();
 
+    // Tokens the next put() decodes again, anchor included (for tests: it stays short).
+    size_t window_length() const { return window_.size(); }
+
 private:
     const Tokenizer* tokenizer_;
+    // A piece that decodes to one ASCII letter alone and after anything: the next piece then
+    // decodes as it would in the full sequence. -1 when the vocabulary has none.
+    int32_t anchor_ = -1;
+    size_t anchor_length_ = 0;
     // Tokens still needed to decode what comes next. When window_ does not start at the
     // first token, its first token is an anchor whose text was already shown: it keeps
     // SentencePiece from treating the next piece as the start of the text.

@@ -34,11 +34,14 @@ bool is_valid_utf8(const std::string& text)
 }
 
 // Streams `ids`, checking every piece, and returns the concatenation (finish() included).
-std::string stream_all(TextStreamer& streamer, const std::vector<int32_t>& ids)
+// `longest_window`, when given, receives the longest window the streamer re-decoded.
+std::string stream_all(TextStreamer& streamer, const std::vector<int32_t>& ids, size_t* longest_window = nullptr)
 {
     std::string text;
     for (const int32_t id : ids) {
         const std::string piece = streamer.put(id);
+        if (longest_window)
+            *longest_window = std::max(*longest_window, streamer.window_length());
         if (!is_valid_utf8(piece))
             throw std::runtime_error("streamer returned a partial UTF-8 character");
         text += piece;
@@ -125,15 +128,45 @@ private slots:
         std::vector<int32_t> byte_ids(256);
         for (unsigned b = 0; b < 256; ++b)
             byte_ids[b] = byte_id(tok, b);
+        int32_t space = 0;  // "▁" alone: decodes to nothing at the start
+        while (tok.piece(space) != "\u2581")
+            ++space;
         TextStreamer streamer(tok);
         for (int round = 0; round < 400; ++round) {
             std::vector<int32_t> ids;
             for (int n = length(rng); n > 0; --n) {
                 const int k = kind(rng);
-                ids.push_back(k < 5 ? byte_ids[any_byte(rng)] : k < 6 ? byte_ids[any_byte(rng) - 0x80] : k < 7 ? tok.eos_id() : any_id(rng));
+                ids.push_back(k < 4   ? byte_ids[any_byte(rng)]
+                              : k < 5 ? byte_ids[any_byte(rng) - 0x80]
+                              : k < 6 ? space
+                              : k < 7 ? (n % 2 ? tok.eos_id() : 0)  // 0: <unk>
+                                      : any_id(rng));
             }
             QCOMPARE(stream_all(streamer, ids), tok.decode(ids));
         }
+    }
+
+    // Characters that exist only as byte-fallback runs, alone or between spaces, decode to
+    // U+FFFD or nothing token by token; the window must still restart after each of them,
+    // or every token re-decodes the whole reply.
+    void theWindowStaysShortOutsideTheVocabulary_data()
+    {
+        QTest::addColumn<QString>("unit");
+        QTest::newRow("emoji") << "🦙";
+        QTest::newRow("emoji and spaces") << "🎉 🎂 ";
+        QTest::newRow("amharic") << "ሰላም ጓደኞች ";
+    }
+
+    void theWindowStaysShortOutsideTheVocabulary()
+    {
+        QFETCH(QString, unit);
+        const Tokenizer& tok = *tok_;
+        const auto ids = tok.encode(unit.repeated(500).toStdString());
+        QVERIFY(ids.size() > 1000);
+        TextStreamer streamer(tok);
+        size_t longest = 0;
+        QCOMPARE(stream_all(streamer, ids, &longest), tok.decode(ids));
+        QVERIFY2(longest <= 5, std::to_string(longest).c_str());  // an anchor and one 4-byte character
     }
 
     void holdsIncompleteCharacter()
