@@ -1,7 +1,6 @@
 #include "markdown_segments.h"
 
 #include <QStringList>
-#include <QVariantMap>
 
 namespace {
 
@@ -59,16 +58,5 @@ QVector<MarkdownSegment> splitMarkdown(const QString& text)
     }
     appendSegment(out, openMarker.isEmpty() ? MarkdownSegment::Kind::Prose : MarkdownSegment::Kind::Code, current,
                   language);
-    return out;
-}
-
-QVariantList segmentsForQml(const QVector<MarkdownSegment>& segments)
-{
-    QVariantList out;
-    for (const MarkdownSegment& s : segments) {
-        out.push_back(QVariantMap{{QStringLiteral("code"), s.kind == MarkdownSegment::Kind::Code},
-                                  {QStringLiteral("text"), s.text},
-                                  {QStringLiteral("language"), s.language}});
-    }
     return out;
 }

@@ -3,7 +3,6 @@
 // code block on its own with a copy button. A fence still open (a reply mid-stream) runs to
 // the end of the text.
 #include <QString>
-#include <QVariantList>
 #include <QVector>
 
 struct MarkdownSegment {
@@ -14,6 +13,3 @@ struct MarkdownSegment {
 };
 
 QVector<MarkdownSegment> splitMarkdown(const QString& text);
-
-// The segments as QML reads them: maps with "code" (bool), "text" and "language".
-QVariantList segmentsForQml(const QVector<MarkdownSegment>& segments);

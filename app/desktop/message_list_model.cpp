@@ -2,7 +2,7 @@
 
 #include <QLocale>
 
-#include "markdown_segments.h"
+#include "segment_list_model.h"
 
 using pyramid::ChatRole;
 using pyramid::FinishReason;
@@ -39,7 +39,16 @@ MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent)
 
 MessageListModel::Row MessageListModel::makeRow(const StoredMessage& message)
 {
-    return {message, segmentsForQml(splitMarkdown(message.text))};
+    auto* segments = new SegmentListModel(message.role == ChatRole::Assistant, this);
+    segments->setText(message.text);
+    return {message, segments};
+}
+
+void MessageListModel::releaseRows(qsizetype from)
+{
+    // Later: the view lets go of the removed rows' delegates only after this returns.
+    for (qsizetype row = from; row < rows_.size(); ++row)
+        rows_[row].segments->deleteLater();
 }
 
 int MessageListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_.size(); }
@@ -55,7 +64,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const
     case RoleNameRole: return roleName(m.role);
     case Qt::DisplayRole:
     case TextRole: return m.text;
-    case SegmentsRole: return row.segments;
+    case SegmentsRole: return QVariant::fromValue<QObject*>(row.segments);
     case StreamingRole: return index.row() == streamingRow_;
     case StoppedRole: return m.stopped();
     case FinishNoteRole: return index.row() == streamingRow_ ? QString() : finishNote(m);
@@ -86,6 +95,7 @@ void MessageListModel::setConversation(qint64 conversationId, const QVector<Stor
     const bool wasStreaming = streaming();
     beginResetModel();
     conversationId_ = conversationId;
+    releaseRows(0);
     rows_.clear();
     for (const StoredMessage& m : messages)
         rows_.push_back(makeRow(m));
@@ -108,9 +118,9 @@ void MessageListModel::replaceText(int row, const QString& text)
 {
     Row& r = rows_[row];
     r.message.text = text;
-    r.segments = segmentsForQml(splitMarkdown(text));
+    r.segments->setText(text);
     const QModelIndex i = index(row);
-    emit dataChanged(i, i, {TextRole, SegmentsRole, Qt::DisplayRole});
+    emit dataChanged(i, i, {TextRole, Qt::DisplayRole});
 }
 
 void MessageListModel::removeFrom(int row)
@@ -119,6 +129,7 @@ void MessageListModel::removeFrom(int row)
         return;
     const bool removesReply = streamingRow_ >= row;
     beginRemoveRows({}, row, rows_.size() - 1);
+    releaseRows(row);
     rows_.resize(row);
     endRemoveRows();
     emit countChanged();
@@ -148,7 +159,8 @@ void MessageListModel::finishReply(const StoredMessage& stored)
     if (streamingRow_ < 0)
         return;
     const int row = streamingRow_;
-    rows_[row] = makeRow(stored);
+    rows_[row].message = stored;
+    rows_[row].segments->setText(stored.text);
     streamingRow_ = -1;
     const QModelIndex i = index(row);
     emit dataChanged(i, i);

@@ -2,10 +2,11 @@
 // The messages of the conversation on screen, plus the reply being streamed into it. The
 // ChatController fills it; QML only reads it.
 #include <QAbstractListModel>
-#include <QVariantList>
 #include <QVector>
 
 #include "stored_message.h"
+
+class SegmentListModel;
 
 class MessageListModel : public QAbstractListModel {
     Q_OBJECT
@@ -17,7 +18,7 @@ public:
         IdRole = Qt::UserRole + 1,
         RoleNameRole,    // "user" / "assistant"
         TextRole,
-        SegmentsRole,    // see markdown_segments.h
+        SegmentsRole,    // a SegmentListModel
         StreamingRole,   // the reply still growing
         StoppedRole,     // the user stopped the reply
         FinishNoteRole,  // why a reply ended early, for the user; empty when it ended normally
@@ -55,9 +56,10 @@ signals:
 private:
     struct Row {
         StoredMessage message;
-        QVariantList segments;
+        SegmentListModel* segments = nullptr;  // a child of this model, let go with its row
     };
-    static Row makeRow(const StoredMessage& message);
+    Row makeRow(const StoredMessage& message);
+    void releaseRows(qsizetype from);  // drops the rows' segment models from `from` on
 
     QVector<Row> rows_;
     qint64 conversationId_ = 0;

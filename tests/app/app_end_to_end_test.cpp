@@ -4,6 +4,7 @@
 // dialogs open.
 #include <QFile>
 #include <QQmlApplicationEngine>
+#include <QQmlContext>
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSignalSpy>
@@ -29,6 +30,15 @@ QString describe(const std::vector<int>& lengths, int full)
     for (int l : lengths)
         parts.push_back(QString::number(l));
     return QStringLiteral("[%1] of %2").arg(parts.join(", ")).arg(full);
+}
+
+// Every item drawn under `root` (QML items' QObject parents do not follow the visual tree).
+QList<QQuickItem*> visualTree(QQuickItem* root)
+{
+    QList<QQuickItem*> out{root};
+    for (QQuickItem* child : root->childItems())
+        out += visualTree(child);
+    return out;
 }
 
 // Qt's messages while a test runs, for the ones QML logs instead of reporting as warnings.
@@ -124,6 +134,18 @@ private slots:
             QVERIFY2(length == stats.fullLength(), qPrintable(describe(full, stats.fullLength())));
         QCOMPARE(stats.savingFraction(), 0.0);
         QCOMPARE(app.store().messages(app.conversations().currentId()).size(), 2);
+
+        // Labels show stored and model text (titles, notices, errors, model names) as typed:
+        // rich text would render markup from it and fetch the images it names.
+        int labels = 0;
+        for (QQuickItem* item : visualTree(window->contentItem())) {
+            const QQmlContext* context = QQmlEngine::contextForObject(item);
+            if (!item->inherits("QQuickLabel") || !context || !context->baseUrl().toString().startsWith("qrc:/pyramidchat/"))
+                continue;  // the style's own labels show our fixed texts
+            ++labels;
+            QVERIFY2(item->property("textFormat").toInt() == Qt::PlainText, qPrintable(item->property("text").toString()));
+        }
+        QVERIFY2(labels > 10, qPrintable(QString::number(labels)));
 
         QVERIFY2(qmlWarnings.isEmpty(), qPrintable(qmlWarnings.join('\n')));
     }

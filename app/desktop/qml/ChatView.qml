@@ -23,6 +23,7 @@ Pane {
         spacing: 0
 
         Label {
+            textFormat: Text.PlainText
             text: view.conversations.currentTitle
             font.pixelSize: 16
             font.bold: true
@@ -56,6 +57,7 @@ Pane {
             }
 
             Label {
+                textFormat: Text.PlainText
                 anchors.centerIn: parent
                 width: parent.width * 0.7
                 visible: messageList.count === 0
@@ -76,6 +78,7 @@ Pane {
                 anchors.fill: parent
                 anchors.margins: 4
                 Label {
+                    textFormat: Text.PlainText
                     text: view.chat.error
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true

@@ -32,6 +32,7 @@ Pane {
             Layout.fillWidth: true
 
             Label {
+                textFormat: Text.PlainText
                 visible: composer.editing
                 text: qsTr("Editing your last message")
                 font.italic: true

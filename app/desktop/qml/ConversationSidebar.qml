@@ -69,6 +69,7 @@ Pane {
                         spacing: 0
                         Layout.fillWidth: true
                         Label {
+                            textFormat: Text.PlainText
                             text: row.title
                             elide: Text.ElideRight
                             font.bold: row.current
@@ -76,6 +77,7 @@ Pane {
                             Layout.fillWidth: true
                         }
                         Label {
+                            textFormat: Text.PlainText
                             text: row.updated
                             font.pixelSize: 10
                             opacity: 0.7
@@ -95,6 +97,7 @@ Pane {
             }
 
             Label {
+                textFormat: Text.PlainText
                 anchors.centerIn: parent
                 visible: list.count === 0
                 text: sidebar.conversations.searchText === "" ? qsTr("No conversations") : qsTr("Nothing found")
@@ -108,6 +111,7 @@ Pane {
             RowLayout {
                 anchors.fill: parent
                 Label {
+                    textFormat: Text.PlainText
                     text: sidebar.conversations.undoText
                     elide: Text.ElideRight
                     Layout.fillWidth: true
@@ -194,6 +198,7 @@ Pane {
         standardButtons: Dialog.Ok
         Label {
             id: exportErrorLabel
+            textFormat: Text.PlainText
             wrapMode: Text.Wrap
         }
     }

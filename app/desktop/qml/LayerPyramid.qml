@@ -42,6 +42,7 @@ Item {
 
             Label {
                 id: label
+                textFormat: Text.PlainText
                 width: pyramid.labelWidth
                 anchors.verticalCenter: parent.verticalCenter
                 visible: pyramid.barHeight >= 11
@@ -72,6 +73,7 @@ Item {
     }
 
     Label {
+        textFormat: Text.PlainText
         anchors.centerIn: parent
         width: parent.width
         visible: pyramid.layerCount === 0

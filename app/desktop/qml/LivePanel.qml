@@ -28,18 +28,21 @@ Pane {
         RowLayout {
             Layout.fillWidth: true
             Label {
+                textFormat: Text.PlainText
                 text: qsTr("KV cache")
                 font.bold: true
                 font.pixelSize: 15
                 Layout.fillWidth: true
             }
             Label {
+                textFormat: Text.PlainText
                 text: panel.stats.phaseText
                 opacity: 0.7
             }
         }
 
         Label {
+            textFormat: Text.PlainText
             text: panel.stats.hasStats ? qsTr("Entries per layer (bar) against a full cache of %1 (outline)")
                                              .arg(panel.stats.fullLength)
                                        : ""
@@ -63,10 +66,16 @@ Pane {
             rowSpacing: 6
             Layout.fillWidth: true
 
-            Label { text: qsTr("KV memory"); opacity: 0.8 }
-            Label { text: panel.stats.kvText; font.bold: true; wrapMode: Text.Wrap; Layout.fillWidth: true }
+            Label { textFormat: Text.PlainText; text: qsTr("KV memory"); opacity: 0.8 }
+            Label {
+                textFormat: Text.PlainText
+                text: panel.stats.kvText
+                font.bold: true
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
 
-            Label { text: qsTr("Saved"); opacity: 0.8 }
+            Label { textFormat: Text.PlainText; text: qsTr("Saved"); opacity: 0.8 }
             RowLayout {
                 Layout.fillWidth: true
                 ProgressBar {
@@ -74,10 +83,10 @@ Pane {
                     Layout.fillWidth: true
                     Accessible.name: qsTr("KV cache saving")
                 }
-                Label { text: panel.stats.savingText; font.bold: true }
+                Label { textFormat: Text.PlainText; text: panel.stats.savingText; font.bold: true }
             }
 
-            Label { text: qsTr("Context"); opacity: 0.8 }
+            Label { textFormat: Text.PlainText; text: qsTr("Context"); opacity: 0.8 }
             RowLayout {
                 Layout.fillWidth: true
                 ProgressBar {
@@ -85,19 +94,24 @@ Pane {
                     Layout.fillWidth: true
                     Accessible.name: qsTr("Context fill")
                 }
-                Label { text: panel.stats.contextText }
+                Label { textFormat: Text.PlainText; text: panel.stats.contextText }
             }
 
-            Label { text: qsTr("Tokens"); opacity: 0.8 }
-            Label { text: panel.stats.tokensText; wrapMode: Text.Wrap; Layout.fillWidth: true }
+            Label { textFormat: Text.PlainText; text: qsTr("Tokens"); opacity: 0.8 }
+            Label {
+                textFormat: Text.PlainText
+                text: panel.stats.tokensText
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
 
-            Label { text: qsTr("Speed"); opacity: 0.8 }
-            Label { text: panel.stats.speedText; font.bold: true }
+            Label { textFormat: Text.PlainText; text: qsTr("Speed"); opacity: 0.8 }
+            Label { textFormat: Text.PlainText; text: panel.stats.speedText; font.bold: true }
 
-            Label { text: qsTr("First token"); opacity: 0.8 }
-            Label { text: panel.stats.ttftText }
+            Label { textFormat: Text.PlainText; text: qsTr("First token"); opacity: 0.8 }
+            Label { textFormat: Text.PlainText; text: panel.stats.ttftText }
 
-            Label { text: panel.stats.memoryLabel; opacity: 0.8 }
+            Label { textFormat: Text.PlainText; text: panel.stats.memoryLabel; opacity: 0.8 }
             RowLayout {
                 Layout.fillWidth: true
                 ProgressBar {
@@ -107,14 +121,16 @@ Pane {
                     Accessible.name: qsTr("GPU memory in use")
                 }
                 Label {
+                    textFormat: Text.PlainText
                     text: panel.stats.memoryText
                     wrapMode: Text.Wrap
                     Layout.fillWidth: !panel.stats.showsDeviceMemory
                 }
             }
 
-            Label { text: qsTr("Device"); opacity: 0.8 }
+            Label { textFormat: Text.PlainText; text: qsTr("Device"); opacity: 0.8 }
             Label {
+                textFormat: Text.PlainText
                 // What the last reply ran on; before any, the backend the model was opened with.
                 text: panel.stats.deviceText !== "" ? panel.stats.deviceText
                                                     : panel.models.hasModel ? panel.models.backend : qsTr("–")

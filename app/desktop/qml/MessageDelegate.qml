@@ -46,6 +46,7 @@ Item {
             RowLayout {
                 Layout.fillWidth: true
                 Label {
+                    textFormat: Text.PlainText
                     text: message.fromUser ? qsTr("You") : qsTr("Assistant")
                     font.bold: true
                     Layout.fillWidth: true
@@ -70,13 +71,16 @@ Item {
                 model: message.segments
                 delegate: ColumnLayout {
                     id: segment
-                    required property var modelData
+                    required property bool code
+                    required property string text
+                    required property string language
+                    required property string html  // a reply's prose, rendered without HTML or images
                     Layout.fillWidth: true
 
                     TextEdit {
-                        visible: !segment.modelData.code
-                        text: segment.modelData.code ? "" : segment.modelData.text
-                        textFormat: message.fromUser ? TextEdit.PlainText : TextEdit.MarkdownText
+                        visible: !segment.code
+                        text: segment.code ? "" : (message.fromUser ? segment.text : segment.html)
+                        textFormat: message.fromUser ? TextEdit.PlainText : TextEdit.RichText
                         wrapMode: TextEdit.Wrap
                         readOnly: true
                         selectByMouse: true
@@ -84,12 +88,12 @@ Item {
                         selectionColor: pal.highlight
                         selectedTextColor: pal.highlightedText
                         Layout.fillWidth: true
-                        Accessible.name: text
+                        Accessible.name: getText(0, length)
                         Accessible.role: Accessible.StaticText
                     }
 
                     Rectangle {
-                        visible: segment.modelData.code
+                        visible: segment.code
                         implicitHeight: code.implicitHeight + codeHeader.implicitHeight + 12
                         radius: 4
                         color: Qt.tint(pal.base, Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.07))
@@ -102,7 +106,8 @@ Item {
                             y: 2
                             width: parent.width - 16
                             Label {
-                                text: segment.modelData.language !== "" ? segment.modelData.language : qsTr("code")
+                                textFormat: Text.PlainText
+                                text: segment.language !== "" ? segment.language : qsTr("code")
                                 font.pixelSize: 11
                                 opacity: 0.7
                                 Layout.fillWidth: true
@@ -110,7 +115,7 @@ Item {
                             ToolButton {
                                 text: qsTr("Copy code")
                                 font.pixelSize: 11
-                                onClicked: message.clipboard.copy(segment.modelData.text)
+                                onClicked: message.clipboard.copy(segment.text)
                                 Accessible.name: qsTr("Copy the code")
                             }
                         }
@@ -119,7 +124,7 @@ Item {
                             x: 8
                             y: codeHeader.y + codeHeader.height + 2
                             width: parent.width - 16
-                            text: segment.modelData.code ? segment.modelData.text : ""
+                            text: segment.code ? segment.text : ""
                             textFormat: TextEdit.PlainText
                             font.family: "monospace"
                             wrapMode: TextEdit.WrapAnywhere
@@ -135,6 +140,7 @@ Item {
             }
 
             Label {
+                textFormat: Text.PlainText
                 visible: message.streaming && message.text === ""
                 text: qsTr("Thinking…")
                 opacity: 0.7
@@ -145,11 +151,13 @@ Item {
                 spacing: 10
                 Layout.fillWidth: true
                 Label {
+                    textFormat: Text.PlainText
                     text: message.statsText
                     font.pixelSize: 11
                     opacity: 0.7
                 }
                 Label {
+                    textFormat: Text.PlainText
                     text: message.finishNote
                     font.pixelSize: 11
                     font.italic: true
@@ -175,6 +183,7 @@ Item {
         }
         Label {
             id: noticeText
+            textFormat: Text.PlainText
             text: message.notice
             width: noticeLine.width - 9
             wrapMode: Text.Wrap

@@ -49,6 +49,7 @@ ToolBar {
                 spacing: 0
                 Layout.fillWidth: true
                 Label {
+                    textFormat: Text.PlainText
                     text: bar.models.loading ? qsTr("Opening %1…").arg(bar.models.loadingName)
                                              : bar.models.hasModel ? bar.models.modelName : qsTr("No model open")
                     font.bold: true
@@ -56,6 +57,7 @@ ToolBar {
                     Layout.fillWidth: true
                 }
                 Label {
+                    textFormat: Text.PlainText
                     visible: bar.models.hasModel && !bar.models.loading
                     text: qsTr("%1 · %2").arg(bar.models.modelSummary).arg(bar.models.backend)
                     opacity: 0.7
@@ -156,6 +158,7 @@ ToolBar {
                 anchors.fill: parent
                 anchors.margins: 4
                 Label {
+                    textFormat: Text.PlainText
                     text: bar.models.error
                     wrapMode: Text.Wrap
                     color: pal.windowText

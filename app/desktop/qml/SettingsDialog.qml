@@ -24,6 +24,7 @@ Dialog {
         spacing: 8
 
         Label {
+            textFormat: Text.PlainText
             text: qsTr("System prompt for this conversation")
             font.bold: true
         }
@@ -49,7 +50,7 @@ Dialog {
         RowLayout {
             spacing: 6
             Layout.fillWidth: true
-            Label { text: qsTr("Compression preset") }
+            Label { textFormat: Text.PlainText; text: qsTr("Compression preset") }
             ComboBox {
                 id: preset
                 model: dialog.settings.presetNames
@@ -69,6 +70,7 @@ Dialog {
         }
 
         Label {
+            textFormat: Text.PlainText
             text: dialog.settings.hasErrors ? qsTr("Fields marked in red are not applied; replies use their last valid value.")
                                             : qsTr("Changes apply to the next reply.")
             color: dialog.settings.hasErrors ? dialog.errorColor : pal.windowText
@@ -91,6 +93,7 @@ Dialog {
             section.property: "group"
             section.delegate: Label {
                 required property string section
+                textFormat: Text.PlainText
                 text: section
                 font.bold: true
                 topPadding: 10
@@ -115,6 +118,7 @@ Dialog {
                 RowLayout {
                     Layout.fillWidth: true
                     Label {
+                        textFormat: Text.PlainText
                         text: field.label
                         Layout.fillWidth: true
                         ToolTip.visible: labelArea.containsMouse
@@ -148,6 +152,7 @@ Dialog {
                     }
                 }
                 Label {
+                    textFormat: Text.PlainText
                     visible: field.error !== ""
                     text: field.error
                     color: dialog.errorColor

@@ -26,6 +26,7 @@ ApplicationWindow {
         spacing: 12
 
         Label {
+            textFormat: Text.PlainText
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             font.bold: true

@@ -1,0 +1,8 @@
+#pragma once
+// Markdown prose from a model (or pasted by a user) as HTML that is safe to show: GitHub
+// Markdown without raw HTML, so a stray "<br>" or "<span style=...>" shows as typed instead
+// of hiding the text after it, and without images, which would be fetched from the network
+// or read from local files; an image shows as its description and address.
+#include <QString>
+
+QString markdownToSafeHtml(const QString& markdown);
