@@ -1,11 +1,9 @@
 #include "bench_report.h"
 
-#include <fstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "util/error.h"
+#include "output_file.h"
 
 namespace pyramid::bench {
 namespace {
@@ -126,10 +124,7 @@ void write_json(const std::filesystem::path& path, const BenchReport& report, co
                                     {"batch", r.batch},
                                     {"throughput_tokens_per_s", r.throughput_tokens_per_s}});
     }
-    std::ofstream out(path);
-    out << doc.dump(2) << '\n';
-    if (!out)
-        throw Error("cannot write " + path.string());
+    write_text_file(path, doc.dump(2) + '\n');
 }
 
 } // namespace pyramid::bench

@@ -4,11 +4,8 @@
 // `pyramid-eval bench-plots`. Exit codes: 0 done, 2 bad options, 3 the model cannot be
 // loaded, 4 a measurement failed (reported in the table and the JSON).
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +18,7 @@
 #include "kv_budget.h"
 #include "engine_options.h"
 #include "model/model_shapes.h"
+#include "output_file.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/measurement.h"
@@ -111,8 +109,8 @@ int main(int argc, char** argv)
         if (kv_memory_gib < 0)
             throw Error("--kv-memory must not be negative (0: the default budget)");
         // Found out now, not after the whole measurement.
-        if (!json_path.empty() && !std::ofstream(json_path, std::ios::app))
-            throw Error("cannot write " + json_path + ": " + std::strerror(errno));
+        if (!json_path.empty())
+            check_writable(json_path);
     } catch (const Error& e) {
         std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
         return 2;

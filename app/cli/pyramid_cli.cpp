@@ -175,10 +175,10 @@ int main(int argc, char** argv)
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 3;
     }
-    if (const auto& budgets = request.compression.layer_budgets;
-        !budgets.empty() && static_cast<int>(budgets.size()) != engine.model_info().n_layers) {
-        fmt::print(stderr, "pyramid-cli: --budgets has {} numbers but the model has {} layers\n", budgets.size(),
-                   engine.model_info().n_layers);
+    try {
+        request.compression.validate_for(engine.model_info().n_layers);  // --budgets: one per layer
+    } catch (const pyramid::Error& e) {
+        fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 2;
     }
     std::signal(SIGINT, on_interrupt);

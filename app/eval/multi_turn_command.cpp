@@ -10,6 +10,7 @@
 #include "eval/multi_turn_eval.h"
 #include "model/model.h"
 #include "model_search.h"
+#include "output_file.h"
 #include "text_windows.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -76,6 +77,8 @@ int MultiTurnCommand::run()
         config = compression_.resolve();
         if (model_path_.empty())
             model_path_ = find_default_model().string();
+        if (!json_path_.empty())
+            check_writable(json_path_);
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval: {}\n", e.what());
         return 2;
@@ -90,8 +93,12 @@ int MultiTurnCommand::run()
         std::ifstream in(text_path_, std::ios::binary);
         std::stringstream text;
         text << in.rdbuf();
+        config.validate_for(model->config().n_layers);
         WindowOptions options;
         options.prefill = turns_ * (prompt_tokens_ + reply_tokens_);
+        if (const int context = model->config().context_length; 1 + options.prefill > context)
+            throw Error(fmt::format("{} turns of {} + {} tokens need {} positions, after BOS; the model's context "
+                                    "holds {}", turns_, prompt_tokens_, reply_tokens_, 1 + options.prefill, context));
         options.continuation = 1;
         options.count = transcripts_;
         options.align = WindowAlign::Paragraphs;
@@ -149,20 +156,19 @@ int MultiTurnCommand::run()
                               {"argmax_agreement", s.agreement / n}});
     }
     if (!json_path_.empty()) {
-        std::ofstream out(json_path_);
-        out << nlohmann::json{{"model", model_path_},
-                              {"text", text_path_},
-                              {"transcripts", windows.size()},
-                              {"turns", turns_},
-                              {"prompt_tokens", prompt_tokens_},
-                              {"reply_tokens", reply_tokens_},
-                              {"config", nlohmann::json::parse(compression_config_to_json(config))},
-                              {"per_turn", turns_json}}
-                   .dump(2)
-            << '\n';
-        if (!out) {
-            fmt::print(stderr, "pyramid-eval: cannot write {}\n", json_path_);
-            return 2;
+        const nlohmann::json doc{{"model", model_path_},
+                                 {"text", text_path_},
+                                 {"transcripts", windows.size()},
+                                 {"turns", turns_},
+                                 {"prompt_tokens", prompt_tokens_},
+                                 {"reply_tokens", reply_tokens_},
+                                 {"config", nlohmann::json::parse(compression_config_to_json(config))},
+                                 {"per_turn", turns_json}};
+        try {
+            write_text_file(json_path_, doc.dump(2) + '\n');
+        } catch (const Error& e) {
+            fmt::print(stderr, "pyramid-eval: {}\n", e.what());
+            return 4;
         }
     }
     return 0;

@@ -3,6 +3,7 @@
 #include <QImage>
 #include <QSvgGenerator>
 
+#include "output_file.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -33,12 +34,8 @@ OffscreenGui::~OffscreenGui() = default;
 std::vector<std::filesystem::path> render_chart_files(const std::filesystem::path& base, QSize size,
                                                       const ChartPainter& paint)
 {
-    if (const auto folder = base.parent_path(); !folder.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(folder, ec);
-        if (ec)
-            throw Error("cannot create the plot folder " + folder.string() + ": " + ec.message());
-    }
+    if (const auto folder = base.parent_path(); !folder.empty())
+        create_folder(folder);
     const QRectF area(0, 0, size.width(), size.height());
     std::filesystem::path svg_path = base, png_path = base;
     svg_path += ".svg";

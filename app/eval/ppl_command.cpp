@@ -11,6 +11,7 @@
 #include "eval_report.h"
 #include "model/model.h"
 #include "model_search.h"
+#include "output_file.h"
 #include "perplexity.h"
 #include "plot_files.h"
 #include "report_plots.h"
@@ -29,14 +30,6 @@ std::string read_text(const std::string& path)
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-void write_json(const std::string& path, const nlohmann::json& json)
-{
-    std::ofstream out(path);
-    out << json.dump(2) << '\n';
-    if (!out)
-        throw Error("cannot write " + path);
 }
 
 } // namespace
@@ -88,6 +81,10 @@ int PplCommand::run()
         if (model_path_.empty())
             model_path_ = find_default_model().string();
         text = read_text(text_path_);
+        if (!json_path_.empty())
+            check_writable(json_path_);
+        if (!plot_dir_.empty())
+            create_folder(plot_dir_);
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
         return 2;
@@ -112,6 +109,9 @@ int PplCommand::run()
                                     windows_.prefill + windows_.continuation - 1, context));
         windows = make_windows(text, model->tokenizer(), windows_);
         runs = plan_runs(report.base, {sweep_decay_, sweep_budget_}, model->config().n_layers);
+        if (!lengths_run_.empty() &&
+            std::none_of(runs.begin(), runs.end(), [&](const EvalRun& r) { return r.label == lengths_run_; }))
+            throw Error("--lengths-run: no run is labelled \"" + lengths_run_ + "\"");
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
         return 2;
@@ -134,7 +134,7 @@ int PplCommand::run()
             fmt::print("\nAt equal KV bytes (paired over windows):\n\n{}", comparison);
         std::fflush(stdout);
         if (!json_path_.empty())
-            write_json(json_path_, report_to_json(report));
+            write_text_file(json_path_, report_to_json(report).dump(2) + '\n');
         if (!plot_dir_.empty()) {
             const OffscreenGui gui;
             for (const auto& file : write_report_plots(report, plot_dir_, lengths_run_))

@@ -1,12 +1,12 @@
 #include "replay_command.h"
 
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/model.h"
+#include "output_file.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -48,6 +48,8 @@ int ReplayCommand::run()
     try {
         expected = load_replay_case(case_path_);
         model_path = resolve_replay_model(expected, model_path_);
+        if (!out_path_.empty())
+            check_writable(out_path_);
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval replay: {}\n", e.what());
         return 2;
@@ -63,11 +65,11 @@ int ReplayCommand::run()
         return 3;
     }
     if (!out_path_.empty()) {
-        std::ofstream out(out_path_);
-        out << replay_record_to_json(actual).dump(1) << '\n';
-        if (!out) {
-            fmt::print(stderr, "pyramid-eval replay: cannot write {}\n", out_path_);
-            return 2;
+        try {
+            write_text_file(out_path_, replay_record_to_json(actual).dump(1) + '\n');
+        } catch (const Error& e) {
+            fmt::print(stderr, "pyramid-eval replay: {}\n", e.what());
+            return 4;
         }
     }
 

@@ -42,11 +42,8 @@ EvalRun single_run(const CompressionConfig& base)
 std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions& sweep, int n_layers)
 {
     std::vector<EvalRun> runs{full_run()};
-    if (sweep.empty()) {
-        if (base.policy != CompressionPolicyKind::Full)
-            runs.push_back(single_run(base));
-        return runs;
-    }
+    if (sweep.empty() && base.policy != CompressionPolicyKind::Full)
+        runs.push_back(single_run(base));
     for (double d : sweep.decay_ratios) {
         if (!(d > 0.0 && d <= 1.0))
             throw Error(fmt::format("decay ratio {} is outside (0, 1]", d));
@@ -73,7 +70,7 @@ std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions
         runs.push_back({fmt::format("h2o b={}", b), kSeriesH2OFixed, text, c});
     }
     for (const EvalRun& run : runs)
-        run.config.validate();  // fail before any run starts
+        run.config.validate_for(n_layers);  // fail before any run starts
     return runs;
 }
 

@@ -10,9 +10,7 @@ namespace pyramid {
 BaselineBudget::BaselineBudget(const CompressionConfig& config, int n_layers, Shape shape)
     : config_(config), n_layers_(n_layers), shape_(shape)
 {
-    if (!config_.layer_budgets.empty() && static_cast<int>(config_.layer_budgets.size()) != n_layers)
-        throw Error("layer_budgets has " + std::to_string(config_.layer_budgets.size()) +
-                    " entries but the model has " + std::to_string(n_layers) + " layers");
+    config_.validate_for(n_layers);
 }
 
 void BaselineBudget::begin(int n_tokens)

@@ -44,6 +44,14 @@ void CompressionConfig::validate() const
                 layer_budgets[l]);
 }
 
+void CompressionConfig::validate_for(int n_layers) const
+{
+    validate();
+    if (!layer_budgets.empty() && static_cast<int>(layer_budgets.size()) != n_layers)
+        throw Error("layer_budgets has " + std::to_string(layer_budgets.size()) + " entries but the model has " +
+                    std::to_string(n_layers) + " layers");
+}
+
 CompressionConfig CompressionConfig::full_cache()
 {
     CompressionConfig config;

@@ -36,6 +36,8 @@ struct CompressionConfig {
 
     // Throws pyramid::Error naming the first invalid field.
     void validate() const;
+    // validate(), and layer_budgets (when given) has one entry per layer of the model.
+    void validate_for(int n_layers) const;
 
     static CompressionConfig full_cache();
 };

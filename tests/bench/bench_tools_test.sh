@@ -28,7 +28,7 @@ expect 3 "need --device cpu or --device cuda" "$bench" --shape tiny
 expect 2 "needs --kv-memory" "$bench" --shape tiny --device cpu --prompt-len 8 --gen-len 2 --warmup 0 --max-batch
 expect 2 "do not fit the model's context" "$bench" --shape tiny --device cpu --prompt-len 1000 --gen-len 100
 expect 2 "is not the JSON of pyramid-bench" "$eval_tool" bench-plots "$src/bench/README.md" --out "$tmp/x"
-expect 2 "cannot create the plot folder" "$eval_tool" bench-plots "$tmp/r.json" --out /proc/no/such/folder
+expect 2 "cannot create the folder" "$eval_tool" bench-plots "$tmp/r.json" --out /proc/no/such/folder
 expect 2 "batch" "$bench" --shape tiny --device cpu --batch abc
 expect 2 "bogus" "$bench" --bogus
 expect 2 "cannot write /proc/no/r.json" "$bench" --shape tiny --device cpu --json /proc/no/r.json

@@ -27,7 +27,7 @@ read -r -a layer <<<"$lengths"
 [ "${layer[-1]}" -lt "${layer[0]}" ] || fail "--preset without --policy did not compress: $lengths"
 
 expect 2 "repeat-penalty" "$cli" -m "$model" --repeat-penalty 0 -p hi
-expect 2 "budgets has 2 numbers but the model has 5 layers" "$cli" -m "$model" --policy local --budgets 4,4 -p hi
+expect 2 "layer_budgets has 2 entries but the model has 5 layers" "$cli" -m "$model" --policy local --budgets 4,4 -p hi
 # A turn that outgrows the context with the earlier ones says how to go on (about 1400 + 700 tokens).
 { printf 'the cat sat on the mat and %.0s' $(seq 140); echo; printf 'the dog ran to the park and %.0s' $(seq 70); echo; } \
   >"$tmp/turns"
