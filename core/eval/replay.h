@@ -27,6 +27,9 @@ struct ReplayRecord {
     std::vector<std::vector<int>> kv_lengths_after_each_step;
     std::vector<std::vector<int32_t>> final_kv_positions;
     std::vector<float> final_logits;
+    // Which optional parts a case holds: compare_replay checks only those.
+    bool has_prefill = true;
+    bool has_step_records = true;  // kv_lengths_after_each_step, final_kv_positions, final_logits
 };
 
 ReplayRecord replay_record_from_json(const nlohmann::json& json);  // throws pyramid::Error

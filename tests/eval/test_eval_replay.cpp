@@ -85,6 +85,27 @@ private slots:
         QVERIFY(run.out.contains("2 field(s) differ"));
     }
 
+    // A case with only the greedy tokens checks those, and nothing it does not hold.
+    void a_case_without_its_optional_parts_checks_the_rest()
+    {
+        PYRAMID_REQUIRE_SHARED(case_path, "golden/full_cache.json");
+        nlohmann::json partial = read_json(QString::fromStdString(case_path.string()));
+        partial.erase("prefill");
+        for (const char* key : {"kv_lengths_after_each_step", "final_kv_positions", "final_logits"})
+            partial["generation"].erase(key);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("partial.json");
+        std::ofstream(path.toStdString()) << partial.dump();
+        ToolRun run = run_tool({"replay", path});
+        QVERIFY2(run.exit_code == 0, qPrintable(run.err));
+
+        partial["generation"]["greedy_tokens"][3] = partial["generation"]["greedy_tokens"][3].get<int>() ^ 1;
+        std::ofstream(path.toStdString()) << partial.dump();
+        run = run_tool({"replay", path});
+        QCOMPARE(run.exit_code, 1);
+        QVERIFY2(run.err.contains("greedy_tokens differ first at step 3"), qPrintable(run.err));
+    }
+
     void unknown_model_is_a_usage_error()
     {
         PYRAMID_REQUIRE_SHARED(case_path, "golden/full_cache.json");
