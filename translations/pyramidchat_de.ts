@@ -210,6 +210,10 @@
         <source>Could not write %1: %2</source>
         <translation>%1 konnte nicht geschrieben werden: %2</translation>
     </message>
+    <message>
+        <source>Could not write %1: only files on this computer can be written.</source>
+        <translation>%1 konnte nicht geschrieben werden: nur Dateien auf diesem Computer lassen sich schreiben.</translation>
+    </message>
 </context>
 <context>
     <name>ConversationSidebar</name>

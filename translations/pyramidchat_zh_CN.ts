@@ -210,6 +210,10 @@
         <source>Could not write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
+    <message>
+        <source>Could not write %1: only files on this computer can be written.</source>
+        <translation>无法写入 %1：只能写入本机上的文件。</translation>
+    </message>
 </context>
 <context>
     <name>ConversationSidebar</name>

@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "markdown_segments.h"
+
 using pyramid::ChatRole;
 
 namespace {
@@ -21,11 +23,23 @@ QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty(
 QString conversationToMarkdown(const ConversationExport& c)
 {
     QString out = QStringLiteral("# ") + conversationTitle(c.conversation) + QStringLiteral("\n\n");
-    if (!c.systemPrompt.isEmpty())
-        out += QStringLiteral("> **") + ExportText::tr("System prompt") + QStringLiteral(":** ") + c.systemPrompt + QStringLiteral("\n\n");
+    if (!c.systemPrompt.isEmpty()) {
+        // Every line quoted, and a leading # escaped: none of them may pass for a turn's heading.
+        const QString prompt = QStringLiteral("**") + ExportText::tr("System prompt") + QStringLiteral(":** ") + c.systemPrompt;
+        for (QString line : prompt.split(QLatin1Char('\n'))) {
+            if (line.trimmed().startsWith(QLatin1Char('#')))
+                line = QLatin1Char('\\') + line.trimmed();
+            out += (line.isEmpty() ? QStringLiteral(">") : QStringLiteral("> ") + line) + QLatin1Char('\n');
+        }
+        out += QLatin1Char('\n');
+    }
     for (const StoredMessage& m : c.messages) {
         out += QStringLiteral("## ") + (m.role == ChatRole::User ? ExportText::tr("User") : ExportText::tr("Assistant")) + QStringLiteral("\n\n");
         out += m.text + QStringLiteral("\n\n");
+        // A reply stopped inside a code block would otherwise swallow the rest of the file.
+        if (const QVector<MarkdownSegment> segments = splitMarkdown(m.text);
+            !segments.isEmpty() && !segments.last().openFence.isEmpty())
+            out += segments.last().openFence + QStringLiteral("\n\n");
         if (m.stopped())
             out += QStringLiteral("*") + ExportText::tr("(stopped)") + QStringLiteral("*\n\n");
         if (!m.notice.isEmpty())

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include <QFile>
 #include <QLocale>
+#include <QSaveFile>
 
 #include "conversation_export.h"
 
@@ -170,9 +170,12 @@ QString ConversationListModel::exportConversation(qint64 id, const QUrl& file, c
     const ConversationExport data{*conversation, store_.systemPrompt(id), store_.messages(id)};
     const QByteArray bytes = format == QLatin1String("json") ? conversationToJson(data)
                                                              : conversationToMarkdown(data).toUtf8();
-    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size())
+    if (!file.isLocalFile())
+        return tr("Could not write %1: only files on this computer can be written.").arg(file.toString());
+    const QString path = file.toLocalFile();
+    // Written beside it and renamed over it: a failed export leaves an existing file as it was.
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
         return tr("Could not write %1: %2").arg(path, out.errorString());
     return {};
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Splits a reply into Markdown prose and fenced code blocks, so the chat view can draw each
-// code block on its own with a copy button. A fence still open (a reply mid-stream) runs to
-// the end of the text.
+// code block on its own with a copy button. Fences follow CommonMark: three or more backticks
+// or tildes, closed by a line of the same character at least as long; a fence still open (a
+// reply mid-stream or cut off) runs to the end of the text.
 #include <QString>
 #include <QVector>
 
@@ -10,6 +11,7 @@ struct MarkdownSegment {
     Kind kind = Kind::Prose;
     QString text;      // prose as Markdown; code without its fences
     QString language;  // the fence's info string, code only
+    QString openFence; // code only: the line that would close it, while the text has not (yet)
 };
 
 QVector<MarkdownSegment> splitMarkdown(const QString& text);

@@ -8,6 +8,8 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTextDocument>
 #include <QTest>
 
 #include "chat_store.h"
@@ -455,6 +457,33 @@ private slots:
         QVERIFY(!messages[0].toObject().contains("notice"));
 
         QVERIFY(!model.exportConversation(id, QUrl::fromLocalFile("/nonexistent-dir/x.md"), "markdown").isEmpty());
+        QVERIFY(model.exportConversation(id, QUrl("https://example.com/x.md"), "markdown").contains("only files"));
+    }
+
+    // The exported Markdown keeps its own structure: a multi-line system prompt stays quoted
+    // and a reply stopped inside a code block is closed, so every turn is still a heading.
+    void theMarkdownExportKeepsItsHeadings()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 id = model.currentId();
+        store.setSystemPrompt(id, "Be brief.\n\n## User\nnot a turn");
+        store.addMessage(id, message(ChatRole::User, "Show code"));
+        store.addMessage(id, message(ChatRole::Assistant, "Here:\n````cpp\nint main() {", FinishReason::Cancelled));
+        store.addMessage(id, message(ChatRole::User, "Thanks"));
+        store.addMessage(id, message(ChatRole::Assistant, "Welcome."));
+        const QString md = dir.filePath("out.md");
+        QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(md), "markdown"), QString());
+        QFile file(md);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QTextDocument document;
+        document.setMarkdown(QString::fromUtf8(file.readAll()));
+        QStringList headings;
+        for (QTextBlock block = document.begin(); block.isValid(); block = block.next())
+            if (block.blockFormat().headingLevel() == 2)
+                headings.push_back(block.text());
+        QCOMPARE(headings, QStringList({"User", "Assistant", "User", "Assistant"}));
     }
 };
 

@@ -65,6 +65,26 @@ private slots:
         QCOMPARE(segments[1].kind, Kind::Code);
         QCOMPARE(segments[1].language, QStringLiteral("cpp"));
         QCOMPARE(segments[1].text, QStringLiteral("int main() {"));
+        QCOMPARE(segments[1].openFence, QStringLiteral("```"));
+        QCOMPARE(splitMarkdown("~~~~\nx\n~~~~").at(0).openFence, QString());  // closed
+        QCOMPARE(splitMarkdown("~~~~\nx\n~~~").at(0).openFence, QStringLiteral("~~~~"));  // too short to close
+    }
+
+    // CommonMark: a longer fence holds shorter ones, and a backtick fence's info string may not
+    // contain a backtick.
+    void aLongerFenceHoldsShorterOnes()
+    {
+        const auto segments = splitMarkdown("````markdown\n```python\nx\n```\n````\nAfter.");
+        QCOMPARE(segments.size(), 2);
+        QCOMPARE(segments[0].kind, Kind::Code);
+        QCOMPARE(segments[0].language, QStringLiteral("markdown"));
+        QCOMPARE(segments[0].text, QStringLiteral("```python\nx\n```"));
+        QCOMPARE(segments[1].kind, Kind::Prose);
+        QCOMPARE(segments[1].text, QStringLiteral("After."));
+
+        const auto inline_code = splitMarkdown("```ls``` to list\nmore prose");
+        QCOMPARE(inline_code.size(), 1);
+        QCOMPARE(inline_code[0].kind, Kind::Prose);
     }
 
     void deepIndentIsNotAFence()
