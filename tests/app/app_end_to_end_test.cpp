@@ -41,6 +41,12 @@ QList<QQuickItem*> visualTree(QQuickItem* root)
     return out;
 }
 
+void typeText(QWindow* window, const char* text)
+{
+    for (; *text; ++text)
+        QTest::keyClick(window, *text);
+}
+
 // Qt's messages while a test runs, for the ones QML logs instead of reporting as warnings.
 QStringList* capturedMessages = nullptr;
 
@@ -148,6 +154,44 @@ private slots:
         QVERIFY2(labels > 10, qPrintable(QString::number(labels)));
 
         QVERIFY2(qmlWarnings.isEmpty(), qPrintable(qmlWarnings.join('\n')));
+    }
+
+    // The keyboard reaches the message field at start, after Send is clicked (it hides while
+    // the reply runs) and after the reply.
+    void typingGoesToTheMessageField()
+    {
+        PYRAMID_REQUIRE_SHARED(modelPath, "models/stories260K.gguf");
+        AppTestEnv env;
+        DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
+                       DesktopApp::Paths{env.database, QStringList{env.modelsDir}});
+        QQmlApplicationEngine qml;
+        QVERIFY(app.showWindow(qml));
+        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        window->requestActivate();
+        QVERIFY(QTest::qWaitForWindowActive(window));
+        QSignalSpy loaded(&app.models(), &ModelManager::modelChanged);
+        app.models().open(QString::fromStdString(modelPath.string()));
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(app.settings().setValue("max_new_tokens", "4"));
+
+        QQuickItem *input = nullptr, *send = nullptr;
+        for (QQuickItem* item : visualTree(window->contentItem())) {
+            if (item->objectName() == QLatin1String("composerInput"))
+                input = item;
+            if (item->inherits("QQuickButton") && item->property("text").toString() == QLatin1String("Send"))
+                send = item;
+        }
+        QVERIFY(input && send);
+        typeText(window, "Once upon");
+        QCOMPARE(input->property("text").toString(), QStringLiteral("Once upon"));
+
+        QSignalSpy finished(&app.chat(), &ChatController::replyFinished);
+        QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
+                          send->mapToScene(QPointF(send->width() / 2, send->height() / 2)).toPoint());
+        QVERIFY(finished.wait(30000));
+        typeText(window, "a time");
+        QCOMPARE(input->property("text").toString(), QStringLiteral("a time"));
     }
 
     // Without a native dialog (offscreen, KDE, tiling window managers) Qt draws its own, whose

@@ -92,9 +92,15 @@ Pane {
         }
 
         Composer {
+            id: composer
             chat: view.chat
             onSent: messageList.following = true
             Layout.fillWidth: true
+            Component.onCompleted: focusInput()
+        }
+        Connections {
+            target: view.conversations
+            function onCurrentIdChanged() { composer.focusInput() }
         }
     }
 }

@@ -19,6 +19,13 @@ Pane {
             input.clear()
             sent()
         }
+        input.forceActiveFocus()
+    }
+
+    // Typing goes to the message field; the buttons take focus only from Tab, so clicking one
+    // (Send hides while the reply runs) never leaves the keyboard nowhere.
+    function focusInput() {
+        input.forceActiveFocus()
     }
 
     SystemPalette { id: pal }
@@ -43,15 +50,18 @@ Pane {
                 Layout.fillWidth: true
             }
             Button {
+                focusPolicy: Qt.TabFocus
                 visible: composer.editing
                 text: qsTr("Cancel edit")
                 onClicked: {
                     composer.chat.cancelEdit()
                     input.clear()
+                    input.forceActiveFocus()
                 }
                 Accessible.name: qsTr("Cancel editing")
             }
             Button {
+                focusPolicy: Qt.TabFocus
                 visible: !composer.editing
                 text: qsTr("Edit last")
                 enabled: composer.chat.canEditLast
@@ -64,6 +74,7 @@ Pane {
                 Accessible.name: qsTr("Edit the last message")
             }
             Button {
+                focusPolicy: Qt.TabFocus
                 text: qsTr("Regenerate")
                 enabled: composer.chat.canRegenerate
                 onClicked: composer.chat.regenerate()
@@ -86,6 +97,7 @@ Pane {
 
                 TextArea {
                     id: input
+                    objectName: "composerInput"
                     placeholderText: qsTr("Message")
                     wrapMode: TextEdit.Wrap
                     selectByMouse: true
@@ -102,6 +114,7 @@ Pane {
             }
 
             Button {
+                focusPolicy: Qt.TabFocus
                 visible: !composer.chat.busy
                 text: composer.editing ? qsTr("Resend") : qsTr("Send")
                 enabled: composer.chat.canSend && input.text.trim() !== ""
@@ -111,6 +124,7 @@ Pane {
                 Layout.alignment: Qt.AlignBottom
             }
             Button {
+                focusPolicy: Qt.TabFocus
                 visible: composer.chat.busy
                 text: qsTr("Stop")
                 onClicked: composer.chat.stop()
