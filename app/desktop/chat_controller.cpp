@@ -163,11 +163,10 @@ bool ChatController::editAndResend(const QString& text)
     const int row = messages_.lastRow(ChatRole::User);
     if (trimmed.isEmpty() || !canEditLast() || messages_.at(row).id != editedMessage_)
         return false;
+    if (!store_.rewriteFrom(messages_.at(row).id, trimmed))
+        return false;  // the failure is shown; the text stays in the composer
     cancelEdit();
-    for (int later = row + 1; later < messages_.count(); ++later)
-        store_.deleteMessage(messages_.at(later).id);
     messages_.removeFrom(row + 1);
-    store_.updateMessageText(messages_.at(row).id, trimmed);
     messages_.replaceText(row, trimmed);
     startReply();
     return true;

@@ -153,21 +153,20 @@ bool ChatStore::run(QSqlQuery& query) const
 {
     if (query.exec())
         return true;
-    report(query);
+    report(query.lastError(), query.lastQuery());
     return false;
 }
 
 void ChatStore::reportReadError(const QSqlQuery& query) const
 {
     if (query.lastError().isValid())
-        report(query);
+        report(query.lastError(), query.lastQuery());
 }
 
-void ChatStore::report(const QSqlQuery& query) const
+void ChatStore::report(const QSqlError& error, const QString& statement) const
 {
-    spdlog::error("chat database {}: {} ({})", path_.toStdString(), query.lastError().text().toStdString(),
-                  query.lastQuery().toStdString());
-    const QString message = QStringLiteral("%1: %2").arg(path_, query.lastError().text());
+    spdlog::error("chat database {}: {} ({})", path_.toStdString(), error.text().toStdString(), statement.toStdString());
+    const QString message = QStringLiteral("%1: %2").arg(path_, error.text());
     if (onFailure_)
         onFailure_(message);
     else if (unreported_.isEmpty())
@@ -285,10 +284,21 @@ qint64 ChatStore::addMessage(qint64 conversationId, const StoredMessage& m)
     return query.lastInsertId().toLongLong();
 }
 
-void ChatStore::updateMessageText(qint64 messageId, const QString& text)
+bool ChatStore::rewriteFrom(qint64 messageId, const QString& text)
 {
-    QSqlQuery query = prepare(QStringLiteral("UPDATE messages SET text = ? WHERE id = ?"), {nonNull(text), messageId});
-    run(query);
+    QSqlDatabase db = QSqlDatabase::database(connection_, false);
+    if (!db.transaction()) {
+        report(db.lastError(), QStringLiteral("BEGIN"));
+        return false;
+    }
+    QSqlQuery later = prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id ="
+                                             " (SELECT conversation_id FROM messages WHERE id = ?) AND id > ?"),
+                              {messageId, messageId});
+    QSqlQuery rewrite = prepare(QStringLiteral("UPDATE messages SET text = ? WHERE id = ?"), {nonNull(text), messageId});
+    if (run(later) && run(rewrite) && db.commit())
+        return true;
+    db.rollback();
+    return false;
 }
 
 void ChatStore::deleteMessage(qint64 messageId)

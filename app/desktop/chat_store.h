@@ -2,7 +2,8 @@
 // Conversations, their messages and per-conversation settings in one SQLite file. WAL mode
 // keeps finished messages safe when the app dies mid-reply. A damaged file, or one written by
 // a newer version, is refused at opening and left as it is. Used from the UI thread only;
-// every write is a single statement, so each message lands on disk as soon as it is added.
+// each message lands on disk as soon as it is added, and a change of several rows is one
+// transaction.
 //
 // Deleting is two-step so it can be undone: setDeleted() hides a conversation, purgeDeleted()
 // removes the hidden ones for good.
@@ -15,6 +16,7 @@
 
 #include "stored_message.h"
 
+class QSqlError;
 class QSqlQuery;
 
 struct StoredConversation {
@@ -45,8 +47,10 @@ public:
     int messageCount(qint64 conversationId) const;
     // Stores the message at the end of the conversation and returns its id.
     qint64 addMessage(qint64 conversationId, const StoredMessage& message);
-    void updateMessageText(qint64 messageId, const QString& text);
     void deleteMessage(qint64 messageId);
+    // Gives message `messageId` the new text and deletes every later message of its
+    // conversation, all or nothing (an edited question and the answers it replaces).
+    bool rewriteFrom(qint64 messageId, const QString& text);
 
     // Per-conversation settings, kept as key/value rows so later settings need no new columns.
     QString systemPrompt(qint64 conversationId) const;  // empty if unset
@@ -65,7 +69,7 @@ private:
     void addMissingColumns();  // brings a database from an earlier version up to date
     bool run(QSqlQuery& query) const;
     void reportReadError(const QSqlQuery& query) const;  // after the last next()
-    void report(const QSqlQuery& query) const;
+    void report(const QSqlError& error, const QString& statement) const;
     QSqlQuery prepare(const QString& sql, const QVariantList& values) const;
     void touch(qint64 conversationId);
     QString setting(qint64 conversationId, const QString& key) const;

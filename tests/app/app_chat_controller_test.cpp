@@ -376,6 +376,37 @@ private slots:
         QVERIFY(app->store().messages(app->conversations().currentId()).at(1).id != old.id);
     }
 
+    // An edit rewrites the question and drops the answers in one transaction: when the
+    // rewrite fails, the answers are still there, on screen and on disk.
+    void aFailedEditKeepsTheConversation()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp();
+        QVERIFY(app->chat().send("Question"));
+        QVERIFY(waitForReply(*app));
+        const qint64 conversation = app->conversations().currentId();
+        const QString failing = QStringLiteral("failing-updates");
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), failing);
+            db.setDatabaseName(env.database);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("CREATE TRIGGER fail BEFORE UPDATE ON messages"
+                                          " BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END")));
+        }
+        QSqlDatabase::removeDatabase(failing);
+        QVERIFY(app->chat().beginEdit());
+        QVERIFY(!app->chat().editAndResend("Edited question"));
+        QVERIFY2(app->chat().error().contains("simulated disk failure"), qPrintable(app->chat().error()));
+        QVERIFY(app->chat().editing());  // still editing: the text stays in the composer
+        QVERIFY(!app->chat().busy());
+        QCOMPARE(app->messages().count(), 2);
+        const QVector<StoredMessage> stored = app->store().messages(conversation);
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[0].text, QStringLiteral("Question"));
+        QCOMPARE(stored[1].role, ChatRole::Assistant);
+    }
+
     void aFailedWriteIsReportedAndNothingPretendsToBeSaved()
     {
         AppTestEnv env;
