@@ -1,6 +1,6 @@
 #pragma once
-// Parses a tool's command line as every tool does: --help prints the options (exit status 0);
-// a wrong option is named on stderr, with exit status 2.
+// Parses a tool's command line as every tool does: --help prints the options and --version
+// "<tool> <version>" (exit status 0); a wrong option is named on stderr, with exit status 2.
 #include <optional>
 
 #include <CLI/CLI.hpp>

@@ -3,12 +3,10 @@
 // golden-format case; `multiturn` compares extending and rebuilding a compressed cache;
 // `bench-plots` draws the plots of a pyramid-bench run.
 // Results go to stdout, progress and errors to stderr.
-#include <cstdio>
-
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "bench_plots_command.h"
+#include "command_line.h"
 #include "multi_turn_command.h"
 #include "ppl_command.h"
 #include "replay_command.h"
@@ -22,14 +20,8 @@ int main(int argc, char** argv)
     pyramid::ReplayCommand replay(app);
     pyramid::MultiTurnCommand multi_turn(app);
     pyramid::BenchPlotsCommand bench_plots(app);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0)
-            return app.exit(e);  // --help
-        fmt::print(stderr, "pyramid-eval: {} (see --help)\n", e.what());
-        return 2;
-    }
+    if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-eval"))
+        return *status;
     if (ppl.chosen())
         return ppl.run();
     if (bench_plots.chosen())

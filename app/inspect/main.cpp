@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "command_line.h"
 #include "dequant_digest.h"
 #include "inspect_report.h"
 #include "kv/compression_config.h"
@@ -64,13 +65,8 @@ int main(int argc, char** argv)
     app.add_flag("--dequant-sha256", digests,
                  "print only 'name type sha256' per tensor: the SHA-256 of its float32 dequantization "
                  "(little-endian, storage order), as ggml's to_float produces it");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        return fail(kBadOptions, std::string(e.what()) + " (see --help)");
-    }
+    if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-inspect"))
+        return *status;
     pyramid::init_logging({false, false, "pyramid-inspect"});
 
     pyramid::inspect::ModelContents contents;

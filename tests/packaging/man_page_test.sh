@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A program's man page renders without groff warnings and documents every long option that
-# the program's --help lists (and its subcommands' --help).
+# the program's --help lists (and its subcommands' --help); --version prints "NAME X.Y.Z".
 # Usage: man_page_test.sh PROGRAM MAN_PAGE
 set -euo pipefail
 program=$1 page=$2
@@ -8,6 +8,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 warnings=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$page" 2>&1 > /dev/null)
 [ -z "$warnings" ] || fail "$page: groff warnings:"$'\n'"$warnings"
+
+name=$(basename "$program")
+version=$("$program" --version)
+[[ $version =~ ^$name\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "$name --version printed '$version'"
 
 help=$("$program" --help)
 # CLI11 lists subcommands under "Subcommands:", two spaces in.
