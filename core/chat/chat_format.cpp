@@ -81,6 +81,11 @@ Conversation merge_consecutive_messages(Conversation conversation)
     return conversation;
 }
 
+std::string effective_system_prompt(const Conversation& conversation)
+{
+    return python_strip(conversation.system_prompt).empty() ? std::string() : conversation.system_prompt;
+}
+
 std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation& conversation)
 {
     const auto& messages = conversation.messages;
@@ -92,8 +97,8 @@ std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation
     std::vector<int32_t> out;
     for (size_t i = 0; i < messages.size(); i += 2) {
         std::string user;
-        if (i == 0 && !conversation.system_prompt.empty())
-            user.append(kBeginSys).append(conversation.system_prompt).append(kEndSys);
+        if (const std::string system = effective_system_prompt(conversation); i == 0 && !system.empty())
+            user.append(kBeginSys).append(system).append(kEndSys);
         user.append(messages[i].text);
 
         std::string turn;

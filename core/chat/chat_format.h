@@ -9,9 +9,12 @@
 // EOS id, the open last turn is encode("[INST] {user} [/INST]") after a BOS id, and a
 // system prompt is folded into the first user message. Messages are stripped of
 // surrounding whitespace (Python's str.strip()). BOS and EOS are inserted as ids and every
-// text segment is encoded on its own, so text such as "<s>" or "[INST]" typed by the user
-// stays plain text and can never become a control token.
+// text segment is encoded on its own, so "<s>" or "</s>" typed by the user stays plain text
+// and can never become a control token. [INST] and <<SYS>> are plain text in LLaMA-2 itself:
+// a user who types them writes the same tokens as the format. Meta's reference refuses such
+// messages; this app lets users say what they like to their own model.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +28,10 @@ namespace pyramid {
 // failed, or the app died) is then asked together with the next one instead of breaking the
 // alternation the chat format needs.
 Conversation merge_consecutive_messages(Conversation conversation);
+
+// The system prompt the format folds into the first turn: empty when the conversation's is
+// empty or only whitespace (then there is no <<SYS>> block at all).
+std::string effective_system_prompt(const Conversation& conversation);
 
 // Throws pyramid::Error when the messages do not alternate user/assistant starting with the
 // user, when the last message is not the user's, or when the vocabulary lacks BOS or EOS.

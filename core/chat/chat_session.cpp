@@ -88,7 +88,7 @@ bool ChatSession::can_extend(const ChatRequest& request) const
         return false;
     return request.context_mode == ContextMode::Extend && session_ && !fed_.empty() &&
            session_config_ == session_key(request) && fed_format_ == request.format &&
-           strip(fed_conversation_.system_prompt) == strip(request.conversation.system_prompt) &&
+           effective_system_prompt(fed_conversation_) == effective_system_prompt(request.conversation) &&
            same_messages(fed_conversation_.messages,
                          std::vector<ChatMessage>(messages.begin() + static_cast<ptrdiff_t>(skipped), messages.end() - 1));
 }

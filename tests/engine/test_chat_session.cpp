@@ -124,6 +124,27 @@ private slots:
         QVERIFY(!chat.reply(rebuild, {}, never).reused_cache);
     }
 
+    // The cache is kept only when the system prompt gives the same tokens: "Be brief." and
+    // "Be brief. " differ; empty and whitespace-only are both no system prompt.
+    void a_changed_system_prompt_rebuilds()
+    {
+        ChatSession chat(model_);
+        const std::atomic<bool> never{false};
+        Conversation c{"Be brief.", {{ChatRole::User, "Hello there."}}};
+        const ChatResult first = chat.reply(request_for(c, CompressionPolicyKind::Full), {}, never);
+        c.messages.push_back({ChatRole::Assistant, first.text});
+        c.messages.push_back({ChatRole::User, "Go on."});
+        c.system_prompt = "Be brief. ";
+        QVERIFY(!chat.reply(request_for(c, CompressionPolicyKind::Full), {}, never).reused_cache);
+
+        Conversation quiet{"", {{ChatRole::User, "Hello there."}}};
+        const ChatResult answer = chat.reply(request_for(quiet, CompressionPolicyKind::Full), {}, never);
+        quiet.messages.push_back({ChatRole::Assistant, answer.text});
+        quiet.messages.push_back({ChatRole::User, "Go on."});
+        quiet.system_prompt = " \n";
+        QVERIFY(chat.reply(request_for(quiet, CompressionPolicyKind::Full), {}, never).reused_cache);
+    }
+
     void an_unanswered_question_is_asked_with_the_next()
     {
         // A question whose reply failed (or never came) stays in the conversation; the next

@@ -71,6 +71,10 @@ private slots:
     {
         const auto ids = format_llama2_chat(*tok_, conversation("", {"What is 2+2?"}));
         QCOMPARE(ids, concat({bos_, enc("[INST] What is 2+2? [/INST]")}));
+        // Whitespace alone is no system prompt either: no <<SYS>> block.
+        QCOMPARE(format_llama2_chat(*tok_, conversation(" \n\t", {"What is 2+2?"})), ids);
+        QCOMPARE(effective_system_prompt(conversation(" \n", {"x"})), std::string());
+        QCOMPARE(effective_system_prompt(conversation(" sys ", {"x"})), std::string(" sys "));
     }
 
     void threeTurns()
