@@ -4,7 +4,11 @@
 
 #include "markdown_html.h"
 
-SegmentListModel::SegmentListModel(bool rendered, QObject* parent) : QAbstractListModel(parent), rendered_(rendered) {}
+SegmentListModel::SegmentListModel(bool rendered, QObject* parent) : QAbstractListModel(parent), rendered_(rendered)
+{
+    renderLater_.setSingleShot(true);
+    connect(&renderLater_, &QTimer::timeout, this, [this] { renderStale(items_.size() - 1); });
+}
 
 int SegmentListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : items_.size(); }
 
@@ -28,10 +32,30 @@ QHash<int, QByteArray> SegmentListModel::roleNames() const
     return {{CodeRole, "code"}, {TextRole, "text"}, {LanguageRole, "language"}, {HtmlRole, "html"}};
 }
 
-SegmentListModel::Item SegmentListModel::makeItem(const MarkdownSegment& segment) const
+QString SegmentListModel::render(const QString& markdown)
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString html = markdownToSafeHtml(markdown);
+    renderNs_ = timer.nsecsElapsed();
+    sinceRender_.start();
+    ++renders_;
+    return html;
+}
+
+SegmentListModel::Item SegmentListModel::makeItem(const MarkdownSegment& segment)
 {
     const bool prose = segment.kind == MarkdownSegment::Kind::Prose;
-    return {segment, rendered_ && prose ? markdownToSafeHtml(segment.text) : QString()};
+    return {segment, rendered_ && prose ? render(segment.text) : QString()};
+}
+
+void SegmentListModel::renderStale(qsizetype row)
+{
+    if (row < 0 || row >= items_.size() || !items_.at(row).stale)
+        return;
+    items_[row].html = render(items_.at(row).segment.text);
+    items_[row].stale = false;
+    emit dataChanged(index(row), index(row), {HtmlRole});
 }
 
 void SegmentListModel::setText(const QString& text)
@@ -42,7 +66,17 @@ void SegmentListModel::setText(const QString& text)
         const MarkdownSegment& old = items_.at(i).segment;
         if (old.kind == next[i].kind && old.text == next[i].text && old.language == next[i].language)
             continue;
-        items_[i] = makeItem(next[i]);
+        const bool growingProse = rendered_ && i == next.size() - 1 && old.kind == next[i].kind &&
+                                  next[i].kind == MarkdownSegment::Kind::Prose;
+        const qint64 waitNs = kRenderSpacing * renderNs_ - (sinceRender_.isValid() ? sinceRender_.nsecsElapsed() : 0);
+        if (growingProse && waitNs > 0) {
+            items_[i].segment = next[i];
+            items_[i].stale = true;
+            if (!renderLater_.isActive())
+                renderLater_.start(static_cast<int>(waitNs / 1000000) + 1);
+        } else {
+            items_[i] = makeItem(next[i]);
+        }
         emit dataChanged(index(i), index(i));
     }
     if (next.size() > items_.size()) {
@@ -55,4 +89,7 @@ void SegmentListModel::setText(const QString& text)
         items_.resize(next.size());
         endRemoveRows();
     }
+    // A segment that stopped growing shows its whole text now.
+    for (qsizetype i = 0; i + 1 < items_.size(); ++i)
+        renderStale(i);
 }

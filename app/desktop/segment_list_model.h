@@ -2,8 +2,13 @@
 // One message's segments (markdown_segments.h) as the list model the chat view repeats over.
 // New text changes only the segments that differ: while a reply streams in, the segments above
 // the growing one keep their delegates, layout and selection, and their prose is not rendered
-// again, so each streamed piece costs the last segment, not the whole reply.
+// again, so each streamed piece costs the last segment, not the whole reply. The growing last
+// segment is rendered again at most once per kRenderSpacing times what its last rendering
+// took (a long paragraph costs tens of milliseconds), so streaming leaves the UI thread
+// mostly free; its latest text is always rendered soon after.
 #include <QAbstractListModel>
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QVector>
 
 #include "markdown_segments.h"
@@ -28,13 +33,24 @@ public:
 
     void setText(const QString& text);
 
+    int renderCount() const { return renders_; }  // prose renderings so far (for tests)
+
+    static constexpr int kRenderSpacing = 5;
+
 private:
     struct Item {
         MarkdownSegment segment;
         QString html;
+        bool stale = false;  // html is of an earlier text of the segment
     };
-    Item makeItem(const MarkdownSegment& segment) const;
+    Item makeItem(const MarkdownSegment& segment);
+    QString render(const QString& markdown);
+    void renderStale(qsizetype row);
 
     bool rendered_;
     QVector<Item> items_;
+    QElapsedTimer sinceRender_;
+    qint64 renderNs_ = 0;  // what the last rendering took
+    int renders_ = 0;
+    QTimer renderLater_;   // renders the last segment once its turn comes
 };

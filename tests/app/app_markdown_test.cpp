@@ -147,7 +147,8 @@ private slots:
         QCOMPARE(inserted.size(), 0);
 
         model.setText("a\n```sh\nls\n```\nb and more\n```py\nx");
-        QCOMPARE(changed.size(), 1);
+        for (const QList<QVariant>& change : changed)
+            QCOMPARE(change[0].toModelIndex().row(), 2);  // at most its late rendering; 0 and 1 stay
         QCOMPARE(inserted.size(), 1);
         QCOMPARE(inserted[0][1].toInt(), 3);
         QCOMPARE(model.rowCount(), 4);
@@ -156,6 +157,31 @@ private slots:
         QCOMPARE(removed.size(), 1);
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(reset.size(), 0);
+    }
+
+    // A long growing paragraph is not rendered again for every piece: at most once per
+    // kRenderSpacing times its rendering cost, and its latest text is rendered in the end.
+    void aGrowingParagraphIsRenderedAtItsOwnPace()
+    {
+        SegmentListModel model(true);
+        QString text = QStringLiteral("Start.");
+        for (int i = 0; i < 300; ++i)
+            text += QStringLiteral(" A sentence of **prose** that goes on and on, number %1.").arg(i);
+        model.setText(text);
+        QCOMPARE(model.renderCount(), 1);
+        for (int piece = 0; piece < 50; ++piece) {
+            text += QStringLiteral(" more%1").arg(piece);
+            model.setText(text);
+        }
+        QCOMPARE(model.data(model.index(0), SegmentListModel::TextRole).toString(), text);  // the text is current
+        QVERIFY2(model.renderCount() < 10, qPrintable(QString::number(model.renderCount())));
+        QTRY_VERIFY(model.data(model.index(0), SegmentListModel::HtmlRole).toString().contains("more49"));
+
+        // Once a code block follows, the paragraph above it is rendered whole at once.
+        text += QStringLiteral(" last words");
+        model.setText(text);
+        model.setText(text + QStringLiteral("\n```sh\nls"));
+        QVERIFY(model.data(model.index(0), SegmentListModel::HtmlRole).toString().contains("last words"));
     }
 
     void aUsersMessageIsNotRendered()
