@@ -8,6 +8,7 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSignalSpy>
+#include <QtQuickTest/quicktest.h>
 #include <QTest>
 
 #include "app_test_env.h"
@@ -186,6 +187,9 @@ private slots:
         typeText(window, "Once upon");
         QCOMPARE(input->property("text").toString(), QStringLiteral("Once upon"));
 
+        // Where Send is once the window has laid itself out again (a busy machine is slow to).
+        QTRY_VERIFY(send->isEnabled());
+        QVERIFY(QQuickTest::qWaitForPolish(window));
         QSignalSpy finished(&app.chat(), &ChatController::replyFinished);
         QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
                           send->mapToScene(QPointF(send->width() / 2, send->height() / 2)).toPoint());
