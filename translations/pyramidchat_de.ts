@@ -577,6 +577,10 @@
         <source>Could not open %1: %2</source>
         <translation>%1 konnte nicht geöffnet werden: %2</translation>
     </message>
+    <message>
+        <source>%1 Opened %2 instead.</source>
+        <translation>%1 Stattdessen wurde %2 geöffnet.</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>

@@ -576,6 +576,10 @@
         <source>Could not open %1: %2</source>
         <translation>无法打开 %1：%2</translation>
     </message>
+    <message>
+        <source>%1 Opened %2 instead.</source>
+        <translation>%1 已改为打开 %2。</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>

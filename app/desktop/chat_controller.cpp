@@ -54,9 +54,14 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
         setLoading(false);
         emit modelLoaded(info);
     });
-    connect(worker_.get(), &EngineWorker::loadFailed, this, [this](const QString& message) {
+    connect(worker_.get(), &EngineWorker::loadFailed, this, [this](const QString& message, bool modelKept) {
+        // An engine may let the previous model go to make room, and fail to open it again.
+        if (!modelKept) {
+            hasModel_ = false;
+            stats_.clear();
+        }
         setLoading(false);
-        emit modelLoadFailed(message);
+        emit modelLoadFailed(message, modelKept);
     });
     thread_.start();
 

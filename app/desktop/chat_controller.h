@@ -73,7 +73,7 @@ signals:
     void replyFinished();  // a turn ended, for any reason, and was stored
     void modelLoadProgress(double fraction);
     void modelLoaded(const pyramid::ModelInfo& info);
-    void modelLoadFailed(const QString& message);
+    void modelLoadFailed(const QString& message, bool modelKept);
 
 private:
     void showCurrentConversation();

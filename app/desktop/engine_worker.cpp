@@ -45,7 +45,7 @@ void EngineWorker::load(const QString& path)
         emit loadProgress(1.0);
         emit loaded(info);
     } catch (const std::exception& e) {
-        emit loadFailed(QString::fromStdString(e.what()));
+        emit loadFailed(QString::fromStdString(e.what()), engine_.has_model());
     }
 }
 

@@ -22,7 +22,7 @@ public:
 signals:
     void loadProgress(double fraction);
     void loaded(const pyramid::ModelInfo& info);
-    void loadFailed(const QString& message);
+    void loadFailed(const QString& message, bool modelKept);  // modelKept: the previous one still answers
     void replyText(quint64 turn, const QString& text);  // the text added since the last signal
     void replyStats(quint64 turn, const pyramid::GenerationStats& stats);
     void replyFinished(quint64 turn, const pyramid::ChatResult& result);

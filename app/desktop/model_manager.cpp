@@ -37,7 +37,10 @@ ModelManager::ModelManager(ChatController& controller, SettingsModel& settings, 
                            QStringList searchDirs, QObject* parent)
     : QObject(parent), controller_(controller), settings_(settings), store_(store), searchDirs_(std::move(searchDirs))
 {
-    recent_ = store_.value(kRecentKey).toStringList();
+    for (const QString& path : store_.value(kRecentKey).toStringList()) {
+        if (const QString clean = QDir::cleanPath(path); !recent_.contains(clean))
+            recent_.push_back(clean);
+    }
     connect(&controller_, &ChatController::modelLoadProgress, this, [this](double fraction) {
         progress_ = fraction;
         emit progressChanged();
@@ -71,7 +74,7 @@ void ModelManager::open(const QString& pathOrUrl)
         return;
     }
     setError({});
-    loadingPath_ = file.absoluteFilePath();
+    loadingPath_ = QDir::cleanPath(file.absoluteFilePath());  // "folder/" and "folder" are one model
     cancelRequested_ = false;
     progress_ = 0;
     emit loadingChanged();
@@ -81,18 +84,21 @@ void ModelManager::open(const QString& pathOrUrl)
 
 void ModelManager::openInitial()
 {
+    // The recent models that still exist, then the default: each one that fails to open
+    // hands over to the next, so one broken file does not leave every start without a model.
+    initialCandidates_.clear();
     for (const QString& path : recent_) {
-        if (QFileInfo::exists(path)) {
-            open(path);
-            return;
-        }
+        if (QFileInfo::exists(path))
+            initialCandidates_.push_back(path);
     }
-    const QString fallback = defaultModelPath();
-    if (fallback.isEmpty())
+    if (const QString fallback = defaultModelPath(); !fallback.isEmpty() && !initialCandidates_.contains(fallback))
+        initialCandidates_.push_back(fallback);
+    initialFailures_.clear();
+    if (initialCandidates_.isEmpty())
         setError(tr("No model found in %1. Open a GGUF file or a Hugging Face folder.")
                      .arg(searchDirs_.join(QStringLiteral(", "))));
     else
-        open(fallback);
+        open(initialCandidates_.takeFirst());
 }
 
 void ModelManager::cancel()
@@ -163,17 +169,39 @@ void ModelManager::onLoaded(const pyramid::ModelInfo& info)
         recent_.removeLast();
     store_.setValue(kRecentKey, recent_);
     finishLoading();
+    initialCandidates_.clear();
+    if (!initialFailures_.isEmpty())  // recent models that would not open on the way here
+        setError(tr("%1 Opened %2 instead.").arg(initialFailures_.join(QLatin1Char(' ')), displayName(path)));
+    initialFailures_.clear();
     emit modelChanged();
     emit recentModelsChanged();
 }
 
-void ModelManager::onFailed(const QString& message)
+void ModelManager::onFailed(const QString& message, bool modelKept)
 {
     const QString path = loadingPath_;
     const bool cancelled = cancelRequested_;
     finishLoading();
-    if (!cancelled)
-        setError(tr("Could not open %1: %2").arg(displayName(path), message));
+    const bool lost = !modelKept && hasModel();
+    if (lost) {
+        modelPath_.clear();
+        info_ = {};
+        emit modelChanged();
+    }
+    // A cancelled load goes unmentioned, unless it cost the model that was open.
+    if (cancelled && !lost) {
+        initialCandidates_.clear();
+        initialFailures_.clear();
+        return;
+    }
+    initialFailures_.push_back(tr("Could not open %1: %2").arg(displayName(path), message));
+    if (!cancelled && !initialCandidates_.isEmpty()) {
+        open(initialCandidates_.takeFirst());
+        return;
+    }
+    initialCandidates_.clear();
+    setError(initialFailures_.join(QLatin1Char(' ')));
+    initialFailures_.clear();
 }
 
 void ModelManager::finishLoading()

@@ -71,7 +71,7 @@ signals:
 
 private:
     void onLoaded(const pyramid::ModelInfo& info);
-    void onFailed(const QString& message);
+    void onFailed(const QString& message, bool modelKept);
     void setError(const QString& error);
     void finishLoading();
 
@@ -87,4 +87,6 @@ private:
     QString error_;
     QString modelPath_;
     pyramid::ModelInfo info_;
+    QStringList initialCandidates_;  // openInitial's models still to try when the current one fails
+    QStringList initialFailures_;    // what failed on the way
 };

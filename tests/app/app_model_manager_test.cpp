@@ -62,6 +62,37 @@ private slots:
         QVERIFY(models.error().isEmpty());
     }
 
+    // An engine that let the previous model go to make room (a GPU) and could not open it
+    // again: the app must not show a model that is gone, and says so even for a cancel.
+    void aLoadThatCostsThePreviousModelSaysSo()
+    {
+        AppTestEnv env;
+        FakeScript dropping;
+        dropping.dropModelOnFailedLoad = true;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine, dropping);
+        ModelManager& models = app->models();
+        QVERIFY(models.hasModel());
+        QSignalSpy error(&models, &ModelManager::errorChanged);
+        models.open(env.makeModelFile("broken.gguf"));
+        QVERIFY(error.wait(5000));
+        QVERIFY(!models.hasModel());
+        QVERIFY(!app->chat().canSend());
+        QCOMPARE(models.modelSummary(), QStringLiteral("No model open"));
+
+        models.clearError();
+        models.open(env.makeModelFile("good.gguf"));
+        QTRY_VERIFY_WITH_TIMEOUT(models.hasModel(), 5000);
+        FakeScript slow = dropping;
+        slow.loadStepDelay = std::chrono::milliseconds(200);
+        engine->setScript(slow);
+        models.open(env.makeModelFile("slow.gguf"));
+        models.cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!models.loading(), 5000);
+        QVERIFY(!models.hasModel());
+        QVERIFY(!models.error().isEmpty());
+    }
+
     void loadErrorWithoutAModel()
     {
         AppTestEnv env;
@@ -123,6 +154,24 @@ private slots:
         app->models().openInitial();  // the most recent one
         QVERIFY(changed.wait(5000));
         QCOMPARE(app->models().modelPath(), a);
+    }
+
+    // At start a recent model that fails hands over to the next one, and the user hears why.
+    void aBrokenRecentModelDoesNotBlockTheStart()
+    {
+        AppTestEnv env;
+        const QString broken = env.makeModelFile("broken.gguf");
+        const QString good = env.makeModelFile("good.gguf");
+        env.settings->setValue("models/recent", QStringList{env.dir.filePath("gone.gguf"), broken, good + "/"});
+        auto app = env.makeApp();
+        QCOMPARE(app->models().recentModels(), (QStringList{env.dir.filePath("gone.gguf"), broken, good}));
+        QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
+        app->models().openInitial();
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(app->models().modelPath(), good);
+        QVERIFY2(app->models().error().contains("Could not open broken.gguf"), qPrintable(app->models().error()));
+        QVERIFY(app->models().error().contains("Opened good.gguf instead"));
+        QCOMPARE(app->models().recentModels().first(), good);
     }
 
     void findsModelsInTheSearchFolders()

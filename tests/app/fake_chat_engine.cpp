@@ -19,14 +19,23 @@ ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallback
         return script_;
     }();
     const std::string name = std::filesystem::path(path).filename().string();
+    const auto dropModel = [&] {
+        std::lock_guard lock(mutex_);
+        if (script.dropModelOnFailedLoad)
+            loaded_ = false;
+    };
     for (int step = 1; step <= 10; ++step) {
         std::this_thread::sleep_for(script.loadStepDelay);
-        if (cancel)
+        if (cancel) {
+            dropModel();
             throw Cancelled();
+        }
         if (callbacks.progress)
             callbacks.progress(step / 10.0);
-        if (step == 5 && name.find("broken") != std::string::npos)
+        if (step == 5 && name.find("broken") != std::string::npos) {
+            dropModel();
             throw Error("model file " + path + " is truncated: expected 4096 bytes of tensor data, found 12");
+        }
     }
     ModelInfo info;
     info.path = path;

@@ -26,6 +26,7 @@ struct FakeScript {
     std::string device = "cpu";
     size_t deviceMemoryUsed = 0;     // GPU memory to report; a total of 0 is a CPU run
     size_t deviceMemoryTotal = 0;
+    bool dropModelOnFailedLoad = false;  // a failed or cancelled load leaves no model, as on a full GPU
 };
 
 class FakeChatEngine final : public pyramid::ChatEngine {
