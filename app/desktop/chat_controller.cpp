@@ -99,6 +99,7 @@ void ChatController::showCurrentConversation()
     // A reply keeps running only while its conversation is on screen; it is stored as stopped.
     stop();
     cancelEdit();
+    stats_.clear();  // the panel shows the cache of a reply on screen
     const qint64 id = conversations_.currentId();
     messages_.setConversation(id, store_.messages(id));
     settings_.setConversation(id);
@@ -218,7 +219,7 @@ void ChatController::onReplyText(quint64 turn, const QString& text)
 
 void ChatController::onReplyStats(quint64 turn, const pyramid::GenerationStats& stats)
 {
-    if (turn == turn_)
+    if (turn == turn_ && messages_.conversationId() == replyConversation_)
         stats_.update(stats);
 }
 
@@ -243,13 +244,17 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
         reply.id = store_.addMessage(replyConversation_, reply);
         if (reply.id != 0 && replaced.id != 0)
             store_.deleteMessage(replaced.id);
-        if (!result.stats.layer_kv_lengths.empty())
-            stats_.update(result.stats);
         conversations_.refresh();
     }
     // A reply finishing after the user moved on is stored (or not) in its own conversation:
     // the screen and the error line belong to the one shown.
     if (messages_.conversationId() == replyConversation_) {
+        // A reply that ended before it had a cache (refused, failed, stopped while reading the
+        // prompt) leaves no numbers, not the previous reply's.
+        if (result.stats.layer_kv_lengths.empty())
+            stats_.clear();
+        else
+            stats_.update(result.stats);
         if (!messages_.streaming()) {
             // Shown again while the reply finished in the background: show what is stored.
             messages_.setConversation(replyConversation_, store_.messages(replyConversation_));

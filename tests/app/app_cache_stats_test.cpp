@@ -130,6 +130,36 @@ private slots:
         QVERIFY(app->stats().contextFill() > 0);
     }
 
+    // The panel shows the cache of the reply on screen: not another conversation's, and not
+    // the previous reply's once a reply ended without a cache of its own.
+    void numbersBelongToTheReplyOnScreen()
+    {
+        AppTestEnv env;
+        FakeScript slow;
+        slow.delay = std::chrono::milliseconds(100);
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine, slow);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("Hello there"));
+        QTRY_VERIFY_WITH_TIMEOUT(app->stats().hasStats(), 5000);
+        app->conversations().createConversation();  // the reply is stopped, its chat left
+        QVERIFY(!app->stats().hasStats());
+        QVERIFY(finished.wait(5000));
+        QVERIFY(!app->stats().hasStats());
+
+        engine->setScript(FakeScript{});
+        QVERIFY(app->chat().send("A question"));
+        QVERIFY(finished.wait(5000));
+        QVERIFY(app->stats().hasStats());
+        FakeScript refusing;
+        refusing.refuseContextFull = true;
+        engine->setScript(refusing);
+        QVERIFY(app->chat().send("Too long"));
+        QVERIFY(finished.wait(5000));
+        QVERIFY(!app->chat().error().isEmpty());
+        QVERIFY(!app->stats().hasStats());
+    }
+
     void fastStreamsAreCoalesced()
     {
         AppTestEnv env;
