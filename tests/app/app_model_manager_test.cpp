@@ -185,10 +185,16 @@ private slots:
             QFile file(hfFolder + "/" + name);
             QVERIFY(file.open(QIODevice::WriteOnly));
         }
+        // A vocabulary-only GGUF (v3, no tensors) is no model to offer.
+        QFile vocab(env.modelsDir + "/ggml-vocab-llama.gguf");
+        QVERIFY(vocab.open(QIODevice::WriteOnly));
+        vocab.write(QByteArray("GGUF\x03\0\0\0" "\0\0\0\0\0\0\0\0" "\x10\0\0\0\0\0\0\0", 24));
+        vocab.close();
         auto app = env.makeApp();
         const QStringList found = app->models().availableModels();
         QCOMPARE(found.size(), 3);
         QVERIFY(found.contains(hfFolder));
+        QVERIFY(!found.contains(vocab.fileName()));
         QCOMPARE(app->models().defaultModelPath(), preferred);
         QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
         app->models().openInitial();  // nothing recent: the default model

@@ -16,6 +16,11 @@ Item {
         ? Math.max(3, Math.min(34, (height - (layerCount - 1) * bars.spacing) / layerCount)) : 0
     readonly property real labelWidth: 84
 
+    // An entry count as the user's locale writes numbers ("2,048", "2.048").
+    function count(n) {
+        return Number(n).toLocaleString(Qt.locale(), 'f', 0)
+    }
+
     ListView {
         id: bars
         objectName: "layerBars"
@@ -38,7 +43,8 @@ Item {
 
             width: bars.width
             height: pyramid.barHeight
-            Accessible.name: qsTr("Layer %1: %2 of %3 entries").arg(layerIndex).arg(length).arg(pyramid.stats.fullLength)
+            Accessible.name: qsTr("Layer %1: %2 of %3 entries").arg(layerIndex).arg(pyramid.count(length))
+                                                                .arg(pyramid.count(pyramid.stats.fullLength))
 
             Label {
                 id: label
@@ -46,7 +52,7 @@ Item {
                 width: pyramid.labelWidth
                 anchors.verticalCenter: parent.verticalCenter
                 visible: pyramid.barHeight >= 11
-                text: qsTr("L%1  %2").arg(bar.layerIndex).arg(bar.length)
+                text: qsTr("L%1  %2").arg(bar.layerIndex).arg(pyramid.count(bar.length))
                 font.pixelSize: Math.min(12, pyramid.barHeight)
                 font.family: "monospace"
             }

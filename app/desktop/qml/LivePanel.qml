@@ -44,7 +44,7 @@ Pane {
         Label {
             textFormat: Text.PlainText
             text: panel.stats.hasStats ? qsTr("Entries per layer (bar) against a full cache of %1 (outline)")
-                                             .arg(panel.stats.fullLength)
+                                             .arg(Number(panel.stats.fullLength).toLocaleString(Qt.locale(), 'f', 0))
                                        : ""
             visible: panel.stats.hasStats
             wrapMode: Text.Wrap
