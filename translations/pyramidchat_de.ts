@@ -933,6 +933,13 @@
     </message>
 </context>
 <context>
+    <name>SingleInstance</name>
+    <message>
+        <source>Another PyramidChat (process %1 on %2) is using this user&apos;s conversations but does not answer. If it is not running any more, delete %3 and start PyramidChat again.</source>
+        <translation>Ein anderes PyramidChat (Prozess %1 auf %2) verwendet die Unterhaltungen dieses Benutzers, antwortet aber nicht. Falls es nicht mehr läuft, löschen Sie %3 und starten Sie PyramidChat erneut.</translation>
+    </message>
+</context>
+<context>
     <name>StoreProblem</name>
     <message>
         <source>PyramidChat — the conversations cannot be opened</source>
@@ -964,6 +971,10 @@
     <message>
         <source>the name is taken</source>
         <translation>der Name ist schon vergeben</translation>
+    </message>
+    <message>
+        <source>There is no file to set aside at %1.</source>
+        <translation>Unter %1 gibt es keine Datei zum Beiseitelegen.</translation>
     </message>
 </context>
 <context>

@@ -932,6 +932,13 @@
     </message>
 </context>
 <context>
+    <name>SingleInstance</name>
+    <message>
+        <source>Another PyramidChat (process %1 on %2) is using this user&apos;s conversations but does not answer. If it is not running any more, delete %3 and start PyramidChat again.</source>
+        <translation>另一个 PyramidChat（%2 上的进程 %1）正在使用此用户的对话，但没有响应。如果它已不再运行，请删除 %3 并重新启动 PyramidChat。</translation>
+    </message>
+</context>
+<context>
     <name>StoreProblem</name>
     <message>
         <source>PyramidChat — the conversations cannot be opened</source>
@@ -963,6 +970,10 @@
     <message>
         <source>the name is taken</source>
         <translation>该名称已被占用</translation>
+    </message>
+    <message>
+        <source>There is no file to set aside at %1.</source>
+        <translation>%1 处没有可搁置的文件。</translation>
     </message>
 </context>
 <context>

@@ -93,7 +93,8 @@ void ChatStore::openTables()
         throw pyramid::Error("chat database " + file + " is damaged: " + verdict.toStdString());
     if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
         throw pyramid::Error("chat database " + file + ": " + query.lastError().text().toStdString());
-    if (const int version = query.value(0).toInt(); version > kSchemaVersion)
+    const int version = query.value(0).toInt();
+    if (version > kSchemaVersion)
         throw pyramid::Error("chat database " + file + " was written by a newer PyramidChat (database version " +
                              std::to_string(version) + "; this one reads up to " + std::to_string(kSchemaVersion) +
                              "): update PyramidChat to open it");
@@ -109,7 +110,9 @@ void ChatStore::openTables()
                                  query.lastError().text().toStdString());
     }
     addMissingColumns();
-    if (!query.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion)))
+    // Written only when it changes: a file that cannot be written (read-only, disk full) still
+    // opens, and its history shows; writes then report their failure as they happen.
+    if (version < kSchemaVersion && !query.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion)))
         throw pyramid::Error("chat database " + file + ": " + query.lastError().text().toStdString());
 }
 

@@ -117,24 +117,34 @@ int main(int argc, char* argv[])
         std::fprintf(stderr, "pyramidchat: cannot create %s\n", qPrintable(dataDir));
         return 1;
     }
-    SingleInstance instance(dataDir);
-    if (!instance.claim(parser.isSet(model) ? QFileInfo(parser.value(model)).absoluteFilePath() : QString())) {
-        std::fprintf(stderr, "pyramidchat: already running for %s; its window was asked to come forward\n",
-                     qPrintable(dataDir));
-        return 0;
-    }
     const DesktopApp::Paths paths{QDir(dataDir).filePath(QStringLiteral("conversations.sqlite")),
                                   ModelManager::defaultSearchDirs(dataDir, QStringLiteral(PYRAMID_SHARED_DIR))};
     QQuickStyle::setStyle(QStringLiteral("Fusion"));  // follows the system palette, light or dark
-    // A database that cannot be opened is shown to the user, who may set it aside and go on.
+    SingleInstance instance(dataDir);
+    switch (instance.claim(parser.isSet(model) ? QFileInfo(parser.value(model)).absoluteFilePath() : QString())) {
+    case SingleInstance::Claim::Owner: break;
+    case SingleInstance::Claim::Forwarded:
+        std::fprintf(stderr, "pyramidchat: already running for %s; its window was asked to come forward\n",
+                     qPrintable(dataDir));
+        return 0;
+    case SingleInstance::Claim::Unanswered:
+        std::fprintf(stderr, "pyramidchat: %s\n", qPrintable(instance.holderDescription()));
+        askWhetherToSetAside(app, paths.database, instance.holderDescription(), false);
+        return 1;
+    }
+    // A database that cannot be opened is shown to the user, who may set it aside once and go
+    // on; a fresh one that fails too, or a file that is not there, leaves only Quit.
     std::optional<DesktopApp> desktop;
+    bool setAside = false;
     while (!desktop) {
         try {
             desktop.emplace(std::make_unique<pyramid::LocalChatEngine>(devicePreference(settings)), settings, paths);
         } catch (const pyramid::Error& e) {
             std::fprintf(stderr, "pyramidchat: %s\n", e.what());
-            if (!askWhetherToSetAside(app, paths.database, QString::fromUtf8(e.what())))
+            const bool canSetAside = !setAside && QFileInfo::exists(paths.database);
+            if (!askWhetherToSetAside(app, paths.database, QString::fromUtf8(e.what()), canSetAside))
                 return 1;
+            setAside = true;
         }
     }
     QQmlApplicationEngine qml;
@@ -146,6 +156,7 @@ int main(int argc, char* argv[])
         desktop->models().openInitial();
     QObject::connect(&instance, &SingleInstance::activationRequested, &app, [&](const QString& modelPath) {
         if (auto* window = qobject_cast<QWindow*>(qml.rootObjects().value(0))) {
+            window->setWindowStates(window->windowStates() & ~Qt::WindowMinimized);
             window->show();
             window->raise();
             window->requestActivate();

@@ -1,5 +1,6 @@
 #include "markdown_html.h"
 
+#include <QRegularExpression>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
@@ -39,5 +40,7 @@ QString markdownToSafeHtml(const QString& markdown)
         cursor.setPosition(it->position + it->length, QTextCursor::KeepAnchor);
         cursor.insertText(it->text, QTextCharFormat());
     }
-    return document.toHtml();
+    // toHtml() writes the application's font into <body>; the view's own font is meant.
+    static const QRegularExpression bodyStyle(QStringLiteral("<body style=\"[^\"]*\">"));
+    return document.toHtml().replace(bodyStyle, QStringLiteral("<body>"));
 }

@@ -2,19 +2,25 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QFileInfo>
 #include <QLocalSocket>
+#include <QStandardPaths>
 #include <spdlog/spdlog.h>
 
 namespace {
 
 constexpr int kWaitMs = 2000;
 
-// A socket name that fits the platform's short path limit, one per data folder.
+// The socket lives in the user's own runtime folder (not a shared /tmp another user could
+// take first), named after the data folder as the file system knows it (symlinks resolved).
 QString serverNameFor(const QString& dataDir)
 {
-    const QByteArray digest =
-        QCryptographicHash::hash(QDir(dataDir).absolutePath().toUtf8(), QCryptographicHash::Sha256).toHex();
-    return QStringLiteral("pyramidchat-") + QString::fromLatin1(digest.left(24));
+    const QFileInfo dir(dataDir);
+    const QString canonical = dir.canonicalFilePath().isEmpty() ? dir.absoluteFilePath() : dir.canonicalFilePath();
+    const QByteArray digest = QCryptographicHash::hash(canonical.toUtf8(), QCryptographicHash::Sha256).toHex();
+    const QString name = QStringLiteral("pyramidchat-") + QString::fromLatin1(digest.left(24));
+    const QString runtime = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
+    return runtime.isEmpty() ? name : QDir(runtime).filePath(name);
 }
 
 } // namespace
@@ -28,25 +34,42 @@ SingleInstance::SingleInstance(const QString& dataDir, QObject* parent)
     connect(&server_, &QLocalServer::newConnection, this, &SingleInstance::onConnection);
 }
 
-bool SingleInstance::claim(const QString& modelPath)
+SingleInstance::Claim SingleInstance::claim(const QString& modelPath)
 {
     if (lock_.tryLock()) {
         QLocalServer::removeServer(serverName_);  // left by a run that crashed
         server_.setSocketOptions(QLocalServer::UserAccessOption);
         if (!server_.listen(serverName_))
             spdlog::warn("a second start cannot bring this window forward: {}", server_.errorString().toStdString());
-        return true;
+        return Claim::Owner;
+    }
+    if (lock_.error() != QLockFile::LockFailedError) {
+        // No lock can be made here (a read-only folder): nothing to share it with either.
+        spdlog::warn("cannot lock {}; a second PyramidChat would not be noticed", lock_.fileName().toStdString());
+        return Claim::Owner;
     }
     QLocalSocket socket;
     socket.connectToServer(serverName_);
-    if (socket.waitForConnected(kWaitMs)) {
-        socket.write(modelPath.toUtf8() + '\n');
-        socket.waitForBytesWritten(kWaitMs);
-        socket.disconnectFromServer();
-    } else {
-        spdlog::warn("the running PyramidChat did not answer: {}", socket.errorString().toStdString());
+    if (!socket.waitForConnected(kWaitMs)) {
+        spdlog::warn("the PyramidChat holding {} did not answer: {}", lock_.fileName().toStdString(),
+                     socket.errorString().toStdString());
+        return Claim::Unanswered;
     }
-    return false;
+    socket.write(modelPath.toUtf8() + '\n');
+    socket.waitForBytesWritten(kWaitMs);
+    socket.disconnectFromServer();
+    return Claim::Forwarded;
+}
+
+QString SingleInstance::holderDescription() const
+{
+    qint64 pid = 0;
+    QString host, application;
+    lock_.getLockInfo(&pid, &host, &application);
+    return tr("Another PyramidChat (process %1 on %2) is using this user's conversations but does not answer. "
+              "If it is not running any more, delete %3 and start PyramidChat again.")
+        .arg(pid)
+        .arg(host, lock_.fileName());
 }
 
 void SingleInstance::onConnection()

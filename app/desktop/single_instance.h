@@ -12,11 +12,19 @@ class SingleInstance : public QObject {
     Q_OBJECT
 
 public:
+    enum class Claim {
+        Owner,       // this process holds the folder (or no lock can be made there: it goes on)
+        Forwarded,   // another one holds it and was asked to come forward
+        Unanswered,  // another one holds it but did not answer (hung, or on another machine)
+    };
+
     explicit SingleInstance(const QString& dataDir, QObject* parent = nullptr);
 
-    // True when this process now holds the folder. False when another one does; that one has
-    // then been asked to come forward and open `modelPath` (when not empty).
-    bool claim(const QString& modelPath = {});
+    // Takes the folder, or asks its holder to come forward and open `modelPath` (when not empty).
+    Claim claim(const QString& modelPath = {});
+
+    // For Unanswered: who holds the folder and how to free it, for the user.
+    QString holderDescription() const;
 
 signals:
     // Another start asked for this window; `modelPath` is the model it was given, or empty.

@@ -8,19 +8,24 @@
 #include <QVector>
 #include <spdlog/spdlog.h>
 
-StoreRecovery::StoreRecovery(const QString& databasePath, const QString& problem, QObject* parent)
-    : QObject(parent), databasePath_(databasePath), problem_(problem)
+StoreRecovery::StoreRecovery(const QString& databasePath, const QString& problem, bool canSetAside, QObject* parent)
+    : QObject(parent), databasePath_(databasePath), problem_(problem), canSetAside_(canSetAside)
 {
 }
 
 bool StoreRecovery::setAside(const QDateTime& when)
 {
+    if (!canSetAside_ || !QFile::exists(databasePath_)) {
+        error_ = tr("There is no file to set aside at %1.").arg(databasePath_);
+        emit errorChanged();
+        return false;
+    }
     const QString target =
         databasePath_ + QStringLiteral(".unreadable-") + when.toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    // The journal files go first: a -wal left at the old name would be replayed into the
-    // new, empty database.
+    // The journal files go first: a -wal or -journal left at the old name would be replayed
+    // into (or deleted by) the new, empty database.
     QVector<std::pair<QString, QString>> moved;
-    for (const QString& suffix : {QStringLiteral("-shm"), QStringLiteral("-wal"), QString()}) {
+    for (const QString& suffix : {QStringLiteral("-shm"), QStringLiteral("-wal"), QStringLiteral("-journal"), QString()}) {
         const QString from = databasePath_ + suffix, to = target + suffix;
         if (!QFile::exists(from))
             continue;
@@ -43,9 +48,10 @@ bool StoreRecovery::setAside(const QDateTime& when)
 
 void StoreRecovery::quit() { emit finished(false); }
 
-bool askWhetherToSetAside(QGuiApplication& app, const QString& databasePath, const QString& problem)
+bool askWhetherToSetAside(QGuiApplication& app, const QString& databasePath, const QString& problem,
+                          bool canSetAside)
 {
-    StoreRecovery recovery(databasePath, problem);
+    StoreRecovery recovery(databasePath, problem, canSetAside);
     QEventLoop loop;
     bool startFresh = false;
     QObject::connect(&recovery, &StoreRecovery::finished, &loop, [&](bool fresh) {

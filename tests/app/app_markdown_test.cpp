@@ -120,6 +120,7 @@ private slots:
     void markdownStillRenders()
     {
         const QString html = markdownToSafeHtml("**bold** and `code`\n\n- one\n- two");
+        QVERIFY2(html.contains("<body>"), qPrintable(html));  // the view's font, not the application's
         QVERIFY(html.contains("font-weight:700") || html.contains("font-weight:600"));
         QCOMPARE(plainTextOf(html), QStringLiteral("bold and code\none\ntwo"));
     }

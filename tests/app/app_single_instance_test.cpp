@@ -17,16 +17,16 @@ private slots:
     {
         QTemporaryDir dir;
         SingleInstance first(dir.path());
-        QVERIFY(first.claim());
+        QCOMPARE(first.claim(), SingleInstance::Claim::Owner);
         QSignalSpy activated(&first, &SingleInstance::activationRequested);
 
         SingleInstance second(dir.path());
-        QVERIFY(!second.claim(QStringLiteral("/models/llama-2-7b-chat.Q4_K_M.gguf")));
+        QCOMPARE(second.claim(QStringLiteral("/models/llama-2-7b-chat.Q4_K_M.gguf")), SingleInstance::Claim::Forwarded);
         QVERIFY(activated.wait(5000));
         QCOMPARE(activated.at(0).at(0).toString(), QStringLiteral("/models/llama-2-7b-chat.Q4_K_M.gguf"));
 
         SingleInstance third(dir.path());
-        QVERIFY(!third.claim());
+        QCOMPARE(third.claim(), SingleInstance::Claim::Forwarded);
         QTRY_COMPARE(activated.size(), 2);
         QCOMPARE(activated.at(1).at(0).toString(), QString());
     }
@@ -35,8 +35,8 @@ private slots:
     {
         QTemporaryDir a, b;
         SingleInstance first(a.path()), second(b.path());
-        QVERIFY(first.claim());
-        QVERIFY(second.claim());
+        QCOMPARE(first.claim(), SingleInstance::Claim::Owner);
+        QCOMPARE(second.claim(), SingleInstance::Claim::Owner);
     }
 
     void theFolderIsFreeOnceTheFirstEnds()
@@ -44,10 +44,24 @@ private slots:
         QTemporaryDir dir;
         {
             SingleInstance first(dir.path());
-            QVERIFY(first.claim());
+            QCOMPARE(first.claim(), SingleInstance::Claim::Owner);
         }
         SingleInstance next(dir.path());
-        QVERIFY(next.claim());
+        QCOMPARE(next.claim(), SingleInstance::Claim::Owner);
+    }
+
+    // A holder that does not answer (hung, or on another machine sharing the home folder) is
+    // said so, with how to free the folder; the start never ends silently.
+    void aHolderThatDoesNotAnswerIsNamed()
+    {
+        QTemporaryDir dir;
+        QLockFile held(dir.filePath(QStringLiteral("pyramidchat.lock")));
+        QVERIFY(held.tryLock());  // held, but no PyramidChat listens
+        SingleInstance next(dir.path());
+        QCOMPARE(next.claim(), SingleInstance::Claim::Unanswered);
+        const QString description = next.holderDescription();
+        QVERIFY2(description.contains(QString::number(QCoreApplication::applicationPid())), qPrintable(description));
+        QVERIFY(description.contains(held.fileName()));
     }
 
     void aLockLeftByACrashDoesNotKeepTheAppOut()
@@ -65,7 +79,7 @@ private slots:
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("pyramidchat.lock"))));
 
         SingleInstance next(dir.path());
-        QVERIFY(next.claim());
+        QCOMPARE(next.claim(), SingleInstance::Claim::Owner);
     }
 };
 

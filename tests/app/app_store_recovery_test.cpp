@@ -59,6 +59,7 @@ private slots:
         const QByteArray database = readFile(path);
         writeFile(path + "-wal", "wal bytes");
         writeFile(path + "-shm", "shm bytes");
+        writeFile(path + "-journal", "journal bytes");  // a database outside WAL mode
 
         StoreRecovery recovery(path, "damaged");
         QVERIFY(recovery.setAside(QDateTime(QDate(2026, 11, 25), QTime(12, 30, 5))));
@@ -67,12 +68,13 @@ private slots:
         QCOMPARE(readFile(aside), database);
         QCOMPARE(readFile(aside + "-wal"), QByteArray("wal bytes"));
         QCOMPARE(readFile(aside + "-shm"), QByteArray("shm bytes"));
-        for (const char* suffix : {"", "-wal", "-shm"})
+        QCOMPARE(readFile(aside + "-journal"), QByteArray("journal bytes"));
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"})
             QVERIFY(!QFile::exists(path + suffix));
 
         QCOMPARE(ChatStore(path).conversations().size(), 0);  // a fresh start
-        QFile::remove(aside + "-wal");
-        QFile::remove(aside + "-shm");
+        for (const char* suffix : {"-wal", "-shm", "-journal"})
+            QFile::remove(aside + suffix);
         QCOMPARE(ChatStore(aside).conversations().value(0).title, QStringLiteral("Kept"));  // still there
     }
 
@@ -95,6 +97,22 @@ private slots:
         QCOMPARE(readFile(path + "-shm"), QByteArray("shm"));
         QCOMPARE(readFile(aside + "-wal"), QByteArray("someone else's"));
         QVERIFY(!QFile::exists(aside + "-shm"));
+    }
+
+    // No file (a dangling link, an unwritable folder) or a fresh file that failed too: setting
+    // aside would change nothing, so the start would ask again forever.
+    void thereIsNothingToSetAsideWithoutAFile()
+    {
+        QTemporaryDir dir;
+        StoreRecovery missing(dir.filePath("c.sqlite"), "cannot open");
+        QVERIFY(!missing.setAside());
+        QVERIFY2(missing.error().contains("no file to set aside"), qPrintable(missing.error()));
+
+        writeFile(dir.filePath("c.sqlite"), "still failing");
+        StoreRecovery again(dir.filePath("c.sqlite"), "cannot open", false);
+        QVERIFY(!again.canSetAside());
+        QVERIFY(!again.setAside());
+        QCOMPARE(readFile(dir.filePath("c.sqlite")), QByteArray("still failing"));
     }
 
     void theWindowShowsTheProblemAndSetsTheFileAside()

@@ -41,6 +41,7 @@ ApplicationWindow {
         }
         Label {
             Layout.fillWidth: true
+            visible: window.recovery.canSetAside
             wrapMode: Text.Wrap
             textFormat: Text.PlainText
             text: qsTr("You can quit and keep the file as it is (to copy it somewhere safe, or to open it with a newer PyramidChat), or set it aside and start with no conversations. Setting it aside only renames the file, in %1; nothing is deleted.")
@@ -67,6 +68,7 @@ ApplicationWindow {
             }
             Button {
                 objectName: "setAside"
+                visible: window.recovery.canSetAside
                 text: qsTr("Set it aside and start fresh")
                 highlighted: true
                 onClicked: window.recovery.setAside()
