@@ -23,6 +23,7 @@
 #include "backend/cpu_kernels.h"
 #include "backend/int8_matmul.h"
 #include "backend/kernel_config.h"
+#include "command_line.h"
 #include "model/synthetic_storage.h"
 #include "model/synthetic_weights.h"
 #include "model/tensor_type.h"
@@ -97,18 +98,14 @@ int main(int argc, char** argv)
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
     app.add_option("--json", json_path, "also write the results here");
+    if (const auto status = parse_command_line(app, argc, argv, "pyramid-kernel-bench"))
+        return *status;
     std::vector<TensorType> types;
     try {
-        app.parse(argc, argv);
         if (cols % 256 != 0)
-            throw CLI::ValidationError("--cols", "must be a multiple of 256 (one K-quant super-block)");
+            throw Error("--cols must be a multiple of 256 (one K-quant super-block)");
         for (const std::string& name : type_names)
             types.push_back(type_named(name));
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "pyramid-kernel-bench: {} (see --help)\n", e.what());
-        return 2;
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-kernel-bench: {}\n", e.what());
         return 2;
