@@ -294,6 +294,9 @@ void ChatController::loadModel(const QString& path)
 {
     if (loading_)
         return;
+    // A reply in progress ends first, stored as stopped, as a conversation switch does: the
+    // load would otherwise wait for it with its progress at zero and its cancel unheard.
+    stop();
     cancelLoad_ = false;
     setLoading(true);
     EngineWorker* worker = worker_.get();

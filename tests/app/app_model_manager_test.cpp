@@ -93,6 +93,30 @@ private slots:
         QVERIFY(!models.error().isEmpty());
     }
 
+    // Opening a model while a reply streams stops the reply (kept, marked stopped) instead of
+    // waiting for it to end.
+    void openingAModelStopsTheReply()
+    {
+        AppTestEnv env;
+        FakeScript slow;
+        slow.pieces.assign(200, " word");
+        slow.delay = std::chrono::milliseconds(50);  // ten seconds of reply
+        auto app = env.makeReadyApp(nullptr, slow);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
+        QVERIFY(app->chat().send("Tell me a long story"));
+        QTRY_VERIFY_WITH_TIMEOUT(app->messages().count() == 2 && !app->messages().at(1).text.isEmpty(), 5000);
+        const auto start = std::chrono::steady_clock::now();
+        app->models().open(env.makeModelFile("other.gguf"));
+        QVERIFY(changed.wait(5000));
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        QCOMPARE(finished.size(), 1);
+        const QVector<StoredMessage> stored = app->store().messages(app->conversations().currentId());
+        QCOMPARE(stored.size(), 2);
+        QVERIFY(stored[1].stopped());
+        QCOMPARE(app->models().modelName(), QStringLiteral("other.gguf"));
+    }
+
     void loadErrorWithoutAModel()
     {
         AppTestEnv env;
