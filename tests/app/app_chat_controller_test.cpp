@@ -3,11 +3,10 @@
 // next turn, switching conversations mid-reply, a failing reply, quitting mid-reply and a
 // database that fails to write.
 #include <QSignalSpy>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QTest>
 
 #include "app_test_env.h"
+#include "app_test_files.h"
 
 using pyramid::ChatRole;
 using pyramid::FinishReason;
@@ -385,16 +384,7 @@ private slots:
         QVERIFY(app->chat().send("Question"));
         QVERIFY(waitForReply(*app));
         const qint64 conversation = app->conversations().currentId();
-        const QString failing = QStringLiteral("failing-updates");
-        {
-            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), failing);
-            db.setDatabaseName(env.database);
-            QVERIFY(db.open());
-            QSqlQuery q(db);
-            QVERIFY(q.exec(QStringLiteral("CREATE TRIGGER fail BEFORE UPDATE ON messages"
-                                          " BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END")));
-        }
-        QSqlDatabase::removeDatabase(failing);
+        failMessageWrites(env.database, "UPDATE");
         QVERIFY(app->chat().beginEdit());
         QVERIFY(!app->chat().editAndResend("Edited question"));
         QVERIFY2(app->chat().error().contains("simulated disk failure"), qPrintable(app->chat().error()));
@@ -413,24 +403,12 @@ private slots:
         auto app = env.makeReadyApp();
         const qint64 conversation = app->conversations().currentId();
         // Another connection makes writes fail, as a full disk would.
-        const QString failing = QStringLiteral("failing-writes");
-        {
-            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), failing);
-            db.setDatabaseName(env.database);
-            QVERIFY(db.open());
-            QSqlQuery q(db);
-            QVERIFY(q.exec(QStringLiteral("CREATE TRIGGER fail BEFORE INSERT ON messages"
-                                          " BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END")));
-        }
+        failMessageWrites(env.database, "INSERT");
         QVERIFY(!app->chat().send("Lost?"));
         QVERIFY2(app->chat().error().contains("simulated disk failure"), qPrintable(app->chat().error()));
         QCOMPARE(app->messages().count(), 0);
         QVERIFY(!app->chat().busy());
-        {
-            QSqlQuery q(QSqlDatabase::database(failing));
-            QVERIFY(q.exec(QStringLiteral("DROP TRIGGER fail")));
-        }
-        QSqlDatabase::removeDatabase(failing);
+        runOnDatabase(env.database, {"DROP TRIGGER fail"});
         QVERIFY(app->chat().send("Saved"));
         QVERIFY(app->chat().error().isEmpty());
         QVERIFY(waitForReply(*app));

@@ -12,6 +12,7 @@
 #include <QTextDocument>
 #include <QTest>
 
+#include "app_test_files.h"
 #include "chat_store.h"
 #include "conversation_list_model.h"
 #include "util/error.h"
@@ -36,26 +37,6 @@ QStringList titles(const ConversationListModel& model)
     for (int row = 0; row < model.rowCount(); ++row)
         out.push_back(model.data(model.index(row), ConversationListModel::TitleRole).toString());
     return out;
-}
-
-// Runs statements on the file outside ChatStore, as another program would.
-void runRaw(const QString& path, const QStringList& statements)
-{
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "raw");
-        db.setDatabaseName(path);
-        QVERIFY(db.open());
-        QSqlQuery q(db);
-        for (const QString& statement : statements)
-            QVERIFY2(q.exec(statement), qPrintable(statement));
-    }
-    QSqlDatabase::removeDatabase("raw");
-}
-
-QByteArray fileBytes(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 // Overwrites `count` bytes at `offset` with 0xff.
@@ -332,7 +313,7 @@ private slots:
             ChatStore store(path);
             store.addMessage(store.createConversation("Kept"), message(ChatRole::User, "Hi"));
         }
-        runRaw(path, {"PRAGMA user_version = 2"});
+        runOnDatabase(path, {"PRAGMA user_version = 2"});
         const QByteArray before = fileBytes(path);
         const QString error = openingError(path);
         QVERIFY2(error.contains("was written by a newer PyramidChat (database version 2"), qPrintable(error));
@@ -398,7 +379,7 @@ private slots:
             ChatStore store(path);
             store.setDeleted(store.createConversation("Deleted"), true);
         }
-        runRaw(path, {"CREATE TRIGGER no_delete BEFORE DELETE ON conversations BEGIN SELECT RAISE(FAIL, 'disk says no'); END"});
+        runOnDatabase(path, {"CREATE TRIGGER no_delete BEFORE DELETE ON conversations BEGIN SELECT RAISE(FAIL, 'disk says no'); END"});
         ChatStore store(path);
         QStringList failures;
         store.setFailureHandler([&](const QString& m) { failures.push_back(m); });

@@ -7,6 +7,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "app_test_files.h"
 #include "chat_store.h"
 #include "store_recovery.h"
 
@@ -17,12 +18,6 @@ void writeFile(const QString& path, const QByteArray& bytes)
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(bytes);
-}
-
-QByteArray readFile(const QString& path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 // Once the recovery window shows, presses its button named `button`.
@@ -56,7 +51,7 @@ private slots:
             ChatStore store(path);
             store.createConversation("Kept");
         }
-        const QByteArray database = readFile(path);
+        const QByteArray database = fileBytes(path);
         writeFile(path + "-wal", "wal bytes");
         writeFile(path + "-shm", "shm bytes");
         writeFile(path + "-journal", "journal bytes");  // a database outside WAL mode
@@ -65,10 +60,10 @@ private slots:
         QVERIFY(recovery.setAside(QDateTime(QDate(2026, 11, 25), QTime(12, 30, 5))));
         const QString aside = dir.filePath("c.sqlite.unreadable-20261125-123005");
         QCOMPARE(recovery.setAsidePath(), aside);
-        QCOMPARE(readFile(aside), database);
-        QCOMPARE(readFile(aside + "-wal"), QByteArray("wal bytes"));
-        QCOMPARE(readFile(aside + "-shm"), QByteArray("shm bytes"));
-        QCOMPARE(readFile(aside + "-journal"), QByteArray("journal bytes"));
+        QCOMPARE(fileBytes(aside), database);
+        QCOMPARE(fileBytes(aside + "-wal"), QByteArray("wal bytes"));
+        QCOMPARE(fileBytes(aside + "-shm"), QByteArray("shm bytes"));
+        QCOMPARE(fileBytes(aside + "-journal"), QByteArray("journal bytes"));
         for (const char* suffix : {"", "-wal", "-shm", "-journal"})
             QVERIFY(!QFile::exists(path + suffix));
 
@@ -92,10 +87,10 @@ private slots:
         QVERIFY(!recovery.setAside(QDateTime(QDate(2026, 11, 25), QTime(12, 30, 5))));
         QVERIFY2(recovery.error().contains("the name is taken"), qPrintable(recovery.error()));
         // What had moved already is back.
-        QCOMPARE(readFile(path), QByteArray("database"));
-        QCOMPARE(readFile(path + "-wal"), QByteArray("wal"));
-        QCOMPARE(readFile(path + "-shm"), QByteArray("shm"));
-        QCOMPARE(readFile(aside + "-wal"), QByteArray("someone else's"));
+        QCOMPARE(fileBytes(path), QByteArray("database"));
+        QCOMPARE(fileBytes(path + "-wal"), QByteArray("wal"));
+        QCOMPARE(fileBytes(path + "-shm"), QByteArray("shm"));
+        QCOMPARE(fileBytes(aside + "-wal"), QByteArray("someone else's"));
         QVERIFY(!QFile::exists(aside + "-shm"));
     }
 
@@ -112,7 +107,7 @@ private slots:
         StoreRecovery again(dir.filePath("c.sqlite"), "cannot open", false);
         QVERIFY(!again.canSetAside());
         QVERIFY(!again.setAside());
-        QCOMPARE(readFile(dir.filePath("c.sqlite")), QByteArray("still failing"));
+        QCOMPARE(fileBytes(dir.filePath("c.sqlite")), QByteArray("still failing"));
     }
 
     void theWindowShowsTheProblemAndSetsTheFileAside()
@@ -136,7 +131,7 @@ private slots:
         QString shown;
         pressWhenShown("quit", &shown);
         QVERIFY(!askWhetherToSetAside(*qGuiApp, path, "damaged"));
-        QCOMPARE(readFile(path), QByteArray("not a database"));
+        QCOMPARE(fileBytes(path), QByteArray("not a database"));
         QCOMPARE(QDir(dir.path()).entryList({"c.sqlite.unreadable-*"}).size(), 0);
     }
 };
