@@ -57,6 +57,23 @@ void captureMessage(QtMsgType, const QMessageLogContext&, const QString& message
         capturedMessages->push_back(message);
 }
 
+// The whole app on the real engine, its window shown offscreen.
+struct ShownApp {
+    AppTestEnv env;
+    DesktopApp app{std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
+                   DesktopApp::Paths{env.database, QStringList{env.modelsDir}}};
+    QQmlApplicationEngine qml;
+
+    // The main window once exposed; null when it did not load.
+    QQuickWindow* show()
+    {
+        if (!app.showWindow(qml))
+            return nullptr;
+        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        return window && QTest::qWaitForWindowExposed(window) ? window : nullptr;
+    }
+};
+
 } // namespace
 
 class EndToEndTest : public QObject {
@@ -72,19 +89,15 @@ private slots:
         // A few hundred tokens: long enough for PyramidInfer to drop entries in deeper layers.
         const QString prompt = QString::fromUtf8(textFile.read(700)).section(QLatin1Char(' '), 0, -2);
 
-        AppTestEnv env;
-        DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
-                       DesktopApp::Paths{env.database, QStringList{env.modelsDir}});
-        QQmlApplicationEngine qml;
+        ShownApp shown;
+        DesktopApp& app = shown.app;
         QStringList qmlWarnings;
-        connect(&qml, &QQmlApplicationEngine::warnings, this, [&](const QList<QQmlError>& warnings) {
+        connect(&shown.qml, &QQmlApplicationEngine::warnings, this, [&](const QList<QQmlError>& warnings) {
             for (const QQmlError& w : warnings)
                 qmlWarnings.push_back(w.toString());
         });
-        QVERIFY(app.showWindow(qml));
-        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        QQuickWindow* window = shown.show();
         QVERIFY(window);
-        QVERIFY(QTest::qWaitForWindowExposed(window));
 
         QSignalSpy loaded(&app.models(), &ModelManager::modelChanged);
         app.models().open(QString::fromStdString(modelPath.string()));
@@ -162,13 +175,10 @@ private slots:
     void typingGoesToTheMessageField()
     {
         PYRAMID_REQUIRE_SHARED(modelPath, "models/stories260K.gguf");
-        AppTestEnv env;
-        DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
-                       DesktopApp::Paths{env.database, QStringList{env.modelsDir}});
-        QQmlApplicationEngine qml;
-        QVERIFY(app.showWindow(qml));
-        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
-        QVERIFY(QTest::qWaitForWindowExposed(window));
+        ShownApp shown;
+        DesktopApp& app = shown.app;
+        QQuickWindow* window = shown.show();
+        QVERIFY(window);
         window->requestActivate();
         QVERIFY(QTest::qWaitForWindowActive(window));
         QSignalSpy loaded(&app.models(), &ModelManager::modelChanged);
@@ -202,13 +212,10 @@ private slots:
     // QML modules must be installed: a missing one left the dialog closed or crashed the app.
     void theFileDialogsOpen()
     {
-        AppTestEnv env;
-        DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(), *env.settings,
-                       DesktopApp::Paths{env.database, QStringList{env.modelsDir}});
-        QQmlApplicationEngine qml;
-        QVERIFY(app.showWindow(qml));
-        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
-        QVERIFY(QTest::qWaitForWindowExposed(window));
+        ShownApp shown;
+        DesktopApp& app = shown.app;
+        QQuickWindow* window = shown.show();
+        QVERIFY(window);
 
         QStringList messages;
         capturedMessages = &messages;
