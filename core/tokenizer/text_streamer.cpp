@@ -17,24 +17,11 @@ size_t final_length(std::string_view text)
     return text.size();
 }
 
-bool is_ascii_letter(std::string_view text)
-{
-    return text.size() == 1 && ((text[0] >= 'a' && text[0] <= 'z') || (text[0] >= 'A' && text[0] <= 'Z'));
-}
-
 }  // namespace
 
-TextStreamer::TextStreamer(const Tokenizer& tokenizer) : tokenizer_(&tokenizer)
+TextStreamer::TextStreamer(const Tokenizer& tokenizer)
+    : tokenizer_(&tokenizer), anchor_(tokenizer.neutral_letter_id()), anchor_length_(anchor_ >= 0 ? 1 : 0)
 {
-    // SentencePiece vocabularies keep their single characters near the end.
-    for (int32_t id = tokenizer.vocab_size() - 1; id >= 0; --id) {
-        const int32_t single[] = {id};
-        if (is_ascii_letter(tokenizer.piece(id)) && tokenizer.decode(single) == tokenizer.piece(id)) {
-            anchor_ = id;
-            anchor_length_ = 1;
-            break;
-        }
-    }
 }
 
 std::string TextStreamer::put(int32_t id)

@@ -39,10 +39,10 @@ public:
 
 private:
     const Tokenizer* tokenizer_;
-    // A piece that decodes to one ASCII letter alone and after anything: the next piece then
-    // decodes as it would in the full sequence. -1 when the vocabulary has none.
-    int32_t anchor_ = -1;
-    size_t anchor_length_ = 0;
+    // Tokenizer::neutral_letter_id(): the next piece decodes after it as it would in the
+    // full sequence. -1 when the vocabulary has none.
+    int32_t anchor_;
+    size_t anchor_length_;
     // Tokens still needed to decode what comes next. When window_ does not start at the
     // first token, its first token is an anchor whose text was already shown: it keeps
     // SentencePiece from treating the next piece as the start of the text.

@@ -18,9 +18,31 @@ struct Tokenizer::Impl {
     int32_t bos_id = -1;
     int32_t eos_id = -1;
     bool add_bos = true;
+    int32_t neutral_letter_id = -1;
 };
 
-Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+namespace {
+
+bool is_ascii_letter(std::string_view text)
+{
+    return text.size() == 1 && ((text[0] >= 'a' && text[0] <= 'z') || (text[0] >= 'A' && text[0] <= 'Z'));
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl))
+{
+    // SentencePiece vocabularies keep their single characters near the end.
+    for (int32_t id = vocab_size() - 1; id >= 0; --id) {
+        const int32_t single[] = {id};
+        const std::string spelling = piece(id);
+        if (is_ascii_letter(spelling) && decode(single) == spelling) {
+            impl_->neutral_letter_id = id;
+            break;
+        }
+    }
+}
+
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
@@ -81,6 +103,7 @@ int32_t Tokenizer::bos_id() const { return impl_->bos_id; }
 int32_t Tokenizer::eos_id() const { return impl_->eos_id; }
 int Tokenizer::vocab_size() const { return impl_->processor.GetPieceSize(); }
 bool Tokenizer::add_bos() const { return impl_->add_bos; }
+int32_t Tokenizer::neutral_letter_id() const { return impl_->neutral_letter_id; }
 
 std::string Tokenizer::piece(int32_t id) const
 {

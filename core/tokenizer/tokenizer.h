@@ -54,6 +54,11 @@ public:
     // Throws pyramid::Error for an id out of range.
     std::string piece(int32_t id) const;
 
+    // A piece that decodes to one ASCII letter, alone and after any other piece, so the piece
+    // after it decodes as it would anywhere in a sequence (TextStreamer restarts from it).
+    // -1 when the vocabulary has none. Found once, at construction.
+    int32_t neutral_letter_id() const;
+
 private:
     struct Impl;
     explicit Tokenizer(std::unique_ptr<Impl> impl);

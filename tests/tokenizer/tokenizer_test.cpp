@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 
 #include "shared_data.h"
@@ -107,6 +108,31 @@ private slots:
         QCOMPARE(tok.decode(ids), std::string("Hello"));
         QCOMPARE(tok.decode(std::vector<int32_t>{}), std::string());
         QVERIFY(tok.encode("").empty());
+    }
+
+    void neutralLetterDecodesTheSameAnywhere()
+    {
+        PYRAMID_REQUIRE_SHARED(model, "models/tokenizer.model");
+        const Tokenizer tok = Tokenizer::from_model_file(model);
+        const int32_t letter = tok.neutral_letter_id();
+        QVERIFY(letter >= 0);
+        const std::string spelling = tok.piece(letter);
+        QCOMPARE(spelling.size(), size_t(1));
+        QVERIFY(std::isalpha(static_cast<unsigned char>(spelling[0])));
+        const int32_t hello = id_of(tok, kSpace + "Hello");
+        const int32_t newline = id_of(tok, "<0x0A>");
+        QCOMPARE(tok.decode(std::vector<int32_t>{letter}), spelling);
+        QCOMPARE(tok.decode(std::vector<int32_t>{hello, letter, hello}), "Hello" + spelling + " Hello");
+        QCOMPARE(tok.decode(std::vector<int32_t>{letter, newline, letter}), spelling + "\n" + spelling);
+
+        // The tiny vocabulary's only one-letter pieces are h, e, l and o; without them, none.
+        const Tokenizer tiny = Tokenizer::from_embedded_vocab(test::tiny_vocab());
+        QCOMPARE(tiny.piece(tiny.neutral_letter_id()), std::string("o"));
+        EmbeddedVocab no_letters = test::tiny_vocab();
+        for (auto& piece : no_letters.tokens)
+            if (piece.size() == 1)
+                piece = "\xC3\xA9" + piece;  // é + letter: two characters, no longer one letter
+        QCOMPARE(Tokenizer::from_embedded_vocab(no_letters).neutral_letter_id(), -1);
     }
 
     void embeddedVocabEncodesWithBpeAndByteFallback()
