@@ -4,6 +4,7 @@
 // key/value storage, and computes embedding, one transformer layer, gathers and logits.
 // Only small host vectors cross the boundary: token ids, positions, the policy's selection
 // scores and the logits. CpuBackend lives in core; CudaBackend in kernels/ (loaded at run time).
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -115,6 +116,12 @@ public:
         const SequenceRows one{0, positions, &cache, probe, probe_out};
         run_layer_batch(layer, hidden, std::span<const SequenceRows>(&one, 1));
     }
+
+    // A prompt's layer may take seconds on a CPU. While `flag` is set (not null), a backend
+    // whose run_layer_batch is that slow checks it between parts of the layer and throws
+    // pyramid::Cancelled once it reads true; the caches the call touched must then be reset.
+    // Null stops the checks. This base version never checks: its steps are short.
+    virtual void set_cancel_flag(const std::atomic<bool>* /*flag*/) {}
 
     // Keeps only the rows at these ascending indices.
     virtual void gather(HiddenStates& hidden, std::span<const int> rows) = 0;

@@ -30,8 +30,9 @@ BackendChoice choose_backend(const ModelWeights& weights, BackendPreference pref
 // and writes a message into `error` when no usable device exists, the model does not fit, or
 // `progress` (may be null) answered false. No exception crosses it.
 // Raised whenever the Backend interface changes (2: batched layers and logits, copy bandwidth;
-// 3: top logits; 4: step memory; 5: StepExtent without probe rows; 6: upload progress).
-inline constexpr int kBackendPluginAbi = 6;
+// 3: top logits; 4: step memory; 5: StepExtent without probe rows; 6: upload progress;
+// 7: cancel flag).
+inline constexpr int kBackendPluginAbi = 7;
 struct PluginProgress {
     // The fraction of the weights on the device; false stops the upload.
     bool (*report)(void* context, double fraction);

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include "backend/cpu_kernels.h"
+#include "backend/quant_matmul.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -105,9 +106,9 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     std::vector<float> x(static_cast<size_t>(n) * c.dim);
     cpu::rms_norm(h.values.data(), w.attn_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> q(static_cast<size_t>(n) * q_width), k(static_cast<size_t>(n) * kv_width), v(k.size());
-    cpu::matmul(w.wq, x.data(), n, q.data(), kernels_);
-    cpu::matmul(w.wk, x.data(), n, k.data(), kernels_);
-    cpu::matmul(w.wv, x.data(), n, v.data(), kernels_);
+    project(w.wq, x.data(), n, q.data());
+    project(w.wk, x.data(), n, k.data());
+    project(w.wv, x.data(), n, v.data());
 
     std::vector<float> attended(static_cast<size_t>(n) * q_width);
     for (const SequenceRows& s : sequences) {
@@ -123,6 +124,7 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
         kv.values.insert(kv.values.end(), v.begin() + static_cast<ptrdiff_t>(kv_offset),
                          v.begin() + static_cast<ptrdiff_t>(kv_offset + added));
 
+        check_cancel();
         const int len = kv.size();
         if (s.probe)
             s.probe_out->assign(static_cast<size_t>(len), 0.0f);
@@ -132,16 +134,33 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     }
 
     std::vector<float> projected(static_cast<size_t>(n) * c.dim);
-    cpu::matmul(w.wo, attended.data(), n, projected.data(), kernels_);
+    project(w.wo, attended.data(), n, projected.data());
     cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
 
     cpu::rms_norm(h.values.data(), w.ffn_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> gate(static_cast<size_t>(n) * c.ffn_dim), up(gate.size());
-    cpu::matmul(w.w_gate, x.data(), n, gate.data(), kernels_);
-    cpu::matmul(w.w_up, x.data(), n, up.data(), kernels_);
+    project(w.w_gate, x.data(), n, gate.data());
+    project(w.w_up, x.data(), n, up.data());
     cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(gate.size()));
-    cpu::matmul(w.w_down, gate.data(), n, projected.data(), kernels_);
+    project(w.w_down, gate.data(), n, projected.data());
     cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
+}
+
+void CpuBackend::check_cancel() const
+{
+    if (cancel_ && cancel_->load())
+        throw Cancelled();
+}
+
+void CpuBackend::project(const WeightView& w, const float* x, int n, float* y) const
+{
+    constexpr int kSliceRows = 16 * cpu::kMatmulTokenTile;
+    for (int first = 0; first < n; first += kSliceRows) {
+        check_cancel();
+        const int rows = std::min(kSliceRows, n - first);
+        cpu::matmul(w, x + static_cast<int64_t>(first) * w.cols, rows, y + static_cast<int64_t>(first) * w.rows,
+                    kernels_);
+    }
 }
 
 void CpuBackend::gather(HiddenStates& hidden, std::span<const int> rows)

@@ -19,6 +19,7 @@ public:
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
     size_t kv_entry_bytes() const override { return 2 * static_cast<size_t>(config().kv_dim()) * sizeof(float); }
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
+    void set_cancel_flag(const std::atomic<bool>* flag) override { cancel_ = flag; }
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
@@ -27,6 +28,12 @@ public:
 private:
     const ModelWeights& weights_;
     cpu::KernelConfig kernels_;
+    const std::atomic<bool>* cancel_ = nullptr;
+
+    void check_cancel() const;
+    // cpu::matmul in slices of rows, with check_cancel() before each: a long prompt's
+    // projection stops within a slice. Slices are whole token tiles, so the result is the same.
+    void project(const WeightView& w, const float* x, int n, float* y) const;
 };
 
 } // namespace pyramid

@@ -233,6 +233,12 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
         std::iota(positions[i].begin(), positions[i].end(), s.next_position_);
     }
 
+    // Stops a long prompt inside a layer on a backend that checks, not only between layers.
+    struct CancelFlagScope {
+        Backend& backend;
+        ~CancelFlagScope() { backend.set_cancel_flag(nullptr); }
+    } scope{backend};
+    backend.set_cancel_flag(cancel);
     try {
         if (phase == Phase::Decode)
             backend.begin_decode_step();

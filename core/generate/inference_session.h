@@ -23,7 +23,8 @@ public:
 
     // Runs the prompt into an empty cache and returns the logits after its last token.
     // Throws pyramid::Error for an empty prompt or one longer than the model's context, and
-    // pyramid::Cancelled when `cancel` is set (checked between layers; the cache is then empty).
+    // pyramid::Cancelled when `cancel` is set (checked between layers, and inside them on a
+    // backend that checks: see Backend::set_cancel_flag; the cache is then empty).
     std::vector<float> prefill(std::span<const int32_t> tokens, const std::atomic<bool>* cancel = nullptr);
     // Runs more prompt tokens after what the cache holds (the next turn of a conversation),
     // with the policy's selection applied to the new tokens only. Same errors as prefill.

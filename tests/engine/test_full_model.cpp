@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend/forwarding_backend.h"
 #include "eval/replay.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
@@ -16,6 +17,25 @@
 using namespace pyramid;
 
 namespace {
+
+// Sets the cancel flag as a layer starts: whatever stops the step must stop it inside that
+// layer, since the session's own check between layers has already passed.
+class CancelInsideLayer : public ForwardingBackend {
+public:
+    CancelInsideLayer(Backend& inner, std::atomic<bool>& flag) : ForwardingBackend(inner), flag_(flag) {}
+    void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override
+    {
+        if (armed)
+            flag_ = true;
+        inner_.run_layer_batch(layer, hidden, sequences);
+        ++layers_finished;
+    }
+    bool armed = true;
+    int layers_finished = 0;
+
+private:
+    std::atomic<bool>& flag_;
+};
 
 std::vector<float> prompt_logits(const std::filesystem::path& path, const std::vector<int32_t>& prompt)
 {
@@ -70,6 +90,32 @@ private slots:
         QVERIFY(f32_error < 1e-5);
         QVERIFY(f16_error < 2e-2);  // half precision keeps 11 significant bits of every weight
         QVERIFY(f16_error > 0.0);   // it really is a different file
+    }
+
+    // A long prompt stops inside a layer, not after it, and leaves the session usable.
+    void cancel_stops_a_prompt_inside_a_layer()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        auto model = Model::open(model_path, BackendPreference::Cpu);
+        std::atomic<bool> cancel{false};
+        CancelInsideLayer backend(model->backend(), cancel);
+        InferenceSession session(backend, CompressionConfig{});
+        std::vector<int32_t> prompt(300);
+        for (size_t i = 0; i < prompt.size(); ++i)
+            prompt[i] = static_cast<int32_t>(3 + (i * 31) % 500);
+        QVERIFY_THROWS_EXCEPTION(Cancelled, session.prefill(prompt, &cancel));
+        QCOMPARE(backend.layers_finished, 0);
+        QCOMPARE(session.tokens_seen(), 0);
+
+        backend.armed = false;
+        cancel = false;
+        const std::vector<float> logits = session.prefill(prompt, &cancel);
+        InferenceSession fresh(model->backend(), CompressionConfig{});
+        QCOMPARE(logits, fresh.prefill(prompt));
+        // The flag goes with the step: a later step without one is not stopped by it.
+        backend.armed = true;
+        session.reset();
+        QCOMPARE(session.prefill(prompt), logits);
     }
 
     void prompt_longer_than_context_is_refused()
