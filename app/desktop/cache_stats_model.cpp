@@ -153,8 +153,11 @@ QString CacheStatsModel::memoryText() const
 {
     const QLocale locale;
     if (showsDeviceMemory())
-        return tr("%1 of %2").arg(locale.formattedDataSize(qint64(stats_.device_memory_used)),
-                                  locale.formattedDataSize(qint64(stats_.device_memory_total)));
+        // The device's figure counts every program; what this app holds is said beside it.
+        return tr("%1 of %2, %3 of it this app's")
+            .arg(locale.formattedDataSize(qint64(stats_.device_memory_used)),
+                 locale.formattedDataSize(qint64(stats_.device_memory_total)),
+                 locale.formattedDataSize(qint64(stats_.device_memory_held)));
     return memoryBytes_ > 0 ? locale.formattedDataSize(memoryBytes_) : tr("–");
 }
 

@@ -72,7 +72,7 @@ public:
     QString contextText() const;
     QString tokensText() const;
     QString phaseText() const;
-    QString memoryText() const;   // GPU "used of total" or the process's resident memory
+    QString memoryText() const;   // GPU "used of total" (and this app's part) or the process's resident memory
     QString memoryLabel() const;  // what memoryText is: "GPU memory" / "Process memory"
     QString deviceText() const;
 

@@ -64,7 +64,8 @@ struct BackendInfo {
     std::string name;          // "cpu", "cuda"
     std::string device;        // human-readable device name
     size_t memory_total = 0;   // device memory in bytes (0: not known / host)
-    size_t memory_used = 0;
+    size_t memory_used = 0;    // by every program on the device
+    size_t memory_held = 0;    // by this backend: weights, KV cache, scratch (0 on the host)
 };
 
 class Backend {

@@ -31,7 +31,7 @@ BackendChoice choose_backend(const ModelWeights& weights, BackendPreference pref
 // `progress` (may be null) answered false. No exception crosses it.
 // Raised whenever the Backend interface changes (2: batched layers and logits, copy bandwidth;
 // 3: top logits; 4: step memory; 5: StepExtent without probe rows; 6: upload progress;
-// 7: cancel flag).
+// 7: cancel flag, memory held).
 inline constexpr int kBackendPluginAbi = 7;
 struct PluginProgress {
     // The fraction of the weights on the device; false stops the upload.

@@ -95,14 +95,17 @@ private slots:
         s.device = "cuda: NVIDIA H100 80GB HBM3";
         s.device_memory_used = size_t(3) << 30;
         s.device_memory_total = size_t(80) << 30;
+        s.device_memory_held = size_t(2) << 30;
         QSignalSpy memory(&model, &CacheStatsModel::memoryChanged);
         model.update(s);
         QVERIFY(!memory.isEmpty());  // the memory shown came with the stats
         QVERIFY(model.showsDeviceMemory());
         QCOMPARE(model.memoryLabel(), QStringLiteral("GPU memory"));
         const QLocale locale;
-        QCOMPARE(model.memoryText(), QStringLiteral("%1 of %2").arg(locale.formattedDataSize(qint64(3) << 30),
-                                                                     locale.formattedDataSize(qint64(80) << 30)));
+        QCOMPARE(model.memoryText(), QStringLiteral("%1 of %2, %3 of it this app's")
+                                         .arg(locale.formattedDataSize(qint64(3) << 30),
+                                              locale.formattedDataSize(qint64(80) << 30),
+                                              locale.formattedDataSize(qint64(2) << 30)));
         QCOMPARE(model.deviceMemoryFraction(), 3.0 / 80.0);
         QCOMPARE(model.deviceText(), QStringLiteral("cuda: NVIDIA H100 80GB HBM3"));
         QCOMPARE(model.contextFill(), 600.0 / 800.0);

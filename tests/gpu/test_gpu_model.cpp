@@ -44,6 +44,8 @@ void info_describes_the_device()
     GPU_CHECK(info.device.find("graphs off") == std::string::npos, "the trial recording at load failed: " + info.device);
     GPU_CHECK(info.memory_total > 0 && info.memory_used <= info.memory_total, "memory figures");
     GPU_CHECK(b.bytes_held() >= cuda::DeviceWeights::bytes_needed(weights(), Precision::Fp16), "weights are held");
+    GPU_CHECK(info.memory_held == b.bytes_held() && info.memory_held <= info.memory_used,
+              "the backend's part of the device memory: " + std::to_string(info.memory_held));
 }
 
 void logits_match_cpu()
