@@ -13,24 +13,44 @@ namespace pyramid::bench {
 BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
 {
     const auto start = std::chrono::steady_clock::now();
+    BackendChoice choice;
     if (source.file) {
         file_ = std::make_unique<LoadedModel>(load_model_files(*source.file));
         name_ = source.file->filename().string();
         source_ = "file";
         weight_type_ = std::string(tensor_type_traits(file_->weights.layers.at(0).wq.type).name);
+        choice = choose_backend(weights(), device);
     } else {
         const ModelShape& shape = find_model_shape(source.shape);
-        // Only the CPU needs float values in host memory; CUDA generates them on the device.
-        const bool on_host = device == BackendPreference::Cpu;
-        if (device == BackendPreference::Auto)
-            throw Error("generated weights need --device cpu or --device cuda (they are made where they are used)");
-        generated_ = std::make_unique<ModelWeights>(
-            generate_model_weights(shape.config, source.storage, source.seed, on_host));
         name_ = shape.name;
         source_ = "shape";
         weight_type_ = source.storage.name();
+        const auto generate = [&](bool on_host) {
+            generated_ = std::make_unique<ModelWeights>(
+                generate_model_weights(shape.config, source.storage, source.seed, on_host));
+        };
+        // Float weights are made where they are used: CUDA makes them on the GPU, only the CPU
+        // needs them in host memory. Auto tries CUDA first and makes host ones if it cannot start.
+        if (device != BackendPreference::Cpu) {
+            generate(false);
+            if (device == BackendPreference::Cuda) {
+                choice = choose_backend(weights(), device);
+            } else {
+                std::string note;
+                if (auto cuda = load_cuda_backend(weights(), note))
+                    choice = {std::move(cuda), std::move(note)};
+                else
+                    choice.note = "running on the CPU: " + note;
+            }
+        }
+        if (!choice.backend) {
+            std::string fallback = std::move(choice.note);
+            generate(true);
+            choice = choose_backend(weights(), BackendPreference::Cpu);
+            if (!fallback.empty())
+                choice.note = std::move(fallback);
+        }
     }
-    BackendChoice choice = choose_backend(weights(), device);
     backend_ = std::move(choice.backend);
     note_ = choice.note;
     load_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -87,6 +87,7 @@ void write_json(const std::filesystem::path& path, const BenchReport& report, co
         {"command", report.command},
         {"device",
          {{"backend", report.backend},
+          {"backend_note", report.backend_note},
           {"name", report.device_name},
           {"memory_total", report.memory_total},
           {"copy_bandwidth_gbs", report.copy_bandwidth_gbs}}},

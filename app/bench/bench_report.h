@@ -16,6 +16,7 @@ struct BenchReport {
     std::string date;  // ISO 8601, UTC
     std::string device_name;
     std::string backend;
+    std::string backend_note;  // why this backend (the CPU: why CUDA did not start)
     size_t memory_total = 0;
     double copy_bandwidth_gbs = 0;
     Workload workload;

@@ -141,6 +141,9 @@ int main(int argc, char** argv)
     report.date = utc_timestamp();
     const BackendInfo info = model->backend().info();
     report.backend = info.name;
+    report.backend_note = model->backend_note();
+    std::fprintf(stderr, "pyramid-bench: %s on %s: %s\n", model->name().c_str(), info.name.c_str(),
+                 model->backend_note().c_str());
     report.device_name = info.device;
     report.memory_total = info.memory_total;
     report.warmup = warmup;

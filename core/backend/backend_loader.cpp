@@ -55,10 +55,10 @@ struct ProgressRelay {
     }
 };
 
-// Tries to start the CUDA backend. `note` says which library it came from, or on failure
-// (nullptr) why there is none.
-std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& note,
-                                   const std::function<void(double)>& upload_progress)
+} // namespace
+
+std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::string& note,
+                                           const std::function<void(double)>& upload_progress)
 {
     std::string tried;
     for (const auto& path : plugin_candidates()) {
@@ -94,8 +94,6 @@ std::unique_ptr<Backend> load_cuda(const ModelWeights& weights, std::string& not
     return nullptr;
 }
 
-} // namespace
-
 BackendPreference parse_backend_preference(const std::string& text)
 {
     if (text == "auto")
@@ -113,7 +111,7 @@ BackendChoice choose_backend(const ModelWeights& weights, BackendPreference pref
     if (preference == BackendPreference::Cpu)
         return {std::make_unique<CpuBackend>(weights), "CPU chosen in the settings"};
     std::string note;
-    if (auto cuda = load_cuda(weights, note, upload_progress))
+    if (auto cuda = load_cuda_backend(weights, note, upload_progress))
         return {std::move(cuda), std::move(note)};
     if (preference == BackendPreference::Cuda)
         throw Error("CUDA was requested but is not available: " + note);

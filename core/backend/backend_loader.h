@@ -19,6 +19,11 @@ struct BackendChoice {
 
 BackendPreference parse_backend_preference(const std::string& text);  // "auto", "cpu", "cuda"; throws
 
+// Tries to start the CUDA backend. Returns nullptr where it cannot start; `note` says which
+// library it came from, or why there is none. What `upload_progress` throws comes out of it.
+std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::string& note,
+                                           const std::function<void(double)>& upload_progress = {});
+
 // The weights must outlive the backend. With Cuda, failure to start CUDA is an error;
 // with Auto it falls back to the CPU and says why in the note. `upload_progress` hears the
 // fraction of the weights on the GPU as they go up; what it throws (pyramid::Cancelled, say)

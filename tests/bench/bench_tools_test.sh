@@ -22,9 +22,19 @@ for f in bench_throughput.svg bench_throughput.png bench_kv_layers.svg bench_kv_
   [ -s "$tmp/plots/$f" ] || fail "bench-plots did not write $f"
 done
 
+# Without --device, generated weights run on CUDA where its backend starts, else on the CPU,
+# saying why.
+"$bench" --shape tiny --prompt-len 8 --gen-len 2 --warmup 0 --json "$tmp/auto.json" >"$tmp/auto.md" 2>"$tmp/auto.err" ||
+  fail "pyramid-bench on the default device failed: $(cat "$tmp/auto.err")"
+if grep -q '"backend": "cuda"' "$tmp/auto.json"; then
+  grep -q 'tiny on cuda: the CUDA backend from' "$tmp/auto.err" || fail "no backend line: $(cat "$tmp/auto.err")"
+else
+  grep -q 'tiny on cpu: running on the CPU: ' "$tmp/auto.err" || fail "the CPU went unexplained: $(cat "$tmp/auto.err")"
+  grep -q '"backend_note": "running on the CPU: ' "$tmp/auto.json" || fail "no backend note in the JSON"
+fi
+
 # Refusals name the problem and use the documented exit codes.
 expect 3 "unknown model shape 'nope'" "$bench" --shape nope --device cpu
-expect 3 "need --device cpu or --device cuda" "$bench" --shape tiny
 expect 2 "needs --kv-memory" "$bench" --shape tiny --device cpu --prompt-len 8 --gen-len 2 --warmup 0 --max-batch
 expect 2 "do not fit the model's context" "$bench" --shape tiny --device cpu --prompt-len 1000 --gen-len 100
 expect 2 "is not the JSON of pyramid-bench" "$eval_tool" bench-plots "$src/bench/README.md" --out "$tmp/x"
