@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "command_line.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "event_timer.h"
@@ -174,22 +175,18 @@ int main(int argc, char** argv)
         ->check(CLI::Range(1, 1 << 16))
         ->capture_default_str();
     app.add_option("--json", json_path, "also write the results here");
+    if (const auto status = parse_command_line(app, argc, argv, "pyramid-gpu-kernel-bench"))
+        return *status;
     std::vector<TensorType> types;
     try {
-        app.parse(argc, argv);
         if (o.cols % 256 != 0)
-            throw CLI::ValidationError("--cols", "must be a multiple of 256 (one K-quant super-block)");
+            throw Error("--cols must be a multiple of 256 (one K-quant super-block)");
         for (const std::string& name : o.types) {
             const SyntheticStorage storage = SyntheticStorage::parse(name);
             if (storage.medium_mix || (!is_block_quantized(storage.base) && storage.base != TensorType::F16))
                 throw Error("'" + name + "': name one quantized type or f16");
             types.push_back(storage.base);
         }
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "pyramid-gpu-kernel-bench: {} (see --help)\n", e.what());
-        return 2;
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-gpu-kernel-bench: {}\n", e.what());
         return 2;

@@ -25,4 +25,8 @@ grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
 [ "$(grep -c '"input_rows"' "$tmp/k.json")" = 53 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
 
 expect 2 "name one quantized type or f16" "$bench" --types q4_k_m
+expect 2 "multiple of 256" "$bench" --cols 300
+expect 2 "pyramid-gpu-kernel-bench: .*--rowz" "$bench" --rowz 3
+version=$("$bench" --version) || fail "--version failed"
+[[ "$version" =~ ^pyramid-gpu-kernel-bench\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "--version printed '$version'"
 echo "gpu kernel bench: all checks passed"
