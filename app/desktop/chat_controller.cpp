@@ -40,7 +40,7 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
       messages_(messages),
       settings_(settings),
       stats_(stats),
-      worker_(std::make_unique<EngineWorker>(*engine_, cancelReply_, cancelLoad_))
+      worker_(std::make_unique<EngineWorker>(*engine_, cancelReply_, cancelLoad_, closing_))
 {
     thread_.setObjectName(QStringLiteral("engine"));
     worker_->moveToThread(&thread_);
@@ -77,6 +77,7 @@ ChatController::~ChatController()
 {
     cancelReply_ = true;
     cancelLoad_ = true;
+    closing_ = true;
     thread_.quit();
     thread_.wait();
     // The cancelled reply's result is still queued for this object: store it, as Stop would.

@@ -97,6 +97,7 @@ private:
 
     std::atomic<bool> cancelReply_{false};
     std::atomic<bool> cancelLoad_{false};
+    std::atomic<bool> closing_{false};  // set on destruction: the engine gives up all work
     QThread thread_;
     std::unique_ptr<EngineWorker> worker_;  // lives on thread_
 

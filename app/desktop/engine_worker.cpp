@@ -27,8 +27,8 @@ size_t completeUtf8Prefix(const std::string& text)
 } // namespace
 
 EngineWorker::EngineWorker(pyramid::ChatEngine& engine, const std::atomic<bool>& cancelReply,
-                           const std::atomic<bool>& cancelLoad)
-    : engine_(engine), cancelReply_(cancelReply), cancelLoad_(cancelLoad)
+                           const std::atomic<bool>& cancelLoad, const std::atomic<bool>& closing)
+    : engine_(engine), cancelReply_(cancelReply), cancelLoad_(cancelLoad), closing_(closing)
 {
 }
 
@@ -36,6 +36,7 @@ void EngineWorker::load(const QString& path)
 {
     Throttle throttle(kPublishInterval);
     pyramid::LoadCallbacks callbacks;
+    callbacks.closing = &closing_;
     callbacks.progress = [&](double fraction) {
         if (throttle.due())
             emit loadProgress(fraction);

@@ -67,6 +67,9 @@ struct ChatResult {
 
 struct LoadCallbacks {
     std::function<void(double fraction)> progress;  // 0..1
+    // Set when nothing more is wanted from the engine (the app quits): it also stops the
+    // reopening of a model let go for the load, which a cancel waits for.
+    const std::atomic<bool>* closing = nullptr;
 };
 
 struct StreamCallbacks {

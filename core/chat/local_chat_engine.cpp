@@ -15,6 +15,8 @@ ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbac
                                       const std::atomic<bool>& cancel)
 {
     std::lock_guard call(calls_);
+    if (cancel.load())  // cancelled while waiting for a reply to end: the open model stays as it is
+        throw Cancelled();
     // A model on a GPU is let go first: two seldom fit its memory together, and the new one
     // would land on the CPU for want of room. If the new one fails, the old one is reopened.
     std::string previous;
@@ -38,8 +40,14 @@ ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbac
         return open(path, progress);
     } catch (const std::exception& failed) {
         if (!previous.empty()) {
+            const auto reopen_progress = [&](double fraction) {
+                if (callbacks.closing && callbacks.closing->load())
+                    throw Cancelled();
+                if (callbacks.progress)
+                    callbacks.progress(fraction);
+            };
             try {
-                open(previous, {});
+                open(previous, reopen_progress);
             } catch (const std::exception& e) {
                 spdlog::error("the previous model {} could not be reopened: {}", previous, e.what());
                 throw Error(std::string(failed.what()) + "; the previous model could not be reopened: " + e.what());

@@ -271,6 +271,29 @@ void switching_models_frees_the_gpu_first()
     const ChatResult reply = engine.reply(request, {}, never);
     GPU_CHECK(reply.reason != FinishReason::Error && reply.reason != FinishReason::ContextFull,
               "it answers: " + reply.error);
+
+    // A load cancelled before it starts (queued behind a reply) leaves the model where it is:
+    // had it been let go, the closing flag would have kept it from coming back.
+    const std::atomic<bool> cancelled{true}, closing{true};
+    LoadCallbacks quitting;
+    quitting.closing = &closing;
+    threw = false;
+    try {
+        engine.load_model(path, quitting, cancelled);
+    } catch (const Cancelled&) {
+        threw = true;
+    }
+    GPU_CHECK(threw && engine.has_model(), "a cancelled load must not touch the open model");
+
+    // Quitting: a failed load does not wait for the previous model to come back.
+    threw = false;
+    try {
+        engine.load_model(path + ".missing", quitting, never);
+    } catch (const Error& e) {
+        threw = std::string(e.what()).find("could not be reopened: cancelled") != std::string::npos;
+        std::printf("  (expected) %s\n", e.what());
+    }
+    GPU_CHECK(threw && !engine.has_model(), "closing must stop the reopening of the previous model");
 }
 
 } // namespace
