@@ -232,8 +232,11 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
     // A reply that brought no text is not stored: a full context that refused the turn and a
     // failure before the first word say so as the error; a regenerated reply keeps the old one.
     // A reply cut off midway (stopped, out of KV memory, out of context) is kept, marked as such.
-    const bool keep = !result.text.empty() || (replaced.id == 0 && result.reason != FinishReason::ContextFull &&
-                                               result.reason != FinishReason::Error);
+    // A conversation deleted for good while its reply stopped (deleting another one purges
+    // the one deleted before) has nowhere to keep it.
+    const bool keep = (!result.text.empty() || (replaced.id == 0 && result.reason != FinishReason::ContextFull &&
+                                                result.reason != FinishReason::Error)) &&
+                      store_.conversation(replyConversation_).has_value();
     StoredMessage reply;
     if (keep) {
         reply.role = ChatRole::Assistant;

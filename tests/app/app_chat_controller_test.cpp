@@ -241,6 +241,27 @@ private slots:
         QVERIFY(storedAsStopped(app->store(), first));
     }
 
+    // Deleting a conversation purges the one deleted before: a reply still stopping there has
+    // nowhere to go, and that is no storage failure.
+    void aReplyWhoseConversationWasPurgedIsDropped()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+        const qint64 first = app->conversations().currentId();
+        QVERIFY(app->chat().send("Long story please"));
+        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        const qint64 second = app->conversations().createConversation();
+        app->conversations().remove(first);
+        app->conversations().remove(second);  // purges the first before its reply comes back
+        QVERIFY(!app->store().conversation(first));
+        QVERIFY(finished.wait(5000));
+        QVERIFY2(app->chat().error().isEmpty(), qPrintable(app->chat().error()));
+        QVERIFY(!app->store().conversation(first));
+        QVERIFY(app->chat().send("Still here?"));
+        QVERIFY(waitForReply(*app));
+    }
+
     void failedReplyLeavesAUsableState()
     {
         AppTestEnv env;
