@@ -95,23 +95,31 @@ std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation
                     std::to_string(tok.bos_id()) + " and eos_id " + std::to_string(tok.eos_id()));
 
     std::vector<int32_t> out;
+    const std::string system = effective_system_prompt(conversation);
     for (size_t i = 0; i < messages.size(); i += 2) {
-        std::string user;
-        if (const std::string system = effective_system_prompt(conversation); i == 0 && !system.empty())
-            user.append(kBeginSys).append(system).append(kEndSys);
-        user.append(messages[i].text);
-
-        std::string turn;
-        turn.append(kBeginInst).append(" ").append(python_strip(user)).append(" ").append(kEndInst);
-        const bool answered = i + 1 < messages.size();
-        if (answered)
-            turn.append(" ").append(python_strip(messages[i + 1].text)).append(" ");
-
-        out.push_back(tok.bos_id());
-        append(out, tok.encode(turn));
-        if (answered)
-            out.push_back(tok.eos_id());
+        const std::string* answer = i + 1 < messages.size() ? &messages[i + 1].text : nullptr;
+        append(out, format_llama2_chat_exchange(tok, i == 0 ? system : std::string(), messages[i].text, answer));
     }
+    return out;
+}
+
+std::vector<int32_t> format_llama2_chat_exchange(const Tokenizer& tok, const std::string& system,
+                                                 const std::string& user, const std::string* answer)
+{
+    std::string question;
+    if (!system.empty())
+        question.append(kBeginSys).append(system).append(kEndSys);
+    question.append(user);
+
+    std::string turn;
+    turn.append(kBeginInst).append(" ").append(python_strip(question)).append(" ").append(kEndInst);
+    if (answer)
+        turn.append(" ").append(python_strip(*answer)).append(" ");
+
+    std::vector<int32_t> out{tok.bos_id()};
+    append(out, tok.encode(turn));
+    if (answer)
+        out.push_back(tok.eos_id());
     return out;
 }
 

@@ -37,6 +37,12 @@ std::string effective_system_prompt(const Conversation& conversation);
 // user, when the last message is not the user's, or when the vocabulary lacks BOS or EOS.
 std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation& conversation);
 
+// One exchange as format_llama2_chat encodes it: BOS [INST] (<<SYS>> system <</SYS>>) user
+// [/INST], then answer EOS unless `answer` is null (the question to answer). `system` is
+// folded in as given (pass effective_system_prompt() for the first exchange, "" for the rest).
+std::vector<int32_t> format_llama2_chat_exchange(const Tokenizer& tok, const std::string& system,
+                                                 const std::string& user, const std::string* answer);
+
 // BOS (when tok.add_bos()) followed by the tokens of `text`, unchanged: for base models.
 std::vector<int32_t> format_raw(const Tokenizer& tok, std::string_view text);
 

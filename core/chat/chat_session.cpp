@@ -51,18 +51,16 @@ void ChatSession::forget()
         session_->reset();
 }
 
-std::vector<int32_t> ChatSession::conversation_tokens(const ChatRequest& request,
-                                                      const Conversation& conversation) const
+std::vector<int32_t> ChatSession::conversation_tokens(const ChatRequest& request) const
 {
-    const Tokenizer& tok = model_->tokenizer();
     if (request.format == PromptFormat::LlamaChat)
-        return format_llama2_chat(tok, conversation);
+        return format_llama2_chat(model_->tokenizer(), request.conversation);
     // Raw (base models): the messages' texts one after another, each encoded on its own so a
     // conversation extends exactly as it would be rebuilt.
-    std::vector<int32_t> tokens = format_raw(tok, "");
-    for (const ChatMessage& m : conversation.messages) {
-        const auto piece = tok.encode(strip(m.text));
-        tokens.insert(tokens.end(), piece.begin(), piece.end());
+    std::vector<int32_t> tokens = format_raw(model_->tokenizer(), "");
+    for (size_t e = 0; 2 * e < request.conversation.messages.size(); ++e) {
+        const auto exchange = exchange_tokens(request, e, e == 0);
+        tokens.insert(tokens.end(), exchange.begin(), exchange.end());
     }
     return tokens;
 }
@@ -107,23 +105,64 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
             return p;
         }
     }
-    Conversation conversation = request.conversation;
-    Plan p{conversation_tokens(request, conversation), false, 0};
-    while (static_cast<int>(p.tokens.size()) + room > context) {
-        // Re-encoding needs a cache to keep; a conversation rebuilt from text drops turns instead.
-        if (request.overflow == OverflowPolicy::Stop || conversation.messages.size() < 3) {
-            refusal = "the conversation needs " + std::to_string(p.tokens.size()) + " tokens plus " +
-                      std::to_string(room) + " for the reply, but the model's context holds " +
-                      std::to_string(context) +
-                      (request.overflow == OverflowPolicy::Stop ? "; start a new conversation or allow dropping old turns"
-                                                                : "; the last message alone is too long");
-            return {};
-        }
-        conversation.messages.erase(conversation.messages.begin(), conversation.messages.begin() + 2);
-        ++p.dropped_turns;
-        p.tokens = conversation_tokens(request, conversation);
+    Plan p{conversation_tokens(request), false, 0};
+    const auto fits = [&](size_t tokens) { return tokens + static_cast<size_t>(room) <= static_cast<size_t>(context); };
+    const auto refuse = [&](size_t tokens, const char* why) {
+        refusal = "the conversation needs " + std::to_string(tokens) + " tokens plus " + std::to_string(room) +
+                  " for the reply, but the model's context holds " + std::to_string(context) + why;
+        return Plan{};
+    };
+    if (fits(p.tokens.size()))
+        return p;
+    // Re-encoding needs a cache to keep; a conversation rebuilt from text drops turns instead.
+    if (request.conversation.messages.size() < 3)
+        return refuse(p.tokens.size(), "; the last message alone is too long");
+    if (request.overflow == OverflowPolicy::Stop)
+        return refuse(p.tokens.size(), "; start a new conversation or allow dropping old turns");
+
+    // Drop the fewest oldest exchanges that make it fit. Each exchange is encoded once; only
+    // the one that becomes the first is encoded again, with the system prompt.
+    const size_t exchanges = (request.conversation.messages.size() + 1) / 2;
+    std::vector<std::vector<int32_t>> later(exchanges);  // each exchange as a later one
+    size_t rest = 0;  // tokens of the exchanges after the first one kept
+    for (size_t e = 1; e < exchanges; ++e) {
+        later[e] = exchange_tokens(request, e, false);
+        rest += later[e].size();
     }
-    return p;
+    const std::vector<int32_t> head =
+        request.format == PromptFormat::Raw ? format_raw(model_->tokenizer(), "") : std::vector<int32_t>{};
+    size_t needed = p.tokens.size();
+    for (size_t first = 1; first < exchanges; ++first) {
+        rest -= later[first].size();
+        const std::vector<int32_t> opening = exchange_tokens(request, first, true);
+        needed = head.size() + opening.size() + rest;
+        if (fits(needed)) {
+            p.tokens = head;
+            p.tokens.insert(p.tokens.end(), opening.begin(), opening.end());
+            for (size_t e = first + 1; e < exchanges; ++e)
+                p.tokens.insert(p.tokens.end(), later[e].begin(), later[e].end());
+            p.dropped_turns = static_cast<int>(first);
+            return p;
+        }
+    }
+    return refuse(needed, "; the last message alone is too long");
+}
+
+std::vector<int32_t> ChatSession::exchange_tokens(const ChatRequest& request, size_t exchange, bool first) const
+{
+    const Tokenizer& tok = model_->tokenizer();
+    const auto& messages = request.conversation.messages;
+    const std::string& user = messages[2 * exchange].text;
+    const std::string* answer = 2 * exchange + 1 < messages.size() ? &messages[2 * exchange + 1].text : nullptr;
+    if (request.format == PromptFormat::LlamaChat)
+        return format_llama2_chat_exchange(tok, first ? effective_system_prompt(request.conversation) : std::string(),
+                                           user, answer);
+    std::vector<int32_t> tokens = tok.encode(strip(user));
+    if (answer) {
+        const auto reply = tok.encode(strip(*answer));
+        tokens.insert(tokens.end(), reply.begin(), reply.end());
+    }
+    return tokens;
 }
 
 ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& callbacks,
@@ -137,6 +176,10 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         const auto& messages = request.conversation.messages;
         if (messages.empty() || messages.back().role != ChatRole::User)
             throw Error("the conversation must end with a user message");
+        if (cancel.load()) {  // stopped while the reply waited its turn: no prompt to build
+            result.reason = FinishReason::Cancelled;
+            return result;
+        }
         std::string refusal;
         const Plan p = plan(request, refusal);
         if (!refusal.empty()) {

@@ -37,7 +37,10 @@ private:
 
     Plan plan(const ChatRequest& request, std::string& refusal) const;
     bool can_extend(const ChatRequest& request) const;
-    std::vector<int32_t> conversation_tokens(const ChatRequest& request, const Conversation& conversation) const;
+    std::vector<int32_t> conversation_tokens(const ChatRequest& request) const;
+    // Exchange `exchange` of the request's conversation (a question and its answer, or the
+    // question to answer) as conversation_tokens encodes it; `first`: it opens the prompt.
+    std::vector<int32_t> exchange_tokens(const ChatRequest& request, size_t exchange, bool first) const;
     std::vector<int32_t> next_turn_tokens(const ChatRequest& request) const;
     void forget();
 

@@ -3,6 +3,8 @@
 // falls back to a rebuild, and an overflowing conversation stops or drops its oldest turns.
 #include <QtTest>
 
+#include <algorithm>
+
 #include "chat/chat_format.h"
 #include "chat/chat_session.h"
 #include "eval/replay.h"
@@ -203,6 +205,47 @@ private slots:
         const ChatResult next = chat.reply(drop, {}, never);
         QVERIFY(next.reused_cache);
         QCOMPARE(next.dropped_turns, dropped.dropped_turns);
+    }
+
+    // The fewest oldest exchanges are dropped, and what is left is encoded exactly as that
+    // shorter conversation would be from scratch (the system prompt moves to the new first turn).
+    void dropping_turns_keeps_the_most_and_encodes_them_exactly()
+    {
+        const std::atomic<bool> never{false};
+        const Tokenizer& tok = model_->tokenizer();
+        const int context = model_->config().context_length;
+        for (const PromptFormat format : {PromptFormat::LlamaChat, PromptFormat::Raw}) {
+            Conversation c{"Be brief.\nBe kind.", {}};
+            for (int turn = 0; turn < 8; ++turn) {
+                c.messages.push_back({ChatRole::User, words(150 + 9 * turn)});
+                c.messages.push_back({ChatRole::Assistant, words(120 + 5 * turn)});
+            }
+            c.messages.push_back({ChatRole::User, words(30)});
+            const auto prompt_without = [&](int dropped) {
+                Conversation kept = c;
+                kept.messages.erase(kept.messages.begin(), kept.messages.begin() + 2 * dropped);
+                if (format == PromptFormat::LlamaChat)
+                    return format_llama2_chat(tok, kept);
+                std::vector<int32_t> tokens = format_raw(tok, "");
+                for (const ChatMessage& m : kept.messages) {
+                    const auto piece = tok.encode(m.text);
+                    tokens.insert(tokens.end(), piece.begin(), piece.end());
+                }
+                return tokens;
+            };
+            ChatRequest r = request_for(c, CompressionPolicyKind::Pyramid);
+            r.format = format;
+            r.overflow = OverflowPolicy::DropOldestTurns;
+            ChatSession chat(model_);
+            const ChatResult result = chat.reply(r, {}, never);
+            QVERIFY2(result.reason == FinishReason::MaxTokens, result.error.c_str());
+            QVERIFY(result.dropped_turns >= 2);
+            const auto expected = prompt_without(result.dropped_turns);
+            const auto& fed = chat.fed_tokens();
+            QVERIFY(fed.size() > expected.size());
+            QVERIFY(std::equal(expected.begin(), expected.end(), fed.begin()));
+            QVERIFY(static_cast<int>(prompt_without(result.dropped_turns - 1).size()) + r.max_new_tokens > context);
+        }
     }
 
     void a_turn_too_long_to_make_room_for_drops_turns_instead()
