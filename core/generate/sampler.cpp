@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "util/error.h"
+#include "util/ranking.h"
 
 namespace pyramid {
 
@@ -16,14 +17,36 @@ Sampler::Sampler(const SamplingParams& params, int n_vocab, int n_tokens)
       n_tokens_(n_tokens < 0 ? n_vocab : std::min(n_tokens, n_vocab)),
       rng_(params.seed != 0 ? params.seed : std::random_device{}())
 {
+    check_params(params_);
     // Otherwise a backend asked for more top logits than a row has would hand back too few.
     if (params_.top_k >= n_tokens_)
         params_.top_k = 0;
 }
 
+void Sampler::check_params(const SamplingParams& params)
+{
+    // Refused here rather than left to turn every probability into NaN (a silent greedy draw).
+    const auto require = [](bool ok, const char* rule) {
+        if (!ok)
+            throw Error(std::string("sampling: ") + rule);
+    };
+    require(std::isfinite(params.temperature) && params.temperature >= 0.0f, "the temperature must be 0 or more");
+    require(params.top_k >= 0, "top-k must be 0 (off) or more");
+    require(params.top_p >= 0.0f && params.top_p <= 1.0f, "top-p must be from 0 to 1");
+    require(params.min_p >= 0.0f && params.min_p <= 1.0f, "min-p must be from 0 to 1");
+    require(std::isfinite(params.repetition_penalty) && params.repetition_penalty > 0.0f,
+            "repeat-penalty must be above 0 (1: off)");
+    require(params.repetition_window >= 0, "the repeat-penalty window must be 0 or more");
+}
+
 int32_t Sampler::argmax(std::span<const float> logits)
 {
-    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    // Ranked as the top-k selection ranks (NaN last), so greedy picks the same either way.
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(logits.size()); ++i)
+        if (ranks_higher(logits, i, best))
+            best = i;
+    return best;
 }
 
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> history)
@@ -87,11 +110,17 @@ int32_t Sampler::sample_top(const TopLogits& top)
 
 int32_t Sampler::draw(std::span<const int32_t> ids, std::span<const float> values)
 {
-    // Softmax at the temperature over the survivors, in descending order.
-    std::vector<double> probs(ids.size());
+    // Softmax at the temperature over the survivors, in descending order (NaN last). Only
+    // finite logits take part: a NaN or -inf one has no chance, a +inf one takes it all. With
+    // none finite the first ranked is as good as any.
     const double top = values[0];
+    if (!std::isfinite(top))
+        return ids[0];
+    const size_t finite = static_cast<size_t>(
+        std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }) - values.begin());
+    std::vector<double> probs(finite);
     double sum = 0.0;
-    for (size_t i = 0; i < ids.size(); ++i) {
+    for (size_t i = 0; i < finite; ++i) {
         probs[i] = std::exp((values[i] - top) / params_.temperature);
         sum += probs[i];
     }

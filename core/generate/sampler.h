@@ -17,7 +17,11 @@ public:
     // `n_vocab`: the length of a row of logits. Only ids below `n_tokens` (the tokenizer's
     // size; at most n_vocab, which it is when omitted) are ever drawn: an embedding padded past
     // the vocabulary has rows no text decodes to. A top-k limit of n_tokens or more is no limit.
+    // Throws pyramid::Error for parameters check_params() refuses.
     Sampler(const SamplingParams& params, int n_vocab, int n_tokens = -1);
+
+    // Throws pyramid::Error naming the parameter out of range (NaN and infinities included).
+    static void check_params(const SamplingParams& params);
 
     // `history`: the tokens so far (prompt and generated), for the repetition penalty.
     int32_t sample(std::span<const float> logits, std::span<const int32_t> history);

@@ -126,6 +126,50 @@ private slots:
         QVERIFY(std::none_of(top.begin(), top.end(), [&](int i) { return std::isnan(many[static_cast<size_t>(i)]); }));
     }
 
+    // A NaN or infinite logit neither turns a draw into greedy nor greedy into token 0.
+    void non_finite_logits_keep_the_draw_honest()
+    {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        QCOMPARE(Sampler(plain(0.0f), 4).sample(std::vector<float>{nan, 1.0f, 3.0f, 2.0f}, {}), 2);
+        SamplingParams penalised = plain(0.0f);
+        penalised.repetition_penalty = 1.5f;  // greedy through sample()'s own argmax
+        QCOMPARE(Sampler(penalised, 4).sample(std::vector<float>{nan, 1.0f, 3.0f, 2.0f}, {}), 2);
+        // The finite ones are drawn as if the others were absent.
+        QCOMPARE(draws(plain(1.0f), {nan, 1.0f, 1.2f, -INFINITY, nan}), (std::set<int32_t>{1, 2}));
+        QCOMPARE(draws(plain(1.0f), {1.0f, INFINITY, 2.0f}), (std::set<int32_t>{1}));
+        QCOMPARE(draws(plain(1.0f), {nan, -INFINITY, nan}).size(), size_t(1));
+    }
+
+    void bad_parameters_are_refused()
+    {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const auto refused = [](SamplingParams p) {
+            try {
+                Sampler s(p, 4);
+            } catch (const Error& e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        SamplingParams p = plain(nan);
+        QVERIFY(refused(p).contains("temperature"));
+        p = plain(INFINITY);
+        QVERIFY(refused(p).contains("temperature"));
+        p = plain(1.0f);
+        p.top_p = nan;
+        QVERIFY(refused(p).contains("top-p"));
+        p = plain(1.0f);
+        p.min_p = 1.5f;
+        QVERIFY(refused(p).contains("min-p"));
+        p = plain(1.0f);
+        p.repetition_penalty = nan;
+        QVERIFY(refused(p).contains("repeat-penalty"));
+        p = plain(1.0f);
+        p.top_k = -1;
+        QVERIFY(refused(p).contains("top-k"));
+        QVERIFY(refused(plain(0.7f)).isEmpty());
+    }
+
     void how_many_top_logits_a_sampler_needs()
     {
         SamplingParams p = plain(0.0f);
