@@ -50,6 +50,7 @@ struct ChatRequest {
     SamplingParams sampling;
     CompressionConfig compression;
     int max_new_tokens = 512;
+    bool ignore_eos = false;     // go on past EOS and BOS (for measuring and testing long replies)
     ContextMode context_mode = ContextMode::Extend;
     OverflowPolicy overflow = OverflowPolicy::Stop;
     size_t kv_memory_limit = 0;  // bytes the KV cache may hold; 0: no limit

@@ -207,6 +207,7 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         int positions_freed = p.room_needed > 0 ? session_->make_room(p.room_needed) : 0;
         GenerateOptions options;
         options.max_new_tokens = request.max_new_tokens;
+        options.stop_at_eos = !request.ignore_eos;
         options.sampling = request.sampling;
         options.extend_cache = p.extend;
         if (p.extend)

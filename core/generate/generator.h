@@ -20,6 +20,8 @@ namespace pyramid {
 struct GenerateOptions {
     int max_new_tokens = 256;
     SamplingParams sampling;
+    // End at EOS, and at a BOS, with which a model trained on texts joined by BOS (llama2.c's
+    // story models) starts a new, unrelated text; neither is part of the reply.
     bool stop_at_eos = true;
     // Feed the prompt after what the session's cache already holds (a conversation's next
     // turn) instead of starting afresh.

@@ -5,6 +5,7 @@
 // extends the cache continues where the cache ends.
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -123,6 +124,34 @@ private slots:
         // One step for the prompt and one after each token.
         QCOMPARE(top_only ? backend.top_calls : backend.whole_row_calls, kTokens + 1);
         QCOMPARE(top_only ? backend.whole_row_calls : backend.top_calls, 0);
+    }
+
+    // stories260K separates its stories with BOS: a reply ends there, as it does at EOS.
+    void a_reply_ends_where_the_model_starts_a_new_text()
+    {
+        const Tokenizer& tok = model_->tokenizer();
+        const std::vector<int32_t> prompt = with_bos(tok, "Once upon a time, a little fox");
+        const std::atomic<bool> never{false};
+        GenerateOptions options;
+        options.max_new_tokens = 300;
+        options.stop_at_eos = false;
+        GenerateResult unstopped;
+        size_t bos_at = 0;
+        for (uint64_t seed = 1; seed <= 40 && bos_at == 0; ++seed) {
+            options.sampling = sampling(0.8f, 40, 1.0f);
+            options.sampling.seed = seed;
+            InferenceSession session(model_->backend(), CompressionConfig{});
+            unstopped = generate(session, tok, prompt, options, {}, never);
+            const auto bos = std::find(unstopped.tokens.begin(), unstopped.tokens.end(), tok.bos_id());
+            if (bos != unstopped.tokens.end() && bos != unstopped.tokens.begin())
+                bos_at = static_cast<size_t>(bos - unstopped.tokens.begin());
+        }
+        QVERIFY2(bos_at > 0, "no sampled story reached its end: nothing to check");
+        options.stop_at_eos = true;
+        InferenceSession session(model_->backend(), CompressionConfig{});
+        const GenerateResult stopped = generate(session, tok, prompt, options, {}, never);
+        QCOMPARE(stopped.reason, FinishReason::EndOfSequence);
+        QCOMPARE(stopped.tokens, std::vector<int32_t>(unstopped.tokens.begin(), unstopped.tokens.begin() + bos_at));
     }
 
     void extending_the_cache_continues_after_it()
