@@ -7,6 +7,8 @@
 #include <QSettings>
 #include <QUrl>
 
+#include <utility>
+
 #include "chat_controller.h"
 #include "settings_model.h"
 
@@ -77,7 +79,7 @@ void ModelManager::open(const QString& pathOrUrl)
 {
     const QUrl url(pathOrUrl);
     const QString path = url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
-    if (loading() || path.isEmpty())
+    if (path.isEmpty())
         return;
     const QFileInfo file(path);
     if (!file.exists()) {
@@ -88,8 +90,21 @@ void ModelManager::open(const QString& pathOrUrl)
         setError(tr("%1 is not a model folder: it needs config.json and .safetensors weights.").arg(path));
         return;
     }
+    const QString cleanPath = QDir::cleanPath(file.absoluteFilePath());  // "folder/" and "folder" are one model
+    if (loading()) {
+        // The latest request wins (a model opened from the file manager while the start-up
+        // model loads): the current load is cancelled and this one starts when it has ended.
+        initialCandidates_.clear();
+        if (cleanPath == loadingPath_ && !cancelRequested_) {
+            nextPath_.clear();
+            return;
+        }
+        nextPath_ = cleanPath;
+        stopLoading();
+        return;
+    }
     setError({});
-    loadingPath_ = QDir::cleanPath(file.absoluteFilePath());  // "folder/" and "folder" are one model
+    loadingPath_ = cleanPath;
     cancelRequested_ = false;
     progress_ = 0;
     emit loadingChanged();
@@ -118,7 +133,13 @@ void ModelManager::openInitial()
 
 void ModelManager::cancel()
 {
-    if (!loading())
+    nextPath_.clear();
+    stopLoading();
+}
+
+void ModelManager::stopLoading()
+{
+    if (!loading() || cancelRequested_)
         return;
     cancelRequested_ = true;
     controller_.cancelLoad();
@@ -192,6 +213,7 @@ void ModelManager::onLoaded(const pyramid::ModelInfo& info)
     initialFailures_.clear();
     emit modelChanged();
     emit recentModelsChanged();
+    openNext();  // a newer request came while this one loaded
 }
 
 void ModelManager::onFailed(const QString& message, bool modelKept)
@@ -204,6 +226,10 @@ void ModelManager::onFailed(const QString& message, bool modelKept)
         modelPath_.clear();
         info_ = {};
         emit modelChanged();
+    }
+    if (openNext()) {  // this load made way for a newer request
+        initialFailures_.clear();
+        return;
     }
     // A cancelled load goes unmentioned, unless it cost the model that was open.
     if (cancelled && !lost) {
@@ -226,6 +252,14 @@ void ModelManager::finishLoading()
     loadingPath_.clear();
     cancelRequested_ = false;
     emit loadingChanged();
+}
+
+bool ModelManager::openNext()
+{
+    if (nextPath_.isEmpty())
+        return false;
+    open(std::exchange(nextPath_, {}));
+    return true;
 }
 
 void ModelManager::setError(const QString& error)

@@ -37,11 +37,12 @@ public:
     // shared models folder beside the source checkout.
     static QStringList defaultSearchDirs(const QString& appDataDir, const QString& sharedDir);
 
-    // Accepts a path or a file:// URL (as the file dialogs give).
+    // Accepts a path or a file:// URL (as the file dialogs give). During a load the latest
+    // request wins: the current load is cancelled and this model opens after it.
     Q_INVOKABLE void open(const QString& pathOrUrl);
     // The most recent model that still exists, else the default model; nothing if neither is found.
     Q_INVOKABLE void openInitial();
-    Q_INVOKABLE void cancel();
+    Q_INVOKABLE void cancel();  // also drops a model waiting to open after the current one
     Q_INVOKABLE void rescan();
     Q_INVOKABLE void clearError();
     Q_INVOKABLE QString displayName(const QString& path) const;  // the file or folder name
@@ -74,6 +75,8 @@ private:
     void onFailed(const QString& message, bool modelKept);
     void setError(const QString& error);
     void finishLoading();
+    void stopLoading();
+    bool openNext();  // opens the model requested during the last load; false when none was
 
     ChatController& controller_;
     SettingsModel& settings_;
@@ -83,6 +86,7 @@ private:
     QStringList available_;
     QString loadingPath_;
     bool cancelRequested_ = false;
+    QString nextPath_;  // requested while loadingPath_ loaded: opens when that load has ended
     double progress_ = 0;
     QString error_;
     QString modelPath_;

@@ -117,6 +117,44 @@ private slots:
         QCOMPARE(app->models().modelName(), QStringLiteral("other.gguf"));
     }
 
+    // A model opened during a load (from the file manager while the start-up model loads)
+    // wins: the current load is cancelled and the new model opens after it.
+    void theLatestOpenWinsDuringALoad()
+    {
+        AppTestEnv env;
+        FakeScript slowLoad;
+        slowLoad.loadStepDelay = std::chrono::milliseconds(200);
+        auto app = env.makeApp(nullptr, slowLoad);
+        ModelManager& models = app->models();
+        const QString first = env.makeModelFile("first.gguf");
+        const QString second = env.makeModelFile("second.gguf");
+        QSignalSpy changed(&models, &ModelManager::modelChanged);
+        models.open(first);
+        models.open(first);  // the same model again: one load
+        models.open(second);
+        QTRY_VERIFY_WITH_TIMEOUT(models.modelPath() == second, 10000);
+        QVERIFY(!models.loading());
+        QVERIFY(models.error().isEmpty());
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(models.recentModels(), QStringList{second});  // the first load never finished
+
+        // Re-opening the model being cancelled brings it back instead of dropping it.
+        models.open(first);
+        models.open(second);
+        models.open(first);
+        QTRY_VERIFY_WITH_TIMEOUT(!models.loading() && models.modelPath() == first, 10000);
+
+        // Cancel drops the model waiting for its turn too.
+        models.open(second);
+        models.open(env.makeModelFile("third.gguf"));
+        models.cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!models.loading(), 5000);
+        QTest::qWait(300);
+        QVERIFY(!models.loading());
+        QCOMPARE(models.modelPath(), first);
+        QVERIFY(models.error().isEmpty());
+    }
+
     void loadErrorWithoutAModel()
     {
         AppTestEnv env;
