@@ -39,15 +39,6 @@ bool mayBeModelFile(const QString& path)
     return qFromLittleEndian<quint64>(header.constData() + 8) > 0;
 }
 
-// Chat-tuned models want their turn format; anything else (a base model) gets raw text.
-pyramid::PromptFormat promptFormatFor(const QString& path, const pyramid::ModelInfo& info)
-{
-    const QString name = QFileInfo(path).fileName() + QLatin1Char(' ') + QString::fromStdString(info.name);
-    const bool chat = name.contains(QLatin1String("chat"), Qt::CaseInsensitive) ||
-                      name.contains(QLatin1String("instruct"), Qt::CaseInsensitive);
-    return chat ? pyramid::PromptFormat::LlamaChat : pyramid::PromptFormat::Raw;
-}
-
 } // namespace
 
 ModelManager::ModelManager(ChatController& controller, SettingsModel& settings, QSettings& store,
@@ -200,7 +191,7 @@ void ModelManager::onLoaded(const pyramid::ModelInfo& info)
     const QString path = loadingPath_;
     info_ = info;
     modelPath_ = path;
-    settings_.setPromptFormat(promptFormatFor(path, info));
+    settings_.setPromptFormat(pyramid::likely_prompt_format(info));
     recent_.removeAll(path);
     recent_.prepend(path);
     while (recent_.size() > kMaxRecent)

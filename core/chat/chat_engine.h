@@ -32,6 +32,11 @@ struct ModelInfo {
 
 enum class PromptFormat { LlamaChat, Raw };  // Raw: plain text after BOS, for base models
 
+// The format a model is most likely meant for: chat-tuned models ("chat" or "instruct" in the
+// file or model name, as LLaMA-2-Chat downloads are named) get their turn format, base models
+// raw text. GGUF files carry no reliable flag for it.
+PromptFormat likely_prompt_format(const ModelInfo& info);
+
 // What happens to the compressed cache when the user sends the next message
 // (docs/multi-turn.md): Extend keeps it and prefills only the new tokens; Rebuild prefills
 // the whole conversation again.

@@ -1,5 +1,9 @@
 #include "chat/local_chat_engine.h"
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
 #include <spdlog/spdlog.h>
 
 #include "chat/chat_session.h"
@@ -78,6 +82,14 @@ ModelInfo LocalChatEngine::open(const std::string& path, const std::function<voi
     chat_.reset();
     info_ = info;
     return info;
+}
+
+PromptFormat likely_prompt_format(const ModelInfo& info)
+{
+    std::string names = std::filesystem::path(info.path).filename().string() + " " + info.name;
+    std::transform(names.begin(), names.end(), names.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool chat = names.find("chat") != std::string::npos || names.find("instruct") != std::string::npos;
+    return chat ? PromptFormat::LlamaChat : PromptFormat::Raw;
 }
 
 bool LocalChatEngine::has_model() const
