@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
+#include <random>
 #include <string>
 
 #include <fmt/format.h>
@@ -35,7 +37,30 @@ void on_interrupt(int)
     _exit(130);
 }
 
-bool blank(const std::string& text) { return text.find_first_not_of(" \t\r\n") == std::string::npos; }
+// Python's str.strip() set, as the chat format strips messages: such a line would be an empty turn.
+bool blank(const std::string& text) { return text.find_first_not_of(" \t\n\r\v\f") == std::string::npos; }
+
+// One message from the terminal: a line ending in a backslash goes on on the next line.
+// False at end of input with nothing read.
+bool read_message(std::string& message, bool prompt_user)
+{
+    message.clear();
+    for (std::string line;;) {
+        if (!std::getline(std::cin, line))
+            return !message.empty();
+        if (!line.empty() && line.back() == '\\') {
+            line.pop_back();
+            message += line + "\n";
+            if (prompt_user)
+                fmt::print(stderr, ". ");
+            continue;
+        }
+        message += line;
+        return true;
+    }
+}
+
+std::string read_all(std::istream& in) { return {std::istreambuf_iterator<char>(in), {}}; }
 
 std::string join(const std::vector<int>& values)
 {
@@ -57,7 +82,7 @@ void print_final_stats(const pyramid::ChatResult& r)
     const pyramid::GenerationStats& s = r.stats;
     const double saving = s.full_kv_bytes ? 100.0 * (1.0 - double(s.kv_bytes) / double(s.full_kv_bytes)) : 0.0;
     fmt::print(stderr,
-               "\n[stats] {} tokens generated, {:.2f} tokens/s, time to first token {:.1f} ms; "
+               "[stats] {} tokens generated, {:.2f} tokens/s, time to first token {:.1f} ms; "
                "KV entries per layer: {} (full: {}), {:.1f}% smaller than a full cache\n",
                s.generated_tokens, s.decode_tokens_per_second, s.time_to_first_token_ms, join(s.layer_kv_lengths),
                s.full_kv_length, saving);
@@ -114,16 +139,25 @@ pyramid::FinishReason answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& 
 int main(int argc, char** argv)
 {
     CLI::App app{"Chat with a LLaMA model in the terminal, with PyramidInfer KV-cache compression.", "pyramid-cli"};
-    std::string model_path, prompt, system_prompt;
-    bool raw = false, verbose = false;
+    std::string model_path, prompt, system_prompt, format = "auto";
+    bool raw = false, verbose = false, ignore_eos = false;
     int max_tokens = 256;
     app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (" + pyramid::default_model_help() + ")");
-    app.add_option("-p,--prompt", prompt, "answer this one prompt and exit (default: interactive chat)");
+    auto* prompt_option = app.add_option("-p,--prompt", prompt,
+                                         "answer this one prompt and exit; - reads it from standard input "
+                                         "(default: interactive chat, one message per line, \\ at the end goes on)");
     app.add_option("-s,--system", system_prompt, "system prompt (LLaMA-2-Chat format)");
-    app.add_flag("--raw", raw, "feed the prompt as plain text after BOS (base models such as stories260K)");
+    auto* format_option =
+        app.add_option("--format", format,
+                       "prompt format: chat (LLaMA-2-Chat), raw (plain text after BOS, for base models), or auto: "
+                       "chat when the file or model name says chat or instruct")
+            ->check(CLI::IsMember({"auto", "chat", "raw"}))
+            ->capture_default_str();
+    app.add_flag("--raw", raw, "the same as --format raw")->excludes(format_option);
     app.add_option("-n,--max-tokens", max_tokens, "most tokens to generate per reply")
         ->check(CLI::Range(1, 1 << 20))
         ->capture_default_str();
+    app.add_flag("--ignore-eos", ignore_eos, "go on past the end-of-text tokens (EOS, and BOS that starts a new text)");
     std::string context_mode = "extend", overflow = "stop";
     app.add_option("--context-mode", context_mode,
                    "next turn: extend the compressed cache, or rebuild it from the whole conversation")
@@ -152,8 +186,22 @@ int main(int argc, char** argv)
         if (model_path.empty())
             model_path = pyramid::find_default_model().string();
         request.sampling = sampling.params();
+        if (request.sampling.seed == 0 && request.sampling.temperature > 0.0f) {
+            // A drawn seed is said, so a run worth keeping can be repeated.
+            std::random_device entropy;
+            request.sampling.seed = (uint64_t(entropy()) << 32 | entropy()) >> 1 | 1;
+            fmt::print(stderr, "[seed] {} (--seed {} repeats this run)\n", request.sampling.seed, request.sampling.seed);
+        }
         request.max_new_tokens = max_tokens;
-        request.format = raw ? pyramid::PromptFormat::Raw : pyramid::PromptFormat::LlamaChat;
+        request.ignore_eos = ignore_eos;
+        if (raw)
+            format = "raw";
+        if (format == "raw" && !system_prompt.empty())
+            throw pyramid::Error("--system has no place in the raw format: base models have no system prompt");
+        if (prompt_option->count() > 0 && prompt == "-")
+            prompt = read_all(std::cin);
+        if (prompt_option->count() > 0 && blank(prompt))
+            throw pyramid::Error("the prompt is empty");
         request.conversation.system_prompt = system_prompt;
         request.context_mode = context_mode == "extend" ? pyramid::ContextMode::Extend : pyramid::ContextMode::Rebuild;
         request.overflow = overflow == "stop"          ? pyramid::OverflowPolicy::Stop
@@ -171,6 +219,14 @@ int main(int argc, char** argv)
         fmt::print(stderr, "[model] {} ({}, {} layers, context {}) on {}{}\n", info.name, info.format,
                    info.n_layers, info.context_length, info.backend,
                    info.backend_note.empty() ? "" : " — " + info.backend_note);
+        request.format = format == "chat"  ? pyramid::PromptFormat::LlamaChat
+                         : format == "raw" ? pyramid::PromptFormat::Raw
+                                           : pyramid::likely_prompt_format(info);
+        if (format == "auto")
+            fmt::print(stderr, "[format] {}\n",
+                       request.format == pyramid::PromptFormat::Raw
+                           ? "raw text: a base model by its name (--format chat for the LLaMA-2-Chat format)"
+                           : "LLaMA-2-Chat: a chat model by its name (--format raw for plain text)");
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 3;
@@ -183,7 +239,7 @@ int main(int argc, char** argv)
     }
     std::signal(SIGINT, on_interrupt);
 
-    if (!prompt.empty()) {
+    if (prompt_option->count() > 0) {
         request.conversation.messages.push_back({pyramid::ChatRole::User, prompt});
         const pyramid::FinishReason reason = answer(engine, request);
         const bool answered = request.conversation.messages.size() == 2;
@@ -191,18 +247,28 @@ int main(int argc, char** argv)
             return 4;
         return reason == pyramid::FinishReason::Cancelled ? 130 : 0;
     }
-    fmt::print(stderr, "Interactive chat: type a message and press Enter; Ctrl-C stops a reply, "
-                       "Ctrl-C at the prompt or Ctrl-D quits.\n");
-    for (std::string line;;) {
-        fmt::print(stderr, "> ");
-        if (!std::getline(std::cin, line)) {
-            fmt::print(stderr, "\n");
+    // From a terminal the user is prompted; from a pipe or file each line is a turn, and the
+    // exit status says whether every one was answered.
+    const bool terminal = isatty(STDIN_FILENO);
+    if (terminal)
+        fmt::print(stderr, "Interactive chat: type a message and press Enter (end a line with \\ to go on on the "
+                           "next); Ctrl-C stops a reply, Ctrl-C at the prompt or Ctrl-D quits.\n");
+    bool all_answered = true;
+    for (std::string message;;) {
+        if (terminal)
+            fmt::print(stderr, "> ");
+        if (!read_message(message, terminal)) {
+            if (terminal)
+                fmt::print(stderr, "\n");
             break;
         }
-        if (blank(line))
+        if (blank(message))
             continue;
-        request.conversation.messages.push_back({pyramid::ChatRole::User, line});
-        answer(engine, request);
+        const size_t before = request.conversation.messages.size();
+        request.conversation.messages.push_back({pyramid::ChatRole::User, message});
+        const pyramid::FinishReason reason = answer(engine, request);
+        if (reason == pyramid::FinishReason::Error || request.conversation.messages.size() == before)
+            all_answered = false;
     }
-    return 0;
+    return all_answered ? 0 : 4;
 }

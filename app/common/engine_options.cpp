@@ -1,8 +1,10 @@
 #include "engine_options.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include "generate/sampler.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -102,19 +104,25 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
 void SamplingOptions::add_to(CLI::App& app)
 {
     const std::string group = "Sampling";
-    app.add_option("--temperature", params_.temperature, "0 for greedy")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str()
-        ->group(group);
-    app.add_option("--top-k", params_.top_k, "0: off")->check(CLI::NonNegativeNumber)->capture_default_str()->group(group);
-    app.add_option("--top-p", params_.top_p, "1: off")->check(CLI::Range(0.0, 1.0))->capture_default_str()->group(group);
-    app.add_option("--min-p", params_.min_p, "0: off")->check(CLI::Range(0.0, 1.0))->capture_default_str()->group(group);
+    // Ranges are checked by Sampler::check_params (in params()), which also refuses NaN.
+    app.add_option("--temperature", params_.temperature, "0 for greedy")->capture_default_str()->group(group);
+    app.add_option("--top-k", params_.top_k, "0 or less: off")->capture_default_str()->group(group);
+    app.add_option("--top-p", params_.top_p, "from 0 to 1; 1: off")->capture_default_str()->group(group);
+    app.add_option("--min-p", params_.min_p, "from 0 to 1; 0: off")->capture_default_str()->group(group);
     // A penalty divides positive logits: 0 would make every seen token infinitely likely.
-    app.add_option("--repeat-penalty", params_.repetition_penalty, "1: off")
-        ->check(CLI::PositiveNumber)
+    app.add_option("--repeat-penalty", params_.repetition_penalty, "above 0; 1: off")
         ->capture_default_str()
         ->group(group);
-    app.add_option("--seed", params_.seed, "0: random")->capture_default_str()->group(group);
+    app.add_option("--seed", seed_, "0 or less: random")->capture_default_str()->group(group);
+}
+
+SamplingParams SamplingOptions::params() const
+{
+    SamplingParams p = params_;
+    p.top_k = std::max(p.top_k, 0);  // llama.cpp's -1 means off too
+    p.seed = seed_ > 0 ? static_cast<uint64_t>(seed_) : 0;  // -1 is llama.cpp's "random"
+    Sampler::check_params(p);
+    return p;
 }
 
 void DeviceOption::add_to(CLI::App& app)

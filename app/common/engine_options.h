@@ -41,10 +41,12 @@ private:
 class SamplingOptions {
 public:
     void add_to(CLI::App& app);
-    SamplingParams params() const { return params_; }
+    // Throws pyramid::Error for a value out of range.
+    SamplingParams params() const;
 
 private:
     SamplingParams params_;
+    int64_t seed_ = 0;
 };
 
 class DeviceOption {

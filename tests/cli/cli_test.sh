@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # pyramid-cli as users run it, on stories260K: a reply cut off by the context is kept and said,
-# --preset compresses without --policy, bad sampling values and a missing $PYRAMID_MODEL are
-# refused (a wrong --budgets count as soon as the model is known), a prompt too long for the
-# context says how to go on, Ctrl-C at the prompt quits.
+# --preset compresses without --policy, bad sampling values (NaN too), an empty prompt and a
+# missing $PYRAMID_MODEL are refused (a wrong --budgets count as soon as the model is known), a
+# prompt too long for the context says how to go on, turns per line (a backslash joins lines,
+# -p - reads them all), the format by the model's name, a drawn seed repeats its run, Ctrl-C at
+# the prompt quits.
 #   cli_test.sh PYRAMID_CLI MODEL
 set -euo pipefail
 cli=$1 model=$2
@@ -10,11 +12,15 @@ source "$(dirname "$0")/../support/tool_checks.sh"
 [ -f "$model" ] || { echo "SKIP: $model not found"; exit 77; }
 
 # More tokens than the context holds: the reply runs to the end of the context, is kept, and says so.
-"$cli" -m "$model" --raw --temperature 0 -n 4000 -p "Once upon a time" >"$tmp/long.out" 2>"$tmp/long.err" ||
+"$cli" -m "$model" --raw --temperature 0 -n 4000 --ignore-eos -p "Once upon a time" >"$tmp/long.out" 2>"$tmp/long.err" ||
   fail "a reply cut off by the context exited $?: $(tail -3 "$tmp/long.err")"
 grep -q "cut off: the reply reached the end of the model's context" "$tmp/long.err" ||
   fail "the cut-off was not said: $(tail -3 "$tmp/long.err")"
 grep -q "\[stats\]" "$tmp/long.err" || fail "no statistics after a cut-off reply"
+# Without --ignore-eos the story ends where stories260K starts the next one (a BOS), unsaid.
+"$cli" -m "$model" --raw --temperature 0 -n 4000 -p "Once upon a time" >"$tmp/story.out" 2>"$tmp/story.err"
+[ "$(wc -c <"$tmp/story.out")" -lt "$(wc -c <"$tmp/long.out")" ] || fail "the story did not end at its BOS"
+if grep -q "cut off\|reached --max-tokens" "$tmp/story.err"; then fail "an ended story said more: $(cat "$tmp/story.err")"; fi
 [ "$(wc -w <"$tmp/long.out")" -gt 500 ] || fail "the cut-off reply is missing from stdout"
 
 # A preset alone means PyramidInfer: deeper layers keep fewer entries.
@@ -31,9 +37,32 @@ expect 2 "layer_budgets has 2 entries but the model has 5 layers" "$cli" -m "$mo
 # A turn that outgrows the context with the earlier ones says how to go on (about 1400 + 700 tokens).
 { printf 'the cat sat on the mat and %.0s' $(seq 140); echo; printf 'the dog ran to the park and %.0s' $(seq 70); echo; } \
   >"$tmp/turns"
-expect 0 "restart with --overflow drop-oldest" "$cli" -m "$model" --raw -n 8 <"$tmp/turns"
+# Turns from a pipe: the refused one makes the exit status 4.
+expect 4 "restart with --overflow drop-oldest" "$cli" -m "$model" --raw -n 8 <"$tmp/turns"
 expect 2 "top-p" "$cli" -m "$model" --top-p 1.5 -p hi
 expect 2 "PYRAMID_MODEL is /nonexistent/llama-2.gguf" env PYRAMID_MODEL=/nonexistent/llama-2.gguf "$cli" -p hi
+expect 2 "the prompt is empty" "$cli" -m "$model" -p ""
+expect 2 "temperature" "$cli" -m "$model" --temperature nan -p hi
+expect 2 "no place in the raw format" "$cli" -m "$model" --raw -s "Be brief." -p hi
+expect 0 "" "$cli" -m "$model" --raw -n 2 --top-k -1 -p hi  # llama.cpp's "off"
+
+# One message per line, a trailing backslash going on; -p - takes all of standard input.
+replies() { grep -c '^\[stats\]' "$1"; }
+printf 'Once upon a time\nthere was a cat\n' | "$cli" -m "$model" --raw -n 2 >/dev/null 2>"$tmp/lines.err"
+[ "$(replies "$tmp/lines.err")" = 2 ] || fail "two lines were not two turns: $(cat "$tmp/lines.err")"
+printf 'Once upon a time\\\nthere was a cat\n' | "$cli" -m "$model" --raw -n 2 >/dev/null 2>"$tmp/joined.err"
+[ "$(replies "$tmp/joined.err")" = 1 ] || fail "a backslash did not join the lines: $(cat "$tmp/joined.err")"
+printf 'Once upon a time\nthere was a cat\n' | "$cli" -m "$model" --raw -n 2 -p - >/dev/null 2>"$tmp/all.err"
+[ "$(replies "$tmp/all.err")" = 1 ] || fail "-p - was not one prompt: $(cat "$tmp/all.err")"
+
+# The format follows the model's name; a drawn seed is said and repeats the run.
+"$cli" -m "$model" -n 2 -p hi >/dev/null 2>"$tmp/auto.err"
+grep -q '^\[format\] raw text' "$tmp/auto.err" || fail "stories260K did not get the raw format: $(cat "$tmp/auto.err")"
+"$cli" -m "$model" --raw -n 24 --seed -1 -p "Once upon a time" >"$tmp/first.out" 2>"$tmp/seed.err"
+seed=$(sed -n 's/^\[seed\] \([0-9]*\) .*/\1/p' "$tmp/seed.err")
+[ -n "$seed" ] || fail "the drawn seed was not said: $(cat "$tmp/seed.err")"
+"$cli" -m "$model" --raw -n 24 --seed "$seed" -p "Once upon a time" >"$tmp/again.out" 2>/dev/null
+cmp -s "$tmp/first.out" "$tmp/again.out" || fail "--seed $seed did not repeat the run"
 
 # Ctrl-C at the prompt quits with 130; blank lines are not sent.
 mkfifo "$tmp/in"
@@ -41,7 +70,7 @@ mkfifo "$tmp/in"
 pid=$!
 exec 3>"$tmp/in"
 printf '   \n' >&3
-for _ in $(seq 100); do grep -q "Interactive chat" "$tmp/chat.err" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q "^\[model\]" "$tmp/chat.err" && break; sleep 0.1; done
 sleep 0.3
 kill -INT "$pid"
 rc=0
