@@ -1,5 +1,6 @@
 #include "settings_model.h"
 
+#include <QLocale>
 #include <QSettings>
 #include <spdlog/spdlog.h>
 
@@ -18,6 +19,18 @@ QString kindName(SettingField::Kind kind)
     case SettingField::Kind::Choice: return QStringLiteral("choice");
     }
     return {};
+}
+
+// What the panel shows: numbers with the user's decimal separator ("0,5"), which the fields
+// read back. The settings file keeps the C form, whatever the locale.
+QString shownText(const SettingField& field, const ChatSettings& settings)
+{
+    const QString text = field.get(settings);
+    if (field.kind != SettingField::Kind::Real)
+        return text;
+    QLocale locale;
+    locale.setNumberOptions(QLocale::OmitGroupSeparator);
+    return locale.toString(text.toDouble(), 'g', 6);
 }
 
 } // namespace
@@ -56,7 +69,7 @@ QVariant SettingsModel::data(const QModelIndex& index, int role) const
     case LabelRole: return tr(field.label);
     case HelpRole: return tr(field.help);
     case KindRole: return kindName(field.kind);
-    case TextRole: return draft != drafts_.constEnd() ? draft->text : field.get(current_);
+    case TextRole: return draft != drafts_.constEnd() ? draft->text : shownText(field, current_);
     case ErrorRole: return draft != drafts_.constEnd() ? draft->error : QString();
     case ChoicesRole: return field.choices;
     case ChoiceLabelsRole: {

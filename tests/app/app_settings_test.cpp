@@ -1,6 +1,7 @@
 // SettingsModel: inline validation through CompressionConfig::validate and the sampling
 // checks, refused edits leaving the last valid value in force, QSettings persistence,
 // presets, and the per-conversation system prompt.
+#include <QScopeGuard>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -161,6 +162,30 @@ private slots:
         QCOMPARE(model.current().promptFormat, pyramid::PromptFormat::Raw);
         QCOMPARE(model.current().sampling.seed, std::numeric_limits<uint64_t>::max());
         QCOMPARE(model.current().compression.pyramid.gen_compress_ratio, pyramid::PyramidSettings{}.gen_compress_ratio);
+    }
+
+    // A German user reads and types "0,25"; the settings file keeps "0.25" for any locale.
+    void numbersFollowTheLocaleOnScreenOnly()
+    {
+        const QLocale before;
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        QTemporaryDir dir;
+        const QString ini = dir.filePath("s.ini");
+        ChatStore store(dir.filePath("c.sqlite"));
+        {
+            QSettings settings(ini, QSettings::IniFormat);
+            SettingsModel model(settings, store);
+            QVERIFY(model.setValue("temperature", "0,25"));
+            QCOMPARE(role(model, "temperature", SettingsModel::TextRole).toString(), QStringLiteral("0,25"));
+            QVERIFY(model.setValue("recent_ratio", "0.3"));  // the C form is read too
+            QCOMPARE(role(model, "recent_ratio", SettingsModel::TextRole).toString(), QStringLiteral("0,3"));
+            QVERIFY(model.setValue("max_new_tokens", "4096"));
+            QCOMPARE(role(model, "max_new_tokens", SettingsModel::TextRole).toString(), QStringLiteral("4096"));
+        }
+        QSettings settings(ini, QSettings::IniFormat);
+        QCOMPARE(settings.value("chat/temperature").toString(), QStringLiteral("0.25"));
+        QCOMPARE(settings.value("chat/recent_ratio").toString(), QStringLiteral("0.3"));
     }
 
     void ignoresCorruptStoredSettings()
