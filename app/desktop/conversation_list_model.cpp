@@ -79,6 +79,16 @@ void ConversationListModel::setCurrentId(qint64 id)
     emit currentIdChanged();
 }
 
+void ConversationListModel::selectNeighbour(int step)
+{
+    const auto current = std::find_if(rows_.cbegin(), rows_.cend(), [&](const auto& row) { return row.id == currentId_; });
+    if (current == rows_.cend())
+        return;
+    const qsizetype next = (current - rows_.cbegin()) + step;
+    if (next >= 0 && next < rows_.size())
+        setCurrentId(rows_.at(next).id);
+}
+
 QString ConversationListModel::currentTitle() const { return currentTitle_; }
 
 void ConversationListModel::setSearchText(const QString& text)

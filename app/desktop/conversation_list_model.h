@@ -41,6 +41,9 @@ public:
     // Hides the conversation until undoRemove() or the next remove(), which deletes it for good.
     Q_INVOKABLE void remove(qint64 id);
     Q_INVOKABLE void undoRemove();
+    // Makes the conversation `step` rows below (above, when negative) the current one in the
+    // list as shown current; nothing past either end, or when the current one is not listed.
+    Q_INVOKABLE void selectNeighbour(int step);
     // format: "markdown" or "json". Returns an error for the user, empty on success.
     Q_INVOKABLE QString exportConversation(qint64 id, const QUrl& file, const QString& format) const;
 

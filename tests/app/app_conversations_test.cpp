@@ -102,6 +102,36 @@ private slots:
         QCOMPARE(titles(model).front(), QStringLiteral("Bedtime stories"));
     }
 
+    // Ctrl+PgDown/Ctrl+PgUp: the next or previous conversation as listed, none past the ends.
+    void selectsTheNeighbourInTheList()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        for (int i = 0; i < 2; ++i) {
+            store.addMessage(model.currentId(), message(ChatRole::User, "hello"));
+            model.createConversation();
+            QTest::qWait(5);
+        }
+        QCOMPARE(model.count(), 3);
+        const qint64 top = model.idAt(0), middle = model.idAt(1), bottom = model.idAt(2);
+        model.setCurrentId(top);
+        model.selectNeighbour(-1);
+        QCOMPARE(model.currentId(), top);
+        model.selectNeighbour(1);
+        QCOMPARE(model.currentId(), middle);
+        model.selectNeighbour(1);
+        QCOMPARE(model.currentId(), bottom);
+        model.selectNeighbour(1);
+        QCOMPARE(model.currentId(), bottom);
+        model.selectNeighbour(-2);
+        QCOMPARE(model.currentId(), top);
+        // A search that hides the current conversation leaves nothing to step from.
+        model.setSearchText("no such title");
+        model.selectNeighbour(1);
+        QCOMPARE(model.currentId(), top);
+    }
+
     void namesAfterFirstMessage()
     {
         QTemporaryDir dir;

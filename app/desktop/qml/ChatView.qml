@@ -14,6 +14,11 @@ Pane {
 
     padding: 0
 
+    // Esc in Main.qml: drops an edit in progress as the Cancel edit button does.
+    function cancelEdit() {
+        composer.cancelEdit()
+    }
+
     SystemPalette { id: pal }
 
     background: Rectangle { color: pal.base }
@@ -25,7 +30,7 @@ Pane {
         Label {
             textFormat: Text.PlainText
             text: view.conversations.currentTitle
-            font.pixelSize: 16
+            font.pointSize: Qt.application.font.pointSize * 1.2  // follows the system font size
             font.bold: true
             elide: Text.ElideRight
             Layout.fillWidth: true
@@ -48,8 +53,35 @@ Pane {
             // Follow the reply as it grows, unless the user scrolled up to read.
             property bool following: true
             onMovementEnded: following = atYEnd
-            onCountChanged: if (following) Qt.callLater(positionViewAtEnd)
-            onContentHeightChanged: if (following) Qt.callLater(positionViewAtEnd)
+            onCountChanged: if (following) Qt.callLater(followEnd)
+            onContentHeightChanged: if (following) Qt.callLater(followEnd)
+            // Checks again when it runs: a key may have stopped the follow since it was queued.
+            function followEnd() {
+                if (following)
+                    positionViewAtEnd()
+            }
+
+            // The keyboard's way to read back (keys from the composer): moving up stops
+            // following the reply, as scrolling up by mouse does; reaching the end resumes it.
+            function scrollByKey(key) {
+                const top = originY - topMargin
+                const bottom = Math.max(top, originY + contentHeight + bottomMargin - height)
+                const page = Math.max(height - 40, 20)  // a little overlap keeps the reader's place
+                const y = contentY + (key === Qt.Key_PageUp ? -page : page)
+                if (key === Qt.Key_Home || (key === Qt.Key_PageUp && y <= top))
+                    positionViewAtBeginning()
+                else if (key === Qt.Key_End || (key === Qt.Key_PageDown && y >= bottom))
+                    positionViewAtEnd()
+                else
+                    contentY = y
+                following = key === Qt.Key_End || showsEnd()
+            }
+            // Whether the last message is on screen: atYEnd goes by the estimated height of the
+            // messages not yet laid out, and can be wrong by a few pixels.
+            function showsEnd() {
+                const last = itemAtIndex(count - 1)
+                return count === 0 || (last !== null && last.y + last.height <= contentY + height + 1)
+            }
 
             delegate: MessageDelegate {
                 width: messageList.width
@@ -71,6 +103,9 @@ Pane {
         Rectangle {
             visible: view.chat.error !== ""
             color: Qt.rgba(0.85, 0.2, 0.2, 0.18)
+            // Screen readers announce an alert; a plain rectangle would stay silent.
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: view.chat.error
             Layout.fillWidth: true
             Layout.preferredHeight: chatError.implicitHeight + 8
             RowLayout {
@@ -95,6 +130,7 @@ Pane {
             id: composer
             chat: view.chat
             onSent: messageList.following = true
+            onHistoryKey: key => messageList.scrollByKey(key)
             Layout.fillWidth: true
             Component.onCompleted: focusInput()
         }

@@ -12,6 +12,8 @@ Pane {
     readonly property bool editing: chat.editing  // the text replaces the last user message
 
     signal sent()
+    // PageUp/PageDown and Ctrl+Home/Ctrl+End read the history while the cursor stays here.
+    signal historyKey(int key)
 
     function submit() {
         const ok = editing ? chat.editAndResend(input.text) : chat.send(input.text)
@@ -25,6 +27,13 @@ Pane {
     // Typing goes to the message field; the buttons take focus only from Tab, so clicking one
     // (Send hides while the reply runs) never leaves the keyboard nowhere.
     function focusInput() {
+        input.forceActiveFocus()
+    }
+
+    // Drops the edit and its text; the Cancel edit button and Esc (Main.qml) both end here.
+    function cancelEdit() {
+        chat.cancelEdit()
+        input.clear()
         input.forceActiveFocus()
     }
 
@@ -53,12 +62,9 @@ Pane {
                 focusPolicy: Qt.TabFocus
                 visible: composer.editing
                 text: qsTr("Cancel edit")
-                onClicked: {
-                    composer.chat.cancelEdit()
-                    input.clear()
-                    input.forceActiveFocus()
-                }
-                Accessible.name: qsTr("Cancel editing")
+                onClicked: composer.cancelEdit()
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Cancel editing and keep the last message as it was (Esc)")
             }
             Button {
                 focusPolicy: Qt.TabFocus
@@ -71,14 +77,16 @@ Pane {
                         input.forceActiveFocus()
                     }
                 }
-                Accessible.name: qsTr("Edit the last message")
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Edit the last message and send it again")
             }
             Button {
                 focusPolicy: Qt.TabFocus
                 text: qsTr("Regenerate")
                 enabled: composer.chat.canRegenerate
                 onClicked: composer.chat.regenerate()
-                Accessible.name: qsTr("Regenerate the last reply")
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Regenerate the last reply")
             }
         }
 
@@ -103,10 +111,18 @@ Pane {
                     selectByMouse: true
                     focus: true
                     Accessible.name: qsTr("Message")
+                    // Tab moves on instead of typing a tab, so the keyboard can leave the field.
+                    Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                    Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                     Keys.onPressed: (event) => {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                                 && !(event.modifiers & Qt.ShiftModifier)) {
                             composer.submit()
+                            event.accepted = true
+                        } else if (event.key === Qt.Key_PageUp || event.key === Qt.Key_PageDown
+                                   || ((event.key === Qt.Key_Home || event.key === Qt.Key_End)
+                                       && (event.modifiers & Qt.ControlModifier))) {
+                            composer.historyKey(event.key)
                             event.accepted = true
                         }
                     }
@@ -120,7 +136,9 @@ Pane {
                 enabled: composer.chat.canSend && input.text.trim() !== ""
                 highlighted: true
                 onClicked: composer.submit()
-                Accessible.name: qsTr("Send the message")
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: composer.editing ? qsTr("Replace the last message and send it again")
+                                                         : qsTr("Send the message")
                 Layout.alignment: Qt.AlignBottom
             }
             Button {
@@ -128,7 +146,8 @@ Pane {
                 visible: composer.chat.busy
                 text: qsTr("Stop")
                 onClicked: composer.chat.stop()
-                Accessible.name: qsTr("Stop the reply")
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Stop the reply (Esc)")
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("Stop the reply (Esc)")
                 Layout.alignment: Qt.AlignBottom

@@ -53,6 +53,7 @@ Pane {
 
             delegate: ItemDelegate {
                 id: row
+                required property int index
                 required property var conversationId
                 required property string title
                 required property string updated
@@ -60,8 +61,23 @@ Pane {
 
                 width: ListView.view.width
                 highlighted: current
+                // Rows are Tab stops (Space or Enter opens one), not just their ⋯ buttons.
+                focusPolicy: Qt.StrongFocus
                 onClicked: sidebar.conversations.currentId = conversationId
+                Keys.onReturnPressed: clicked()
+                Keys.onEnterPressed: clicked()
+                onActiveFocusChanged: if (activeFocus) ListView.view.positionViewAtIndex(index, ListView.Contain)
                 Accessible.name: title
+
+                // Fusion draws no focus mark on an ItemDelegate: show where the keyboard is.
+                Rectangle {
+                    anchors.fill: parent
+                    visible: row.visualFocus
+                    color: "transparent"
+                    radius: 2
+                    border.width: 2
+                    border.color: row.highlighted ? pal.highlightedText : pal.highlight
+                }
 
                 contentItem: RowLayout {
                     spacing: 4
@@ -79,18 +95,24 @@ Pane {
                         Label {
                             textFormat: Text.PlainText
                             text: row.updated
-                            font.pixelSize: 10
+                            font.pointSize: Qt.application.font.pointSize * 0.8  // follows the system font size
                             opacity: 0.7
                             color: row.highlighted ? pal.highlightedText : pal.text
                         }
                     }
                     ToolButton {
+                        id: menuButton
                         text: "⋯"
                         onClicked: {
                             sidebar.actionId = row.conversationId
                             sidebar.actionTitle = row.title
-                            rowMenu.popup()
+                            // Under the button, not at the mouse pointer, which a keyboard user never moved.
+                            const below = menuButton.mapToItem(rowMenu.parent, 0, menuButton.height)
+                            rowMenu.popup(below.x, below.y)
                         }
+                        // Enter opens the menu too, rather than reaching the row (which would select it).
+                        Keys.onReturnPressed: clicked()
+                        Keys.onEnterPressed: clicked()
                         Accessible.name: qsTr("Actions for %1").arg(row.title)
                     }
                 }
@@ -108,6 +130,9 @@ Pane {
         Frame {
             visible: sidebar.conversations.canUndoRemove
             Layout.fillWidth: true
+            // Announced when it appears, so a screen reader hears that Undo is possible.
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: sidebar.conversations.undoText
             RowLayout {
                 anchors.fill: parent
                 Label {
@@ -163,6 +188,11 @@ Pane {
         anchors.centerIn: parent
         standardButtons: Dialog.Ok | Dialog.Cancel
         onAccepted: sidebar.conversations.rename(sidebar.actionId, renameField.text)
+        // Ready to type over: the old title selected in the focused field.
+        onOpened: {
+            renameField.selectAll()
+            renameField.forceActiveFocus()
+        }
         TextField {
             id: renameField
             width: 320

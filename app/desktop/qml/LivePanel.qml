@@ -31,7 +31,7 @@ Pane {
                 textFormat: Text.PlainText
                 text: qsTr("KV cache")
                 font.bold: true
-                font.pixelSize: 15
+                font.pointSize: Qt.application.font.pointSize * 1.1  // follows the system font size
                 Layout.fillWidth: true
             }
             Label {
@@ -48,7 +48,7 @@ Pane {
                                        : ""
             visible: panel.stats.hasStats
             wrapMode: Text.Wrap
-            font.pixelSize: 11
+            font.pointSize: Qt.application.font.pointSize * 0.85  // follows the system font size
             opacity: 0.8
             Layout.fillWidth: true
         }

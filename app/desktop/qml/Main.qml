@@ -30,6 +30,7 @@ ApplicationWindow {
     onCompactChanged: sidebarShown = !compact
 
     header: ModelBar {
+        id: modelBar
         models: window.models
         sidebarShown: window.sidebarShown
         panelShown: window.panelShown
@@ -51,6 +52,39 @@ ApplicationWindow {
         sequence: "Ctrl+,"
         onActivated: settingsDialog.open()
     }
+    // Like the others, these stay quiet while a dialog or menu is open: Shortcut skips a
+    // window whose top popup is modal or closes on Esc.
+    Shortcut {
+        sequence: StandardKey.Open
+        enabled: !window.models.loading  // as the Model menu, which is disabled meanwhile
+        onActivated: modelBar.openModelFile()
+    }
+    Shortcut {
+        id: quitShortcut
+        // Closing the window is how the app quits: a running reply is then stored as stopped.
+        sequence: StandardKey.Quit
+        onActivated: window.close()
+    }
+    Shortcut {
+        // Some platform themes (a bare X11 session) bind no key to Quit: Ctrl+Q as elsewhere.
+        sequence: "Ctrl+Q"
+        enabled: quitShortcut.nativeText === ""
+        onActivated: window.close()
+    }
+    Shortcut {
+        sequence: "Ctrl+PgDown"
+        onActivated: window.conversations.selectNeighbour(1)
+    }
+    Shortcut {
+        sequence: "Ctrl+PgUp"
+        onActivated: window.conversations.selectNeighbour(-1)
+    }
+    Shortcut {
+        // Esc stops a reply while one runs (above); with none it drops an edit in progress.
+        sequence: "Esc"
+        enabled: window.chat.editing && !window.chat.busy
+        onActivated: chatView.cancelEdit()
+    }
 
     RowLayout {
         anchors.fill: parent
@@ -63,6 +97,7 @@ ApplicationWindow {
             Layout.fillHeight: true
         }
         ChatView {
+            id: chatView
             conversations: window.conversations
             messages: window.messages
             chat: window.chat

@@ -19,6 +19,28 @@ Item {
     required property var clipboard
 
     readonly property bool fromUser: role === "user"
+    readonly property string author: fromUser ? qsTr("You") : qsTr("Assistant")
+    // Says which message a Copy button copies: many look alike to a screen reader.
+    readonly property string excerpt: {
+        const flat = text.slice(0, 200).replace(/\s+/g, " ").trim()  // a long reply streams: cut first
+        return flat.length > 40 ? flat.slice(0, 40) + "…" : flat
+    }
+    // Small print, relative to the system font so its size setting applies.
+    readonly property real smallPointSize: Qt.application.font.pointSize * 0.85
+
+    // Tab reaches the Copy buttons: scroll the one with focus into the list's view.
+    function reveal(item) {
+        const view = message.ListView.view
+        if (!view)
+            return
+        const p = item.mapToItem(view, 0, 0)
+        if (p.y < 0)
+            view.contentY += p.y - 8
+        else if (p.y + item.height > view.height)
+            view.contentY += p.y + item.height - view.height + 8
+        if (typeof view.showsEnd === "function")  // the chat's list (ChatView.qml)
+            view.following = view.showsEnd()  // reading back stops the follow, as a mouse scroll does
+    }
 
     implicitHeight: bubble.height + (noticeLine.visible ? noticeLine.height + 6 : 0)
 
@@ -47,7 +69,7 @@ Item {
                 Layout.fillWidth: true
                 Label {
                     textFormat: Text.PlainText
-                    text: message.fromUser ? qsTr("You") : qsTr("Assistant")
+                    text: message.author
                     font.bold: true
                     Layout.fillWidth: true
                 }
@@ -61,9 +83,11 @@ Item {
                 ToolButton {
                     text: qsTr("Copy")
                     visible: !message.streaming && message.text !== ""
-                    font.pixelSize: 11
+                    font.pointSize: message.smallPointSize
                     onClicked: message.clipboard.copy(message.text)
-                    Accessible.name: qsTr("Copy the message")
+                    onActiveFocusChanged: if (activeFocus) message.reveal(this)
+                    Accessible.name: qsTr("Copy, %1: %2").arg(message.author).arg(message.excerpt)
+                    Accessible.description: qsTr("Copy the message")
                 }
             }
 
@@ -108,15 +132,18 @@ Item {
                             Label {
                                 textFormat: Text.PlainText
                                 text: segment.language !== "" ? segment.language : qsTr("code")
-                                font.pixelSize: 11
+                                font.pointSize: message.smallPointSize
                                 opacity: 0.7
                                 Layout.fillWidth: true
                             }
                             ToolButton {
                                 text: qsTr("Copy code")
-                                font.pixelSize: 11
+                                font.pointSize: message.smallPointSize
                                 onClicked: message.clipboard.copy(segment.text)
-                                Accessible.name: qsTr("Copy the code")
+                                onActiveFocusChanged: if (activeFocus) message.reveal(this)
+                                Accessible.name: qsTr("Copy code, %1: %2").arg(message.author)
+                                                     .arg(segment.language !== "" ? segment.language : message.excerpt)
+                                Accessible.description: qsTr("Copy the code")
                             }
                         }
                         TextEdit {
@@ -153,15 +180,16 @@ Item {
                 Label {
                     textFormat: Text.PlainText
                     text: message.statsText
-                    font.pixelSize: 11
+                    font.pointSize: message.smallPointSize
                     opacity: 0.7
                 }
                 Label {
                     textFormat: Text.PlainText
                     text: message.finishNote
-                    font.pixelSize: 11
+                    font.pointSize: message.smallPointSize
                     font.italic: true
-                    color: message.stopped ? "#c77700" : pal.text
+                    // Orange that keeps 4.5:1 contrast on the bubble, a tint of base: dark on light, light on dark.
+                    color: message.stopped ? (pal.base.hslLightness < 0.5 ? "#ffb74d" : "#8a4b00") : pal.text
                 }
             }
         }
@@ -187,7 +215,7 @@ Item {
             text: message.notice
             width: noticeLine.width - 9
             wrapMode: Text.Wrap
-            font.pixelSize: 11
+            font.pointSize: message.smallPointSize
             font.italic: true
             opacity: 0.8
             Accessible.name: qsTr("System note: %1").arg(message.notice)

@@ -16,6 +16,11 @@ ToolBar {
     signal togglePanel()
     signal openSettings()
 
+    // Ctrl+O (Main.qml) does what the menu's "Open GGUF file…" does.
+    function openModelFile() {
+        fileDialog.open()
+    }
+
     SystemPalette { id: pal }
 
     ColumnLayout {
@@ -61,7 +66,7 @@ ToolBar {
                     visible: bar.models.hasModel && !bar.models.loading
                     text: qsTr("%1 · %2").arg(bar.models.modelSummary).arg(bar.models.backend)
                     opacity: 0.7
-                    font.pixelSize: 11
+                    font.pointSize: Qt.application.font.pointSize * 0.85  // follows the system font size
                     elide: Text.ElideRight
                     Layout.fillWidth: true
                 }
@@ -136,20 +141,25 @@ ToolBar {
             ToolButton {
                 text: qsTr("Settings")
                 onClicked: bar.openSettings()
-                Accessible.name: qsTr("Open the settings")
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Open the settings (Ctrl+,)")
             }
             ToolButton {
                 text: qsTr("Cache panel")
                 checkable: true
                 checked: bar.panelShown
                 onClicked: bar.togglePanel()
-                Accessible.name: qsTr("Show the cache panel")
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Show or hide the cache panel")
             }
         }
 
         Rectangle {
             visible: bar.models.error !== ""
             color: Qt.rgba(0.85, 0.2, 0.2, 0.18)
+            // Screen readers announce an alert; a plain rectangle would stay silent.
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: bar.models.error
             Layout.fillWidth: true
             Layout.preferredHeight: errorRow.implicitHeight + 8
 

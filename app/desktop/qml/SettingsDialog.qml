@@ -43,6 +43,9 @@ Dialog {
                 wrapMode: TextEdit.Wrap
                 selectByMouse: true
                 onEditingFinished: dialog.settings.systemPrompt = text
+                // Tab moves on instead of typing a tab, so the keyboard can leave the field.
+                Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                 Accessible.name: qsTr("System prompt for this conversation")
             }
         }
@@ -89,6 +92,9 @@ Dialog {
             Layout.fillHeight: true
             ScrollBar.vertical: ScrollBar {}
             Accessible.name: qsTr("Settings")
+            // Every field exists (there are a few dozen), so Tab and Shift+Tab reach them all;
+            // the one with focus scrolls into view.
+            cacheBuffer: 100000
 
             section.property: "group"
             section.delegate: Label {
@@ -102,6 +108,7 @@ Dialog {
 
             delegate: ColumnLayout {
                 id: field
+                required property int index
                 required property string key
                 required property string label
                 required property string help
@@ -114,6 +121,13 @@ Dialog {
 
                 width: ListView.view.width - 12
                 spacing: 1
+
+                // A screen reader hears the error when there is one, else what the field does.
+                readonly property string accessibleText: field.error !== "" ? field.error : field.help
+                function reveal(item) {
+                    if (item.activeFocus)
+                        fields.positionViewAtIndex(field.index, ListView.Contain)
+                }
 
                 RowLayout {
                     Layout.fillWidth: true
@@ -136,9 +150,10 @@ Dialog {
                         horizontalAlignment: TextInput.AlignRight
                         inputMethodHints: field.kind === "integer" ? Qt.ImhDigitsOnly : Qt.ImhFormattedNumbersOnly
                         onEditingFinished: dialog.settings.setValue(field.key, text)
+                        onActiveFocusChanged: field.reveal(this)
                         Layout.preferredWidth: dialog.fieldWidth
                         Accessible.name: field.label
-                        Accessible.description: field.help
+                        Accessible.description: field.accessibleText
                     }
                     ComboBox {
                         visible: field.kind === "choice"
@@ -147,8 +162,9 @@ Dialog {
                         onActivated: index => dialog.settings.setValue(field.key, field.choices[index])
                         implicitContentWidthPolicy: ComboBox.WidestText  // room for the longest label
                         Layout.preferredWidth: Math.max(dialog.fieldWidth, implicitWidth)
+                        onActiveFocusChanged: field.reveal(this)
                         Accessible.name: field.label
-                        Accessible.description: field.help
+                        Accessible.description: field.accessibleText
                     }
                 }
                 Label {
@@ -157,7 +173,7 @@ Dialog {
                     text: field.error
                     color: dialog.errorColor
                     wrapMode: Text.Wrap
-                    font.pixelSize: 11
+                    font.pointSize: Qt.application.font.pointSize * 0.85  // follows the system font size
                     Layout.fillWidth: true
                 }
             }
