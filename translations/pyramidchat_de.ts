@@ -55,6 +55,10 @@
         <source>Process memory</source>
         <translation>Prozessspeicher</translation>
     </message>
+    <message>
+        <source>%1 of %2, %3 of it this app&apos;s</source>
+        <translation>%1 von %2, davon %3 für diese App</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>
@@ -94,6 +98,11 @@
         <source>The chat history could not be read or saved (%1).</source>
         <translation>Der Chatverlauf konnte nicht gelesen oder gespeichert werden (%1).</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>one sentence after another</comment>
+        <translation>%1 %2</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -125,16 +134,8 @@
         <translation>Bearbeiten abbrechen</translation>
     </message>
     <message>
-        <source>Cancel editing</source>
-        <translation>Bearbeitung abbrechen</translation>
-    </message>
-    <message>
         <source>Edit last</source>
         <translation>Letzte bearbeiten</translation>
-    </message>
-    <message>
-        <source>Edit the last message</source>
-        <translation>Letzte Nachricht bearbeiten</translation>
     </message>
     <message>
         <source>Regenerate</source>
@@ -165,12 +166,20 @@
         <translation>Stopp</translation>
     </message>
     <message>
-        <source>Stop the reply</source>
-        <translation>Antwort stoppen</translation>
-    </message>
-    <message>
         <source>Stop the reply (Esc)</source>
         <translation>Antwort stoppen (Esc)</translation>
+    </message>
+    <message>
+        <source>Cancel editing and keep the last message as it was (Esc)</source>
+        <translation>Bearbeitung abbrechen und die letzte Nachricht unverändert lassen (Esc)</translation>
+    </message>
+    <message>
+        <source>Edit the last message and send it again</source>
+        <translation>Die letzte Nachricht bearbeiten und erneut senden</translation>
+    </message>
+    <message>
+        <source>Replace the last message and send it again</source>
+        <translation>Die letzte Nachricht ersetzen und erneut senden</translation>
     </message>
 </context>
 <context>
@@ -421,6 +430,14 @@
         <source>System note: %1</source>
         <translation>Systemhinweis: %1</translation>
     </message>
+    <message>
+        <source>Copy, %1: %2</source>
+        <translation>Kopieren, %1: %2</translation>
+    </message>
+    <message>
+        <source>Copy code, %1: %2</source>
+        <translation>Code kopieren, %1: %2</translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>
@@ -515,16 +532,8 @@
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <source>Open the settings</source>
-        <translation>Einstellungen öffnen</translation>
-    </message>
-    <message>
         <source>Cache panel</source>
         <translation>Cache-Ansicht</translation>
-    </message>
-    <message>
-        <source>Show the cache panel</source>
-        <translation>Cache-Ansicht anzeigen</translation>
     </message>
     <message>
         <source>Dismiss</source>
@@ -549,6 +558,14 @@
     <message>
         <source>Open a Hugging Face model folder</source>
         <translation>Hugging-Face-Modellordner öffnen</translation>
+    </message>
+    <message>
+        <source>Open the settings (Ctrl+,)</source>
+        <translation>Einstellungen öffnen (Strg+,)</translation>
+    </message>
+    <message>
+        <source>Show or hide the cache panel</source>
+        <translation>Cache-Ansicht ein- oder ausblenden</translation>
     </message>
 </context>
 <context>

@@ -55,6 +55,10 @@
         <source>Process memory</source>
         <translation>进程内存</translation>
     </message>
+    <message>
+        <source>%1 of %2, %3 of it this app&apos;s</source>
+        <translation>已用 %1 / 共 %2，其中本应用 %3</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>
@@ -94,6 +98,11 @@
         <source>The chat history could not be read or saved (%1).</source>
         <translation>无法读取或保存聊天记录（%1）。</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>one sentence after another</comment>
+        <translation>%1%2</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -125,16 +134,8 @@
         <translation>取消编辑</translation>
     </message>
     <message>
-        <source>Cancel editing</source>
-        <translation>取消编辑</translation>
-    </message>
-    <message>
         <source>Edit last</source>
         <translation>编辑上一条</translation>
-    </message>
-    <message>
-        <source>Edit the last message</source>
-        <translation>编辑上一条消息</translation>
     </message>
     <message>
         <source>Regenerate</source>
@@ -165,12 +166,20 @@
         <translation>停止</translation>
     </message>
     <message>
-        <source>Stop the reply</source>
-        <translation>停止回复</translation>
-    </message>
-    <message>
         <source>Stop the reply (Esc)</source>
         <translation>停止回复（Esc）</translation>
+    </message>
+    <message>
+        <source>Cancel editing and keep the last message as it was (Esc)</source>
+        <translation>取消编辑，保留最后一条消息原样（Esc）</translation>
+    </message>
+    <message>
+        <source>Edit the last message and send it again</source>
+        <translation>编辑最后一条消息并重新发送</translation>
+    </message>
+    <message>
+        <source>Replace the last message and send it again</source>
+        <translation>替换最后一条消息并重新发送</translation>
     </message>
 </context>
 <context>
@@ -421,6 +430,14 @@
         <source>System note: %1</source>
         <translation>系统提示：%1</translation>
     </message>
+    <message>
+        <source>Copy, %1: %2</source>
+        <translation>复制，%1：%2</translation>
+    </message>
+    <message>
+        <source>Copy code, %1: %2</source>
+        <translation>复制代码，%1：%2</translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>
@@ -514,16 +531,8 @@
         <translation>设置</translation>
     </message>
     <message>
-        <source>Open the settings</source>
-        <translation>打开设置</translation>
-    </message>
-    <message>
         <source>Cache panel</source>
         <translation>缓存面板</translation>
-    </message>
-    <message>
-        <source>Show the cache panel</source>
-        <translation>显示缓存面板</translation>
     </message>
     <message>
         <source>Dismiss</source>
@@ -548,6 +557,14 @@
     <message>
         <source>Open a Hugging Face model folder</source>
         <translation>打开 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open the settings (Ctrl+,)</source>
+        <translation>打开设置（Ctrl+,）</translation>
+    </message>
+    <message>
+        <source>Show or hide the cache panel</source>
+        <translation>显示或隐藏缓存面板</translation>
     </message>
 </context>
 <context>

@@ -285,13 +285,16 @@ QString ChatController::contextFullMessage(const pyramid::ChatResult& result, Ov
     const QString what = !result.text.empty() ? tr("The reply was cut off: it reached the end of the model's context.")
                          : reason.isEmpty()       ? tr("The conversation no longer fits the model's context.")
                                                   : tr("The conversation no longer fits the model's context (%1).").arg(reason);
+    // Sentences are joined by a translatable pattern: some languages put no space between them.
+    const auto followedBy = [&](const QString& advice) {
+        return tr("%1 %2", "one sentence after another").arg(what, advice);
+    };
     if (overflow == OverflowPolicy::Stop)
-        return what + QLatin1Char(' ') +
-               tr("To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode "
-                  "positions and press Regenerate, or start a new chat.");
+        return followedBy(tr("To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode "
+                             "positions and press Regenerate, or start a new chat."));
     if (result.text.empty())  // only the last message is left and it alone is too long
-        return what + QLatin1Char(' ') + tr("Edit the last message shorter, or start a new chat.");
-    return what + QLatin1Char(' ') + tr("The next turn drops the oldest exchanges to make room.");
+        return followedBy(tr("Edit the last message shorter, or start a new chat."));
+    return followedBy(tr("The next turn drops the oldest exchanges to make room."));
 }
 
 void ChatController::loadModel(const QString& path)
