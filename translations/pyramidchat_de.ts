@@ -454,10 +454,10 @@
         <translation>Abgeschnitten: Das Kontextfenster ist voll</translation>
     </message>
     <message numerus="yes">
-        <source>%n tokens · %1 tokens/s · first token %2 ms</source>
+        <source>Tokens: %n · %1 tokens/s · first token %2 ms</source>
         <translation>
-            <numerusform>%n Token · %1 Token/s · erstes Token nach %2 ms</numerusform>
-            <numerusform>%n Token · %1 Token/s · erstes Token nach %2 ms</numerusform>
+            <numerusform>Token: %n · %1 Token/s · erstes Token nach %2 ms</numerusform>
+            <numerusform>Token: %n · %1 Token/s · erstes Token nach %2 ms</numerusform>
         </translation>
     </message>
     <message>

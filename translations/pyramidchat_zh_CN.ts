@@ -454,9 +454,9 @@
         <translation>已截断：上下文窗口已满</translation>
     </message>
     <message numerus="yes">
-        <source>%n tokens · %1 tokens/s · first token %2 ms</source>
+        <source>Tokens: %n · %1 tokens/s · first token %2 ms</source>
         <translation>
-            <numerusform>%n 个词元 · %1 词元/秒 · 首个词元 %2 毫秒</numerusform>
+            <numerusform>词元：%n · %1 词元/秒 · 首个词元 %2 毫秒</numerusform>
         </translation>
     </message>
     <message>
