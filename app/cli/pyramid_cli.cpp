@@ -190,7 +190,7 @@ int main(int argc, char** argv)
             // A drawn seed is said, so a run worth keeping can be repeated.
             std::random_device entropy;
             request.sampling.seed = (uint64_t(entropy()) << 32 | entropy()) >> 1 | 1;
-            fmt::print(stderr, "[seed] {} (--seed {} repeats this run)\n", request.sampling.seed, request.sampling.seed);
+            fmt::print(stderr, "[seed] {0} (--seed {0} repeats this run)\n", request.sampling.seed);
         }
         request.max_new_tokens = max_tokens;
         request.ignore_eos = ignore_eos;

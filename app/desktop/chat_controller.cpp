@@ -290,8 +290,8 @@ QString ChatController::contextFullMessage(const pyramid::ChatResult& result, Ov
         return tr("%1 %2", "one sentence after another").arg(what, advice);
     };
     if (overflow == OverflowPolicy::Stop)
-        return followedBy(tr("To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode "
-                             "positions and press Regenerate, or start a new chat."));
+        return followedBy(tr("To go on, set “When the context is full” in Settings to drop the oldest turns or "
+                             "re-encode positions and press Regenerate, or start a new chat."));
     if (result.text.empty())  // only the last message is left and it alone is too long
         return followedBy(tr("Edit the last message shorter, or start a new chat."));
     return followedBy(tr("The next turn drops the oldest exchanges to make room."));

@@ -81,7 +81,8 @@ void ConversationListModel::setCurrentId(qint64 id)
 
 void ConversationListModel::selectNeighbour(int step)
 {
-    const auto current = std::find_if(rows_.cbegin(), rows_.cend(), [&](const auto& row) { return row.id == currentId_; });
+    const auto current =
+        std::find_if(rows_.cbegin(), rows_.cend(), [&](const auto& row) { return row.id == currentId_; });
     if (current == rows_.cend())
         return;
     const qsizetype next = (current - rows_.cbegin()) + step;

@@ -12,7 +12,8 @@ source "$(dirname "$0")/../support/tool_checks.sh"
 [ -f "$model" ] || { echo "SKIP: $model not found"; exit 77; }
 
 # More tokens than the context holds: the reply runs to the end of the context, is kept, and says so.
-"$cli" -m "$model" --raw --temperature 0 -n 4000 --ignore-eos -p "Once upon a time" >"$tmp/long.out" 2>"$tmp/long.err" ||
+"$cli" -m "$model" --raw --temperature 0 -n 4000 --ignore-eos -p "Once upon a time" \
+  >"$tmp/long.out" 2>"$tmp/long.err" ||
   fail "a reply cut off by the context exited $?: $(tail -3 "$tmp/long.err")"
 grep -q "cut off: the reply reached the end of the model's context" "$tmp/long.err" ||
   fail "the cut-off was not said: $(tail -3 "$tmp/long.err")"
@@ -20,7 +21,9 @@ grep -q "\[stats\]" "$tmp/long.err" || fail "no statistics after a cut-off reply
 # Without --ignore-eos the story ends where stories260K starts the next one (a BOS), unsaid.
 "$cli" -m "$model" --raw --temperature 0 -n 4000 -p "Once upon a time" >"$tmp/story.out" 2>"$tmp/story.err"
 [ "$(wc -c <"$tmp/story.out")" -lt "$(wc -c <"$tmp/long.out")" ] || fail "the story did not end at its BOS"
-if grep -q "cut off\|reached --max-tokens" "$tmp/story.err"; then fail "an ended story said more: $(cat "$tmp/story.err")"; fi
+if grep -q "cut off\|reached --max-tokens" "$tmp/story.err"; then
+  fail "an ended story said more: $(cat "$tmp/story.err")"
+fi
 [ "$(wc -w <"$tmp/long.out")" -gt 500 ] || fail "the cut-off reply is missing from stdout"
 
 # A preset alone means PyramidInfer: deeper layers keep fewer entries.
