@@ -42,6 +42,16 @@ bool storedAsStopped(const ChatStore& store, qint64 conversation)
     return stored.size() == 2 && stored[1].stopped() && !stored[1].text.isEmpty();
 }
 
+// An app whose reply to a long story streams (four seconds of it), some text already shown;
+// nullptr when it did not start.
+std::unique_ptr<DesktopApp> appStreamingAReply(AppTestEnv& env)
+{
+    auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+    const bool streaming = app->chat().send("Long story please") &&
+                           QTest::qWaitFor([&] { return !lastText(*app).isEmpty(); }, 5000);
+    return streaming ? std::move(app) : nullptr;
+}
+
 std::string joined(const std::vector<std::string>& pieces)
 {
     std::string out;
@@ -229,10 +239,9 @@ private slots:
     void switchingConversationStopsTheReply()
     {
         AppTestEnv env;
-        auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+        auto app = appStreamingAReply(env);
+        QVERIFY(app);
         const qint64 first = app->conversations().currentId();
-        QVERIFY(app->chat().send("Long story please"));
-        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         const qint64 second = app->conversations().createConversation();
         QVERIFY(second != first);
@@ -247,10 +256,9 @@ private slots:
     void aReplyWhoseConversationWasPurgedIsDropped()
     {
         AppTestEnv env;
-        auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+        auto app = appStreamingAReply(env);
+        QVERIFY(app);
         const qint64 first = app->conversations().currentId();
-        QVERIFY(app->chat().send("Long story please"));
-        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         const qint64 second = app->conversations().createConversation();
         app->conversations().remove(first);
@@ -340,10 +348,9 @@ private slots:
     void aReplyFinishingWhileItsConversationIsShownAgainAppears()
     {
         AppTestEnv env;
-        auto app = env.makeReadyApp(nullptr, slowScript(200, 20));
+        auto app = appStreamingAReply(env);
+        QVERIFY(app);
         const qint64 first = app->conversations().currentId();
-        QVERIFY(app->chat().send("Long story please"));
-        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         app->conversations().createConversation();
         app->conversations().setCurrentId(first);  // back before the cancelled reply is stored
