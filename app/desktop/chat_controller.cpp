@@ -289,11 +289,13 @@ QString ChatController::contextFullMessage(const pyramid::ChatResult& result, Ov
     const auto followedBy = [&](const QString& advice) {
         return tr("%1 %2", "one sentence after another").arg(what, advice);
     };
+    // Dropping turns cannot help a message too long on its own (refused with any policy but
+    // Stop, only the last message is left).
+    if (result.message_too_long || (overflow != OverflowPolicy::Stop && result.text.empty()))
+        return followedBy(tr("Edit the last message shorter, or start a new chat."));
     if (overflow == OverflowPolicy::Stop)
         return followedBy(tr("To go on, set “When the context is full” in Settings to drop the oldest turns or "
                              "re-encode positions and press Regenerate, or start a new chat."));
-    if (result.text.empty())  // only the last message is left and it alone is too long
-        return followedBy(tr("Edit the last message shorter, or start a new chat."));
     return followedBy(tr("The next turn drops the oldest exchanges to make room."));
 }
 

@@ -67,6 +67,7 @@ struct ChatResult {
     std::string error;         // set when reason == Error or ContextFull
     std::string notice;        // something the user should see, e.g. turns dropped to fit
     int dropped_turns = 0;     // oldest user/assistant exchanges left out of the prompt
+    bool message_too_long = false;  // ContextFull: the last message does not fit even on its own
     bool reused_cache = false; // Extend: the previous turns' cache was kept
     GenerationStats stats;
 };

@@ -112,25 +112,34 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
                   " for the reply, but the model's context holds " + std::to_string(context) + why;
         return Plan{};
     };
+    const auto refuse_alone = [&](size_t tokens) {
+        refuse(tokens, "; the last message alone is too long");
+        return Plan{.message_too_long = true};
+    };
     if (fits(p.tokens.size()))
         return p;
+    const size_t exchanges = (request.conversation.messages.size() + 1) / 2;
+    const std::vector<int32_t> head =
+        request.format == PromptFormat::Raw ? format_raw(model_->tokenizer(), "") : std::vector<int32_t>{};
+    if (exchanges == 1)
+        return refuse_alone(p.tokens.size());
     // Re-encoding needs a cache to keep; a conversation rebuilt from text drops turns instead.
-    if (request.conversation.messages.size() < 3)
-        return refuse(p.tokens.size(), "; the last message alone is too long");
-    if (request.overflow == OverflowPolicy::Stop)
+    if (request.overflow == OverflowPolicy::Stop) {
+        // Advice to drop turns helps only a message that fits on its own.
+        const size_t alone = head.size() + exchange_tokens(request, exchanges - 1, true).size();
+        if (!fits(alone))
+            return refuse_alone(alone);
         return refuse(p.tokens.size(), "; start a new conversation or allow dropping old turns");
+    }
 
     // Drop the fewest oldest exchanges that make it fit. Each exchange is encoded once; only
     // the one that becomes the first is encoded again, with the system prompt.
-    const size_t exchanges = (request.conversation.messages.size() + 1) / 2;
     std::vector<std::vector<int32_t>> later(exchanges);  // each exchange as a later one
     size_t rest = 0;  // tokens of the exchanges after the first one kept
     for (size_t e = 1; e < exchanges; ++e) {
         later[e] = exchange_tokens(request, e, false);
         rest += later[e].size();
     }
-    const std::vector<int32_t> head =
-        request.format == PromptFormat::Raw ? format_raw(model_->tokenizer(), "") : std::vector<int32_t>{};
     size_t needed = p.tokens.size();
     for (size_t first = 1; first < exchanges; ++first) {
         rest -= later[first].size();
@@ -145,7 +154,7 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
             return p;
         }
     }
-    return refuse(needed, "; the last message alone is too long");
+    return refuse_alone(needed);
 }
 
 std::vector<int32_t> ChatSession::exchange_tokens(const ChatRequest& request, size_t exchange, bool first) const
@@ -185,6 +194,7 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         if (!refusal.empty()) {
             result.reason = FinishReason::ContextFull;
             result.error = refusal;
+            result.message_too_long = p.message_too_long;
             return result;
         }
         const std::string config = session_key(request);

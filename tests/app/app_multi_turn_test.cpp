@@ -146,6 +146,15 @@ private slots:
         QCOMPARE(app->messages().at(1).text, firstReply);
         QCOMPARE(stored(*app).size(), 3);
 
+        // A message too long on its own gets no advice to drop turns, which could not help.
+        FakeScript alone = full;
+        alone.messageTooLong = true;
+        engine->setScript(alone);
+        QVERIFY(app->chat().regenerate());
+        QVERIFY(waitForReply(*app));
+        QVERIFY2(app->chat().error().contains("Edit the last message shorter"), qPrintable(app->chat().error()));
+        QVERIFY2(!app->chat().error().contains("drop the oldest turns"), qPrintable(app->chat().error()));
+
         // Following the hint: another policy, then Regenerate answers the waiting question.
         QVERIFY(app->settings().setValue("overflow", "drop-oldest"));
         FakeScript dropping;

@@ -148,6 +148,7 @@ ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbac
         result.reused_cache = false;
         result.error = "the conversation needs " + std::to_string(promptTokens(request)) +
                        " tokens plus 128 for the reply, but the model's context holds 512";
+        result.message_too_long = script.messageTooLong;
         return result;
     }
     result.notice = script.notice;

@@ -22,6 +22,7 @@ struct FakeScript {
     std::string notice;              // set on the result of every reply
     int droppedTurns = 0;
     bool refuseContextFull = false;  // ContextFull before any text, with an error (the stop policy)
+    bool messageTooLong = false;     // with refuseContextFull: the last message does not fit on its own
     int contextFullAfter = -1;       // >= 0: the reply is cut off with ContextFull after this many pieces
     std::string device = "cpu";
     size_t deviceMemoryUsed = 0;     // GPU memory to report; a total of 0 is a CPU run

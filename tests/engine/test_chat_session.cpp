@@ -248,6 +248,33 @@ private slots:
         }
     }
 
+    // A last message that cannot fit even alone is said so under every policy: advice to
+    // drop turns could not help it. An earlier turn too long is another matter.
+    void a_message_too_long_on_its_own_is_said_so()
+    {
+        const std::atomic<bool> never{false};
+        const int context = model_->config().context_length;
+        const Conversation too_long{"", {{ChatRole::User, "Hi."}, {ChatRole::Assistant, "Hello."},
+                                         {ChatRole::User, words(2 * context)}}};
+        for (const OverflowPolicy policy :
+             {OverflowPolicy::Stop, OverflowPolicy::DropOldestTurns, OverflowPolicy::Reencode}) {
+            ChatRequest r = request_for(too_long, CompressionPolicyKind::Pyramid);
+            r.overflow = policy;
+            ChatSession chat(model_);
+            const ChatResult result = chat.reply(r, {}, never);
+            QCOMPARE(result.reason, FinishReason::ContextFull);
+            QVERIFY(result.message_too_long);
+            QVERIFY2(result.error.ends_with("the last message alone is too long"), result.error.c_str());
+        }
+        const Conversation long_before{"", {{ChatRole::User, words(2 * context)}, {ChatRole::Assistant, "Ok."},
+                                            {ChatRole::User, "Hi."}}};
+        ChatSession chat(model_);
+        const ChatResult result = chat.reply(request_for(long_before, CompressionPolicyKind::Pyramid), {}, never);
+        QCOMPARE(result.reason, FinishReason::ContextFull);
+        QVERIFY(!result.message_too_long);
+        QVERIFY2(result.error.ends_with("allow dropping old turns"), result.error.c_str());
+    }
+
     void a_turn_too_long_to_make_room_for_drops_turns_instead()
     {
         // Re-encoding keeps the sinks and at least one recent position; a turn needing more
