@@ -196,8 +196,6 @@ int main(int argc, char** argv)
         request.ignore_eos = ignore_eos;
         if (raw)
             format = "raw";
-        if (format == "raw" && !system_prompt.empty())
-            throw pyramid::Error("--system has no place in the raw format: base models have no system prompt");
         if (prompt_option->count() > 0 && prompt == "-")
             prompt = read_all(std::cin);
         if (prompt_option->count() > 0 && blank(prompt))
@@ -233,6 +231,9 @@ int main(int argc, char** argv)
     }
     try {
         request.compression.validate_for(engine.model_info().n_layers);  // --budgets: one per layer
+        if (request.format == pyramid::PromptFormat::Raw && !system_prompt.empty())
+            throw pyramid::Error("--system has no place in the raw format: base models have no system prompt "
+                                 "(--format chat to use one)");
     } catch (const pyramid::Error& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 2;

@@ -1,6 +1,7 @@
 #include "engine_options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -116,11 +117,33 @@ void SamplingOptions::add_to(CLI::App& app)
     app.add_option("--seed", seed_, "0 or less: random")->capture_default_str()->group(group);
 }
 
+namespace {
+
+// 0 or a negative number (llama.cpp's -1) asks for a random seed (0); any other whole number up
+// to 2^64 - 1 is the seed itself.
+uint64_t parse_seed(const std::string& text)
+{
+    const char* end = text.data() + text.size();
+    if (int64_t negative = 0; text.starts_with('-')) {
+        const auto [at, error] = std::from_chars(text.data(), end, negative);
+        if (error == std::errc() && at == end)
+            return 0;
+    } else if (uint64_t seed = 0; !text.empty()) {
+        const auto [at, error] = std::from_chars(text.data(), end, seed);
+        if (error == std::errc() && at == end)
+            return seed;
+    }
+    throw Error("--seed must be a whole number from 0 to 18446744073709551615, or negative for a random one, not '" +
+                text + "'");
+}
+
+} // namespace
+
 SamplingParams SamplingOptions::params() const
 {
     SamplingParams p = params_;
     p.top_k = std::max(p.top_k, 0);  // llama.cpp's -1 means off too
-    p.seed = seed_ > 0 ? static_cast<uint64_t>(seed_) : 0;  // -1 is llama.cpp's "random"
+    p.seed = parse_seed(seed_);
     Sampler::check_params(p);
     return p;
 }

@@ -46,7 +46,7 @@ public:
 
 private:
     SamplingParams params_;
-    int64_t seed_ = 0;
+    std::string seed_ = "0";
 };
 
 class DeviceOption {

@@ -46,6 +46,9 @@ expect 2 "top-p" "$cli" -m "$model" --top-p 1.5 -p hi
 expect 2 "PYRAMID_MODEL is /nonexistent/llama-2.gguf" env PYRAMID_MODEL=/nonexistent/llama-2.gguf "$cli" -p hi
 expect 2 "the prompt is empty" "$cli" -m "$model" -p ""
 expect 2 "temperature" "$cli" -m "$model" --temperature nan -p hi
+expect 2 "seed must be a whole number" "$cli" -m "$model" --seed 1.5 -p hi
+expect 0 "" "$cli" -m "$model" --raw -n 2 --seed 18446744073709551615 -p hi
+expect 2 "no place in the raw format" "$cli" -m "$model" -s "Be brief." -p hi  # raw by the model's name
 expect 2 "no place in the raw format" "$cli" -m "$model" --raw -s "Be brief." -p hi
 expect 0 "" "$cli" -m "$model" --raw -n 2 --top-k -1 -p hi  # llama.cpp's "off"
 
