@@ -40,7 +40,7 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
       messages_(messages),
       settings_(settings),
       stats_(stats),
-      worker_(std::make_unique<EngineWorker>(*engine_, cancelReply_, cancelLoad_, closing_))
+      worker_(std::make_unique<EngineWorker>(*engine_, cancelReply_, cancelLoad_, noReopen_))
 {
     thread_.setObjectName(QStringLiteral("engine"));
     worker_->moveToThread(&thread_);
@@ -77,7 +77,7 @@ ChatController::~ChatController()
 {
     cancelReply_ = true;
     cancelLoad_ = true;
-    closing_ = true;
+    noReopen_ = true;
     thread_.quit();
     thread_.wait();
     // The cancelled reply's result is still queued for this object: store it, as Stop would.
@@ -307,15 +307,18 @@ void ChatController::loadModel(const QString& path)
     // load would otherwise wait for it with its progress at zero and its cancel unheard.
     stop();
     cancelLoad_ = false;
+    noReopen_ = false;
     setLoading(true);
     EngineWorker* worker = worker_.get();
     QMetaObject::invokeMethod(worker, [worker, path] { worker->load(path); }, Qt::QueuedConnection);
 }
 
-void ChatController::cancelLoad()
+void ChatController::cancelLoad(bool anotherFollows)
 {
-    if (loading_)
-        cancelLoad_ = true;
+    if (!loading_)
+        return;
+    noReopen_ = anotherFollows;  // a plain cancel keeps what was open, even after a switch began
+    cancelLoad_ = true;
 }
 
 void ChatController::clearError() { setError({}); }

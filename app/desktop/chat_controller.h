@@ -63,7 +63,9 @@ public:
 
     // For ModelManager: loads on the worker thread; the result comes back as a signal.
     void loadModel(const QString& path);
-    void cancelLoad();
+    // `anotherFollows`: a model opens next, so a model let go for this load is not reopened;
+    // without it the open model is kept (reopened if it was let go).
+    void cancelLoad(bool anotherFollows = false);
 
 signals:
     void busyChanged();
@@ -97,7 +99,7 @@ private:
 
     std::atomic<bool> cancelReply_{false};
     std::atomic<bool> cancelLoad_{false};
-    std::atomic<bool> closing_{false};  // set on destruction: the engine gives up all work
+    std::atomic<bool> noReopen_{false};  // with cancelLoad_: the previous model is not wanted back
     QThread thread_;
     std::unique_ptr<EngineWorker> worker_;  // lives on thread_
 

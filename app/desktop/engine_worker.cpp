@@ -27,8 +27,8 @@ size_t completeUtf8Prefix(const std::string& text)
 } // namespace
 
 EngineWorker::EngineWorker(pyramid::ChatEngine& engine, const std::atomic<bool>& cancelReply,
-                           const std::atomic<bool>& cancelLoad, const std::atomic<bool>& closing)
-    : engine_(engine), cancelReply_(cancelReply), cancelLoad_(cancelLoad), closing_(closing)
+                           const std::atomic<bool>& cancelLoad, const std::atomic<bool>& noReopen)
+    : engine_(engine), cancelReply_(cancelReply), cancelLoad_(cancelLoad), noReopen_(noReopen)
 {
 }
 
@@ -36,7 +36,7 @@ void EngineWorker::load(const QString& path)
 {
     Throttle throttle(kPublishInterval);
     pyramid::LoadCallbacks callbacks;
-    callbacks.closing = &closing_;
+    callbacks.no_reopen = &noReopen_;
     callbacks.progress = [&](double fraction) {
         if (throttle.due())
             emit loadProgress(fraction);

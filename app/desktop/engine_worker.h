@@ -12,10 +12,10 @@ class EngineWorker : public QObject {
     Q_OBJECT
 
 public:
-    // `closing`: the app quits, so even work a cancel leaves running (reopening a model let
-    // go for a failed load) stops.
+    // `noReopen`: LoadCallbacks::no_reopen, for a cancel after which the previous model is not
+    // wanted back (the app quits, another model opens next).
     EngineWorker(pyramid::ChatEngine& engine, const std::atomic<bool>& cancelReply,
-                 const std::atomic<bool>& cancelLoad, const std::atomic<bool>& closing);
+                 const std::atomic<bool>& cancelLoad, const std::atomic<bool>& noReopen);
 
     // Both block; call them on the worker thread.
     void load(const QString& path);
@@ -33,5 +33,5 @@ private:
     pyramid::ChatEngine& engine_;
     const std::atomic<bool>& cancelReply_;
     const std::atomic<bool>& cancelLoad_;
-    const std::atomic<bool>& closing_;
+    const std::atomic<bool>& noReopen_;
 };

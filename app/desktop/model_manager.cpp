@@ -91,7 +91,7 @@ void ModelManager::open(const QString& pathOrUrl)
             return;
         }
         nextPath_ = cleanPath;
-        stopLoading();
+        stopLoading(true);
         return;
     }
     setError({});
@@ -128,12 +128,12 @@ void ModelManager::cancel()
     stopLoading();
 }
 
-void ModelManager::stopLoading()
+void ModelManager::stopLoading(bool anotherFollows)
 {
-    if (!loading() || cancelRequested_)
+    if (!loading())
         return;
     cancelRequested_ = true;
-    controller_.cancelLoad();
+    controller_.cancelLoad(anotherFollows);
 }
 
 void ModelManager::rescan()
@@ -247,9 +247,11 @@ void ModelManager::finishLoading()
 
 bool ModelManager::openNext()
 {
-    if (nextPath_.isEmpty())
+    const QString next = std::exchange(nextPath_, {});
+    // Already open: a load cancelled for it finished before it heard the cancel.
+    if (next.isEmpty() || (hasModel() && next == modelPath_))
         return false;
-    open(std::exchange(nextPath_, {}));
+    open(next);
     return true;
 }
 

@@ -75,7 +75,8 @@ private:
     void onFailed(const QString& message, bool modelKept);
     void setError(const QString& error);
     void finishLoading();
-    void stopLoading();
+    // `anotherFollows`: nextPath_ opens next, so a model let go for this load is not reopened.
+    void stopLoading(bool anotherFollows = false);
     bool openNext();  // opens the model requested during the last load; false when none was
 
     ChatController& controller_;

@@ -74,9 +74,10 @@ struct ChatResult {
 
 struct LoadCallbacks {
     std::function<void(double fraction)> progress;  // 0..1
-    // Set when nothing more is wanted from the engine (the app quits): it also stops the
-    // reopening of a model let go for the load, which a cancel waits for.
-    const std::atomic<bool>* closing = nullptr;
+    // Set when the model let go for this load is not wanted back (the app quits, or another
+    // model opens next): a failed or cancelled load then ends with no model instead of
+    // reopening the previous one, which a plain cancel waits for.
+    const std::atomic<bool>* no_reopen = nullptr;
 };
 
 struct StreamCallbacks {

@@ -45,7 +45,7 @@ ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbac
     } catch (const std::exception& failed) {
         if (!previous.empty()) {
             const auto reopen_progress = [&](double fraction) {
-                if (callbacks.closing && callbacks.closing->load())
+                if (callbacks.no_reopen && callbacks.no_reopen->load())
                     throw Cancelled();
                 if (callbacks.progress)
                     callbacks.progress(fraction);

@@ -124,7 +124,8 @@ private slots:
         AppTestEnv env;
         FakeScript slowLoad;
         slowLoad.loadStepDelay = std::chrono::milliseconds(200);
-        auto app = env.makeApp(nullptr, slowLoad);
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeApp(&engine, slowLoad);
         ModelManager& models = app->models();
         const QString first = env.makeModelFile("first.gguf");
         const QString second = env.makeModelFile("second.gguf");
@@ -137,6 +138,8 @@ private slots:
         QVERIFY(models.error().isEmpty());
         QCOMPARE(changed.size(), 1);
         QCOMPARE(models.recentModels(), QStringList{second});  // the first load never finished
+        // A model let go for the first load (a GPU's) would not have been reopened for nothing.
+        QCOMPARE(engine->cancelledLoadsWithoutReopen(), std::vector<bool>{true});
 
         // Re-opening the model being cancelled brings it back instead of dropping it.
         models.open(first);
@@ -149,6 +152,8 @@ private slots:
         models.open(env.makeModelFile("third.gguf"));
         models.cancel();
         QTRY_VERIFY_WITH_TIMEOUT(!models.loading(), 5000);
+        // The user's cancel keeps what was open: a model let go would be reopened.
+        QCOMPARE(engine->cancelledLoadsWithoutReopen().back(), false);
         QTest::qWait(300);
         QVERIFY(!models.loading());
         QCOMPARE(models.modelPath(), first);

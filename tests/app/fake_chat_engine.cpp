@@ -28,6 +28,8 @@ ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallback
         std::this_thread::sleep_for(script.loadStepDelay);
         if (cancel) {
             dropModel();
+            std::lock_guard lock(mutex_);
+            cancelledWithoutReopen_.push_back(callbacks.no_reopen && callbacks.no_reopen->load());
             throw Cancelled();
         }
         if (callbacks.progress)
@@ -75,6 +77,12 @@ std::vector<ChatRequest> FakeChatEngine::requests() const
 {
     std::lock_guard lock(mutex_);
     return requests_;
+}
+
+std::vector<bool> FakeChatEngine::cancelledLoadsWithoutReopen() const
+{
+    std::lock_guard lock(mutex_);
+    return cancelledWithoutReopen_;
 }
 
 int FakeChatEngine::promptTokens(const ChatRequest& request)

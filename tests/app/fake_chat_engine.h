@@ -44,6 +44,8 @@ public:
 
     void setScript(const FakeScript& script);
     std::vector<pyramid::ChatRequest> requests() const;
+    // Per cancelled load, in order: whether LoadCallbacks::no_reopen was set when it stopped.
+    std::vector<bool> cancelledLoadsWithoutReopen() const;
 
     // Tokens the fake charges for a prompt: one per word, plus a fixed template overhead.
     static int promptTokens(const pyramid::ChatRequest& request);
@@ -60,4 +62,5 @@ private:
     std::vector<pyramid::ChatMessage> answered_;  // the last conversation answered, its reply included
     pyramid::ModelInfo info_;
     bool loaded_ = false;
+    std::vector<bool> cancelledWithoutReopen_;
 };

@@ -273,10 +273,10 @@ void switching_models_frees_the_gpu_first()
               "it answers: " + reply.error);
 
     // A load cancelled before it starts (queued behind a reply) leaves the model where it is:
-    // had it been let go, the closing flag would have kept it from coming back.
-    const std::atomic<bool> cancelled{true}, closing{true};
+    // had it been let go, no_reopen would have kept it from coming back.
+    const std::atomic<bool> cancelled{true}, no_reopen{true};
     LoadCallbacks quitting;
-    quitting.closing = &closing;
+    quitting.no_reopen = &no_reopen;
     threw = false;
     try {
         engine.load_model(path, quitting, cancelled);
@@ -293,7 +293,7 @@ void switching_models_frees_the_gpu_first()
         threw = std::string(e.what()).find("could not be reopened: cancelled") != std::string::npos;
         std::printf("  (expected) %s\n", e.what());
     }
-    GPU_CHECK(threw && !engine.has_model(), "closing must stop the reopening of the previous model");
+    GPU_CHECK(threw && !engine.has_model(), "no_reopen must stop the reopening of the previous model");
 }
 
 } // namespace
