@@ -7,6 +7,7 @@
 
 #include "backend/cpu_kernels.h"
 #include "backend/quant_matmul.h"
+#include "backend/row_buffer.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -21,32 +22,24 @@ public:
     std::vector<float> values;
 };
 
-// Keeps only `indices` (ascending) of a row-major buffer of rows of `width` floats.
-void keep_rows(std::vector<float>& buffer, int width, std::span<const int> indices)
-{
-    size_t out = 0;
-    for (int index : indices) {
-        std::copy_n(buffer.begin() + static_cast<ptrdiff_t>(index) * width, width, buffer.begin() + out);
-        out += width;
-    }
-    buffer.resize(out);
-}
-
 class CpuKvLayerStore final : public KvLayerStore {
 public:
-    explicit CpuKvLayerStore(int width) : width(width) {}
-    int size() const override { return static_cast<int>(keys.size() / width); }
+    explicit CpuKvLayerStore(int width) : keys(width), values(width) {}
+    int size() const override { return keys.rows(); }
     void keep(std::span<const int> indices) override
     {
-        keep_rows(keys, width, indices);
-        keep_rows(values, width, indices);
+        keys.keep(indices);
+        values.keep(indices);
     }
-    size_t bytes() const override { return (keys.size() + values.size()) * sizeof(float); }
+    size_t bytes() const override { return keys.bytes() + values.bytes(); }
 
-    int width;
-    std::vector<float> keys;
-    std::vector<float> values;
+    RowBuffer keys;
+    RowBuffer values;
 };
+
+// Rows a prompt's step runs through a projection or the feed-forward block at a time: whole
+// token tiles, so slicing changes no result.
+constexpr int kSliceRows = 16 * cpu::kMatmulTokenTile;
 
 CpuHiddenStates& cpu_states(HiddenStates& h) { return static_cast<CpuHiddenStates&>(h); }
 const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<const CpuHiddenStates&>(h); }
@@ -118,11 +111,8 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
         auto& kv = static_cast<CpuKvLayerStore&>(*s.cache);
         cpu::rope(q.data() + q_offset, rows, c.n_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
         cpu::rope(k.data() + kv_offset, rows, c.n_kv_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
-        const size_t added = static_cast<size_t>(rows) * kv_width;
-        kv.keys.insert(kv.keys.end(), k.begin() + static_cast<ptrdiff_t>(kv_offset),
-                       k.begin() + static_cast<ptrdiff_t>(kv_offset + added));
-        kv.values.insert(kv.values.end(), v.begin() + static_cast<ptrdiff_t>(kv_offset),
-                         v.begin() + static_cast<ptrdiff_t>(kv_offset + added));
+        kv.keys.append(k.data() + kv_offset, rows);
+        kv.values.append(v.data() + kv_offset, rows);
 
         check_cancel();
         const int len = kv.size();
@@ -137,12 +127,20 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     project(w.wo, attended.data(), n, projected.data());
     cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
 
+    // The feed-forward block a slice of rows at a time: its two ffn_dim-wide activations are
+    // the step's largest (88 KiB a row for 7B), and so they take one slice's memory however
+    // long the prompt. Every operation is per row: the result is the same.
     cpu::rms_norm(h.values.data(), w.ffn_norm, n, c.dim, c.rms_eps, x.data());
-    std::vector<float> gate(static_cast<size_t>(n) * c.ffn_dim), up(gate.size());
-    project(w.w_gate, x.data(), n, gate.data());
-    project(w.w_up, x.data(), n, up.data());
-    cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(gate.size()));
-    project(w.w_down, gate.data(), n, projected.data());
+    std::vector<float> gate(static_cast<size_t>(std::min(n, kSliceRows)) * c.ffn_dim), up(gate.size());
+    for (int first = 0; first < n; first += kSliceRows) {
+        check_cancel();
+        const int rows = std::min(kSliceRows, n - first);
+        const float* in = x.data() + static_cast<size_t>(first) * c.dim;
+        cpu::matmul(w.w_gate, in, rows, gate.data(), kernels_);
+        cpu::matmul(w.w_up, in, rows, up.data(), kernels_);
+        cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(rows) * c.ffn_dim);
+        cpu::matmul(w.w_down, gate.data(), rows, projected.data() + static_cast<size_t>(first) * c.dim, kernels_);
+    }
     cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
 }
 
@@ -154,7 +152,6 @@ void CpuBackend::check_cancel() const
 
 void CpuBackend::project(const WeightView& w, const float* x, int n, float* y) const
 {
-    constexpr int kSliceRows = 16 * cpu::kMatmulTokenTile;
     for (int first = 0; first < n; first += kSliceRows) {
         check_cancel();
         const int rows = std::min(kSliceRows, n - first);

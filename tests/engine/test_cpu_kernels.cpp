@@ -2,10 +2,12 @@
 // inputs at several sizes (odd lengths, GQA ratios). Tolerances are for float32 sums.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "backend/cpu_kernels.h"
+#include "backend/row_buffer.h"
 #include "model/synthetic_weights.h"
 
 using namespace pyramid;
@@ -68,6 +70,42 @@ private slots:
             cpu::matmul(view, x.data() + size_t(split) * cols, n - split, sliced.data() + size_t(split) * rows);
             QCOMPARE(sliced, whole);
         }
+    }
+
+    // The CPU cache's rows grow by an eighth, not double, and give memory back once a policy
+    // dropped most of them, keeping the right rows.
+    void row_buffer_keeps_its_slack_small()
+    {
+        constexpr int width = 8;
+        const auto rows_of = [](int first, int count) {
+            std::vector<float> out(size_t(count) * width);
+            for (int r = 0; r < count; ++r)
+                std::fill_n(out.begin() + r * width, width, float(first + r));
+            return out;
+        };
+        const auto most_bytes = [](int rows) {  // the rows plus an eighth, at least 64 rows
+            const size_t floats = size_t(rows) * width;
+            return (floats + std::max(floats / 8, RowBuffer::kMinGrowRows * width)) * sizeof(float);
+        };
+        RowBuffer buffer(width);
+        buffer.append(rows_of(0, 1000).data(), 1000);  // a prompt
+        for (int r = 1000; r < 1200; ++r) {           // then generated tokens one by one
+            buffer.append(rows_of(r, 1).data(), 1);
+            QVERIFY(buffer.allocated_bytes() <= most_bytes(buffer.rows()));
+        }
+        QCOMPARE(buffer.rows(), 1200);
+        QCOMPARE(buffer.bytes(), size_t(1200) * width * sizeof(float));
+
+        std::vector<int> kept;
+        for (int r = 0; r < 1200; r += 10)
+            kept.push_back(r);
+        buffer.keep(kept);
+        QCOMPARE(buffer.rows(), 120);
+        QVERIFY(buffer.allocated_bytes() <= most_bytes(120));
+        for (int r = 0; r < 120; ++r)
+            QCOMPARE(buffer.data()[r * width + width - 1], float(kept[size_t(r)]));
+        buffer.append(rows_of(5000, 1).data(), 1);
+        QCOMPARE(buffer.data()[120 * width], 5000.0f);
     }
 
     void attention_and_probe()

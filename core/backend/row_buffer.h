@@ -1,0 +1,40 @@
+#pragma once
+// Rows of floats in one buffer, for the CPU backend's KV cache: a layer's keys or values.
+//
+// A cache grows a row per generated token and shrinks when a policy drops entries, and its
+// slack is memory the user pays for (a LLaMA-2-7B layer holds 64 MiB of keys at 4096 tokens).
+// So it grows by an eighth (at least kMinGrowRows rows) instead of doubling as a vector would,
+// and once dropped rows leave more than half of it unused (PyramidInfer keeps a fraction of a
+// deep layer's prompt) it moves into a buffer that fits, so that memory goes back.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace pyramid {
+
+// Keeps only `indices` (ascending) of a row-major buffer of rows of `width` floats.
+void keep_rows(std::vector<float>& buffer, int width, std::span<const int> indices);
+
+class RowBuffer {
+public:
+    static constexpr size_t kMinGrowRows = 64;
+
+    explicit RowBuffer(int width) : width_(width) {}
+
+    int rows() const { return static_cast<int>(values_.size() / static_cast<size_t>(width_)); }
+    float* data() { return values_.data(); }
+    const float* data() const { return values_.data(); }
+    size_t bytes() const { return values_.size() * sizeof(float); }               // the rows'
+    size_t allocated_bytes() const { return values_.capacity() * sizeof(float); }  // slack included
+
+    void append(const float* rows, int count);
+    void keep(std::span<const int> indices);  // ascending
+
+private:
+    size_t room_for(size_t floats) const;  // capacity for `floats` plus the slack kept
+
+    int width_;
+    std::vector<float> values_;
+};
+
+} // namespace pyramid
