@@ -7,8 +7,8 @@
 
 namespace pyramid {
 
-BaselineBudget::BaselineBudget(const CompressionConfig& config, int n_layers, Shape shape)
-    : config_(config), n_layers_(n_layers), shape_(shape)
+BaselineBudget::BaselineBudget(const CompressionConfig& config, int n_layers)
+    : config_(config), n_layers_(n_layers)
 {
     config_.validate_for(n_layers);
 }
@@ -20,10 +20,8 @@ void BaselineBudget::begin(int n_tokens)
         plan_ = plan_pyramid_lengths(config_.pyramid, n_layers_, n_tokens, 0);
 }
 
-int BaselineBudget::pick(const std::vector<int>& lengths, int layer) const
+int BaselineBudget::share(const std::vector<int>& lengths) const
 {
-    if (shape_ == Shape::PerLayer)
-        return lengths[static_cast<size_t>(layer)];
     const double total = std::accumulate(lengths.begin(), lengths.end(), 0.0);
     return static_cast<int>(std::lround(total / n_layers_));
 }
@@ -32,7 +30,7 @@ int BaselineBudget::after_prefill(int layer) const
 {
     if (!config_.layer_budgets.empty())
         return config_.layer_budgets[static_cast<size_t>(layer)];
-    return pick(plan_.after_prefill, layer);
+    return share(plan_.after_prefill);
 }
 
 int BaselineBudget::after_step(int layer, int step)
@@ -41,7 +39,7 @@ int BaselineBudget::after_step(int layer, int step)
         return config_.layer_budgets[static_cast<size_t>(layer)];
     if (step >= static_cast<int>(plan_.after_step.size()))
         plan_ = plan_pyramid_lengths(config_.pyramid, n_layers_, n_tokens_, std::max(64, 2 * (step + 1)));
-    return pick(plan_.after_step[static_cast<size_t>(step)], layer);
+    return share(plan_.after_step[static_cast<size_t>(step)]);
 }
 
 } // namespace pyramid

@@ -1,8 +1,8 @@
 #pragma once
 // How many entries the baseline policies (local, H2O) may keep per layer at each point of a
-// generation. Unless budgets are given, they follow what PyramidInfer keeps for the same
-// prompt at every step, so comparisons are at equal KV bytes: per layer (local) or as the
-// same total spread evenly over the layers (H2O).
+// generation. Unless budgets are given, they keep in total what PyramidInfer keeps for the
+// same prompt at every step, so comparisons are at equal KV bytes (to within rounding), spread
+// evenly over the layers: both baselines' papers give every layer the same budget.
 #include <vector>
 
 #include "kv/compression_config.h"
@@ -12,9 +12,7 @@ namespace pyramid {
 
 class BaselineBudget {
 public:
-    enum class Shape { PerLayer, Uniform };
-
-    BaselineBudget(const CompressionConfig& config, int n_layers, Shape shape);
+    BaselineBudget(const CompressionConfig& config, int n_layers);
 
     void begin(int n_tokens);
     int after_prefill(int layer) const;
@@ -22,11 +20,10 @@ public:
     int after_step(int layer, int step);
 
 private:
-    int pick(const std::vector<int>& lengths, int layer) const;
+    int share(const std::vector<int>& lengths) const;  // the layers' even share of their total
 
     CompressionConfig config_;
     int n_layers_;
-    Shape shape_;
     int n_tokens_ = 0;
     PyramidLengthPlan plan_;
 };

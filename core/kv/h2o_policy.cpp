@@ -9,7 +9,7 @@ namespace pyramid {
 
 H2OPolicy::H2OPolicy(const CompressionConfig& config, int n_layers)
     : recent_fraction_(config.baseline_recent_fraction),
-      budget_(config, n_layers, BaselineBudget::Shape::Uniform),
+      budget_(config, n_layers),
       accumulated_(static_cast<size_t>(n_layers)),
       steps_(static_cast<size_t>(n_layers), 0)
 {

@@ -29,9 +29,7 @@ std::vector<std::vector<int>> plan_lengths(const CompressionConfig& config, int 
     }
     case CompressionPolicyKind::Local:
     case CompressionPolicyKind::H2O: {
-        BaselineBudget budget(config, n_layers,
-                              config.policy == CompressionPolicyKind::Local ? BaselineBudget::Shape::PerLayer
-                                                                            : BaselineBudget::Shape::Uniform);
+        BaselineBudget budget(config, n_layers);
         budget.begin(n_tokens);
         for (int s = 0; s <= steps; ++s) {
             std::vector<int> lengths;

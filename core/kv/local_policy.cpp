@@ -6,7 +6,7 @@ namespace pyramid {
 
 LocalPolicy::LocalPolicy(const CompressionConfig& config, int n_layers)
     : sink_tokens_(config.pyramid.sink_tokens),
-      budget_(config, n_layers, BaselineBudget::Shape::PerLayer),
+      budget_(config, n_layers),
       steps_(static_cast<size_t>(n_layers), 0)
 {
 }

@@ -1,6 +1,9 @@
 #pragma once
-// StreamingLLM-style baseline: the first sink entries plus the most recent ones, within the
-// budget of each layer. Every layer sees every prompt token; only the cache is trimmed.
+// StreamingLLM (Xiao et al. 2023): the first sink entries plus the most recent ones, the same
+// budget at every layer, as the paper runs it. Every layer sees every prompt token; only the
+// cache is trimmed. Entries keep the positions they were encoded at: StreamingLLM numbers
+// them by place in the cache, which matters only past the trained context, where the
+// overflow policies decide (docs/multi-turn.md).
 #include "kv/baseline_budget.h"
 #include "kv/compression_policy.h"
 
