@@ -54,7 +54,7 @@ std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions
         c.policy = CompressionPolicyKind::Pyramid;
         runs.push_back({"pyramid d=" + dt, kSeriesPyramid, "decay=" + dt, c});
         c.policy = CompressionPolicyKind::Local;
-        runs.push_back({"local @ d=" + dt, kSeriesLocalMatched, "per-layer bytes of pyramid decay=" + dt, c});
+        runs.push_back({"local @ d=" + dt, kSeriesLocalMatched, "total bytes of pyramid decay=" + dt, c});
         c.policy = CompressionPolicyKind::H2O;
         runs.push_back({"h2o @ d=" + dt, kSeriesH2OMatched, "total bytes of pyramid decay=" + dt, c});
     }

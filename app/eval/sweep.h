@@ -2,8 +2,8 @@
 // Which runs one evaluation makes. Without a sweep: the configured policy, plus the full cache
 // as the reference. A decay sweep runs, for every decay ratio d, PyramidInfer at d and the
 // local and H2O baselines at the same KV bytes: their budgets are left empty, so the core
-// derives them from what PyramidInfer with d keeps (per layer for local, the same total spread
-// evenly over the layers for H2O, see kv/baseline_budget.h). A budget sweep runs local and H2O
+// derives them from what PyramidInfer with d keeps (the same total, spread evenly over the
+// layers, see kv/baseline_budget.h). A budget sweep runs local and H2O
 // with a fixed number of entries at every layer. Every sweep adds the full cache.
 #include <string>
 #include <vector>
