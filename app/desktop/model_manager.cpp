@@ -2,7 +2,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QtEndian>
 #include <QLocale>
 #include <QSettings>
 #include <QUrl>
@@ -10,6 +9,7 @@
 #include <utility>
 
 #include "chat_controller.h"
+#include "model/model_loader.h"
 #include "settings_model.h"
 
 namespace {
@@ -23,20 +23,6 @@ bool isModelFolder(const QString& path)
     const QDir dir(path);
     return dir.exists(QStringLiteral("config.json")) &&
            !dir.entryList({QStringLiteral("*.safetensors")}, QDir::Files).isEmpty();
-}
-
-// False for a GGUF file whose header says it holds no tensors: a tokenizer's vocabulary
-// (llama.cpp's ggml-vocab-*.gguf), which cannot answer. Anything else is offered, and a file
-// that is not a model says so when opened.
-bool mayBeModelFile(const QString& path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return true;
-    const QByteArray header = file.read(16);  // magic, version, tensor count (GGUF v2 and v3)
-    if (header.size() < 16 || !header.startsWith("GGUF") || qFromLittleEndian<quint32>(header.constData() + 4) < 2)
-        return true;
-    return qFromLittleEndian<quint64>(header.constData() + 8) > 0;
 }
 
 } // namespace
@@ -142,7 +128,7 @@ void ModelManager::rescan()
     for (const QString& dirPath : searchDirs_) {
         const QDir dir(dirPath);
         for (const QFileInfo& entry : dir.entryInfoList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name)) {
-            if (mayBeModelFile(entry.absoluteFilePath()))
+            if (pyramid::may_hold_model(entry.filesystemAbsoluteFilePath()))
                 found.push_back(entry.absoluteFilePath());
         }
         for (const QFileInfo& entry : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {

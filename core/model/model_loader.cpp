@@ -1,5 +1,6 @@
 #include "model/model_loader.h"
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 
@@ -30,6 +31,22 @@ LoadedModel load_model_files(const std::filesystem::path& path, const std::funct
     if (progress)
         progress(1.0);
     return model;
+}
+
+bool may_hold_model(const std::filesystem::path& gguf_file)
+{
+    // GGUF v2 and v3 start: magic "GGUF", uint32 version, uint64 tensor count (little-endian).
+    unsigned char header[16] = {};
+    std::ifstream in(gguf_file, std::ios::binary);
+    if (!in.read(reinterpret_cast<char*>(header), sizeof header) || std::memcmp(header, "GGUF", 4) != 0)
+        return true;
+    const auto little_endian = [&](int offset, int bytes) {
+        uint64_t value = 0;
+        for (int i = bytes - 1; i >= 0; --i)
+            value = value << 8 | header[offset + i];
+        return value;
+    };
+    return little_endian(4, 4) < 2 || little_endian(8, 8) > 0;
 }
 
 } // namespace pyramid

@@ -27,4 +27,9 @@ struct LoadedModel {
 // path: a .gguf file or a Hugging Face folder. progress in 0..1 (may be empty).
 LoadedModel load_model_files(const std::filesystem::path& path, const std::function<void(double)>& progress = {});
 
+// False only for a GGUF file whose header says it holds no tensors: a tokenizer's vocabulary
+// (llama.cpp's ggml-vocab-*.gguf), which cannot answer. Anything else may be a model; one
+// that is not says so when loaded. Reads 16 bytes.
+bool may_hold_model(const std::filesystem::path& gguf_file);
+
 } // namespace pyramid
