@@ -137,7 +137,10 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
     {
         std::vector<float> p(static_cast<size_t>(len));
         float* partial = probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num()) * len : nullptr;
-#pragma omp for schedule(dynamic, 4)
+        // Small chunks dealt round-robin balance causal rows' lengths like a dynamic schedule,
+        // but each thread's share, and so the order probe columns add up in, is the same every
+        // run: the same prompt gets the same selection scores, bit for bit.
+#pragma omp for schedule(static, 4)
         for (int64_t item = 0; item < work; ++item) {
             const int i = static_cast<int>(item / shape.n_heads);
             const int h = static_cast<int>(item % shape.n_heads);
