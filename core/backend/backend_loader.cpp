@@ -105,18 +105,18 @@ BackendPreference parse_backend_preference(const std::string& text)
     throw Error("unknown device '" + text + "' (known: auto, cpu, cuda)");
 }
 
-BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference,
+BackendChoice choose_backend(const ModelWeights& weights, const BackendOptions& options,
                              const std::function<void(double)>& upload_progress)
 {
-    if (preference == BackendPreference::Cpu)
-        return {std::make_unique<CpuBackend>(weights), "CPU chosen in the settings"};
+    if (options.device == BackendPreference::Cpu)
+        return {std::make_unique<CpuBackend>(weights, options.cpu_kv), "the CPU, as chosen"};
     std::string note;
     if (auto cuda = load_cuda_backend(weights, note, upload_progress))
         return {std::move(cuda), std::move(note)};
-    if (preference == BackendPreference::Cuda)
+    if (options.device == BackendPreference::Cuda)
         throw Error("CUDA was requested but is not available: " + note);
     spdlog::info("running on the CPU: {}", note);
-    return {std::make_unique<CpuBackend>(weights), "running on the CPU: " + note};
+    return {std::make_unique<CpuBackend>(weights, options.cpu_kv), "running on the CPU: " + note};
 }
 
 } // namespace pyramid

@@ -7,10 +7,21 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "backend/kv_precision.h"
 
 namespace pyramid {
 
 enum class BackendPreference { Auto, Cpu, Cuda };
+
+// Where a model runs and how. A BackendPreference alone means float32 CPU entries.
+struct BackendOptions {
+    BackendOptions(BackendPreference device = BackendPreference::Auto, KvPrecision cpu_kv = KvPrecision::F32)
+        : device(device), cpu_kv(cpu_kv)
+    {
+    }
+    BackendPreference device;
+    KvPrecision cpu_kv;  // the CPU backend's KV cache; the CUDA backend's is always fp16
+};
 
 struct BackendChoice {
     std::unique_ptr<Backend> backend;
@@ -28,7 +39,7 @@ std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::str
 // with Auto it falls back to the CPU and says why in the note. `upload_progress` hears the
 // fraction of the weights on the GPU as they go up; what it throws (pyramid::Cancelled, say)
 // stops the upload, frees what was placed, and comes out of choose_backend.
-BackendChoice choose_backend(const ModelWeights& weights, BackendPreference preference,
+BackendChoice choose_backend(const ModelWeights& weights, const BackendOptions& options,
                              const std::function<void(double)>& upload_progress = {});
 
 // The plugin's entry point, exported with C linkage by libpyramid_cuda.so. Returns nullptr

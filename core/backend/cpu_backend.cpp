@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include <omp.h>
 
@@ -9,6 +10,7 @@
 #include "backend/quant_matmul.h"
 #include "backend/row_buffer.h"
 #include "util/error.h"
+#include "util/float16.h"
 
 namespace pyramid {
 namespace {
@@ -22,19 +24,56 @@ public:
     std::vector<float> values;
 };
 
-class CpuKvLayerStore final : public KvLayerStore {
+// A layer's cache as the CPU stores it, whatever the precision.
+class CpuKvLayerStore : public KvLayerStore {
 public:
-    explicit CpuKvLayerStore(int width) : keys(width), values(width) {}
-    int size() const override { return keys.rows(); }
+    virtual void append(const float* keys, const float* values, int rows) = 0;
+    // cpu::attention of n_q new rows, the last n_q entries, against the whole layer.
+    virtual void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out,
+                        const AttentionProbe* probe, float* probe_out) const = 0;
+    // Rotates each key by its own shift (Backend::shift_key_positions).
+    virtual void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) = 0;
+};
+
+// T: float, or Half for fp16 entries.
+template <typename T>
+class StoredKvLayer final : public CpuKvLayerStore {
+public:
+    explicit StoredKvLayer(int width) : keys_(width), values_(width) {}
+    int size() const override { return keys_.rows(); }
     void keep(std::span<const int> indices) override
     {
-        keys.keep(indices);
-        values.keep(indices);
+        keys_.keep(indices);
+        values_.keep(indices);
     }
-    size_t bytes() const override { return keys.bytes() + values.bytes(); }
+    size_t bytes() const override { return keys_.bytes() + values_.bytes(); }
 
-    RowBuffer keys;
-    RowBuffer values;
+    void append(const float* keys, const float* values, int rows) override
+    {
+        keys_.append(keys, rows);
+        values_.append(values, rows);
+    }
+    void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out, const AttentionProbe* probe,
+                float* probe_out) const override
+    {
+        cpu::attention(q, n_q, keys_.data(), values_.data(), size(), shape, out, probe, probe_out);
+    }
+    void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) override
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            cpu::rope(keys_.data(), size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+        } else {
+            const size_t count = static_cast<size_t>(size()) * c.kv_dim();
+            std::vector<float> keys(count);
+            std::transform(keys_.data(), keys_.data() + count, keys.begin(), [](T h) { return to_float(h); });
+            cpu::rope(keys.data(), size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+            std::transform(keys.begin(), keys.end(), keys_.data(), to_half);
+        }
+    }
+
+private:
+    RowBuffer<T> keys_;
+    RowBuffer<T> values_;
 };
 
 // Rows a prompt's step runs through a projection or the feed-forward block at a time: whole
@@ -46,8 +85,8 @@ const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<co
 
 } // namespace
 
-CpuBackend::CpuBackend(const ModelWeights& weights, const cpu::KernelConfig& kernels)
-    : weights_(weights), kernels_(kernels)
+CpuBackend::CpuBackend(const ModelWeights& weights, KvPrecision kv_precision, const cpu::KernelConfig& kernels)
+    : weights_(weights), kv_precision_(kv_precision), kernels_(kernels)
 {
     // Weights generated off the host (model/synthetic_weights.h) have views without data.
     std::vector<const WeightView*> views = {&weights.token_embedding, &weights.output_norm, &weights.output};
@@ -62,7 +101,8 @@ CpuBackend::CpuBackend(const ModelWeights& weights, const cpu::KernelConfig& ker
 
 BackendInfo CpuBackend::info() const
 {
-    return {"cpu", std::to_string(omp_get_max_threads()) + " threads", 0, 0};
+    std::string device = std::to_string(omp_get_max_threads()) + " threads, ";
+    return {"cpu", device + kv_precision_name(kv_precision_) + " KV cache", 0, 0};
 }
 
 std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
@@ -79,7 +119,9 @@ std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
 
 std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
 {
-    return std::make_unique<CpuKvLayerStore>(config().kv_dim());
+    if (kv_precision_ == KvPrecision::F16)
+        return std::make_unique<StoredKvLayer<Half>>(config().kv_dim());
+    return std::make_unique<StoredKvLayer<float>>(config().kv_dim());
 }
 
 void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)
@@ -111,16 +153,14 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
         auto& kv = static_cast<CpuKvLayerStore&>(*s.cache);
         cpu::rope(q.data() + q_offset, rows, c.n_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
         cpu::rope(k.data() + kv_offset, rows, c.n_kv_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
-        kv.keys.append(k.data() + kv_offset, rows);
-        kv.values.append(v.data() + kv_offset, rows);
+        kv.append(k.data() + kv_offset, v.data() + kv_offset, rows);
 
         check_cancel();
         const int len = kv.size();
         if (s.probe)
             s.probe_out->assign(static_cast<size_t>(len), 0.0f);
-        cpu::attention(q.data() + q_offset, rows, kv.keys.data(), kv.values.data(), len,
-                       {c.n_heads, c.n_kv_heads, c.head_dim}, attended.data() + q_offset, s.probe,
-                       s.probe ? s.probe_out->data() : nullptr);
+        kv.attend(q.data() + q_offset, rows, {c.n_heads, c.n_kv_heads, c.head_dim}, attended.data() + q_offset,
+                  s.probe, s.probe ? s.probe_out->data() : nullptr);
     }
 
     std::vector<float> projected(static_cast<size_t>(n) * c.dim);
@@ -173,7 +213,7 @@ void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_
     if (static_cast<int>(shifts.size()) != kv.size())
         throw Error("shift_key_positions: " + std::to_string(shifts.size()) + " shifts for " +
                     std::to_string(kv.size()) + " entries");
-    cpu::rope(kv.keys.data(), kv.size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+    kv.rotate_keys(c, shifts);
 }
 
 std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)

@@ -3,21 +3,27 @@
 // straight from the loader's views (quantized rows are decoded on the fly, never expanded).
 #include "backend/backend.h"
 #include "backend/kernel_config.h"
+#include "backend/kv_precision.h"
 
 namespace pyramid {
 
 class CpuBackend final : public Backend {
 public:
-    // The weights must outlive the backend. `kernels`: how the matmuls run (kernel_config.h);
-    // by default as the process's environment chooses.
-    explicit CpuBackend(const ModelWeights& weights, const cpu::KernelConfig& kernels = cpu::active_kernel_config());
+    // The weights must outlive the backend. `kv_precision`: how the KV cache is stored (float32,
+    // the reference, by default). `kernels`: how the matmuls run (kernel_config.h); by default
+    // as the process's environment chooses.
+    explicit CpuBackend(const ModelWeights& weights, KvPrecision kv_precision = KvPrecision::F32,
+                        const cpu::KernelConfig& kernels = cpu::active_kernel_config());
 
     BackendInfo info() const override;
     const ModelConfig& config() const override { return weights_.config; }
 
     std::unique_ptr<HiddenStates> embed(std::span<const int32_t> tokens) override;
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
-    size_t kv_entry_bytes() const override { return 2 * static_cast<size_t>(config().kv_dim()) * sizeof(float); }
+    size_t kv_entry_bytes() const override
+    {
+        return 2 * static_cast<size_t>(config().kv_dim()) * kv_element_bytes(kv_precision_);
+    }
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void set_cancel_flag(const std::atomic<bool>* flag) override { cancel_ = flag; }
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
@@ -27,6 +33,7 @@ public:
 
 private:
     const ModelWeights& weights_;
+    KvPrecision kv_precision_;
     cpu::KernelConfig kernels_;
     const std::atomic<bool>* cancel_ = nullptr;
 

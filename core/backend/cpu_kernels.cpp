@@ -115,8 +115,11 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
     }
 }
 
-void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
-               float* out, const AttentionProbe* probe, float* probe_out)
+namespace {
+
+template <typename Stored>
+void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, int len, const AttentionShape& shape,
+                    float* out, const AttentionProbe* probe, float* probe_out)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
@@ -163,10 +166,10 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
             std::fill_n(oh, hd, 0.0f);
             for (int j = 0; j < visible; ++j) {
                 p[j] *= inv_sum;
-                const float* vj = v + static_cast<int64_t>(j) * kv_width + kv_offset;
+                const Stored* vj = v + static_cast<int64_t>(j) * kv_width + kv_offset;
 #pragma omp simd
                 for (int d = 0; d < hd; ++d)
-                    oh[d] += p[j] * vj[d];
+                    oh[d] += p[j] * as_float(vj[d]);
             }
             if (probe && i >= probe->first_row) {
                 const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
@@ -178,6 +181,20 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
     if (probe)
         for (int t = 0; t < (parallel ? n_threads : 1); ++t)
             add_in_place(probe_out, probe_partials.data() + static_cast<size_t>(t) * len, len);
+}
+
+} // namespace
+
+void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
+               float* out, const AttentionProbe* probe, float* probe_out)
+{
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out);
+}
+
+void attention(const float* q, int n_q, const Half* k, const Half* v, int len, const AttentionShape& shape,
+               float* out, const AttentionProbe* probe, float* probe_out)
+{
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out);
 }
 
 void swiglu(float* gate, const float* up, int64_t count)

@@ -8,6 +8,7 @@
 #include "backend/kernel_config.h"
 #include "model/model_config.h"
 #include "model/weight_view.h"
+#include "util/float16.h"
 
 namespace pyramid::cpu {
 
@@ -40,6 +41,9 @@ struct AttentionShape {
     int head_dim = 0;
 };
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
+               float* out, const AttentionProbe* probe, float* probe_out);
+// The same over an fp16 cache: exactly the result over its entries converted to float32.
+void attention(const float* q, int n_q, const Half* k, const Half* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out);
 
 // gate[t, :] = silu(gate[t, :]) * up[t, :]

@@ -1,10 +1,27 @@
 #include "backend/row_buffer.h"
 
 #include <algorithm>
+#include <iterator>
+#include <type_traits>
+
+#include "util/float16.h"
 
 namespace pyramid {
+namespace {
 
-void keep_rows(std::vector<float>& buffer, int width, std::span<const int> indices)
+template <typename T>
+T rounded(float x)
+{
+    if constexpr (std::is_same_v<T, Half>)
+        return to_half(x);
+    else
+        return x;
+}
+
+} // namespace
+
+template <typename T>
+void keep_rows(std::vector<T>& buffer, int width, std::span<const int> indices)
 {
     size_t out = 0;
     for (int index : indices) {
@@ -14,28 +31,36 @@ void keep_rows(std::vector<float>& buffer, int width, std::span<const int> indic
     buffer.resize(out);
 }
 
-size_t RowBuffer::room_for(size_t floats) const
+template <typename T>
+size_t RowBuffer<T>::room_for(size_t values) const
 {
-    return floats + std::max(floats / 8, kMinGrowRows * static_cast<size_t>(width_));
+    return values + std::max(values / 8, kMinGrowRows * static_cast<size_t>(width_));
 }
 
-void RowBuffer::append(const float* rows, int count)
+template <typename T>
+void RowBuffer<T>::append(const float* rows, int count)
 {
-    const size_t needed = values_.size() + static_cast<size_t>(count) * width_;
+    const size_t added = static_cast<size_t>(count) * width_;
+    const size_t needed = values_.size() + added;
     if (needed > values_.capacity())
         values_.reserve(room_for(needed));
-    values_.insert(values_.end(), rows, rows + static_cast<size_t>(count) * width_);
+    std::transform(rows, rows + added, std::back_inserter(values_), rounded<T>);
 }
 
-void RowBuffer::keep(std::span<const int> indices)
+template <typename T>
+void RowBuffer<T>::keep(std::span<const int> indices)
 {
     keep_rows(values_, width_, indices);
     if (values_.capacity() > 2 * room_for(values_.size())) {
-        std::vector<float> fitted;
+        std::vector<T> fitted;
         fitted.reserve(room_for(values_.size()));
         fitted.assign(values_.begin(), values_.end());
         values_.swap(fitted);
     }
 }
+
+template void keep_rows(std::vector<float>&, int, std::span<const int>);
+template class RowBuffer<float>;
+template class RowBuffer<Half>;
 
 } // namespace pyramid

@@ -1,20 +1,24 @@
 #pragma once
-// Rows of floats in one buffer, for the CPU backend's KV cache: a layer's keys or values.
+// Rows of stored values in one buffer, for the CPU backend's KV cache: a layer's keys or values,
+// as float32 or fp16 (Half) entries.
 //
 // A cache grows a row per generated token and shrinks when a policy drops entries, and its
-// slack is memory the user pays for (a LLaMA-2-7B layer holds 64 MiB of keys at 4096 tokens).
-// So it grows by an eighth (at least kMinGrowRows rows) instead of doubling as a vector would,
-// and once dropped rows leave more than half of it unused (PyramidInfer keeps a fraction of a
-// deep layer's prompt) it moves into a buffer that fits, so that memory goes back.
+// slack is memory the user pays for (a LLaMA-2-7B layer holds 64 MiB of float32 keys at 4096
+// tokens). So it grows by an eighth (at least kMinGrowRows rows) instead of doubling as a vector
+// would, and once dropped rows leave more than half of it unused (PyramidInfer keeps a fraction
+// of a deep layer's prompt) it moves into a buffer that fits, so that memory goes back.
 #include <cstddef>
 #include <span>
 #include <vector>
 
 namespace pyramid {
 
-// Keeps only `indices` (ascending) of a row-major buffer of rows of `width` floats.
-void keep_rows(std::vector<float>& buffer, int width, std::span<const int> indices);
+// Keeps only `indices` (ascending) of a row-major buffer of rows of `width` values.
+template <typename T>
+void keep_rows(std::vector<T>& buffer, int width, std::span<const int> indices);
 
+// T: float or Half.
+template <typename T>
 class RowBuffer {
 public:
     static constexpr size_t kMinGrowRows = 64;
@@ -22,19 +26,20 @@ public:
     explicit RowBuffer(int width) : width_(width) {}
 
     int rows() const { return static_cast<int>(values_.size() / static_cast<size_t>(width_)); }
-    float* data() { return values_.data(); }
-    const float* data() const { return values_.data(); }
-    size_t bytes() const { return values_.size() * sizeof(float); }               // the rows'
-    size_t allocated_bytes() const { return values_.capacity() * sizeof(float); }  // slack included
+    T* data() { return values_.data(); }
+    const T* data() const { return values_.data(); }
+    size_t bytes() const { return values_.size() * sizeof(T); }               // the rows'
+    size_t allocated_bytes() const { return values_.capacity() * sizeof(T); }  // slack included
 
+    // Appends `count` rows of float32 values, rounded to T (to nearest even for Half).
     void append(const float* rows, int count);
     void keep(std::span<const int> indices);  // ascending
 
 private:
-    size_t room_for(size_t floats) const;  // capacity for `floats` plus the slack kept
+    size_t room_for(size_t values) const;  // capacity for `values` plus the slack kept
 
     int width_;
-    std::vector<float> values_;
+    std::vector<T> values_;
 };
 
 } // namespace pyramid

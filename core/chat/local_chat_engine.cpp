@@ -12,7 +12,7 @@
 
 namespace pyramid {
 
-LocalChatEngine::LocalChatEngine(BackendPreference preference) : preference_(preference) {}
+LocalChatEngine::LocalChatEngine(const BackendOptions& backend) : backend_(backend) {}
 LocalChatEngine::~LocalChatEngine() = default;
 
 ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbacks& callbacks,
@@ -63,7 +63,7 @@ ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbac
 
 ModelInfo LocalChatEngine::open(const std::string& path, const std::function<void(double)>& progress)
 {
-    std::shared_ptr<Model> model = Model::open(path, preference_, progress);
+    std::shared_ptr<Model> model = Model::open(path, backend_, progress);
     const BackendInfo backend = model->backend().info();
     ModelInfo info;
     info.path = path;

@@ -19,7 +19,7 @@ class Model;
 
 class LocalChatEngine final : public ChatEngine {
 public:
-    explicit LocalChatEngine(BackendPreference preference = BackendPreference::Auto);
+    explicit LocalChatEngine(const BackendOptions& backend = {});
     ~LocalChatEngine() override;
 
     ModelInfo load_model(const std::string& path, const LoadCallbacks& callbacks,
@@ -33,7 +33,7 @@ private:
     // Opens the model and makes it the one replies use.
     ModelInfo open(const std::string& path, const std::function<void(double)>& progress);
 
-    BackendPreference preference_;
+    BackendOptions backend_;
     std::mutex calls_;          // held through a whole load or reply
     mutable std::mutex mutex_;  // guards model_ and info_ for has_model and model_info
     std::shared_ptr<Model> model_;

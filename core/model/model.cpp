@@ -21,11 +21,11 @@ Model::Model(std::filesystem::path path, LoadedModel files, Tokenizer tokenizer)
 {
 }
 
-std::shared_ptr<Model> Model::open(const std::filesystem::path& path, BackendPreference preference,
+std::shared_ptr<Model> Model::open(const std::filesystem::path& path, const BackendOptions& backend,
                                    const std::function<void(double)>& progress)
 {
     // Where a GPU may take the model, its upload is the second half of the load's progress.
-    const double reading_share = preference == BackendPreference::Cpu ? 1.0 : 0.5;
+    const double reading_share = backend.device == BackendPreference::Cpu ? 1.0 : 0.5;
     const auto report = [&](double from, double share) {
         return [&progress, from, share](double fraction) {
             if (progress)
@@ -41,7 +41,7 @@ std::shared_ptr<Model> Model::open(const std::filesystem::path& path, BackendPre
                     " rows");
     std::shared_ptr<Model> model(new Model(path, std::move(files), std::move(tokenizer)));
     // The backend keeps a reference to the weights, which now have their final address.
-    BackendChoice choice = choose_backend(model->files_.weights, preference, report(reading_share, 1.0 - reading_share));
+    BackendChoice choice = choose_backend(model->files_.weights, backend, report(reading_share, 1.0 - reading_share));
     model->backend_ = std::move(choice.backend);
     model->backend_note_ = std::move(choice.note);
     return model;

@@ -19,7 +19,7 @@ public:
     // the files and, unless the CPU is chosen, uploading the weights to a GPU (the second half);
     // what it throws (pyramid::Cancelled) stops the load.
     static std::shared_ptr<Model> open(const std::filesystem::path& path,
-                                       BackendPreference preference = BackendPreference::Auto,
+                                       const BackendOptions& backend = {},
                                        const std::function<void(double)>& progress = {});
 
     const ModelConfig& config() const { return files_.weights.config; }

@@ -29,6 +29,14 @@ inline float fp16_to_fp32(uint16_t h)
 
 uint16_t fp32_to_fp16(float f);
 
+// One stored fp16 value: a type of its own, so that code over stored element types tells it
+// from bfloat16 and from integers.
+struct Half {
+    uint16_t bits;
+};
+inline float to_float(Half h) { return fp16_to_fp32(h.bits); }
+inline Half to_half(float f) { return {fp32_to_fp16(f)}; }
+
 // bfloat16 is the top half of a float32.
 inline float bf16_to_fp32(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
 uint16_t fp32_to_bf16(float f);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "backend/cpu_kernels.h"
+#include "backend/float_dot.h"
 #include "backend/row_buffer.h"
 #include "model/synthetic_weights.h"
 
@@ -29,6 +30,41 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b)
     for (size_t i = 0; i < a.size(); ++i)
         m = std::max(m, std::abs(a[i] - b[i]));
     return m;
+}
+
+template <typename T>
+void check_row_buffer_slack()
+{
+    constexpr int width = 8;
+    const auto rows_of = [](int first, int count) {
+        std::vector<float> out(size_t(count) * width);
+        for (int r = 0; r < count; ++r)
+            std::fill_n(out.begin() + r * width, width, float(first + r));
+        return out;
+    };
+    const auto most_bytes = [](int rows) {  // the rows plus an eighth, at least 64 rows
+        const size_t values = size_t(rows) * width;
+        return (values + std::max(values / 8, RowBuffer<T>::kMinGrowRows * width)) * sizeof(T);
+    };
+    RowBuffer<T> buffer(width);
+    buffer.append(rows_of(0, 1000).data(), 1000);  // a prompt
+    for (int r = 1000; r < 1200; ++r) {           // then generated tokens one by one
+        buffer.append(rows_of(r, 1).data(), 1);
+        QVERIFY(buffer.allocated_bytes() <= most_bytes(buffer.rows()));
+    }
+    QCOMPARE(buffer.rows(), 1200);
+    QCOMPARE(buffer.bytes(), size_t(1200) * width * sizeof(T));
+
+    std::vector<int> kept;
+    for (int r = 0; r < 1200; r += 10)
+        kept.push_back(r);
+    buffer.keep(kept);
+    QCOMPARE(buffer.rows(), 120);
+    QVERIFY(buffer.allocated_bytes() <= most_bytes(120));
+    for (int r = 0; r < 120; ++r)  // whole numbers to 2048 are exact in fp16
+        QCOMPARE(cpu::as_float(buffer.data()[r * width + width - 1]), float(kept[size_t(r)]));
+    buffer.append(rows_of(2000, 1).data(), 1);
+    QCOMPARE(cpu::as_float(buffer.data()[120 * width]), 2000.0f);
 }
 
 } // namespace
@@ -73,39 +109,27 @@ private slots:
     }
 
     // The CPU cache's rows grow by an eighth, not double, and give memory back once a policy
-    // dropped most of them, keeping the right rows.
+    // dropped most of them, keeping the right rows, in either precision.
     void row_buffer_keeps_its_slack_small()
     {
-        constexpr int width = 8;
-        const auto rows_of = [](int first, int count) {
-            std::vector<float> out(size_t(count) * width);
-            for (int r = 0; r < count; ++r)
-                std::fill_n(out.begin() + r * width, width, float(first + r));
-            return out;
-        };
-        const auto most_bytes = [](int rows) {  // the rows plus an eighth, at least 64 rows
-            const size_t floats = size_t(rows) * width;
-            return (floats + std::max(floats / 8, RowBuffer::kMinGrowRows * width)) * sizeof(float);
-        };
-        RowBuffer buffer(width);
-        buffer.append(rows_of(0, 1000).data(), 1000);  // a prompt
-        for (int r = 1000; r < 1200; ++r) {           // then generated tokens one by one
-            buffer.append(rows_of(r, 1).data(), 1);
-            QVERIFY(buffer.allocated_bytes() <= most_bytes(buffer.rows()));
-        }
-        QCOMPARE(buffer.rows(), 1200);
-        QCOMPARE(buffer.bytes(), size_t(1200) * width * sizeof(float));
+        check_row_buffer_slack<float>();
+        check_row_buffer_slack<Half>();
+    }
 
-        std::vector<int> kept;
-        for (int r = 0; r < 1200; r += 10)
-            kept.push_back(r);
-        buffer.keep(kept);
-        QCOMPARE(buffer.rows(), 120);
-        QVERIFY(buffer.allocated_bytes() <= most_bytes(120));
-        for (int r = 0; r < 120; ++r)
-            QCOMPARE(buffer.data()[r * width + width - 1], float(kept[size_t(r)]));
-        buffer.append(rows_of(5000, 1).data(), 1);
-        QCOMPARE(buffer.data()[120 * width], 5000.0f);
+    // fp16 rows hold each float rounded to the nearest half, in half the bytes.
+    void row_buffer_rounds_to_half()
+    {
+        std::mt19937 rng(std::random_device{}());
+        const int width = 24, rows = 5;
+        const std::vector<float> values = random_vector(size_t(rows) * width, rng, 3.0f);
+        RowBuffer<Half> buffer(width);
+        buffer.append(values.data(), rows);
+        QCOMPARE(buffer.bytes(), values.size() * 2);
+        for (size_t i = 0; i < values.size(); ++i) {
+            const float stored = to_float(buffer.data()[i]);
+            QCOMPARE(buffer.data()[i].bits, fp32_to_fp16(values[i]));
+            QVERIFY(std::abs(stored - values[i]) <= std::abs(values[i]) * 0x1.0p-11f);
+        }
     }
 
     void attention_and_probe()
@@ -149,6 +173,36 @@ private slots:
                 }
             QVERIFY(max_abs_diff(out, ref_out) < 1e-5);
             QVERIFY(max_abs_diff(probe_out, ref_probe) < 1e-5);
+        }
+    }
+
+    // Over an fp16 cache attention converts each entry exactly and sums in the same order: the
+    // very floats of float32 attention over the converted entries, probe scores included.
+    void attention_over_fp16_entries_is_exact()
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (auto [heads, kv_heads, hd, len, n_q] : {std::tuple{8, 2, 12, 41, 41}, {4, 4, 20, 67, 1}}) {
+            const int qw = heads * hd, kw = kv_heads * hd;
+            const auto q = random_vector(size_t(n_q) * qw, rng);
+            std::vector<Half> k(size_t(len) * kw), v(k.size());
+            std::vector<float> k_float(k.size()), v_float(k.size());
+            for (size_t i = 0; i < k.size(); ++i) {
+                k[i] = to_half(random_vector(1, rng)[0]);
+                v[i] = to_half(random_vector(1, rng)[0]);
+                k_float[i] = to_float(k[i]);
+                v_float[i] = to_float(v[i]);
+            }
+            AttentionProbe probe;
+            probe.first_row = n_q / 2;
+            probe.row_weights.assign(size_t(n_q - probe.first_row), 0.75f);
+            std::vector<float> out(size_t(n_q) * qw, NAN), probe_out(size_t(len), NAN);
+            std::vector<float> ref_out(out.size(), NAN), ref_probe(probe_out.size(), NAN);
+            cpu::attention(q.data(), n_q, k.data(), v.data(), len, {heads, kv_heads, hd}, out.data(), &probe,
+                           probe_out.data());
+            cpu::attention(q.data(), n_q, k_float.data(), v_float.data(), len, {heads, kv_heads, hd}, ref_out.data(),
+                           &probe, ref_probe.data());
+            QCOMPARE(out, ref_out);
+            QCOMPARE(probe_out, ref_probe);
         }
     }
 

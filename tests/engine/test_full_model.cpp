@@ -92,6 +92,40 @@ private slots:
         QVERIFY(f16_error > 0.0);   // it really is a different file
     }
 
+    // An fp16 cache holds the same entries as float32 in half the bytes, and the logits stay
+    // within half precision's rounding, after a context shift too (keys rotated in fp16).
+    void fp16_cache_halves_the_bytes()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(golden, "golden/reference_defaults.json");
+        const std::vector<int32_t> prompt = load_replay_case(golden.string()).prompt_tokens;
+        auto f32 = Model::open(model_path, {BackendPreference::Cpu, KvPrecision::F32});
+        auto f16 = Model::open(model_path, {BackendPreference::Cpu, KvPrecision::F16});
+        QCOMPARE(f16->backend().kv_entry_bytes() * 2, f32->backend().kv_entry_bytes());
+        InferenceSession exact(f32->backend(), CompressionConfig{}), half(f16->backend(), CompressionConfig{});
+
+        std::vector<float> reference = exact.prefill(prompt), logits = half.prefill(prompt);
+        double worst = relative_error(logits, reference);
+        for (int l = 0; l < exact.cache().n_layers(); ++l)
+            QCOMPARE(half.cache().positions(l).size(), exact.cache().positions(l).size());
+        QCOMPARE(half.cache().bytes() * 2, exact.cache().bytes());
+        QVERIFY(half.cache().bytes() > 0);
+
+        const int room = exact.context_length() - 150;  // keeps the sinks and 146 recent positions
+        const int freed = exact.make_room(room);         // and renumbers them
+        QVERIFY(freed > 0);
+        QCOMPARE(half.make_room(room), freed);
+        for (int step = 0; step < 8; ++step) {
+            const int32_t next = Sampler::argmax(reference);
+            reference = exact.decode(next);
+            logits = half.decode(next);
+            worst = std::max(worst, relative_error(logits, reference));
+        }
+        qInfo("largest relative logit error of the fp16 cache: %.3g", worst);
+        QVERIFY(worst > 0.0);  // the entries really were rounded
+        QVERIFY(worst < 1e-2);
+    }
+
     // A long prompt stops inside a layer, not after it, and leaves the session usable.
     void cancel_stops_a_prompt_inside_a_layer()
     {
