@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "model/model_loader.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -21,7 +22,8 @@ std::vector<std::filesystem::path> models_in(const std::filesystem::path& dir)
     std::vector<std::filesystem::path> out;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-        if (entry.path().extension() == ".gguf" || std::filesystem::exists(entry.path() / "config.json"))
+        if (entry.path().extension() == ".gguf" ? may_hold_model(entry.path())
+                                                : std::filesystem::exists(entry.path() / "config.json"))
             out.push_back(entry.path());
     std::sort(out.begin(), out.end());  // directory order is arbitrary
     return out;

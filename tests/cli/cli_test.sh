@@ -4,7 +4,7 @@
 # missing $PYRAMID_MODEL are refused (a wrong --budgets count as soon as the model is known), a
 # prompt too long for the context says how to go on, turns per line (a backslash joins lines,
 # -p - reads them all), the format by the model's name, a drawn seed repeats its run, Ctrl-C at
-# the prompt quits.
+# the prompt quits, the default model search skips vocabulary files.
 #   cli_test.sh PYRAMID_CLI MODEL
 set -euo pipefail
 cli=$1 model=$2
@@ -51,6 +51,14 @@ expect 0 "" "$cli" -m "$model" --raw -n 2 --seed 18446744073709551615 -p hi
 expect 2 "no place in the raw format" "$cli" -m "$model" -s "Be brief." -p hi  # raw by the model's name
 expect 2 "no place in the raw format" "$cli" -m "$model" --raw -s "Be brief." -p hi
 expect 0 "" "$cli" -m "$model" --raw -n 2 --top-k -1 -p hi  # llama.cpp's "off"
+# With no --model the search passes over a tokenizer's vocabulary-only GGUF (llama.cpp ships
+# them as ggml-vocab-*.gguf) in the user's folder and finds the bundled model.
+vocab=$(dirname "$model")/ggml-vocab-llama-spm.gguf
+if [ -f "$vocab" ]; then
+  mkdir -p "$tmp/data/pyramidchat/models"
+  ln -s "$vocab" "$tmp/data/pyramidchat/models/a-vocab.gguf"
+  expect 0 "" env -u PYRAMID_MODEL XDG_DATA_HOME="$tmp/data" "$cli" --raw -n 2 -p hi
+fi
 
 # One message per line, a trailing backslash going on; -p - takes all of standard input.
 replies() { grep -c '^\[stats\]' "$1"; }
