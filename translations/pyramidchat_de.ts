@@ -948,6 +948,22 @@
         <source>NVIDIA GPU (CUDA)</source>
         <translation>NVIDIA-GPU (CUDA)</translation>
     </message>
+    <message>
+        <source>Cache precision on the CPU</source>
+        <translation>Cache-Genauigkeit auf der CPU</translation>
+    </message>
+    <message>
+        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory, single precision is exact (a GPU always uses half precision); it changes the next time the app starts</source>
+        <translation>Wie der KV-Cache gespeichert wird, wenn das Modell auf der CPU läuft: halbe Genauigkeit braucht halb so viel Speicher, einfache Genauigkeit ist exakt (eine GPU nutzt immer halbe Genauigkeit); die Änderung gilt ab dem nächsten Start der App</translation>
+    </message>
+    <message>
+        <source>Half (fp16)</source>
+        <translation>Halb (fp16)</translation>
+    </message>
+    <message>
+        <source>Single (float32)</source>
+        <translation>Einfach (float32)</translation>
+    </message>
 </context>
 <context>
     <name>SingleInstance</name>

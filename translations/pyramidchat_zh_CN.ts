@@ -947,6 +947,22 @@
         <source>NVIDIA GPU (CUDA)</source>
         <translation>NVIDIA GPU（CUDA）</translation>
     </message>
+    <message>
+        <source>Cache precision on the CPU</source>
+        <translation>CPU 上的缓存精度</translation>
+    </message>
+    <message>
+        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory, single precision is exact (a GPU always uses half precision); it changes the next time the app starts</source>
+        <translation>模型在 CPU 上运行时 KV 缓存的存储方式：半精度占用一半内存，单精度是精确的（GPU 始终使用半精度）；下次启动应用时生效</translation>
+    </message>
+    <message>
+        <source>Half (fp16)</source>
+        <translation>半精度 (fp16)</translation>
+    </message>
+    <message>
+        <source>Single (float32)</source>
+        <translation>单精度 (float32)</translation>
+    </message>
 </context>
 <context>
     <name>SingleInstance</name>

@@ -10,7 +10,7 @@
 
 namespace pyramid::bench {
 
-BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
+BenchModel::BenchModel(const ModelSource& source, const BackendOptions& backend)
 {
     const auto start = std::chrono::steady_clock::now();
     BackendChoice choice;
@@ -19,7 +19,7 @@ BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
         name_ = source.file->filename().string();
         source_ = "file";
         weight_type_ = std::string(tensor_type_traits(file_->weights.layers.at(0).wq.type).name);
-        choice = choose_backend(weights(), device);
+        choice = choose_backend(weights(), backend);
     } else {
         const ModelShape& shape = find_model_shape(source.shape);
         name_ = shape.name;
@@ -31,10 +31,10 @@ BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
         };
         // Float weights are made where they are used: CUDA makes them on the GPU, only the CPU
         // needs them in host memory. Auto tries CUDA first and makes host ones if it cannot start.
-        if (device != BackendPreference::Cpu) {
+        if (backend.device != BackendPreference::Cpu) {
             generate(false);
-            if (device == BackendPreference::Cuda) {
-                choice = choose_backend(weights(), device);
+            if (backend.device == BackendPreference::Cuda) {
+                choice = choose_backend(weights(), backend);
             } else {
                 std::string note;
                 if (auto cuda = load_cuda_backend(weights(), note))
@@ -46,7 +46,7 @@ BenchModel::BenchModel(const ModelSource& source, BackendPreference device)
         if (!choice.backend) {
             std::string fallback = std::move(choice.note);
             generate(true);
-            choice = choose_backend(weights(), BackendPreference::Cpu);
+            choice = choose_backend(weights(), {BackendPreference::Cpu, backend.cpu_kv});
             if (!fallback.empty())
                 choice.note = std::move(fallback);
         }

@@ -25,9 +25,10 @@ struct ModelSource {
 class BenchModel {
 public:
     // Throws pyramid::Error naming the file, shape or device problem.
-    BenchModel(const ModelSource& source, BackendPreference device);
+    BenchModel(const ModelSource& source, const BackendOptions& backend);
 
     Backend& backend() { return *backend_; }
+    const Backend& backend() const { return *backend_; }
     const ModelConfig& config() const { return weights().config; }
     const std::string& name() const { return name_; }
     const std::string& source() const { return source_; }       // "file" or "shape"

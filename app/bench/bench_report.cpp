@@ -89,6 +89,7 @@ void write_json(const std::filesystem::path& path, const BenchReport& report, co
          {{"backend", report.backend},
           {"backend_note", report.backend_note},
           {"name", report.device_name},
+          {"kv_entry_bytes", model.backend().kv_entry_bytes()},  // one layer's key and value of a token
           {"memory_total", report.memory_total},
           {"copy_bandwidth_gbs", report.copy_bandwidth_gbs}}},
         {"model",

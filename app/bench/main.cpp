@@ -46,7 +46,7 @@ int main(int argc, char** argv)
     Workload workload;
     std::vector<int> batches{1};
     CompressionOptions compression("full,pyramid", true);
-    DeviceOption device;
+    DeviceOption device(KvPrecision::F16);
     std::string step_graphs = "on";
 
     app.add_option("--model", model_path, "a .gguf file or Hugging Face folder (instead of --shape)");
@@ -96,12 +96,12 @@ int main(int argc, char** argv)
     }
 
     std::vector<CompressionConfig> configs;
-    BackendPreference preference;
+    BackendOptions backend;
     SyntheticStorage storage;
     try {
         storage = SyntheticStorage::parse(weight_type);
         configs = compression.resolve_all();
-        preference = device.preference();
+        backend = device.options();
         if (workload.prompt_len < 1 || workload.gen_len < 1)
             throw Error("--prompt-len and --gen-len must be at least 1");
         if (std::any_of(batches.begin(), batches.end(), [](int b) { return b < 1; }))
@@ -124,7 +124,7 @@ int main(int argc, char** argv)
         source.shape = shape;
         source.storage = storage;
         source.seed = seed;
-        model = std::make_unique<BenchModel>(source, preference);
+        model = std::make_unique<BenchModel>(source, backend);
     } catch (const Error& e) {
         std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
         return 3;

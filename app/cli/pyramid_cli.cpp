@@ -173,7 +173,7 @@ int main(int argc, char** argv)
     // Full cache by default so greedy output is the model's own; --policy pyramid compresses.
     pyramid::CompressionOptions compression("full");
     compression.add_to(app);
-    pyramid::DeviceOption device;
+    pyramid::DeviceOption device(pyramid::KvPrecision::F16);
     device.add_to(app);
 
     if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-cli"))
@@ -210,7 +210,7 @@ int main(int argc, char** argv)
         return 2;
     }
 
-    pyramid::LocalChatEngine engine(device.preference());
+    pyramid::LocalChatEngine engine(device.options());
     try {
         const std::atomic<bool> never{false};
         const pyramid::ModelInfo info = engine.load_model(model_path, {}, never);

@@ -153,6 +153,10 @@ void DeviceOption::add_to(CLI::App& app)
     app.add_option("--device", device_, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
+    app.add_option("--kv-type", kv_type_,
+                   "how the CPU stores the KV cache: f16 (half the memory) or f32 (exact); a GPU always uses f16")
+        ->check(CLI::IsMember({"f16", "f32"}))
+        ->capture_default_str();
 }
 
 } // namespace pyramid

@@ -1,6 +1,6 @@
 #pragma once
 // Command-line options the tools share: sampling, KV-cache compression (policy, preset,
-// JSON config, individual knobs) and the device. Registered on a CLI11 app; resolved after
+// JSON config, individual knobs) and the device with its cache precision. Registered on a CLI11 app; resolved after
 // parsing into the core's settings (validated, with messages naming the flag).
 #include <string>
 
@@ -49,13 +49,18 @@ private:
     std::string seed_ = "0";
 };
 
+// --device and --kv-type.
 class DeviceOption {
 public:
+    // `kv_default`: the CPU's KV cache precision without --kv-type: fp16 in the tools that run
+    // what the app runs, float32 in those that measure against the reference.
+    explicit DeviceOption(KvPrecision kv_default) : kv_type_(kv_precision_name(kv_default)) {}
     void add_to(CLI::App& app);
-    BackendPreference preference() const { return parse_backend_preference(device_); }
+    BackendOptions options() const { return {parse_backend_preference(device_), parse_kv_precision(kv_type_)}; }
 
 private:
     std::string device_ = "auto";
+    std::string kv_type_;
 };
 
 } // namespace pyramid

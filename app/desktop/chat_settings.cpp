@@ -94,6 +94,10 @@ SettingField choiceField(const char* key, const char* group, const char* label, 
             }};
 }
 
+QString kvPrecisionName(pyramid::KvPrecision precision)
+{
+    return QString::fromLatin1(pyramid::kv_precision_name(precision));
+}
 QString policyName(CompressionPolicyKind kind) { return QString::fromStdString(pyramid::to_string(kind)); }
 QString scheduleName(DecaySchedule schedule) { return QString::fromStdString(pyramid::to_string(schedule)); }
 
@@ -184,6 +188,15 @@ QVector<SettingField> makeFields()
         numberField("baseline_recent_fraction", cache, QT_TRANSLATE_NOOP("SettingsModel", "Baseline recent fraction"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Share of a local or H2O budget kept for the newest entries"),
                     [](auto& s) -> auto& { return s.compression.baseline_recent_fraction; }),
+        choiceField("kv_precision", cache, QT_TRANSLATE_NOOP("SettingsModel", "Cache precision on the CPU"),
+                    QT_TRANSLATE_NOOP("SettingsModel",
+                                      "How the KV cache is stored when the model runs on the CPU: half precision "
+                                      "takes half the memory, single precision is exact (a GPU always uses half "
+                                      "precision); it changes the next time the app starts"),
+                    {pyramid::KvPrecision::F16, pyramid::KvPrecision::F32},
+                    [](auto& s) -> auto& { return s.kvPrecision; }, kvPrecisionName,
+                    {QT_TRANSLATE_NOOP("SettingsModel", "Half (fp16)"),
+                     QT_TRANSLATE_NOOP("SettingsModel", "Single (float32)")}),
         numberField("recent_ratio", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Recent ratio"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Share of the prompt whose attention decides what is kept"),
                     [](auto& s) -> auto& { return s.compression.pyramid.recent_ratio; }),

@@ -6,6 +6,7 @@
 #include <QVector>
 #include <functional>
 
+#include "backend/kv_precision.h"
 #include "chat/chat_engine.h"
 
 struct ChatSettings {
@@ -23,11 +24,14 @@ struct ChatSettings {
     // Where models run: "auto" (the GPU when a CUDA device and runtime exist, else the CPU),
     // "cpu" or "cuda"; read at start-up like the language.
     QString device = QStringLiteral("auto");
+    // How the CPU stores the KV cache (a GPU always uses fp16); read at start-up like the device.
+    pyramid::KvPrecision kvPrecision = pyramid::KvPrecision::F16;
 };
 
-// The QSettings key main.cpp reads the language from (the settings panel writes it).
+// The QSettings keys main.cpp reads the start-up settings from (the settings panel writes them).
 inline const QString kLanguageSettingKey = QStringLiteral("chat/language");
 inline const QString kDeviceSettingKey = QStringLiteral("chat/device");
+inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision");
 
 // The first problem found, worded for the user; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);

@@ -54,14 +54,22 @@ void installTranslations(QCoreApplication& app, const QSettings& settings, QTran
         app.installTranslator(&qt);
 }
 
-// The device setting; an unknown stored value means automatic (the engine says why it chose).
-pyramid::BackendPreference devicePreference(const QSettings& settings)
+// A start-up setting, parsed by core; an unknown stored value means `fallback`.
+template <typename T>
+T storedOr(const QSettings& settings, const QString& key, T fallback, T (*parse)(const std::string&))
 {
     try {
-        return pyramid::parse_backend_preference(settings.value(kDeviceSettingKey).toString().toStdString());
+        return parse(settings.value(key).toString().toStdString());
     } catch (const pyramid::Error&) {
-        return pyramid::BackendPreference::Auto;
+        return fallback;
     }
+}
+
+// The device and cache precision settings (the engine says which device it chose and why).
+pyramid::BackendOptions backendOptions(const QSettings& settings)
+{
+    return {storedOr(settings, kDeviceSettingKey, pyramid::BackendPreference::Auto, pyramid::parse_backend_preference),
+            storedOr(settings, kKvPrecisionSettingKey, ChatSettings{}.kvPrecision, pyramid::parse_kv_precision)};
 }
 
 // Made once the translations are installed, so that --help shows it translated.
@@ -138,7 +146,7 @@ int main(int argc, char* argv[])
     bool setAside = false;
     while (!desktop) {
         try {
-            desktop.emplace(std::make_unique<pyramid::LocalChatEngine>(devicePreference(settings)), settings, paths);
+            desktop.emplace(std::make_unique<pyramid::LocalChatEngine>(backendOptions(settings)), settings, paths);
         } catch (const pyramid::Error& e) {
             std::fprintf(stderr, "pyramidchat: %s\n", e.what());
             const bool canSetAside = !setAside && QFileInfo::exists(paths.database);

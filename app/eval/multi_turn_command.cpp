@@ -84,7 +84,7 @@ int MultiTurnCommand::run()
         return 2;
     }
     try {
-        model = Model::open(model_path_, device_.preference());
+        model = Model::open(model_path_, device_.options());
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-eval: {}\n", e.what());
         return 3;

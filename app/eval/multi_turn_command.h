@@ -24,7 +24,7 @@ private:
     std::string model_path_, text_path_, json_path_, paragraph_prefix_ = "Once upon a time";
     int turns_ = 3, prompt_tokens_ = 120, reply_tokens_ = 40, transcripts_ = 16;
     CompressionOptions compression_{"pyramid"};
-    DeviceOption device_;
+    DeviceOption device_{KvPrecision::F32};
 };
 
 } // namespace pyramid

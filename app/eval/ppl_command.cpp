@@ -95,7 +95,7 @@ int PplCommand::run()
 
     std::shared_ptr<Model> model;
     try {
-        model = Model::open(model_path_, device_.preference());
+        model = Model::open(model_path_, device_.options());
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
         return 3;

@@ -26,7 +26,7 @@ private:
     std::vector<double> sweep_decay_;
     std::vector<int> sweep_budget_;
     CompressionOptions compression_{"pyramid"};
-    DeviceOption device_;
+    DeviceOption device_{KvPrecision::F32};
     bool verbose_ = false;
 };
 

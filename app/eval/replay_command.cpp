@@ -58,7 +58,7 @@ int ReplayCommand::run()
 
     ReplayRecord actual;
     try {
-        auto model = Model::open(model_path, device_.preference());
+        auto model = Model::open(model_path, device_.options());
         actual = run_replay(model->backend(), expected);
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-eval replay: {}: {}\n", name, e.what());

@@ -27,7 +27,7 @@ private:
     CLI::App* app_;
     std::string case_path_, out_path_, model_path_;
     double tolerance_ = 1e-4;
-    DeviceOption device_;
+    DeviceOption device_{KvPrecision::F32};
 };
 
 } // namespace pyramid

@@ -136,26 +136,28 @@ void print_summary(std::FILE* out, const ModelContents& m)
 }
 
 void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
-                           const CudaScratch& cuda_scratch, const std::string& preset)
+                           const CudaScratch& cuda_scratch, const std::string& preset, KvPrecision cpu_kv)
 {
-    const size_t full32 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f32);
+    const size_t cpu_entry = cpu_kv == KvPrecision::F16 ? kv.bytes_per_entry_f16 : kv.bytes_per_entry_f32;
+    const size_t full_cpu = KvEstimate::total(kv.full_lengths, cpu_entry);
     const size_t full16 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f16);
-    const size_t pyr32 = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_f32);
+    const size_t pyr_cpu = KvEstimate::total(kv.pyramid_lengths, cpu_entry);
     const size_t pyr16 = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_f16);
 
     fmt::print(out, "\nMemory for a {}-token prompt, full KV cache vs PyramidInfer ({})\n", kv.prompt_tokens, preset);
-    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV f32)", "CUDA backend (KV fp16)");
+    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV " + std::string(kv_precision_name(cpu_kv)) + ")",
+               "CUDA backend (KV fp16)");
     const auto row = [&](const std::string& what, size_t cpu, size_t cuda) {
         fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", what, byte_size_text(cpu), byte_size_text(cuda));
     };
     row("weights", weights.cpu_bytes, weights.cuda_fp16_bytes);
-    row("KV cache, full", full32, full16);
-    row("KV cache, PyramidInfer", pyr32, pyr16);
+    row("KV cache, full", full_cpu, full16);
+    row("KV cache, PyramidInfer", pyr_cpu, pyr16);
     fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "activations and scratch", "-", byte_size_text(cuda_scratch.total()));
     const size_t cuda_fixed = weights.cuda_fp16_bytes + cuda_scratch.total();
-    row("total, full", weights.cpu_bytes + full32, cuda_fixed + full16);
-    row("total, PyramidInfer", weights.cpu_bytes + pyr32, cuda_fixed + pyr16);
-    const double saving = full32 ? 100.0 * (1.0 - static_cast<double>(pyr32) / static_cast<double>(full32)) : 0.0;
+    row("total, full", weights.cpu_bytes + full_cpu, cuda_fixed + full16);
+    row("total, PyramidInfer", weights.cpu_bytes + pyr_cpu, cuda_fixed + pyr16);
+    const double saving = full16 ? 100.0 * (1.0 - static_cast<double>(pyr16) / static_cast<double>(full16)) : 0.0;
     fmt::print(out, "  PyramidInfer keeps {:.1f}% less KV cache. Entries per layer after the prefill:\n", saving);
     std::string lengths;
     for (int n : kv.pyramid_lengths)

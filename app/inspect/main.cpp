@@ -49,6 +49,7 @@ int main(int argc, char** argv)
     int context = 0;
     std::string preset = "reference-7b";
     bool digests = false;
+    std::string kv_type = "f16";
     std::vector<double> gpu_memory{6, 8, 12, 16, 24};
     app.add_option("model", model_path, "GGUF file or Hugging Face folder")->required();
     app.add_option("--context", context, "prompt length in tokens for the memory estimate (default: the model's "
@@ -61,6 +62,9 @@ int main(int argc, char** argv)
                    "GPU memory sizes in GiB (left for the model) to find the longest prompt for, e.g. 6,8,24")
         ->delimiter(',')
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--kv-type", kv_type, "how the CPU backend would store the KV cache: f16 or f32")
+        ->check(CLI::IsMember({"f16", "f32"}))
         ->capture_default_str();
     app.add_flag("--dequant-sha256", digests,
                  "print only 'name type sha256' per tensor: the SHA-256 of its float32 dequantization "
@@ -95,7 +99,7 @@ int main(int argc, char** argv)
         const pyramid::inspect::CudaScratch scratch =
             pyramid::inspect::estimate_cuda_scratch(loaded.weights, kv.prompt_tokens);
         pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv, scratch,
-                                                preset);
+                                                preset, pyramid::parse_kv_precision(kv_type));
         pyramid::inspect::print_gpu_fit(stdout, loaded.weights, pyramid::compression_preset(preset), preset,
                                         gpu_memory);
     } catch (const pyramid::Error& e) {

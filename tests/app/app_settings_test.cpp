@@ -152,14 +152,18 @@ private slots:
             QVERIFY(model.setValue("language", "zh_CN"));
             QVERIFY(!model.setValue("device", "tpu"));
             QVERIFY(model.setValue("device", "cpu"));
+            QVERIFY(!model.setValue("kv_precision", "q8_0"));
+            QVERIFY(model.setValue("kv_precision", "f32"));
         }
         QSettings settings(ini, QSettings::IniFormat);
         QCOMPARE(settings.value(kLanguageSettingKey).toString(), QString("zh_CN"));  // where main.cpp reads them
         QCOMPARE(settings.value(kDeviceSettingKey).toString(), QString("cpu"));
+        QCOMPARE(settings.value(kKvPrecisionSettingKey).toString(), QString("f32"));
         SettingsModel model(settings, store);
         QCOMPARE(model.current().sampling.temperature, 0.25f);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
         QCOMPARE(model.current().promptFormat, pyramid::PromptFormat::Raw);
+        QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
         QCOMPARE(model.current().sampling.seed, std::numeric_limits<uint64_t>::max());
         QCOMPARE(model.current().compression.pyramid.gen_compress_ratio, pyramid::PyramidSettings{}.gen_compress_ratio);
     }

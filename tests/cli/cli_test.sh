@@ -4,7 +4,7 @@
 # missing $PYRAMID_MODEL are refused (a wrong --budgets count as soon as the model is known), a
 # prompt too long for the context says how to go on, turns per line (a backslash joins lines,
 # -p - reads them all), the format by the model's name, a drawn seed repeats its run, Ctrl-C at
-# the prompt quits, the default model search skips vocabulary files.
+# the prompt quits, the cache precision is chosen, the default model search skips vocabulary files.
 #   cli_test.sh PYRAMID_CLI MODEL
 set -euo pipefail
 cli=$1 model=$2
@@ -51,6 +51,8 @@ expect 0 "" "$cli" -m "$model" --raw -n 2 --seed 18446744073709551615 -p hi
 expect 2 "no place in the raw format" "$cli" -m "$model" -s "Be brief." -p hi  # raw by the model's name
 expect 2 "no place in the raw format" "$cli" -m "$model" --raw -s "Be brief." -p hi
 expect 0 "" "$cli" -m "$model" --raw -n 2 --top-k -1 -p hi  # llama.cpp's "off"
+expect 0 "" "$cli" -m "$model" --raw -n 2 --kv-type f32 -p hi
+expect 2 "kv-type" "$cli" -m "$model" --kv-type q8_0 -p hi
 # With no --model the search passes over a tokenizer's vocabulary-only GGUF (llama.cpp ships
 # them as ggml-vocab-*.gguf) in the user's folder and finds the bundled model.
 vocab=$(dirname "$model")/ggml-vocab-llama-spm.gguf
