@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 #include <omp.h>
 
 #include "backend/cpu_kernels.h"
+#include "backend/layer_slices.h"
 #include "backend/quant_matmul.h"
 #include "backend/row_buffer.h"
 #include "util/error.h"
@@ -76,17 +78,18 @@ private:
     RowBuffer<T> values_;
 };
 
-// Rows a prompt's step runs through a projection or the feed-forward block at a time: whole
-// token tiles, so slicing changes no result.
-constexpr int kSliceRows = 16 * cpu::kMatmulTokenTile;
+// Rows a projection or the feed-forward block takes at a time: whole token tiles, so slicing
+// changes no result.
+constexpr int kFeedForwardRows = 16 * cpu::kMatmulTokenTile;
 
 CpuHiddenStates& cpu_states(HiddenStates& h) { return static_cast<CpuHiddenStates&>(h); }
 const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<const CpuHiddenStates&>(h); }
 
 } // namespace
 
-CpuBackend::CpuBackend(const ModelWeights& weights, KvPrecision kv_precision, const cpu::KernelConfig& kernels)
-    : weights_(weights), kv_precision_(kv_precision), kernels_(kernels)
+CpuBackend::CpuBackend(const ModelWeights& weights, KvPrecision kv_precision, const cpu::KernelConfig& kernels,
+                       int slice_rows)
+    : weights_(weights), kv_precision_(kv_precision), kernels_(kernels), slice_rows_(slice_rows)
 {
     // Weights generated off the host (model/synthetic_weights.h) have views without data.
     std::vector<const WeightView*> views = {&weights.token_embedding, &weights.output_norm, &weights.output};
@@ -130,58 +133,81 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     if (layer < 0 || layer >= c.n_layers)
         throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
                     std::to_string(c.n_layers) + ")");
-    const LayerWeights& w = weights_.layers[static_cast<size_t>(layer)];
     auto& h = cpu_states(hidden);
-    const int n = h.rows();
-    check_sequence_rows(n, sequences);
+    check_sequence_rows(h.rows(), sequences);
+    for (const SequenceRows& s : sequences)  // no rows, no slice: its scores are all zero
+        if (s.probe && s.positions.empty())
+            s.probe_out->assign(static_cast<size_t>(s.cache->size()), 0.0f);
+    for (const LayerSlice& slice : layer_slices(sequences, slice_rows_)) {
+        check_cancel();
+        run_layer_slice(weights_.layers[static_cast<size_t>(layer)], h.values.data(), sequences, slice);
+    }
+}
+
+void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span<const SequenceRows> sequences,
+                                 const LayerSlice& slice)
+{
+    const ModelConfig& c = config();
+    const int n = slice.rows;
+    float* h = hidden + static_cast<size_t>(slice.first_row) * c.dim;
     const int q_width = c.n_heads * c.head_dim;
     const int kv_width = c.kv_dim();
 
-    // Projections run over the rows of every sequence at once; only attention is per sequence.
+    // Projections run over the rows of every sequence in the slice at once; only attention is
+    // per sequence.
     std::vector<float> x(static_cast<size_t>(n) * c.dim);
-    cpu::rms_norm(h.values.data(), w.attn_norm, n, c.dim, c.rms_eps, x.data());
+    cpu::rms_norm(h, w.attn_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> q(static_cast<size_t>(n) * q_width), k(static_cast<size_t>(n) * kv_width), v(k.size());
     project(w.wq, x.data(), n, q.data());
     project(w.wk, x.data(), n, k.data());
     project(w.wv, x.data(), n, v.data());
 
     std::vector<float> attended(static_cast<size_t>(n) * q_width);
-    for (const SequenceRows& s : sequences) {
-        const int rows = static_cast<int>(s.positions.size());
-        const size_t q_offset = static_cast<size_t>(s.first_row) * q_width;
-        const size_t kv_offset = static_cast<size_t>(s.first_row) * kv_width;
+    int row = 0;  // the piece's first row in the slice
+    for (const SequencePiece& piece : slice.pieces) {
+        const SequenceRows& s = sequences[static_cast<size_t>(piece.sequence)];
+        const auto positions = s.positions.subspan(static_cast<size_t>(piece.offset), static_cast<size_t>(piece.rows));
+        float* pq = q.data() + static_cast<size_t>(row) * q_width;
+        const size_t kv_offset = static_cast<size_t>(row) * kv_width;
         auto& kv = static_cast<CpuKvLayerStore&>(*s.cache);
-        cpu::rope(q.data() + q_offset, rows, c.n_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
-        cpu::rope(k.data() + kv_offset, rows, c.n_kv_heads, c.head_dim, s.positions, c.rope_theta, c.rope_layout);
-        kv.append(k.data() + kv_offset, v.data() + kv_offset, rows);
+        cpu::rope(pq, piece.rows, c.n_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
+        cpu::rope(k.data() + kv_offset, piece.rows, c.n_kv_heads, c.head_dim, positions, c.rope_theta,
+                  c.rope_layout);
+        kv.append(k.data() + kv_offset, v.data() + kv_offset, piece.rows);
 
         check_cancel();
-        const int len = kv.size();
-        if (s.probe)
-            s.probe_out->assign(static_cast<size_t>(len), 0.0f);
-        kv.attend(q.data() + q_offset, rows, {c.n_heads, c.n_kv_heads, c.head_dim}, attended.data() + q_offset,
-                  s.probe, s.probe ? s.probe_out->data() : nullptr);
+        // Only a sequence's last piece holds probe rows (layer_slices.h); its rows count from
+        // the piece's start.
+        std::optional<AttentionProbe> probe;
+        if (s.probe && piece.offset + piece.rows == static_cast<int>(s.positions.size())) {
+            probe = *s.probe;
+            probe->first_row -= piece.offset;
+            s.probe_out->assign(static_cast<size_t>(kv.size()), 0.0f);
+        }
+        kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, attended.data() + static_cast<size_t>(row) * q_width,
+                  probe ? &*probe : nullptr, probe ? s.probe_out->data() : nullptr);
+        row += piece.rows;
     }
 
     std::vector<float> projected(static_cast<size_t>(n) * c.dim);
     project(w.wo, attended.data(), n, projected.data());
-    cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
+    cpu::add_in_place(h, projected.data(), static_cast<int64_t>(projected.size()));
 
-    // The feed-forward block a slice of rows at a time: its two ffn_dim-wide activations are
-    // the step's largest (88 KiB a row for 7B), and so they take one slice's memory however
-    // long the prompt. Every operation is per row: the result is the same.
-    cpu::rms_norm(h.values.data(), w.ffn_norm, n, c.dim, c.rms_eps, x.data());
-    std::vector<float> gate(static_cast<size_t>(std::min(n, kSliceRows)) * c.ffn_dim), up(gate.size());
-    for (int first = 0; first < n; first += kSliceRows) {
+    // The feed-forward block a token tile slice at a time: its two ffn_dim-wide activations are
+    // the step's largest (88 KiB a row for 7B), and a slice may be longer than slice_rows_ (its
+    // probe rows). Every operation is per row: the result is the same.
+    cpu::rms_norm(h, w.ffn_norm, n, c.dim, c.rms_eps, x.data());
+    std::vector<float> gate(static_cast<size_t>(std::min(n, kFeedForwardRows)) * c.ffn_dim), up(gate.size());
+    for (int first = 0; first < n; first += kFeedForwardRows) {
         check_cancel();
-        const int rows = std::min(kSliceRows, n - first);
+        const int rows = std::min(kFeedForwardRows, n - first);
         const float* in = x.data() + static_cast<size_t>(first) * c.dim;
         cpu::matmul(w.w_gate, in, rows, gate.data(), kernels_);
         cpu::matmul(w.w_up, in, rows, up.data(), kernels_);
         cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(rows) * c.ffn_dim);
         cpu::matmul(w.w_down, gate.data(), rows, projected.data() + static_cast<size_t>(first) * c.dim, kernels_);
     }
-    cpu::add_in_place(h.values.data(), projected.data(), static_cast<int64_t>(projected.size()));
+    cpu::add_in_place(h, projected.data(), static_cast<int64_t>(projected.size()));
 }
 
 void CpuBackend::check_cancel() const
@@ -192,9 +218,9 @@ void CpuBackend::check_cancel() const
 
 void CpuBackend::project(const WeightView& w, const float* x, int n, float* y) const
 {
-    for (int first = 0; first < n; first += kSliceRows) {
+    for (int first = 0; first < n; first += kFeedForwardRows) {
         check_cancel();
-        const int rows = std::min(kSliceRows, n - first);
+        const int rows = std::min(kFeedForwardRows, n - first);
         cpu::matmul(w, x + static_cast<int64_t>(first) * w.cols, rows, y + static_cast<int64_t>(first) * w.rows,
                     kernels_);
     }

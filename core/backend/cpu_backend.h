@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 #include "backend/kernel_config.h"
 #include "backend/kv_precision.h"
+#include "backend/layer_slices.h"
 
 namespace pyramid {
 
@@ -12,8 +13,11 @@ public:
     // The weights must outlive the backend. `kv_precision`: how the KV cache is stored (float32,
     // the reference, by default). `kernels`: how the matmuls run (kernel_config.h); by default
     // as the process's environment chooses.
+    // `slice_rows`: how many rows of a step go through a layer at a time (layer_slices.h); any
+    // number gives the same result, tests compare them.
+    static constexpr int kSliceRows = 256;
     explicit CpuBackend(const ModelWeights& weights, KvPrecision kv_precision = KvPrecision::F32,
-                        const cpu::KernelConfig& kernels = cpu::active_kernel_config());
+                        const cpu::KernelConfig& kernels = cpu::active_kernel_config(), int slice_rows = kSliceRows);
 
     BackendInfo info() const override;
     const ModelConfig& config() const override { return weights_.config; }
@@ -37,7 +41,11 @@ private:
     cpu::KernelConfig kernels_;
     const std::atomic<bool>* cancel_ = nullptr;
 
+    int slice_rows_;
+
     void check_cancel() const;
+    void run_layer_slice(const LayerWeights& w, float* hidden, std::span<const SequenceRows> sequences,
+                         const LayerSlice& slice);
     // cpu::matmul in slices of rows, with check_cancel() before each: a long prompt's
     // projection stops within a slice. Slices are whole token tiles, so the result is the same.
     void project(const WeightView& w, const float* x, int n, float* y) const;

@@ -8,6 +8,7 @@
 
 #include "backend/cpu_kernels.h"
 #include "backend/float_dot.h"
+#include "backend/layer_slices.h"
 #include "backend/row_buffer.h"
 #include "model/synthetic_weights.h"
 
@@ -130,6 +131,58 @@ private slots:
             QCOMPARE(buffer.data()[i].bits, fp32_to_fp16(values[i]));
             QVERIFY(std::abs(stored - values[i]) <= std::abs(values[i]) * 0x1.0p-11f);
         }
+    }
+
+    // A step's rows go through a layer in slices: every row once, in order; a probed
+    // sequence's probe rows together in its last piece; no slice longer than asked but for
+    // such a piece; short sequences sharing slices.
+    void layer_slices_keep_rows_in_order_and_probes_whole()
+    {
+        std::mt19937 rng(std::random_device{}());
+        for (int trial = 0; trial < 200; ++trial) {
+            const int slice_rows = 1 + int(rng() % 40);
+            const int count = 1 + int(rng() % 6);
+            std::vector<std::vector<int32_t>> positions(static_cast<size_t>(count));
+            std::vector<AttentionProbe> probes(static_cast<size_t>(count));
+            std::vector<SequenceRows> sequences(static_cast<size_t>(count));
+            int next = 0;
+            for (size_t i = 0; i < size_t(count); ++i) {
+                positions[i].resize(rng() % 100);
+                probes[i].first_row = int(rng() % (positions[i].size() + 1));
+                sequences[i] = {next, positions[i], nullptr, rng() % 2 ? &probes[i] : nullptr, nullptr};
+                next += int(positions[i].size());
+            }
+            int row = 0;
+            std::vector<int> done(static_cast<size_t>(count), 0);  // rows of each sequence seen so far
+            for (const LayerSlice& slice : layer_slices(sequences, slice_rows)) {
+                QCOMPARE(slice.first_row, row);
+                int rows = 0;
+                for (const SequencePiece& p : slice.pieces) {
+                    const SequenceRows& s = sequences[size_t(p.sequence)];
+                    QCOMPARE(p.offset, done[size_t(p.sequence)]);
+                    QCOMPARE(s.first_row + p.offset, row + rows);
+                    QVERIFY(p.rows > 0);
+                    done[size_t(p.sequence)] += p.rows;
+                    rows += p.rows;
+                    const bool probed = s.probe && p.offset + p.rows > s.probe->first_row;
+                    if (probed)  // holds every probe row, to the sequence's end
+                        QVERIFY(p.offset <= s.probe->first_row && done[size_t(p.sequence)] == int(s.positions.size()));
+                    if (slice.rows > slice_rows)
+                        QVERIFY(probed && slice.pieces.size() == 1);
+                }
+                QCOMPARE(rows, slice.rows);
+                row += rows;
+            }
+            QCOMPARE(row, next);
+            for (size_t i = 0; i < size_t(count); ++i)
+                QCOMPARE(done[i], int(positions[i].size()));
+        }
+        // A decode step's single rows share one slice.
+        std::vector<int32_t> one{7};
+        std::vector<SequenceRows> decode;
+        for (int i = 0; i < 8; ++i)
+            decode.push_back({i, one, nullptr, nullptr, nullptr});
+        QCOMPARE(layer_slices(decode, 256).size(), size_t(1));
     }
 
     void attention_and_probe()

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend/cpu_backend.h"
 #include "backend/forwarding_backend.h"
 #include "eval/replay.h"
 #include "generate/inference_session.h"
@@ -124,6 +125,30 @@ private slots:
         qInfo("largest relative logit error of the fp16 cache: %.3g", worst);
         QVERIFY(worst > 0.0);  // the entries really were rounded
         QVERIFY(worst < 1e-2);
+    }
+
+    // A prompt goes through each layer in slices of rows; any slice size gives the very same
+    // logits and kept positions as one pass, PyramidInfer's probe rows included.
+    void slices_change_no_result()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(golden, "golden/reference_defaults.json");
+        const ReplayRecord replay = load_replay_case(golden.string());
+        auto model = Model::open(model_path, BackendPreference::Cpu);
+        const auto run = [&](int slice_rows) {
+            CpuBackend backend(model->files().weights, KvPrecision::F32, cpu::active_kernel_config(), slice_rows);
+            InferenceSession session(backend, replay.config);
+            std::vector<std::vector<float>> logits{session.prefill(replay.prompt_tokens)};
+            for (int step = 0; step < 24; ++step)
+                logits.push_back(session.decode(Sampler::argmax(logits.back())));
+            std::vector<std::vector<int32_t>> kept;
+            for (int l = 0; l < session.cache().n_layers(); ++l)
+                kept.emplace_back(session.cache().positions(l).begin(), session.cache().positions(l).end());
+            return std::pair{logits, kept};
+        };
+        const auto whole = run(1 << 20);
+        for (int slice_rows : {16, 100, CpuBackend::kSliceRows})
+            QVERIFY(run(slice_rows) == whole);
     }
 
     // A long prompt stops inside a layer, not after it, and leaves the session usable.
