@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include "backend/cache_rows.h"
 #include "backend/float_dot.h"
 #include "backend/int8_activations.h"
 #include "backend/int8_matmul.h"
@@ -119,7 +120,7 @@ namespace {
 
 template <typename Stored>
 void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, int len, const AttentionShape& shape,
-                    float* out, const AttentionProbe* probe, float* probe_out)
+                    float* out, const AttentionProbe* probe, float* probe_out, const RowKernels<Stored>& rows)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
@@ -151,9 +152,10 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
             const float* qh = q + static_cast<int64_t>(i) * q_width + h * hd;
             const int kv_offset = (h / group) * hd;
 
+            rows.dot(qh, k + kv_offset, kv_width, visible, hd, p.data());
             float max_score = -std::numeric_limits<float>::infinity();
             for (int j = 0; j < visible; ++j) {
-                p[j] = dot(qh, k + static_cast<int64_t>(j) * kv_width + kv_offset, hd) * scale;
+                p[j] *= scale;
                 max_score = std::max(max_score, p[j]);
             }
             float sum = 0.0f;
@@ -164,13 +166,9 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
             const float inv_sum = 1.0f / sum;
             float* oh = out + static_cast<int64_t>(i) * q_width + h * hd;
             std::fill_n(oh, hd, 0.0f);
-            for (int j = 0; j < visible; ++j) {
+            for (int j = 0; j < visible; ++j)
                 p[j] *= inv_sum;
-                const Stored* vj = v + static_cast<int64_t>(j) * kv_width + kv_offset;
-#pragma omp simd
-                for (int d = 0; d < hd; ++d)
-                    oh[d] += p[j] * as_float(vj[d]);
-            }
+            rows.accumulate(p.data(), v + kv_offset, kv_width, visible, hd, oh);
             if (probe && i >= probe->first_row) {
                 const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
                 for (int j = 0; j < visible; ++j)
@@ -188,13 +186,15 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out)
 {
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out);
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out,
+                   RowKernels<float>{rows_dot<float>, rows_accumulate<float>});
 }
 
 void attention(const float* q, int n_q, const Half* k, const Half* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out)
 {
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out);
+    static const HalfRowKernels half_rows = half_row_kernels(active_kernel_config().isa);
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, half_rows);
 }
 
 void swiglu(float* gate, const float* up, int64_t count)

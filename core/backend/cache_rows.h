@@ -1,0 +1,51 @@
+#pragma once
+// What attention does with a KV cache's rows: dot a query with each of them, and add them up
+// weighted. Over an fp16 cache the results are exactly those over the rows' float32 values, in
+// the same order, so fp16 attention gives the very floats of float32 attention over the
+// converted entries. The generic kernels convert in C++; the AVX2 ones convert eight halves an
+// instruction (F16C), which keeps reading a half cache cheaper than reading a float one.
+#include <cstdint>
+
+#include "backend/float_dot.h"
+#include "backend/kernel_config.h"
+#include "util/float16.h"
+
+namespace pyramid::cpu {
+
+// out[j] = dot(q, rows + j * stride, n) for j < count.
+template <typename Stored>
+void rows_dot(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out)
+{
+    for (int j = 0; j < count; ++j)
+        out[j] = dot(q, rows + j * stride, n);
+}
+
+// out[d] += weights[j] * rows[j * stride + d] for d < n, j from 0 to count - 1 in order.
+template <typename Stored>
+void rows_accumulate(const float* weights, const Stored* rows, int64_t stride, int count, int n, float* out)
+{
+    for (int j = 0; j < count; ++j) {
+        const Stored* row = rows + j * stride;
+#pragma omp simd
+        for (int d = 0; d < n; ++d)
+            out[d] += weights[j] * as_float(row[d]);
+    }
+}
+
+// The two over Stored rows, as an instruction set runs them.
+template <typename Stored>
+struct RowKernels {
+    void (*dot)(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out);
+    void (*accumulate)(const float* weights, const Stored* rows, int64_t stride, int count, int n, float* out);
+};
+using HalfRowKernels = RowKernels<Half>;
+
+// The kernels over fp16 rows of `isa`, which must be supported here (kernel_config.h). Over
+// float32 rows the generic templates are all there is: nothing to convert.
+HalfRowKernels half_row_kernels(KernelIsa isa);
+
+namespace detail {
+HalfRowKernels half_row_kernels_avx2();
+} // namespace detail
+
+} // namespace pyramid::cpu
