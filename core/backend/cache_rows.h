@@ -2,8 +2,8 @@
 // What attention does with a KV cache's rows: dot a query with each of them, and add them up
 // weighted. Over an fp16 cache the results are exactly those over the rows' float32 values, in
 // the same order, so fp16 attention gives the very floats of float32 attention over the
-// converted entries. The generic kernels convert in C++; the AVX2 ones convert eight halves an
-// instruction (F16C), which keeps reading a half cache cheaper than reading a float one.
+// converted entries. The AVX2 kernels work eight lanes at a time and convert eight halves an
+// instruction (F16C), with the generic kernels' results.
 #include <cstdint>
 
 #include "backend/float_dot.h"
@@ -32,20 +32,26 @@ void rows_accumulate(const float* weights, const Stored* rows, int64_t stride, i
     }
 }
 
-// The two over Stored rows, as an instruction set runs them.
+// The two over Stored rows (float or Half), as an instruction set runs them: the generic
+// templates above, or AVX2 kernels giving their very floats.
 template <typename Stored>
 struct RowKernels {
     void (*dot)(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out);
     void (*accumulate)(const float* weights, const Stored* rows, int64_t stride, int count, int n, float* out);
 };
-using HalfRowKernels = RowKernels<Half>;
-
-// The kernels over fp16 rows of `isa`, which must be supported here (kernel_config.h). Over
-// float32 rows the generic templates are all there is: nothing to convert.
-HalfRowKernels half_row_kernels(KernelIsa isa);
 
 namespace detail {
-HalfRowKernels half_row_kernels_avx2();
+template <typename Stored>
+RowKernels<Stored> row_kernels_avx2();
 } // namespace detail
+
+// The kernels of `isa`, which must be supported here (kernel_config.h).
+template <typename Stored>
+RowKernels<Stored> row_kernels(KernelIsa isa)
+{
+    if (isa == KernelIsa::Avx2)
+        return detail::row_kernels_avx2<Stored>();
+    return {rows_dot<Stored>, rows_accumulate<Stored>};
+}
 
 } // namespace pyramid::cpu

@@ -1,4 +1,4 @@
-// AVX2 kernels over fp16 cache rows (cache_rows.h). Bit-identical to the generic ones: the same
+// AVX2 kernels over float32 and fp16 cache rows (cache_rows.h). Bit-identical to the generic ones: the same
 // eight lanes, a multiply then an add (no fused multiply-add: "fma" is left out of the target
 // on purpose, so the compiler cannot fuse them), and the same scalar tail and final sum.
 //
@@ -14,17 +14,19 @@
 namespace pyramid::cpu {
 namespace {
 
-PYRAMID_AVX2_F16C inline __m256 load_halves(const Half* p)
+PYRAMID_AVX2_F16C inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+PYRAMID_AVX2_F16C inline __m256 load8(const Half* p)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-PYRAMID_AVX2_F16C float dot_row(const float* q, const Half* row, int n)
+template <typename Stored>
+PYRAMID_AVX2_F16C float dot_row(const float* q, const Stored* row, int n)
 {
     __m256 sums = _mm256_setzero_ps();
     const int whole = n - n % 8;
     for (int i = 0; i < whole; i += 8)
-        sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_loadu_ps(q + i), load_halves(row + i)));
+        sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(row + i)));
     float lanes[8];
     _mm256_storeu_ps(lanes, sums);
     for (int i = whole; i < n; ++i)
@@ -32,21 +34,23 @@ PYRAMID_AVX2_F16C float dot_row(const float* q, const Half* row, int n)
     return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
 
-PYRAMID_AVX2_F16C void dot_avx2(const float* q, const Half* rows, int64_t stride, int count, int n, float* out)
+template <typename Stored>
+PYRAMID_AVX2_F16C void dot_avx2(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out)
 {
     for (int j = 0; j < count; ++j)
         out[j] = dot_row(q, rows + j * stride, n);
 }
 
-PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Half* rows, int64_t stride, int count, int n,
+template <typename Stored>
+PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Stored* rows, int64_t stride, int count, int n,
                                        float* out)
 {
     const int whole = n - n % 8;
     for (int j = 0; j < count; ++j) {
-        const Half* row = rows + j * stride;
+        const Stored* row = rows + j * stride;
         const __m256 w = _mm256_set1_ps(weights[j]);
         for (int d = 0; d < whole; d += 8)
-            _mm256_storeu_ps(out + d, _mm256_add_ps(_mm256_loadu_ps(out + d), _mm256_mul_ps(w, load_halves(row + d))));
+            _mm256_storeu_ps(out + d, _mm256_add_ps(_mm256_loadu_ps(out + d), _mm256_mul_ps(w, load8(row + d))));
         for (int d = whole; d < n; ++d)
             out[d] += weights[j] * as_float(row[d]);
     }
@@ -54,14 +58,26 @@ PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Half* rows, i
 
 } // namespace
 
-HalfRowKernels detail::half_row_kernels_avx2() { return {dot_avx2, accumulate_avx2}; }
+template <typename Stored>
+RowKernels<Stored> detail::row_kernels_avx2()
+{
+    return {dot_avx2<Stored>, accumulate_avx2<Stored>};
+}
+template RowKernels<float> detail::row_kernels_avx2();
+template RowKernels<Half> detail::row_kernels_avx2();
 
 } // namespace pyramid::cpu
 
 #else
 
 namespace pyramid::cpu {
-HalfRowKernels detail::half_row_kernels_avx2() { return half_row_kernels(KernelIsa::Generic); }
+template <typename Stored>
+RowKernels<Stored> detail::row_kernels_avx2()
+{
+    return row_kernels<Stored>(KernelIsa::Generic);
+}
+template RowKernels<float> detail::row_kernels_avx2();
+template RowKernels<Half> detail::row_kernels_avx2();
 } // namespace pyramid::cpu
 
 #endif

@@ -186,14 +186,14 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out)
 {
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out,
-                   RowKernels<float>{rows_dot<float>, rows_accumulate<float>});
+    static const RowKernels<float> float_rows = row_kernels<float>(active_kernel_config().isa);
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, float_rows);
 }
 
 void attention(const float* q, int n_q, const Half* k, const Half* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out)
 {
-    static const HalfRowKernels half_rows = half_row_kernels(active_kernel_config().isa);
+    static const RowKernels<Half> half_rows = row_kernels<Half>(active_kernel_config().isa);
     attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, half_rows);
 }
 

@@ -7,18 +7,6 @@
 #include "util/float16.h"
 
 namespace pyramid {
-namespace {
-
-template <typename T>
-T rounded(float x)
-{
-    if constexpr (std::is_same_v<T, Half>)
-        return to_half(x);
-    else
-        return x;
-}
-
-} // namespace
 
 template <typename T>
 void keep_rows(std::vector<T>& buffer, int width, std::span<const int> indices)
@@ -44,7 +32,10 @@ void RowBuffer<T>::append(const float* rows, int count)
     const size_t needed = values_.size() + added;
     if (needed > values_.capacity())
         values_.reserve(room_for(needed));
-    std::transform(rows, rows + added, std::back_inserter(values_), rounded<T>);
+    if constexpr (std::is_same_v<T, Half>)
+        std::transform(rows, rows + added, std::back_inserter(values_), to_half);
+    else
+        values_.insert(values_.end(), rows, rows + added);
 }
 
 template <typename T>

@@ -69,6 +69,34 @@ void check_row_buffer_slack()
     QCOMPARE(cpu::as_float(buffer.data()[120 * width]), 2000.0f);
 }
 
+template <typename Stored>
+void check_row_kernels_agree()
+{
+    std::mt19937 rng(std::random_device{}());
+    const cpu::RowKernels<Stored> generic = cpu::row_kernels<Stored>(cpu::KernelIsa::Generic);
+    const cpu::RowKernels<Stored> avx2 = cpu::row_kernels<Stored>(cpu::KernelIsa::Avx2);
+    for (int n : {1, 7, 8, 64, 100, 128}) {
+        const int count = 37, stride = n + 5;
+        std::vector<Stored> rows(size_t(count) * stride);
+        for (Stored& x : rows) {
+            const float value = random_vector(1, rng, 2.0f)[0];
+            if constexpr (std::is_same_v<Stored, Half>)
+                x = to_half(value);
+            else
+                x = value;
+        }
+        const auto q = random_vector(size_t(n), rng), weights = random_vector(size_t(count), rng);
+        std::vector<float> dots(size_t(count), NAN), dots_avx2(dots.size(), NAN);
+        generic.dot(q.data(), rows.data(), stride, count, n, dots.data());
+        avx2.dot(q.data(), rows.data(), stride, count, n, dots_avx2.data());
+        QCOMPARE(dots_avx2, dots);
+        std::vector<float> sums = random_vector(size_t(n), rng), sums_avx2 = sums;
+        generic.accumulate(weights.data(), rows.data(), stride, count, n, sums.data());
+        avx2.accumulate(weights.data(), rows.data(), stride, count, n, sums_avx2.data());
+        QCOMPARE(sums_avx2, sums);
+    }
+}
+
 } // namespace
 
 class CpuKernelsTest : public QObject {
@@ -260,29 +288,13 @@ private slots:
         }
     }
 
-    // The AVX2 (F16C) kernels over fp16 rows give the generic ones' floats, tails included.
-    void half_row_kernels_agree()
+    // The AVX2 kernels over float32 and fp16 rows give the generic ones' floats, tails included.
+    void avx2_row_kernels_agree()
     {
         if (!cpu::kernel_isa_supported(cpu::KernelIsa::Avx2))
             QSKIP("this CPU has no AVX2");
-        std::mt19937 rng(std::random_device{}());
-        const cpu::HalfRowKernels generic = cpu::half_row_kernels(cpu::KernelIsa::Generic);
-        const cpu::HalfRowKernels avx2 = cpu::half_row_kernels(cpu::KernelIsa::Avx2);
-        for (int n : {1, 7, 8, 64, 100, 128}) {
-            const int count = 37, stride = n + 5;
-            std::vector<Half> rows(size_t(count) * stride);
-            for (Half& h : rows)
-                h = to_half(random_vector(1, rng, 2.0f)[0]);
-            const auto q = random_vector(size_t(n), rng), weights = random_vector(size_t(count), rng);
-            std::vector<float> dots(size_t(count), NAN), dots_avx2(dots.size(), NAN);
-            generic.dot(q.data(), rows.data(), stride, count, n, dots.data());
-            avx2.dot(q.data(), rows.data(), stride, count, n, dots_avx2.data());
-            QCOMPARE(dots_avx2, dots);
-            std::vector<float> sums = random_vector(size_t(n), rng), sums_avx2 = sums;
-            generic.accumulate(weights.data(), rows.data(), stride, count, n, sums.data());
-            avx2.accumulate(weights.data(), rows.data(), stride, count, n, sums_avx2.data());
-            QCOMPARE(sums_avx2, sums);
-        }
+        check_row_kernels_agree<float>();
+        check_row_kernels_agree<Half>();
     }
 
     void rope_rotations_compose()  // what shift_key_positions relies on
