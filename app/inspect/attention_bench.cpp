@@ -1,6 +1,6 @@
 // pyramid-attention-bench: the CPU backend's attention over a float32 and over an fp16 KV cache
 // of the same entries, side by side in one process (the two alternate within each repeat, so a
-// busy machine slows both alike). Shapes default to LLaMA-2-7B's (32 heads of 128); queries are
+// busy machine slows both alike), both kept head by head as the backend keeps them. Shapes default to LLaMA-2-7B's (32 heads of 128); queries are
 // a decode step's single row or a prompt slice's rows (layer_slices.h), attending causally to
 // the cache's last entries. Before timing, the two outputs are compared: fp16 attention must be
 // float32 attention over the rounded entries, so the table shows how far rounding moved it.
@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -36,12 +37,40 @@ struct Row {
     double difference = 0;          // max |f16 - f32| / max |f32|
 };
 
+// Keys or values kept head by head, as the CPU backend keeps its cache.
 template <typename Stored>
-double seconds_of(const std::vector<float>& q, int n_q, const std::vector<Stored>& k, const std::vector<Stored>& v,
+struct HeadRows {
+    std::vector<std::vector<Stored>> rows;  // one per KV head
+    std::vector<const Stored*> heads;
+};
+
+template <typename Stored>
+HeadRows<Stored> head_rows(const std::vector<float>& packed, int len, const cpu::AttentionShape& shape)
+{
+    HeadRows<Stored> out;
+    out.rows.resize(static_cast<size_t>(shape.n_kv_heads));
+    for (int g = 0; g < shape.n_kv_heads; ++g) {
+        auto& rows = out.rows[static_cast<size_t>(g)];
+        for (int j = 0; j < len; ++j)
+            for (int d = 0; d < shape.head_dim; ++d) {
+                const float x = packed[(static_cast<size_t>(j) * shape.n_kv_heads + g) * shape.head_dim + d];
+                if constexpr (std::is_same_v<Stored, Half>)
+                    rows.push_back(to_half(x));
+                else
+                    rows.push_back(x);
+            }
+        out.heads.push_back(rows.data());
+    }
+    return out;
+}
+
+template <typename Stored>
+double seconds_of(const std::vector<float>& q, int n_q, const HeadRows<Stored>& k, const HeadRows<Stored>& v,
                   int len, const cpu::AttentionShape& shape, std::vector<float>& out)
 {
     const auto t0 = Clock::now();
-    cpu::attention(q.data(), n_q, k.data(), v.data(), len, shape, out.data(), nullptr, nullptr);
+    cpu::attention(q.data(), n_q, cpu::CacheHeads<Stored>{k.heads, shape.head_dim},
+                   cpu::CacheHeads<Stored>{v.heads, shape.head_dim}, len, shape, out.data(), nullptr, nullptr);
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
@@ -98,11 +127,8 @@ int main(int argc, char** argv)
             x = value(rng);
         for (float& x : v)
             x = value(rng);
-        std::vector<Half> k16(k.size()), v16(v.size());
-        for (size_t i = 0; i < k.size(); ++i) {
-            k16[i] = to_half(k[i]);
-            v16[i] = to_half(v[i]);
-        }
+        const auto k32 = head_rows<float>(k, len, shape), v32 = head_rows<float>(v, len, shape);
+        const auto k16 = head_rows<Half>(k, len, shape), v16 = head_rows<Half>(v, len, shape);
         for (int n_q : query_counts) {
             if (n_q > len)
                 continue;
@@ -110,13 +136,13 @@ int main(int argc, char** argv)
             for (float& x : q)
                 x = value(rng);
             std::vector<float> out32(q.size()), out16(q.size());
-            seconds_of(q, n_q, k, v, len, shape, out32);  // warm-up, and the comparison
+            seconds_of(q, n_q, k32, v32, len, shape, out32);  // warm-up, and the comparison
             seconds_of(q, n_q, k16, v16, len, shape, out16);
             Row row{len, n_q};
             row.difference = relative_difference(out16, out32);
             std::vector<double> f32_times, f16_times;
             for (int r = 0; r < repeats; ++r) {
-                f32_times.push_back(seconds_of(q, n_q, k, v, len, shape, out32));
+                f32_times.push_back(seconds_of(q, n_q, k32, v32, len, shape, out32));
                 f16_times.push_back(seconds_of(q, n_q, k16, v16, len, shape, out16));
             }
             row.f32_ms = 1e3 * median(f32_times);

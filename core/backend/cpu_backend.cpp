@@ -37,45 +37,64 @@ public:
     virtual void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) = 0;
 };
 
-// T: float, or Half for fp16 entries.
+// T: float, or Half for fp16 entries. Kept head by head (cpu::CacheHeads): attention scans one
+// head's entries at a time, which then lie in order in memory.
 template <typename T>
 class StoredKvLayer final : public CpuKvLayerStore {
 public:
-    explicit StoredKvLayer(int width) : keys_(width), values_(width) {}
-    int size() const override { return keys_.rows(); }
+    StoredKvLayer(int n_kv_heads, int head_dim)
+        : head_dim_(head_dim), keys_(static_cast<size_t>(n_kv_heads), RowBuffer<T>(head_dim)), values_(keys_)
+    {
+    }
+    int size() const override { return keys_.front().rows(); }
     void keep(std::span<const int> indices) override
     {
-        keys_.keep(indices);
-        values_.keep(indices);
+        for (size_t g = 0; g < keys_.size(); ++g) {
+            keys_[g].keep(indices);
+            values_[g].keep(indices);
+        }
     }
-    size_t bytes() const override { return keys_.bytes() + values_.bytes(); }
+    size_t bytes() const override { return keys_.size() * 2 * keys_.front().bytes(); }
 
     void append(const float* keys, const float* values, int rows) override
     {
-        keys_.append(keys, rows);
-        values_.append(values, rows);
+        const int64_t width = static_cast<int64_t>(keys_.size()) * head_dim_;
+        for (int r = 0; r < rows; ++r)
+            for (size_t g = 0; g < keys_.size(); ++g) {
+                keys_[g].append(keys + r * width + static_cast<int64_t>(g) * head_dim_, 1);
+                values_[g].append(values + r * width + static_cast<int64_t>(g) * head_dim_, 1);
+            }
     }
     void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out, const AttentionProbe* probe,
                 float* probe_out) const override
     {
-        cpu::attention(q, n_q, keys_.data(), values_.data(), size(), shape, out, probe, probe_out);
+        std::vector<const T*> k, v;
+        for (size_t g = 0; g < keys_.size(); ++g) {
+            k.push_back(keys_[g].data());
+            v.push_back(values_[g].data());
+        }
+        cpu::attention(q, n_q, cpu::CacheHeads<T>{k, head_dim_}, cpu::CacheHeads<T>{v, head_dim_}, size(), shape,
+                       out, probe, probe_out);
     }
     void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) override
     {
-        if constexpr (std::is_same_v<T, float>) {
-            cpu::rope(keys_.data(), size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
-        } else {
-            const size_t count = static_cast<size_t>(size()) * c.kv_dim();
-            std::vector<float> keys(count);
-            std::transform(keys_.data(), keys_.data() + count, keys.begin(), [](T h) { return to_float(h); });
-            cpu::rope(keys.data(), size(), c.n_kv_heads, c.head_dim, shifts, c.rope_theta, c.rope_layout);
-            std::transform(keys.begin(), keys.end(), keys_.data(), to_half);
+        for (RowBuffer<T>& head : keys_) {
+            if constexpr (std::is_same_v<T, float>) {
+                cpu::rope(head.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+            } else {
+                const size_t count = static_cast<size_t>(size()) * c.head_dim;
+                std::vector<float> keys(count);
+                std::transform(head.data(), head.data() + count, keys.begin(), [](T h) { return to_float(h); });
+                cpu::rope(keys.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+                std::transform(keys.begin(), keys.end(), head.data(), to_half);
+            }
         }
     }
 
 private:
-    RowBuffer<T> keys_;
-    RowBuffer<T> values_;
+    int head_dim_;
+    std::vector<RowBuffer<T>> keys_;  // one per KV head
+    std::vector<RowBuffer<T>> values_;
 };
 
 // Rows a projection or the feed-forward block takes at a time: whole token tiles, so slicing
@@ -123,8 +142,8 @@ std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
 std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
 {
     if (kv_precision_ == KvPrecision::F16)
-        return std::make_unique<StoredKvLayer<Half>>(config().kv_dim());
-    return std::make_unique<StoredKvLayer<float>>(config().kv_dim());
+        return std::make_unique<StoredKvLayer<Half>>(config().n_kv_heads, config().head_dim);
+    return std::make_unique<StoredKvLayer<float>>(config().n_kv_heads, config().head_dim);
 }
 
 void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)

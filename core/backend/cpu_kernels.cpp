@@ -119,12 +119,12 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
 namespace {
 
 template <typename Stored>
-void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, int len, const AttentionShape& shape,
-                    float* out, const AttentionProbe* probe, float* probe_out, const RowKernels<Stored>& rows)
+void attention_over(const float* q, int n_q, CacheHeads<Stored> k, CacheHeads<Stored> v, int len,
+                    const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
+                    const RowKernels<Stored>& rows)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
-    const int kv_width = shape.n_kv_heads * hd;
     const int group = shape.n_heads / shape.n_kv_heads;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int first_visible = len - n_q;  // row i sees entries [0, first_visible + i]
@@ -141,18 +141,20 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
     {
         std::vector<float> p(static_cast<size_t>(len));
         float* partial = probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num()) * len : nullptr;
-        // Small chunks dealt round-robin balance causal rows' lengths like a dynamic schedule,
-        // but each thread's share, and so the order probe columns add up in, is the same every
-        // run: the same prompt gets the same selection scores, bit for bit.
+        // Items go head by head: a chunk is consecutive query rows of one head, which read the
+        // same entries while they are in cache. Small chunks dealt round-robin balance causal
+        // rows' lengths like a dynamic schedule, but each thread's share, and so the order
+        // probe columns add up in, is the same every run: the same prompt gets the same
+        // selection scores, bit for bit.
 #pragma omp for schedule(static, 4)
         for (int64_t item = 0; item < work; ++item) {
-            const int i = static_cast<int>(item / shape.n_heads);
-            const int h = static_cast<int>(item % shape.n_heads);
+            const int h = static_cast<int>(item / n_q);
+            const int i = static_cast<int>(item % n_q);
             const int visible = first_visible + i + 1;
             const float* qh = q + static_cast<int64_t>(i) * q_width + h * hd;
-            const int kv_offset = (h / group) * hd;
+            const size_t g = static_cast<size_t>(h / group);
 
-            rows.dot(qh, k + kv_offset, kv_width, visible, hd, p.data());
+            rows.dot(qh, k.heads[g], k.row_stride, visible, hd, p.data());
             float max_score = -std::numeric_limits<float>::infinity();
             for (int j = 0; j < visible; ++j) {
                 p[j] *= scale;
@@ -168,7 +170,7 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
             std::fill_n(oh, hd, 0.0f);
             for (int j = 0; j < visible; ++j)
                 p[j] *= inv_sum;
-            rows.accumulate(p.data(), v + kv_offset, kv_width, visible, hd, oh);
+            rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
             if (probe && i >= probe->first_row) {
                 const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
                 for (int j = 0; j < visible; ++j)
@@ -186,12 +188,25 @@ void attention_over(const float* q, int n_q, const Stored* k, const Stored* v, i
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out)
 {
+    std::vector<const float*> k_heads, v_heads;
+    for (int g = 0; g < shape.n_kv_heads; ++g) {
+        k_heads.push_back(k + static_cast<ptrdiff_t>(g) * shape.head_dim);
+        v_heads.push_back(v + static_cast<ptrdiff_t>(g) * shape.head_dim);
+    }
+    const int64_t stride = static_cast<int64_t>(shape.n_kv_heads) * shape.head_dim;
+    attention(q, n_q, CacheHeads<float>{k_heads, stride}, CacheHeads<float>{v_heads, stride}, len, shape, out, probe,
+              probe_out);
+}
+
+void attention(const float* q, int n_q, CacheHeads<float> k, CacheHeads<float> v, int len,
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out)
+{
     static const RowKernels<float> float_rows = row_kernels<float>(active_kernel_config().isa);
     attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, float_rows);
 }
 
-void attention(const float* q, int n_q, const Half* k, const Half* v, int len, const AttentionShape& shape,
-               float* out, const AttentionProbe* probe, float* probe_out)
+void attention(const float* q, int n_q, CacheHeads<Half> k, CacheHeads<Half> v, int len,
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out)
 {
     static const RowKernels<Half> half_rows = row_kernels<Half>(active_kernel_config().isa);
     attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, half_rows);

@@ -42,9 +42,21 @@ struct AttentionShape {
 };
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
                float* out, const AttentionProbe* probe, float* probe_out);
-// The same over an fp16 cache: exactly the result over its entries converted to float32.
-void attention(const float* q, int n_q, const Half* k, const Half* v, int len, const AttentionShape& shape,
-               float* out, const AttentionProbe* probe, float* probe_out);
+
+// Keys or values stored head by head, as the CPU backend's cache keeps them: entry j of KV
+// head g at heads[g] + j * row_stride. Scanning one head's entries then reads memory in order
+// (the layout above jumps a whole entry, 16 KiB for LLaMA-2-7B, between a head's rows).
+template <typename Stored>
+struct CacheHeads {
+    std::span<const Stored* const> heads;  // one per KV head
+    int64_t row_stride = 0;
+};
+// attention() over caches in that layout, float32 or fp16 (Half). Over fp16 it is exactly the
+// result over the entries converted to float32.
+void attention(const float* q, int n_q, CacheHeads<float> k, CacheHeads<float> v, int len,
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out);
+void attention(const float* q, int n_q, CacheHeads<Half> k, CacheHeads<Half> v, int len,
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out);
 
 // gate[t, :] = silu(gate[t, :]) * up[t, :]
 void swiglu(float* gate, const float* up, int64_t count);

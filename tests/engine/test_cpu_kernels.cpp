@@ -258,8 +258,9 @@ private slots:
         }
     }
 
-    // Over an fp16 cache attention converts each entry exactly and sums in the same order: the
-    // very floats of float32 attention over the converted entries, probe scores included.
+    // Over an fp16 cache kept head by head attention converts each entry exactly and sums in the
+    // same order: the very floats of float32 attention over the converted entries, packed,
+    // probe scores included.
     void attention_over_fp16_entries_is_exact()
     {
         std::mt19937 rng(std::random_device{}());
@@ -279,8 +280,20 @@ private slots:
             probe.row_weights.assign(size_t(n_q - probe.first_row), 0.75f);
             std::vector<float> out(size_t(n_q) * qw, NAN), probe_out(size_t(len), NAN);
             std::vector<float> ref_out(out.size(), NAN), ref_probe(probe_out.size(), NAN);
-            cpu::attention(q.data(), n_q, k.data(), v.data(), len, {heads, kv_heads, hd}, out.data(), &probe,
-                           probe_out.data());
+            // Head by head, as the backend's cache keeps them (the float reference is packed).
+            std::vector<std::vector<Half>> k_heads(static_cast<size_t>(kv_heads)), v_heads(k_heads);
+            std::vector<const Half*> k_ptrs, v_ptrs;
+            for (int g = 0; g < kv_heads; ++g) {
+                for (int j = 0; j < len; ++j)
+                    for (int d = 0; d < hd; ++d) {
+                        k_heads[size_t(g)].push_back(k[size_t(j) * kw + g * hd + d]);
+                        v_heads[size_t(g)].push_back(v[size_t(j) * kw + g * hd + d]);
+                    }
+                k_ptrs.push_back(k_heads[size_t(g)].data());
+                v_ptrs.push_back(v_heads[size_t(g)].data());
+            }
+            cpu::attention(q.data(), n_q, cpu::CacheHeads<Half>{k_ptrs, hd}, cpu::CacheHeads<Half>{v_ptrs, hd}, len,
+                           {heads, kv_heads, hd}, out.data(), &probe, probe_out.data());
             cpu::attention(q.data(), n_q, k_float.data(), v_float.data(), len, {heads, kv_heads, hd}, ref_out.data(),
                            &probe, ref_probe.data());
             QCOMPARE(out, ref_out);
