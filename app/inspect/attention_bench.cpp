@@ -8,7 +8,6 @@
 // Prints a Markdown table on stdout; --json writes the same numbers. Exit codes: 0 done, 2 bad
 // options. PYRAMID_CPU_KERNELS=generic measures the portable fp16 kernels (kernel_config.h).
 #include <chrono>
-#include <cmath>
 #include <fstream>
 #include <random>
 #include <string>
@@ -23,6 +22,7 @@
 #include "backend/cpu_kernels.h"
 #include "backend/kernel_config.h"
 #include "command_line.h"
+#include "eval/replay.h"
 #include "util/float16.h"
 #include "util/measurement.h"
 
@@ -72,16 +72,6 @@ double seconds_of(const std::vector<float>& q, int n_q, const HeadRows<Stored>& 
     cpu::attention(q.data(), n_q, cpu::CacheHeads<Stored>{k.heads, shape.head_dim},
                    cpu::CacheHeads<Stored>{v.heads, shape.head_dim}, len, shape, out.data(), nullptr, nullptr);
     return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double relative_difference(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
-        scale = std::max(scale, std::abs(double(b[i])));
-    }
-    return scale > 0 ? diff / scale : diff;
 }
 
 } // namespace
@@ -139,7 +129,7 @@ int main(int argc, char** argv)
             seconds_of(q, n_q, k32, v32, len, shape, out32);  // warm-up, and the comparison
             seconds_of(q, n_q, k16, v16, len, shape, out16);
             Row row{len, n_q};
-            row.difference = relative_difference(out16, out32);
+            row.difference = relative_error(out16, out32);
             std::vector<double> f32_times, f16_times;
             for (int r = 0; r < repeats; ++r) {
                 f32_times.push_back(seconds_of(q, n_q, k32, v32, len, shape, out32));

@@ -24,6 +24,7 @@
 #include "backend/int8_matmul.h"
 #include "backend/kernel_config.h"
 #include "command_line.h"
+#include "eval/replay.h"
 #include "model/synthetic_storage.h"
 #include "model/synthetic_weights.h"
 #include "model/tensor_type.h"
@@ -48,16 +49,6 @@ double seconds_of(const WeightView& w, const std::vector<float>& x, int n, std::
     const auto t0 = Clock::now();
     cpu::matmul(w, x.data(), n, y.data(), config);
     return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double relative_difference(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - double(b[i])));
-        scale = std::max(scale, std::abs(double(b[i])));
-    }
-    return scale > 0 ? diff / scale : diff;
 }
 
 // A weight type by the name --weight-type of pyramid-bench takes ("q4_k"; not a mix).
@@ -135,7 +126,7 @@ int main(int argc, char** argv)
             Row row{type, n};
             if (has_int8) {
                 seconds_of(w, x, n, y_int8, int8);
-                row.int8_difference = relative_difference(y_int8, y_exact);
+                row.int8_difference = relative_error(y_int8, y_exact);
             }
             std::vector<double> exact_times, int8_times;
             for (int r = 0; r < repeats; ++r) {

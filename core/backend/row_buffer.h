@@ -1,10 +1,10 @@
 #pragma once
-// Rows of stored values in one buffer, for the CPU backend's KV cache: a layer's keys or values,
-// as float32 or fp16 (Half) entries.
+// Rows of stored values in one buffer, for the CPU backend's KV cache: one KV head's keys or
+// values in a layer, as float32 or fp16 (Half) entries.
 //
 // A cache grows a row per generated token and shrinks when a policy drops entries, and its
 // slack is memory the user pays for (a LLaMA-2-7B layer holds 64 MiB of float32 keys at 4096
-// tokens). So it grows by an eighth (at least kMinGrowRows rows) instead of doubling as a vector
+// tokens, in 32 such buffers). So it grows by an eighth (at least kMinGrowRows rows) instead of doubling as a vector
 // would, and once dropped rows leave more than half of it unused (PyramidInfer keeps a fraction
 // of a deep layer's prompt) it moves into a buffer that fits, so that memory goes back.
 #include <cstddef>
