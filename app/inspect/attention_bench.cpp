@@ -1,9 +1,10 @@
 // pyramid-attention-bench: the CPU backend's attention over a float32 and over an fp16 KV cache
 // of the same entries, side by side in one process (the two alternate within each repeat, so a
-// busy machine slows both alike), both kept head by head as the backend keeps them. Shapes default to LLaMA-2-7B's (32 heads of 128); queries are
-// a decode step's single row or a prompt slice's rows (layer_slices.h), attending causally to
-// the cache's last entries. Before timing, the two outputs are compared: fp16 attention must be
-// float32 attention over the rounded entries, so the table shows how far rounding moved it.
+// busy machine slows both alike), both kept head by head as the backend keeps them. Shapes
+// default to LLaMA-2-7B's (32 heads of 128); queries are a decode step's single row or a prompt
+// slice's rows (layer_slices.h), attending causally to the cache's last entries. Before timing,
+// the two outputs are compared: fp16 attention must be float32 attention over the rounded
+// entries, so the table shows how far rounding moved it.
 //
 // Prints a Markdown table on stdout; --json writes the same numbers. Exit codes: 0 done, 2 bad
 // options. PYRAMID_CPU_KERNELS=generic measures the portable fp16 kernels (kernel_config.h).

@@ -203,8 +203,9 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
             probe->first_row -= piece.offset;
             s.probe_out->assign(static_cast<size_t>(kv.size()), 0.0f);
         }
-        kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, attended.data() + static_cast<size_t>(row) * q_width,
-                  probe ? &*probe : nullptr, probe ? s.probe_out->data() : nullptr);
+        float* out = attended.data() + static_cast<size_t>(row) * q_width;
+        kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, out, probe ? &*probe : nullptr,
+                  probe ? s.probe_out->data() : nullptr);
         row += piece.rows;
     }
 
