@@ -103,6 +103,20 @@
         <comment>one sentence after another</comment>
         <translation>%1 %2</translation>
     </message>
+    <message numerus="yes">
+        <source>The conversation outgrew the model&apos;s context: the oldest %n exchange(s) were left out of the prompt.</source>
+        <translation>
+            <numerusform>Die Unterhaltung passte nicht mehr in den Kontext des Modells: %n ältester Wechsel wurde aus dem Prompt genommen.</numerusform>
+            <numerusform>Die Unterhaltung passte nicht mehr in den Kontext des Modells: Die %n ältesten Wechsel wurden aus dem Prompt genommen.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The context was full: the oldest %n position(s) were dropped and the rest renumbered.</source>
+        <translation>
+            <numerusform>Der Kontext war voll: %n älteste Position wurde verworfen und der Rest neu nummeriert.</numerusform>
+            <numerusform>Der Kontext war voll: Die %n ältesten Positionen wurden verworfen und der Rest neu nummeriert.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -454,10 +468,10 @@
         <translation>Abgeschnitten: Das Kontextfenster ist voll</translation>
     </message>
     <message numerus="yes">
-        <source>Tokens: %n · %1 tokens/s · first token %2 ms</source>
+        <source>%n token(s) · %1 tokens/s · first token %2 ms</source>
         <translation>
-            <numerusform>Token: %n · %1 Token/s · erstes Token nach %2 ms</numerusform>
-            <numerusform>Token: %n · %1 Token/s · erstes Token nach %2 ms</numerusform>
+            <numerusform>%n Token · %1 Token/s · erstes Token nach %2 ms</numerusform>
+            <numerusform>%n Token · %1 Token/s · erstes Token nach %2 ms</numerusform>
         </translation>
     </message>
     <message>

@@ -103,6 +103,18 @@
         <comment>one sentence after another</comment>
         <translation>%1%2</translation>
     </message>
+    <message numerus="yes">
+        <source>The conversation outgrew the model&apos;s context: the oldest %n exchange(s) were left out of the prompt.</source>
+        <translation>
+            <numerusform>对话超出了模型的上下文：最早的 %n 轮对话未放入提示。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The context was full: the oldest %n position(s) were dropped and the rest renumbered.</source>
+        <translation>
+            <numerusform>上下文已满：最早的 %n 个位置已丢弃，其余位置重新编号。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -454,9 +466,9 @@
         <translation>已截断：上下文窗口已满</translation>
     </message>
     <message numerus="yes">
-        <source>Tokens: %n · %1 tokens/s · first token %2 ms</source>
+        <source>%n token(s) · %1 tokens/s · first token %2 ms</source>
         <translation>
-            <numerusform>词元：%n · %1 词元/秒 · 首个词元 %2 毫秒</numerusform>
+            <numerusform>%n 个词元 · %1 词元/秒 · 首个词元 %2 毫秒</numerusform>
         </translation>
     </message>
     <message>

@@ -108,8 +108,8 @@ pyramid::FinishReason answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& 
         std::fputc('\n', stdout);
         std::fflush(stdout);
     }
-    if (!result.notice.empty())
-        fmt::print(stderr, "[note] {}\n", result.notice);
+    if (result.notice)
+        fmt::print(stderr, "[note] {}\n", describe(result.notice));
     using pyramid::FinishReason;
     if (result.text.empty() && (result.reason == FinishReason::Error || result.reason == FinishReason::ContextFull)) {
         // Refused, or failed before a word: the question is taken back.

@@ -14,21 +14,6 @@ using pyramid::ChatRole;
 using pyramid::FinishReason;
 using pyramid::OverflowPolicy;
 
-namespace {
-
-// The engine's notice as a sentence: it words them in lower case, for logs and the CLI too.
-QString asSentence(const std::string& text)
-{
-    QString out = QString::fromStdString(text).trimmed();
-    if (out.isEmpty())
-        return out;
-    out[0] = out[0].toUpper();
-    if (!out.endsWith(QLatin1Char('.')))
-        out += QLatin1Char('.');
-    return out;
-}
-
-} // namespace
 
 ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, ChatStore& store,
                                ConversationListModel& conversations, MessageListModel& messages,
@@ -243,7 +228,7 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
         reply.text = QString::fromStdString(result.text);
         reply.finish = result.reason;
         reply.stats = messageStatsFrom(result);
-        reply.notice = asSentence(result.notice);
+        reply.notice = noticeText(result.notice);
         reply.createdAt = QDateTime::currentDateTime();
         reply.id = store_.addMessage(replyConversation_, reply);
         if (reply.id != 0 && replaced.id != 0)
@@ -276,6 +261,22 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
     }
     setBusy(false);
     emit replyFinished();
+}
+
+QString ChatController::noticeText(const pyramid::ContextNotice& notice)
+{
+    switch (notice.kind) {
+    case pyramid::ContextNotice::Kind::None:
+        return {};
+    case pyramid::ContextNotice::Kind::TurnsDropped:
+        return tr("The conversation outgrew the model's context: "
+                  "the oldest %n exchange(s) were left out of the prompt.",
+                  nullptr, notice.count);
+    case pyramid::ContextNotice::Kind::PositionsRenumbered:
+        return tr("The context was full: the oldest %n position(s) were dropped and the rest renumbered.", nullptr,
+                  notice.count);
+    }
+    return {};
 }
 
 QString ChatController::contextFullMessage(const pyramid::ChatResult& result, OverflowPolicy overflow)

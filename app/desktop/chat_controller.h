@@ -48,6 +48,8 @@ public:
     QString lastUserText() const;
     bool editing() const { return editedMessage_ != 0; }
     QString error() const { return error_; }
+    // The line under a reply that says what the engine did to fit the context, in the user's language.
+    static QString noticeText(const pyramid::ContextNotice& notice);
 
     // Each returns false (and changes nothing) when it cannot start a reply now.
     Q_INVOKABLE bool send(const QString& text);

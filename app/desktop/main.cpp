@@ -6,18 +6,16 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QIcon>
-#include <QLibraryInfo>
-#include <QLocale>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QSettings>
 #include <QStandardPaths>
-#include <QTranslator>
 #include <QWindow>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 
+#include "app_translations.h"
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
@@ -37,21 +35,6 @@ bool asksForInfoOnly(int argc, char** argv)
         }
     }
     return false;
-}
-
-// The user interface speaks the `language` setting (a locale name such as "de" or "zh_CN") or,
-// without it, the system's language; texts without a translation stay English.
-void installTranslations(QCoreApplication& app, const QSettings& settings, QTranslator& own, QTranslator& qt)
-{
-    const QString language = settings.value(kLanguageSettingKey).toString().trimmed();
-    if (!language.isEmpty() && language != QStringLiteral("system"))
-        QLocale::setDefault(QLocale(language));  // numbers and dates follow the chosen language too
-    const QLocale locale;                        // the chosen language, else the system's
-    if (own.load(locale, QStringLiteral("pyramidchat"), QStringLiteral("_"), QStringLiteral(":/pyramidchat/i18n")))
-        app.installTranslator(&own);
-    // Qt's own texts (standard dialogs), where the system has their translations.
-    if (qt.load(locale, QStringLiteral("qt"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        app.installTranslator(&qt);
 }
 
 // A start-up setting, parsed by core; an unknown stored value means `fallback`.
@@ -100,18 +83,20 @@ int main(int argc, char* argv[])
 
     QSettings settings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("pyramidchat"),
                        QStringLiteral("pyramidchat"));
-    QTranslator ownTranslations, qtTranslations;
+    // The user interface speaks the `language` setting, else the system's language.
+    AppTranslations translations;
+    const QString language = settings.value(kLanguageSettingKey).toString();
     QCommandLineParser parser;
     if (asksForInfoOnly(argc, argv)) {
         QCoreApplication app(argc, argv);
-        installTranslations(app, settings, ownTranslations, qtTranslations);
+        translations.install(app, language);
         describe(parser, modelOption());
         parser.process(app);  // prints and exits
         return 0;
     }
 
     QGuiApplication app(argc, argv);
-    installTranslations(app, settings, ownTranslations, qtTranslations);
+    translations.install(app, language);
     QGuiApplication::setApplicationDisplayName(QStringLiteral("PyramidChat"));
     // Ties the window to the installed desktop entry (its icon and name; the app id on Wayland).
     QGuiApplication::setDesktopFileName(QStringLiteral("org.pyramidchat.PyramidChat"));

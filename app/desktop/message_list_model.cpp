@@ -26,9 +26,8 @@ QString statsText(const StoredMessage& m)
     if (m.role != ChatRole::Assistant || m.stats.generatedTokens == 0)
         return {};
     const QLocale locale;
-    // "Tokens: %n" reads right for one token too, without an English translation of the plural.
     const QString text =
-        MessageListModel::tr("Tokens: %n · %1 tokens/s · first token %2 ms", nullptr, m.stats.generatedTokens)
+        MessageListModel::tr("%n token(s) · %1 tokens/s · first token %2 ms", nullptr, m.stats.generatedTokens)
             .arg(locale.toString(m.stats.tokensPerSecond, 'f', 1), locale.toString(m.stats.timeToFirstTokenMs, 'f', 0));
     // Whether this turn read only the new message (extend) or the whole conversation again.
     return m.stats.reusedCache ? MessageListModel::tr("%1 · cache kept").arg(text) : text;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "chat/chat_message.h"
+#include "chat/context_notice.h"
 #include "generate/finish_reason.h"
 #include "generate/generation_stats.h"
 #include "generate/sampling_params.h"
@@ -65,7 +66,7 @@ struct ChatResult {
     FinishReason reason = FinishReason::EndOfSequence;
     std::string text;          // the whole reply
     std::string error;         // set when reason == Error or ContextFull
-    std::string notice;        // something the user should see, e.g. turns dropped to fit
+    ContextNotice notice;      // what was done to fit the context, for the user to see
     int dropped_turns = 0;     // oldest user/assistant exchanges left out of the prompt
     bool message_too_long = false;  // ContextFull: the last message does not fit even on its own
     bool reused_cache = false; // Extend: the previous turns' cache was kept

@@ -209,8 +209,7 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         result.dropped_turns = p.dropped_turns;
         result.reused_cache = p.extend;
         if (p.dropped_turns > previously_dropped || (!p.extend && p.dropped_turns > 0))
-            result.notice = "the conversation outgrew the model's context: the oldest " +
-                            std::to_string(p.dropped_turns) + " exchange(s) were left out of the prompt";
+            result.notice = {ContextNotice::Kind::TurnsDropped, p.dropped_turns};
         spdlog::debug("reply: {} {} tokens ({} cached)", p.extend ? "extending with" : "prefilling", p.tokens.size(),
                       fed_.size());
 
@@ -236,8 +235,9 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         result.stats = std::move(generated.stats);
         positions_freed += generated.positions_freed;
         if (positions_freed > 0)
-            result.notice = "the context was full: " + std::to_string(positions_freed) +
-                            " of the oldest positions were dropped and the rest renumbered";
+            result.notice = {ContextNotice::Kind::PositionsRenumbered, positions_freed};
+        if (result.notice)
+            spdlog::info("{}", describe(result.notice));
 
         if (generated.reason == FinishReason::Error) {  // the cache may be half-updated
             result.error = generated.error;

@@ -123,7 +123,7 @@ private slots:
         QVERIFY(stored[1].stats.tokensPerSecond > 0);
         // Per-message stats reach the view.
         const QString statsText = app->messages().data(app->messages().index(1), MessageListModel::StatsTextRole).toString();
-        QVERIFY2(statsText.startsWith(QStringLiteral("Tokens: %1 · ").arg(script.pieces.size())),
+        QVERIFY2(statsText.startsWith(QStringLiteral("%1 tokens · ").arg(script.pieces.size())),
                  qPrintable(statsText));
         // The conversation is named after its first message.
         QCOMPARE(app->conversations().currentTitle(), QStringLiteral("Tell me a story"));

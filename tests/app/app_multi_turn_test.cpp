@@ -10,6 +10,7 @@
 
 using pyramid::ChatRole;
 using pyramid::ContextMode;
+using pyramid::ContextNotice;
 using pyramid::FinishReason;
 using pyramid::OverflowPolicy;
 
@@ -97,10 +98,11 @@ private slots:
         AppTestEnv env;
         FakeChatEngine* engine = nullptr;
         FakeScript dropping;
-        dropping.notice = "the conversation outgrew the model's context: the oldest 1 exchange(s) were left out of the prompt";
+        dropping.notice = {ContextNotice::Kind::TurnsDropped, 1};
         dropping.droppedTurns = 1;
+        // English has a plural-forms translation: one exchange, not "1 exchange(s)".
         const QString shown = QStringLiteral(
-            "The conversation outgrew the model's context: the oldest 1 exchange(s) were left out of the prompt.");
+            "The conversation outgrew the model's context: the oldest 1 exchange was left out of the prompt.");
         {
             auto app = env.makeReadyApp(&engine);
             QVERIFY(app->chat().send("Before"));
@@ -158,7 +160,7 @@ private slots:
         // Following the hint: another policy, then Regenerate answers the waiting question.
         QVERIFY(app->settings().setValue("overflow", "drop-oldest"));
         FakeScript dropping;
-        dropping.notice = "the oldest 1 exchange(s) were left out of the prompt";
+        dropping.notice = {ContextNotice::Kind::TurnsDropped, 2};
         engine->setScript(dropping);
         QVERIFY(app->chat().canRegenerate());
         QVERIFY(app->chat().regenerate());
@@ -166,7 +168,9 @@ private slots:
         QVERIFY(waitForReply(*app));
         QCOMPARE(app->messages().count(), 4);
         QCOMPARE(stored(*app).size(), 4);
-        QCOMPARE(stored(*app)[3].notice, QStringLiteral("The oldest 1 exchange(s) were left out of the prompt."));
+        QCOMPARE(stored(*app)[3].notice,
+                 QStringLiteral("The conversation outgrew the model's context: the oldest 2 exchanges were left out "
+                                "of the prompt."));
         QCOMPARE(engine->requests().back().overflow, OverflowPolicy::DropOldestTurns);
         QCOMPARE(engine->requests().back().conversation.messages.size(), size_t(3));
 

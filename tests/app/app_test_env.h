@@ -8,6 +8,7 @@
 #include <QTest>
 #include <memory>
 
+#include "app_translations.h"
 #include "desktop_app.h"
 #include "fake_chat_engine.h"
 
@@ -18,7 +19,17 @@ struct AppTestEnv {
     std::unique_ptr<QSettings> settings =
         std::make_unique<QSettings>(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
 
-    AppTestEnv() { QStandardPaths::setTestModeEnabled(true); }
+    AppTestEnv()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // The app reads as it does without a translation: English, with its plural forms.
+        static AppTranslations* const english = [] {
+            auto* translations = new AppTranslations;
+            translations->installEnglish(*QCoreApplication::instance());
+            return translations;
+        }();
+        Q_UNUSED(english);
+    }
 
     // A file the fake engine accepts (or refuses, for a name with "broken" in it).
     QString makeModelFile(const QString& name) const

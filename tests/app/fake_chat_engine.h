@@ -19,7 +19,7 @@ struct FakeScript {
     size_t bytesPerEntry = 64;
     std::string replyError;  // non-empty: the reply fails with it after the first piece
     std::chrono::milliseconds loadStepDelay{1};  // ten load steps, cancel checked between them
-    std::string notice;              // set on the result of every reply
+    pyramid::ContextNotice notice;   // set on the result of every reply
     int droppedTurns = 0;
     bool refuseContextFull = false;  // ContextFull before any text, with an error (the stop policy)
     bool messageTooLong = false;     // with refuseContextFull: the last message does not fit on its own

@@ -195,7 +195,7 @@ private slots:
         const ChatResult dropped = chat.reply(drop, {}, never);
         QCOMPARE(dropped.reason, FinishReason::MaxTokens);
         QVERIFY(dropped.dropped_turns >= 1);
-        QVERIFY(!dropped.notice.empty());
+        QCOMPARE(dropped.notice, (ContextNotice{ContextNotice::Kind::TurnsDropped, dropped.dropped_turns}));
         QVERIFY(dropped.stats.prompt_tokens + drop.max_new_tokens <= context);
 
         // The next turn extends the shortened conversation instead of rebuilding again.
@@ -205,6 +205,21 @@ private slots:
         const ChatResult next = chat.reply(drop, {}, never);
         QVERIFY(next.reused_cache);
         QCOMPARE(next.dropped_turns, dropped.dropped_turns);
+        QVERIFY(!next.notice);  // said once, when the turns were dropped
+    }
+
+    // The command line and the log word a notice in English, singular and plural.
+    void a_notice_is_worded_for_the_log()
+    {
+        QCOMPARE(describe({}), std::string());
+        QCOMPARE(describe({ContextNotice::Kind::TurnsDropped, 1}),
+                 std::string("the conversation outgrew the model's context: the oldest exchange was left out of the "
+                             "prompt"));
+        QCOMPARE(describe({ContextNotice::Kind::TurnsDropped, 3}),
+                 std::string("the conversation outgrew the model's context: the oldest 3 exchanges were left out of "
+                             "the prompt"));
+        QCOMPARE(describe({ContextNotice::Kind::PositionsRenumbered, 64}),
+                 std::string("the context was full: the oldest 64 positions were dropped and the rest renumbered"));
     }
 
     // The fewest oldest exchanges are dropped, and what is left is encoded exactly as that
@@ -341,7 +356,9 @@ private slots:
             QVERIFY2(result.reason != FinishReason::ContextFull && result.reason != FinishReason::Error,
                      result.error.c_str());
             QCOMPARE(result.reused_cache, turn > 0);
-            renumbered = result.notice.find("renumbered") != std::string::npos;
+            renumbered = result.notice.kind == ContextNotice::Kind::PositionsRenumbered;
+            if (renumbered)
+                QVERIFY(result.notice.count > 0);
             c.messages.push_back({ChatRole::Assistant, result.text});
         }
         QVERIFY(renumbered);

@@ -1,7 +1,9 @@
 // The app's translations (translations/*.ts) are complete: lupdate, run here on the app's
 // current sources, finds no text that a .ts file lacks or no longer needs, every entry is
 // translated with the same placeholders as its source, and the .qm files embedded in the app
-// carry exactly these translations and are found for a locale the way main.cpp looks for them.
+// carry exactly these translations and are found for a locale the way AppTranslations looks for
+// them; counts read in the plural forms of the language spoken, English where there is none.
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -10,7 +12,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTranslator>
+#include <QScopeGuard>
 #include <QXmlStreamReader>
+#include <utility>
+
+#include "app_translations.h"
+#include "chat_controller.h"
 
 namespace {
 
@@ -131,13 +138,23 @@ private slots:
         const QStringList sources = QString::fromUtf8(sourceList.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QVERIFY(!sources.isEmpty());
 
-        QProcess lupdate;
-        lupdate.setProcessChannelMode(QProcess::MergedChannels);
+        // The English file holds plural forms only, as the build's lupdate keeps it.
+        QStringList pluralsOnly, complete;
+        for (const QString& copy : copies)
+            (languageOf(copy) == QLatin1String("en") ? pluralsOnly : complete).push_back(copy);
+        QVERIFY2(!pluralsOnly.isEmpty(), "expected translations/pyramidchat_en.ts, the English plural forms");
         const QStringList options = QStringLiteral(PYRAMID_LUPDATE_OPTIONS).split(QLatin1Char(' '), Qt::SkipEmptyParts);
-        lupdate.start(QStringLiteral(PYRAMID_LUPDATE), options + sources + QStringList{QStringLiteral("-ts")} + copies);
-        QVERIFY2(lupdate.waitForFinished(120000), "lupdate did not finish");
-        const QString output = QString::fromLocal8Bit(lupdate.readAll());
-        QVERIFY2(lupdate.exitStatus() == QProcess::NormalExit && lupdate.exitCode() == 0, qPrintable(output));
+        QString output;
+        for (const auto& [tsFiles, extra] : {std::pair{complete, QStringList{}},
+                                             std::pair{pluralsOnly, QStringList{QStringLiteral("-pluralonly")}}}) {
+            QProcess lupdate;
+            lupdate.setProcessChannelMode(QProcess::MergedChannels);
+            lupdate.start(QStringLiteral(PYRAMID_LUPDATE),
+                          options + extra + sources + QStringList{QStringLiteral("-ts")} + tsFiles);
+            QVERIFY2(lupdate.waitForFinished(120000), "lupdate did not finish");
+            output += QString::fromLocal8Bit(lupdate.readAll());
+            QVERIFY2(lupdate.exitStatus() == QProcess::NormalExit && lupdate.exitCode() == 0, qPrintable(output));
+        }
         // Warnings read "<file>:<line>: <what>"; such a text is missing from the .ts files.
         static const QRegularExpression warning(QStringLiteral("^\\S+:\\d+: .*$"), QRegularExpression::MultilineOption);
         QStringList warnings;
@@ -192,13 +209,61 @@ private slots:
                      qPrintable(language));
             QCOMPARE(translator.language(), language);
             for (const TsMessage& m : readTs(ts)) {
-                if (m.numerus || !m.type.isEmpty())
+                if (!m.type.isEmpty())
                     continue;
-                const QString got = translator.translate(m.context.toUtf8().constData(), m.source.toUtf8().constData(),
-                                                         m.comment.isEmpty() ? nullptr : m.comment.toUtf8().constData());
-                QVERIFY2(got == m.translations.value(0), qPrintable(language + QStringLiteral(": ") + m.where()));
+                const auto translate = [&](int n) {
+                    return translator.translate(m.context.toUtf8().constData(), m.source.toUtf8().constData(),
+                                                m.comment.isEmpty() ? nullptr : m.comment.toUtf8().constData(), n);
+                };
+                const QString where = language + QStringLiteral(": ") + m.where();
+                QVERIFY2(translate(1) == m.translations.value(0), qPrintable(where));
+                // Every language here has one form for 1 and its last form for 2 (or only one).
+                if (m.numerus)
+                    QVERIFY2(translate(2) == m.translations.value(m.translations.size() - 1), qPrintable(where));
             }
         }
+    }
+
+    // The app words a count with the plural forms of the language it speaks; a language it has
+    // no translation for reads English, with English plural forms.
+    void countsReadInTheLanguageSpoken_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<QString>("expected");
+        const QString english =
+            QStringLiteral("The conversation outgrew the model's context: the oldest %1 %2 left out of the prompt.");
+        const QString one = QStringLiteral("exchange was"), many = QStringLiteral("exchanges were");
+        QTest::newRow("en, 1") << QStringLiteral("en_GB") << 1 << english.arg(1).arg(one);
+        QTest::newRow("en, 3") << QStringLiteral("en_GB") << 3 << english.arg(3).arg(many);
+        QTest::newRow("fr (none), 1") << QStringLiteral("fr") << 1 << english.arg(1).arg(one);
+        QTest::newRow("fr (none), 2") << QStringLiteral("fr") << 2 << english.arg(2).arg(many);
+    }
+
+    void countsReadInTheLanguageSpoken()
+    {
+        QFETCH(QString, language);
+        QFETCH(int, count);
+        QFETCH(QString, expected);
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        AppTranslations translations;
+        translations.install(*QCoreApplication::instance(), language);
+        QCOMPARE(ChatController::noticeText({pyramid::ContextNotice::Kind::TurnsDropped, count}), expected);
+    }
+
+    // The user's language comes before the English plural forms.
+    void aTranslationComesBeforeEnglish()
+    {
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        AppTranslations translations;
+        translations.install(*QCoreApplication::instance(), QStringLiteral("de"));
+        const QString source = QStringLiteral("%n token(s) · %1 tokens/s · first token %2 ms");
+        const QString german = QCoreApplication::translate("MessageListModel", source.toUtf8().constData(), nullptr, 2);
+        QVERIFY2(german.startsWith(QStringLiteral("2 Token ·")), qPrintable(german));
+        const QString notice = ChatController::noticeText({pyramid::ContextNotice::Kind::PositionsRenumbered, 1});
+        QVERIFY2(!notice.contains(QStringLiteral("position")), qPrintable(notice));
     }
 
     // main.cpp loads by locale: a language's regional variants find its file too.
