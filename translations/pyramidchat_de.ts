@@ -79,10 +79,6 @@
         <translation>Die Unterhaltung passt nicht mehr in den Kontext des Modells.</translation>
     </message>
     <message>
-        <source>The conversation no longer fits the model&apos;s context (%1).</source>
-        <translation>Die Unterhaltung passt nicht mehr in den Kontext des Modells (%1).</translation>
-    </message>
-    <message>
         <source>To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode positions and press Regenerate, or start a new chat.</source>
         <translation>Um fortzufahren, stellen Sie in den Einstellungen „Wenn der Kontext voll ist“ auf „Älteste Runden verwerfen“ oder „Positionen neu kodieren“ und klicken Sie auf „Neu generieren“, oder beginnen Sie einen neuen Chat.</translation>
     </message>
@@ -116,6 +112,14 @@
             <numerusform>Der Kontext war voll: %n älteste Position wurde verworfen und der Rest neu nummeriert.</numerusform>
             <numerusform>Der Kontext war voll: Die %n ältesten Positionen wurden verworfen und der Rest neu nummeriert.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The last message is too long for the model&apos;s context: it takes %1 tokens, the reply needs room for %2 more, and the context holds %3.</source>
+        <translation>Die letzte Nachricht ist zu lang für den Kontext des Modells: Sie braucht %1 Token, die Antwort Platz für %2 weitere, und der Kontext fasst %3.</translation>
+    </message>
+    <message>
+        <source>The conversation no longer fits the model&apos;s context: it takes %1 tokens, the reply needs room for %2 more, and the context holds %3.</source>
+        <translation>Die Unterhaltung passt nicht mehr in den Kontext des Modells: Sie braucht %1 Token, die Antwort Platz für %2 weitere, und der Kontext fasst %3.</translation>
     </message>
 </context>
 <context>

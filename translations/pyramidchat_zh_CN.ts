@@ -79,10 +79,6 @@
         <translation>对话已超出模型的上下文长度。</translation>
     </message>
     <message>
-        <source>The conversation no longer fits the model&apos;s context (%1).</source>
-        <translation>对话已超出模型的上下文长度（%1）。</translation>
-    </message>
-    <message>
         <source>To go on, set “When the context is full” in Settings to drop the oldest turns or re-encode positions and press Regenerate, or start a new chat.</source>
         <translation>如需继续，请在“设置”中将“上下文已满时”设为“丢弃最早的轮次”或“重新编码位置”，然后点击“重新生成”；或者开始新的聊天。</translation>
     </message>
@@ -114,6 +110,14 @@
         <translation>
             <numerusform>上下文已满：最早的 %n 个位置已丢弃，其余位置重新编号。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The last message is too long for the model&apos;s context: it takes %1 tokens, the reply needs room for %2 more, and the context holds %3.</source>
+        <translation>最后一条消息对模型的上下文来说太长：它占用 %1 个词元，回复还需要 %2 个词元的空间，而上下文只能容纳 %3 个。</translation>
+    </message>
+    <message>
+        <source>The conversation no longer fits the model&apos;s context: it takes %1 tokens, the reply needs room for %2 more, and the context holds %3.</source>
+        <translation>对话已超出模型的上下文：它占用 %1 个词元，回复还需要 %2 个词元的空间，而上下文只能容纳 %3 个。</translation>
     </message>
 </context>
 <context>

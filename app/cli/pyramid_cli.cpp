@@ -117,7 +117,7 @@ pyramid::FinishReason answer(pyramid::ChatEngine& engine, pyramid::ChatRequest& 
                    result.error.empty() ? "the conversation no longer fits the model's context" : result.error);
         // Earlier turns could make room; a message too long on its own cannot be helped so.
         if (result.reason == FinishReason::ContextFull && request.overflow == pyramid::OverflowPolicy::Stop &&
-            !result.message_too_long)
+            !(result.shortfall && result.shortfall->message_too_long))
             fmt::print(stderr, "pyramid-cli: to go on, restart with --overflow drop-oldest or --overflow reencode\n");
         request.conversation.messages.pop_back();
         return result.reason;

@@ -1,6 +1,7 @@
 #include "chat_controller.h"
 
 #include <QCoreApplication>
+#include <QLocale>
 #include <utility>
 
 #include "cache_stats_model.h"
@@ -281,18 +282,30 @@ QString ChatController::noticeText(const pyramid::ContextNotice& notice)
 
 QString ChatController::contextFullMessage(const pyramid::ChatResult& result, OverflowPolicy overflow)
 {
-    // The engine's reason without its advice after the ';': the advice below fits the app.
-    const QString reason = QString::fromStdString(result.error).section(QLatin1Char(';'), 0, 0).trimmed();
-    const QString what = !result.text.empty() ? tr("The reply was cut off: it reached the end of the model's context.")
-                         : reason.isEmpty()       ? tr("The conversation no longer fits the model's context.")
-                                                  : tr("The conversation no longer fits the model's context (%1).").arg(reason);
+    const auto& shortfall = result.shortfall;
+    const auto withNumbers = [&shortfall](const QString& pattern) {
+        const QLocale locale;
+        return pattern.arg(locale.toString(shortfall->prompt_tokens), locale.toString(shortfall->reply_room),
+                           locale.toString(shortfall->context_length));
+    };
+    QString what;
+    if (!result.text.empty())
+        what = tr("The reply was cut off: it reached the end of the model's context.");
+    else if (!shortfall)
+        what = tr("The conversation no longer fits the model's context.");
+    else if (shortfall->message_too_long)
+        what = withNumbers(tr("The last message is too long for the model's context: it takes %1 tokens, the reply "
+                              "needs room for %2 more, and the context holds %3."));
+    else
+        what = withNumbers(tr("The conversation no longer fits the model's context: it takes %1 tokens, the reply "
+                              "needs room for %2 more, and the context holds %3."));
     // Sentences are joined by a translatable pattern: some languages put no space between them.
     const auto followedBy = [&](const QString& advice) {
         return tr("%1 %2", "one sentence after another").arg(what, advice);
     };
     // Dropping turns cannot help a message too long on its own (refused with any policy but
     // Stop, only the last message is left).
-    if (result.message_too_long || (overflow != OverflowPolicy::Stop && result.text.empty()))
+    if ((shortfall && shortfall->message_too_long) || (overflow != OverflowPolicy::Stop && result.text.empty()))
         return followedBy(tr("Edit the last message shorter, or start a new chat."));
     if (overflow == OverflowPolicy::Stop)
         return followedBy(tr("To go on, set “When the context is full” in Settings to drop the oldest turns or "

@@ -7,6 +7,7 @@
 // Callbacks run on that same thread. `cancel` may be set from any thread.
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,13 +63,23 @@ struct ChatRequest {
     size_t kv_memory_limit = 0;  // bytes the KV cache may hold; 0: no limit
 };
 
+// Why a turn was refused before any text: its prompt needs `prompt_tokens` plus `reply_room`
+// for the reply, and the model's context holds `context_length`. With `message_too_long` the
+// prompt counted is the last message's alone: dropping older turns cannot help.
+struct ContextShortfall {
+    int prompt_tokens = 0;
+    int reply_room = 0;
+    int context_length = 0;
+    bool message_too_long = false;
+};
+
 struct ChatResult {
     FinishReason reason = FinishReason::EndOfSequence;
     std::string text;          // the whole reply
     std::string error;         // set when reason == Error or ContextFull
     ContextNotice notice;      // what was done to fit the context, for the user to see
     int dropped_turns = 0;     // oldest user/assistant exchanges left out of the prompt
-    bool message_too_long = false;  // ContextFull: the last message does not fit even on its own
+    std::optional<ContextShortfall> shortfall;  // ContextFull before any text: by how much
     bool reused_cache = false; // Extend: the previous turns' cache was kept
     GenerationStats stats;
 };

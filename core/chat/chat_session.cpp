@@ -107,14 +107,13 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
     }
     Plan p{conversation_tokens(request), false, 0};
     const auto fits = [&](size_t tokens) { return tokens + static_cast<size_t>(room) <= static_cast<size_t>(context); };
-    const auto refuse = [&](size_t tokens, const char* why) {
+    const auto refuse = [&](size_t tokens, const char* why, bool alone = false) {
         refusal = "the conversation needs " + std::to_string(tokens) + " tokens plus " + std::to_string(room) +
                   " for the reply, but the model's context holds " + std::to_string(context) + why;
-        return Plan{};
+        return Plan{.refused = ContextShortfall{static_cast<int>(tokens), room, context, alone}};
     };
     const auto refuse_alone = [&](size_t tokens) {
-        refuse(tokens, "; the last message alone is too long");
-        return Plan{.message_too_long = true};
+        return refuse(tokens, "; the last message alone is too long", true);
     };
     if (fits(p.tokens.size()))
         return p;
@@ -194,7 +193,7 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         if (!refusal.empty()) {
             result.reason = FinishReason::ContextFull;
             result.error = refusal;
-            result.message_too_long = p.message_too_long;
+            result.shortfall = p.refused;
             return result;
         }
         const std::string config = session_key(request);

@@ -33,7 +33,7 @@ private:
         bool extend = false;          // after fed_, or from an empty cache
         int dropped_turns = 0;
         int room_needed = 0;          // Reencode: positions to free before extending
-        bool message_too_long = false;  // refused: the last message does not fit on its own
+        std::optional<ContextShortfall> refused;  // set when the turn does not fit
     };
 
     Plan plan(const ChatRequest& request, std::string& refusal) const;

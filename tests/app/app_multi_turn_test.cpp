@@ -139,7 +139,9 @@ private slots:
         QVERIFY(waitForReply(*app));
         // Said clearly, with the engine's numbers and what to change; nothing was cut.
         const QString error = app->chat().error();
-        QVERIFY2(error.contains("no longer fits") && error.contains("512"), qPrintable(error));
+        QVERIFY2(error.contains("no longer fits") && error.contains("room for 128 more") &&
+                     error.contains("context holds 512"),
+                 qPrintable(error));
         QVERIFY2(error.contains("drop the oldest turns") && error.contains("new chat"), qPrintable(error));
         QVERIFY(!app->chat().busy());
         QVERIFY(!app->messages().streaming());
@@ -154,6 +156,8 @@ private slots:
         engine->setScript(alone);
         QVERIFY(app->chat().regenerate());
         QVERIFY(waitForReply(*app));
+        QVERIFY2(app->chat().error().startsWith("The last message is too long for the model's context: it takes"),
+                 qPrintable(app->chat().error()));
         QVERIFY2(app->chat().error().contains("Edit the last message shorter"), qPrintable(app->chat().error()));
         QVERIFY2(!app->chat().error().contains("drop the oldest turns"), qPrintable(app->chat().error()));
 

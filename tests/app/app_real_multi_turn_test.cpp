@@ -4,6 +4,7 @@
 // engine's numbers under stop, and has its oldest turn dropped, with a stored notice, under
 // drop-oldest.
 #include <QFile>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -117,7 +118,7 @@ private slots:
         QVERIFY(waitForReply(app));
         const QString error = app.chat().error();
         qInfo("stop: %s", qPrintable(error));
-        QVERIFY2(error.contains("no longer fits") && error.contains(QString::number(context)), qPrintable(error));
+        QVERIFY2(error.contains("no longer fits") && error.contains(QLocale().toString(context)), qPrintable(error));
         QCOMPARE(stored(app).size(), 3);  // the question waits; nothing was cut or stored half
         QCOMPARE(app.messages().count(), 3);
 

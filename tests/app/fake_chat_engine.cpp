@@ -156,7 +156,8 @@ ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbac
         result.reused_cache = false;
         result.error = "the conversation needs " + std::to_string(promptTokens(request)) +
                        " tokens plus 128 for the reply, but the model's context holds 512";
-        result.message_too_long = script.messageTooLong;
+        result.shortfall = pyramid::ContextShortfall{static_cast<int>(promptTokens(request)), 128, 512,
+                                                     script.messageTooLong};
         return result;
     }
     result.notice = script.notice;

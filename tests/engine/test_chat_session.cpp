@@ -189,6 +189,12 @@ private slots:
         const ChatResult refused = chat.reply(stop, {}, never);
         QCOMPARE(refused.reason, FinishReason::ContextFull);
         QVERIFY(QString::fromStdString(refused.error).contains("context holds"));
+        // The numbers come back as data too, for the app to word: the whole conversation's prompt.
+        QVERIFY(refused.shortfall.has_value());
+        QCOMPARE(refused.shortfall->prompt_tokens, static_cast<int>(format_llama2_chat(model_->tokenizer(), c).size()));
+        QCOMPARE(refused.shortfall->reply_room, stop.max_new_tokens);
+        QCOMPARE(refused.shortfall->context_length, context);
+        QVERIFY(!refused.shortfall->message_too_long);
 
         ChatRequest drop = stop;
         drop.overflow = OverflowPolicy::DropOldestTurns;
@@ -278,7 +284,8 @@ private slots:
             ChatSession chat(model_);
             const ChatResult result = chat.reply(r, {}, never);
             QCOMPARE(result.reason, FinishReason::ContextFull);
-            QVERIFY(result.message_too_long);
+            QVERIFY(result.shortfall && result.shortfall->message_too_long);
+            QVERIFY(result.shortfall->prompt_tokens + result.shortfall->reply_room > context);
             QVERIFY2(result.error.ends_with("the last message alone is too long"), result.error.c_str());
         }
         const Conversation long_before{"", {{ChatRole::User, words(2 * context)}, {ChatRole::Assistant, "Ok."},
@@ -286,7 +293,7 @@ private slots:
         ChatSession chat(model_);
         const ChatResult result = chat.reply(request_for(long_before, CompressionPolicyKind::Pyramid), {}, never);
         QCOMPARE(result.reason, FinishReason::ContextFull);
-        QVERIFY(!result.message_too_long);
+        QVERIFY(result.shortfall && !result.shortfall->message_too_long);
         QVERIFY2(result.error.ends_with("allow dropping old turns"), result.error.c_str());
     }
 
