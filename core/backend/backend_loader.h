@@ -31,7 +31,9 @@ struct BackendChoice {
 BackendPreference parse_backend_preference(const std::string& text);  // "auto", "cpu", "cuda"; throws
 
 // Tries to start the CUDA backend. Returns nullptr where it cannot start; `note` says which
-// library it came from, or why there is none. What `upload_progress` throws comes out of it.
+// library it came from, or why there is none. Without the NVIDIA driver the backend library is
+// not loaded at all, unless PYRAMID_BACKEND_DIR names its folder. What `upload_progress`
+// throws comes out of it.
 std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::string& note,
                                            const std::function<void(double)>& upload_progress = {});
 
