@@ -116,6 +116,7 @@ ApplicationWindow {
 
     SettingsDialog {
         id: settingsDialog
+        objectName: "settingsDialog"
         settings: window.settings
         anchors.centerIn: parent
         width: Math.min(window.width - 60, 680)

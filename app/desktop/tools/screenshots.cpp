@@ -1,0 +1,143 @@
+// pyramidchat-screenshots: draws the README's pictures of the desktop app (docs/screenshots)
+// from the real app on the real engine, offscreen, so they can be made again whenever the
+// window changes. A multi-turn chat with stories260K (a dropped-turn notice, a turn that kept
+// its cache) at 1280x800, a refused over-long turn at 800x600, and the settings.
+//
+//   pyramidchat-screenshots OUT_DIR [SHARED_DIR]
+#include <QCoreApplication>
+#include <QDir>
+#include <QEventLoop>
+#include <QFile>
+#include <QGuiApplication>
+#include <QImage>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "app_translations.h"
+#include "chat/local_chat_engine.h"
+#include "chat_settings.h"
+#include "desktop_app.h"
+
+namespace {
+
+[[noreturn]] void fail(const QString& what)
+{
+    std::fprintf(stderr, "pyramidchat-screenshots: %s\n", qPrintable(what));
+    std::exit(1);
+}
+
+// Runs the event loop until `signal` of `sender` fires (or fails after `seconds`).
+template <typename Sender, typename Signal>
+void waitFor(const Sender* sender, Signal signal, const char* what, int seconds = 300)
+{
+    QEventLoop loop;
+    QObject::connect(sender, signal, &loop, &QEventLoop::quit);
+    QTimer::singleShot(seconds * 1000, &loop, [&] { fail(QStringLiteral("timed out waiting for %1").arg(what)); });
+    loop.exec();
+}
+
+// Lets the window lay itself out and draw before it is grabbed.
+void settle(int ms = 500)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+void grab(QQuickWindow* window, const QDir& out, const QString& name)
+{
+    settle();
+    const QImage image = window->grabWindow();
+    if (image.isNull() || !image.save(out.filePath(name)))
+        fail(QStringLiteral("cannot write %1").arg(out.filePath(name)));
+    std::printf("%s (%dx%d)\n", qPrintable(out.filePath(name)), image.width(), image.height());
+}
+
+void send(DesktopApp& app, const QString& text)
+{
+    if (!app.chat().send(text))
+        fail(QStringLiteral("the app would not send a message"));
+    waitFor(&app.chat(), &ChatController::replyFinished, "a reply");
+}
+
+void set(DesktopApp& app, const char* key, const char* value)
+{
+    if (!app.settings().setValue(QString::fromLatin1(key), QString::fromLatin1(value)))
+        fail(QStringLiteral("setting %1 = %2 refused").arg(key, value));
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication qtApp(argc, argv);
+    if (argc < 2)
+        fail(QStringLiteral("usage: pyramidchat-screenshots OUT_DIR [SHARED_DIR]"));
+    const QDir out(QString::fromLocal8Bit(argv[1]));
+    const QDir shared(argc > 2 ? QString::fromLocal8Bit(argv[2]) : QStringLiteral(PYRAMID_SHARED_DIR));
+    if (!QDir().mkpath(out.path()))
+        fail(QStringLiteral("cannot create %1").arg(out.path()));
+
+    AppTranslations translations;
+    translations.install(qtApp, QStringLiteral("en_US"));
+    QQuickStyle::setStyle(QStringLiteral("Fusion"));
+
+    QFile storyFile(shared.filePath(QStringLiteral("data/tinystories_val_prefix.txt")));
+    if (!storyFile.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read %1").arg(storyFile.fileName()));
+    const QString stories = QString::fromUtf8(storyFile.readAll()).simplified();
+
+    // A fresh home: no earlier conversations or settings show up in the pictures.
+    QTemporaryDir home;
+    QSettings settings(QDir(home.path()).filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+    // The engine as the app makes it with its default settings.
+    const pyramid::BackendOptions backend{pyramid::BackendPreference::Auto, ChatSettings{}.kvPrecision};
+    DesktopApp app(std::make_unique<pyramid::LocalChatEngine>(backend), settings,
+                   {QDir(home.path()).filePath(QStringLiteral("chats.sqlite")), {shared.filePath(QStringLiteral("models"))}});
+    QQmlApplicationEngine qml;
+    if (!app.showWindow(qml))
+        fail(QStringLiteral("the window did not load"));
+    auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+    window->resize(1280, 800);
+
+    app.models().open(shared.filePath(QStringLiteral("models/stories260K.gguf")));
+    waitFor(&app.models(), &ModelManager::modelChanged, "the model");
+    set(app, "policy", "pyramid");
+    set(app, "max_new_tokens", "60");
+    set(app, "seed", "7");
+    set(app, "overflow", "drop-oldest");
+
+    // Two long turns (about a thousand tokens each) outgrow the 2048-token context, so the
+    // second drops the oldest exchanges; the short last turn extends the cache it kept.
+    send(app, QStringLiteral("Once upon a time, in a big forest, there lived"));
+    send(app, stories.left(4000).section(QLatin1Char(' '), 0, -2));
+    send(app, stories.mid(4000, 4000).section(QLatin1Char(' '), 1, -2));
+    send(app, QStringLiteral("Tom looked for his ball near the river."));
+    grab(window, out, QStringLiteral("chat-1280x800.png"));
+
+    // A message too long for the whole context, refused with what to do about it.
+    window->resize(800, 600);
+    set(app, "overflow", "stop");
+    if (!app.chat().send(stories.mid(11000, 12000)))
+        fail(QStringLiteral("the app would not send the long message"));
+    waitFor(&app.chat(), &ChatController::replyFinished, "the refusal");
+    if (app.chat().error().isEmpty())
+        fail(QStringLiteral("the long message was not refused"));
+    grab(window, out, QStringLiteral("chat-800x600.png"));
+
+    window->resize(1280, 800);
+    QObject* dialog = window->findChild<QObject*>(QStringLiteral("settingsDialog"));
+    if (!dialog || !QMetaObject::invokeMethod(dialog, "open"))
+        fail(QStringLiteral("no settings dialog"));
+    grab(window, out, QStringLiteral("settings-1280x800.png"));
+    return 0;
+}
