@@ -24,7 +24,7 @@ struct ModelInfo {
     std::string path;
     std::string name;
     std::string format;     // "gguf" or "safetensors"
-    std::string backend;    // "cpu", "cuda: <device name>"
+    std::string backend;    // "cpu: 2 threads, f16 KV cache", "cuda: <device name>"
     std::string backend_note;  // why this backend was chosen (e.g. why CUDA is not in use)
     int n_layers = 0;
     int n_vocab = 0;

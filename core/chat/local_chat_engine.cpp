@@ -69,7 +69,7 @@ ModelInfo LocalChatEngine::open(const std::string& path, const std::function<voi
     info.path = path;
     info.name = model->config().name.empty() ? std::filesystem::path(path).filename().string() : model->config().name;
     info.format = model->files().format;
-    info.backend = backend.name == "cpu" ? "cpu" : backend.name + ": " + backend.device;
+    info.backend = backend.name + ": " + backend.device;
     info.backend_note = model->backend_note();
     info.n_layers = model->config().n_layers;
     info.n_vocab = model->config().n_vocab;
