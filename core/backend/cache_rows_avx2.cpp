@@ -9,6 +9,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
+#include <algorithm>
+#include <type_traits>
+
 #define PYRAMID_AVX2_F16C __attribute__((target("avx2,f16c")))
 
 namespace pyramid::cpu {
@@ -20,13 +23,13 @@ PYRAMID_AVX2_F16C inline __m256 load8(const Half* p)
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
+// The generic kernel's final sum of a row's eight lanes, its scalar tail added first. Always
+// inlined: called with a vector argument, it would leave the caller without the vzeroupper that
+// spares the SSE code after it the cost of switching from AVX (softmax ran 4x slower).
 template <typename Stored>
-PYRAMID_AVX2_F16C float dot_row(const float* q, const Stored* row, int n)
+PYRAMID_AVX2_F16C __attribute__((always_inline)) inline float finish_dot(__m256 sums, const float* q, const Stored* row,
+                                                                        int whole, int n)
 {
-    __m256 sums = _mm256_setzero_ps();
-    const int whole = n - n % 8;
-    for (int i = 0; i < whole; i += 8)
-        sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(row + i)));
     float lanes[8];
     _mm256_storeu_ps(lanes, sums);
     for (int i = whole; i < n; ++i)
@@ -34,25 +37,84 @@ PYRAMID_AVX2_F16C float dot_row(const float* q, const Stored* row, int n)
     return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
 
+// fp16 rows four at a time: each row's sum is still its own chain of adds in the generic
+// order, but four independent chains keep the adder busy (one chain waits on the previous add's
+// latency) and share each load of the query. Float32 rows go one at a time: taken four at a
+// time they made a decode step slower, where reading twice the bytes is what takes the time
+// (docs/perf/cpu-attention.md).
 template <typename Stored>
 PYRAMID_AVX2_F16C void dot_avx2(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out)
 {
-    for (int j = 0; j < count; ++j)
-        out[j] = dot_row(q, rows + j * stride, n);
+    constexpr bool kFourRows = std::is_same_v<Stored, Half>;
+    const int whole = n - n % 8;
+    int j = 0;
+    for (; kFourRows && j + 4 <= count; j += 4) {
+        const Stored* r0 = rows + j * stride;
+        const Stored* r1 = r0 + stride;
+        const Stored* r2 = r1 + stride;
+        const Stored* r3 = r2 + stride;
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(),
+               s3 = _mm256_setzero_ps();
+        for (int i = 0; i < whole; i += 8) {
+            const __m256 x = _mm256_loadu_ps(q + i);
+            s0 = _mm256_add_ps(s0, _mm256_mul_ps(x, load8(r0 + i)));
+            s1 = _mm256_add_ps(s1, _mm256_mul_ps(x, load8(r1 + i)));
+            s2 = _mm256_add_ps(s2, _mm256_mul_ps(x, load8(r2 + i)));
+            s3 = _mm256_add_ps(s3, _mm256_mul_ps(x, load8(r3 + i)));
+        }
+        out[j] = finish_dot(s0, q, r0, whole, n);
+        out[j + 1] = finish_dot(s1, q, r1, whole, n);
+        out[j + 2] = finish_dot(s2, q, r2, whole, n);
+        out[j + 3] = finish_dot(s3, q, r3, whole, n);
+    }
+    for (; j < count; ++j) {
+        const Stored* row = rows + j * stride;
+        __m256 sums = _mm256_setzero_ps();
+        for (int i = 0; i < whole; i += 8)
+            sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(row + i)));
+        out[j] = finish_dot(sums, q, row, whole, n);
+    }
 }
 
+// Eight vectors of `out` (64 values) stay in registers while rows add to them, in row order as
+// the generic kernel adds: `out` is read and written once per 64 values and group of rows
+// instead of once per row. The rows go in groups small enough to stay in the L1 cache while
+// each group's 64-value blocks are taken in turn.
 template <typename Stored>
 PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Stored* rows, int64_t stride, int count, int n,
                                        float* out)
 {
-    const int whole = n - n % 8;
-    for (int j = 0; j < count; ++j) {
-        const Stored* row = rows + j * stride;
-        const __m256 w = _mm256_set1_ps(weights[j]);
-        for (int d = 0; d < whole; d += 8)
-            _mm256_storeu_ps(out + d, _mm256_add_ps(_mm256_loadu_ps(out + d), _mm256_mul_ps(w, load8(row + d))));
-        for (int d = whole; d < n; ++d)
-            out[d] += weights[j] * as_float(row[d]);
+    constexpr int kBlock = 64, kGroup = 32;
+    const int blocks = n - n % kBlock, whole = n - n % 8;
+    for (int j0 = 0; j0 < count; j0 += kGroup) {
+        const int j1 = std::min(count, j0 + kGroup);
+        for (int d0 = 0; d0 < blocks; d0 += kBlock) {
+            __m256 acc[8];
+            for (int v = 0; v < 8; ++v)
+                acc[v] = _mm256_loadu_ps(out + d0 + 8 * v);
+            for (int j = j0; j < j1; ++j) {
+                const Stored* row = rows + j * stride + d0;
+                // The first block asks for the rest of the row: read in blocks, a row arrives
+                // in pieces the hardware prefetcher does not foresee (a decode step ran slower).
+                if (d0 == 0) {
+                    for (int p = kBlock; p < n; p += 64 / int(sizeof(Stored)))
+                        _mm_prefetch(reinterpret_cast<const char*>(row + p), _MM_HINT_T0);
+                }
+                const __m256 w = _mm256_set1_ps(weights[j]);
+                for (int v = 0; v < 8; ++v)
+                    acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(w, load8(row + 8 * v)));
+            }
+            for (int v = 0; v < 8; ++v)
+                _mm256_storeu_ps(out + d0 + 8 * v, acc[v]);
+        }
+        for (int j = j0; j < j1 && blocks < n; ++j) {
+            const Stored* row = rows + j * stride;
+            const __m256 w = _mm256_set1_ps(weights[j]);
+            for (int d = blocks; d < whole; d += 8)
+                _mm256_storeu_ps(out + d, _mm256_add_ps(_mm256_loadu_ps(out + d), _mm256_mul_ps(w, load8(row + d))));
+            for (int d = whole; d < n; ++d)
+                out[d] += weights[j] * as_float(row[d]);
+        }
     }
 }
 

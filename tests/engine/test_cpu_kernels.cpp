@@ -75,8 +75,10 @@ void check_row_kernels_agree()
     std::mt19937 rng(std::random_device{}());
     const cpu::RowKernels<Stored> generic = cpu::row_kernels<Stored>(cpu::KernelIsa::Generic);
     const cpu::RowKernels<Stored> avx2 = cpu::row_kernels<Stored>(cpu::KernelIsa::Avx2);
-    for (int n : {1, 7, 8, 64, 100, 128}) {
-        const int count = 37, stride = n + 5;
+    // Lengths through each kernel's paths: 64-value blocks, 8-value vectors, a scalar tail; row
+    // counts below and above the four rows the dot takes together, and not a multiple of it.
+    for (auto [n, count] : {std::pair{1, 37}, {7, 3}, {8, 37}, {64, 2}, {77, 37}, {100, 37}, {128, 37}, {128, 1}}) {
+        const int stride = n + 5;
         std::vector<Stored> rows(size_t(count) * stride);
         for (Stored& x : rows) {
             const float value = random_vector(1, rng, 2.0f)[0];
