@@ -239,12 +239,13 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
     // A reply finishing after the user moved on is stored (or not) in its own conversation:
     // the screen and the error line belong to the one shown.
     if (messages_.conversationId() == replyConversation_) {
-        // A reply that ended before it had a cache (refused, failed, stopped while reading the
-        // prompt) leaves no numbers, not the previous reply's.
-        if (result.stats.layer_kv_lengths.empty())
-            stats_.clear();
-        else
+        // A refused turn left the cache as the panel shows it. A reply that failed or stopped
+        // before it had a cache leaves no numbers, not the previous reply's: the engine may
+        // have let that cache go.
+        if (!result.stats.layer_kv_lengths.empty())
             stats_.update(result.stats);
+        else if (!result.shortfall)
+            stats_.clear();
         if (!messages_.streaming()) {
             // Shown again while the reply finished in the background: show what is stored.
             messages_.setConversation(replyConversation_, store_.messages(replyConversation_));

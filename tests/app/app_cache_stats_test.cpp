@@ -133,8 +133,9 @@ private slots:
         QVERIFY(app->stats().contextFill() > 0);
     }
 
-    // The panel shows the cache of the reply on screen: not another conversation's, and not
-    // the previous reply's once a reply ended without a cache of its own.
+    // The panel shows the cache of the reply on screen: not another conversation's. A turn
+    // refused for a full context leaves the cache, and the panel, as they were; a failed one
+    // leaves no numbers.
     void numbersBelongToTheReplyOnScreen()
     {
         AppTestEnv env;
@@ -154,12 +155,25 @@ private slots:
         QVERIFY(app->chat().send("A question"));
         QVERIFY(finished.wait(5000));
         QVERIFY(app->stats().hasStats());
+        const int cached = app->stats().fullLength();
         FakeScript refusing;
         refusing.refuseContextFull = true;
         engine->setScript(refusing);
         QVERIFY(app->chat().send("Too long"));
         QVERIFY(finished.wait(5000));
         QVERIFY(!app->chat().error().isEmpty());
+        QVERIFY(app->stats().hasStats());
+        QCOMPARE(app->stats().fullLength(), cached);
+
+        // A reply that failed before it had a cache shows no numbers: not the previous reply's,
+        // whose cache the engine may have let go.
+        FakeScript failing;
+        failing.replyError = "no memory";
+        failing.failAtOnce = true;
+        engine->setScript(failing);
+        QVERIFY(app->chat().send("Again"));
+        QVERIFY(finished.wait(5000));
+        QVERIFY(app->chat().error().contains("no memory"));
         QVERIFY(!app->stats().hasStats());
     }
 

@@ -160,6 +160,11 @@ ChatResult FakeChatEngine::reply(const ChatRequest& request, const StreamCallbac
                                                      script.messageTooLong};
         return result;
     }
+    if (script.failAtOnce) {
+        result.reason = FinishReason::Error;
+        result.error = script.replyError;
+        return result;
+    }
     result.notice = script.notice;
     result.dropped_turns = script.droppedTurns;
     if (callbacks.on_stats)

@@ -18,6 +18,7 @@ struct FakeScript {
     int layers = 4;
     size_t bytesPerEntry = 64;
     std::string replyError;  // non-empty: the reply fails with it after the first piece
+    bool failAtOnce = false; // with replyError: the reply fails before it has a cache (no statistics)
     std::chrono::milliseconds loadStepDelay{1};  // ten load steps, cancel checked between them
     pyramid::ContextNotice notice;   // set on the result of every reply
     int droppedTurns = 0;
