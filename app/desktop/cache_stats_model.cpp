@@ -51,8 +51,13 @@ void CacheStatsModel::update(const pyramid::GenerationStats& stats)
     else if (after > 0)
         emit dataChanged(index(0), index(after - 1));
     memoryBytes_ = residentMemoryBytes().value_or(0);
+    if (stats.device_memory_total > 0)
+        deviceMemory_ = pyramid::DeviceMemory{stats.device_memory_used, stats.device_memory_total,
+                                              stats.device_memory_held};
+    else
+        deviceMemory_.reset();
     emit changed();
-    emit memoryChanged();  // the memory shown may be the GPU's, which comes with the stats
+    emit memoryChanged();
 }
 
 void CacheStatsModel::clear()
@@ -62,7 +67,6 @@ void CacheStatsModel::clear()
     hasStats_ = false;
     endResetModel();
     emit changed();
-    emit memoryChanged();
 }
 
 void CacheStatsModel::refreshMemory()
@@ -72,6 +76,16 @@ void CacheStatsModel::refreshMemory()
         memoryBytes_ = bytes;
         emit memoryChanged();
     }
+    emit deviceMemoryWanted();
+}
+
+void CacheStatsModel::setDeviceMemory(const std::optional<pyramid::DeviceMemory>& memory)
+{
+    const auto shown = memory && memory->total > 0 ? memory : std::nullopt;
+    if (shown == deviceMemory_)
+        return;
+    deviceMemory_ = shown;
+    emit memoryChanged();
 }
 
 double CacheStatsModel::savingFraction() const
@@ -90,7 +104,7 @@ double CacheStatsModel::deviceMemoryFraction() const
 {
     if (!showsDeviceMemory())
         return 0;
-    return std::min(1.0, double(stats_.device_memory_used) / double(stats_.device_memory_total));
+    return std::min(1.0, double(deviceMemory_->used) / double(deviceMemory_->total));
 }
 
 QString CacheStatsModel::kvText() const
@@ -155,9 +169,9 @@ QString CacheStatsModel::memoryText() const
     if (showsDeviceMemory())
         // The device's figure counts every program; what this app holds is said beside it.
         return tr("%1 of %2, %3 of it this app's")
-            .arg(locale.formattedDataSize(qint64(stats_.device_memory_used)),
-                 locale.formattedDataSize(qint64(stats_.device_memory_total)),
-                 locale.formattedDataSize(qint64(stats_.device_memory_held)));
+            .arg(locale.formattedDataSize(qint64(deviceMemory_->used)),
+                 locale.formattedDataSize(qint64(deviceMemory_->total)),
+                 locale.formattedDataSize(qint64(deviceMemory_->held)));
     return memoryBytes_ > 0 ? locale.formattedDataSize(memoryBytes_) : tr("–");
 }
 

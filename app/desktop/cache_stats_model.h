@@ -3,9 +3,13 @@
 // KV entries it holds against what a full cache would hold (the pyramid), plus the totals,
 // speed, time to first token, context fill (positions taken), the device it runs on and its
 // memory (the GPU's where the engine reports one, else this process's), as ready-to-show text.
+// The memory is followed while idle too: the process's on the panel's timer, the GPU's as the
+// engine's owner answers deviceMemoryWanted.
 #include <QAbstractListModel>
 #include <QVector>
+#include <optional>
 
+#include "chat/chat_engine.h"
 #include "generate/generation_stats.h"
 
 class CacheStatsModel : public QAbstractListModel {
@@ -19,8 +23,8 @@ class CacheStatsModel : public QAbstractListModel {
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY changed)
     Q_PROPERTY(double contextFill READ contextFill NOTIFY changed)  // 0..1 of the model's positions
     Q_PROPERTY(double memoryBytes READ memoryBytes NOTIFY memoryChanged)  // this process's resident memory
-    Q_PROPERTY(bool showsDeviceMemory READ showsDeviceMemory NOTIFY changed)
-    Q_PROPERTY(double deviceMemoryFraction READ deviceMemoryFraction NOTIFY changed)  // 0..1 of the GPU's
+    Q_PROPERTY(bool showsDeviceMemory READ showsDeviceMemory NOTIFY memoryChanged)
+    Q_PROPERTY(double deviceMemoryFraction READ deviceMemoryFraction NOTIFY memoryChanged)  // 0..1 of the GPU's
     Q_PROPERTY(QString kvText READ kvText NOTIFY changed)
     Q_PROPERTY(QString savingText READ savingText NOTIFY changed)
     Q_PROPERTY(QString speedText READ speedText NOTIFY changed)
@@ -29,7 +33,7 @@ class CacheStatsModel : public QAbstractListModel {
     Q_PROPERTY(QString tokensText READ tokensText NOTIFY changed)
     Q_PROPERTY(QString phaseText READ phaseText NOTIFY changed)
     Q_PROPERTY(QString memoryText READ memoryText NOTIFY memoryChanged)
-    Q_PROPERTY(QString memoryLabel READ memoryLabel NOTIFY changed)
+    Q_PROPERTY(QString memoryLabel READ memoryLabel NOTIFY memoryChanged)
     Q_PROPERTY(QString deviceText READ deviceText NOTIFY changed)  // empty before the first reply
 
 public:
@@ -46,10 +50,14 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
+    // The GPU memory comes with the statistics; clear() forgets the reply, not the device.
     void update(const pyramid::GenerationStats& stats);
     void clear();
-    // Re-reads the process memory; called with every update and by the panel's timer.
+    // Re-reads the process memory and asks for the GPU's (deviceMemoryWanted); called by the
+    // panel's timer.
     Q_INVOKABLE void refreshMemory();
+    // The GPU memory now, between replies; nullopt: the model runs on the host, or none is open.
+    void setDeviceMemory(const std::optional<pyramid::DeviceMemory>& memory);
 
     bool hasStats() const { return hasStats_; }
     int fullLength() const { return stats_.full_kv_length; }
@@ -62,7 +70,7 @@ public:
     double contextFill() const;
     double memoryBytes() const { return static_cast<double>(memoryBytes_); }
     // The engine reports GPU memory (a CUDA backend): the panel shows it instead of the process's.
-    bool showsDeviceMemory() const { return hasStats_ && stats_.device_memory_total > 0; }
+    bool showsDeviceMemory() const { return deviceMemory_.has_value(); }
     double deviceMemoryFraction() const;
 
     QString kvText() const;
@@ -79,9 +87,11 @@ public:
 signals:
     void changed();
     void memoryChanged();
+    void deviceMemoryWanted();
 
 private:
     pyramid::GenerationStats stats_;
     bool hasStats_ = false;
     int64_t memoryBytes_ = 0;
+    std::optional<pyramid::DeviceMemory> deviceMemory_;  // set only with a total
 };

@@ -38,6 +38,7 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
         hasModel_ = true;
         stats_.clear();  // the last reply's numbers belong to the previous model
         setLoading(false);
+        readDeviceMemory();  // the GPU's memory with the model in it, before any reply
         emit modelLoaded(info);
     });
     connect(worker_.get(), &EngineWorker::loadFailed, this, [this](const QString& message, bool modelKept) {
@@ -47,8 +48,15 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
             stats_.clear();
         }
         setLoading(false);
+        readDeviceMemory();
         emit modelLoadFailed(message, modelKept);
     });
+    connect(worker_.get(), &EngineWorker::deviceMemoryRead, this,
+            [this](const std::optional<pyramid::DeviceMemory>& memory) {
+                deviceMemoryPending_ = false;
+                stats_.setDeviceMemory(memory);
+            });
+    connect(&stats_, &CacheStatsModel::deviceMemoryWanted, this, &ChatController::readDeviceMemory);
     thread_.start();
 
     store_.setFailureHandler([this](const QString& message) {
@@ -345,6 +353,21 @@ void ChatController::setBusy(bool busy)
     busy_ = busy;
     emit busyChanged();
     emit actionsChanged();
+}
+
+void ChatController::readDeviceMemory()
+{
+    // A reply or load in flight reports the memory itself, and one question at a time is
+    // enough: the worker may be busy for a while.
+    if (busy_ || loading_ || deviceMemoryPending_)
+        return;
+    if (!hasModel_) {
+        stats_.setDeviceMemory(std::nullopt);
+        return;
+    }
+    deviceMemoryPending_ = true;
+    EngineWorker* worker = worker_.get();
+    QMetaObject::invokeMethod(worker, [worker] { worker->readDeviceMemory(); }, Qt::QueuedConnection);
 }
 
 void ChatController::setLoading(bool loading)

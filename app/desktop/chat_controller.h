@@ -86,6 +86,8 @@ private:
     void onReplyText(quint64 turn, const QString& text);
     void onReplyStats(quint64 turn, const pyramid::GenerationStats& stats);
     void onReplyFinished(quint64 turn, const pyramid::ChatResult& result);
+    // Asks the worker for the GPU memory now, for the panel while no reply runs.
+    void readDeviceMemory();
     // What a ContextFull reply tells the user, with what to do about it under `overflow`.
     static QString contextFullMessage(const pyramid::ChatResult& result, pyramid::OverflowPolicy overflow);
     void setBusy(bool busy);
@@ -113,5 +115,6 @@ private:
     bool busy_ = false;
     bool loading_ = false;
     bool hasModel_ = false;
+    bool deviceMemoryPending_ = false;  // a readDeviceMemory has not been answered yet
     QString error_;
 };

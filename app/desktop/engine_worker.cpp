@@ -50,6 +50,8 @@ void EngineWorker::load(const QString& path)
     }
 }
 
+void EngineWorker::readDeviceMemory() { emit deviceMemoryRead(engine_.device_memory()); }
+
 void EngineWorker::reply(quint64 turn, const pyramid::ChatRequest& request)
 {
     Throttle throttle(kPublishInterval);

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <optional>
 
 #include "chat/chat_engine.h"
 
@@ -20,6 +21,8 @@ public:
     // Both block; call them on the worker thread.
     void load(const QString& path);
     void reply(quint64 turn, const pyramid::ChatRequest& request);
+    // Quick; on the worker thread too, so it never overlaps a load or a reply.
+    void readDeviceMemory();
 
 signals:
     void loadProgress(double fraction);
@@ -28,6 +31,7 @@ signals:
     void replyText(quint64 turn, const QString& text);  // the text added since the last signal
     void replyStats(quint64 turn, const pyramid::GenerationStats& stats);
     void replyFinished(quint64 turn, const pyramid::ChatResult& result);
+    void deviceMemoryRead(const std::optional<pyramid::DeviceMemory>& memory);
 
 private:
     pyramid::ChatEngine& engine_;

@@ -92,6 +92,16 @@ struct LoadCallbacks {
     const std::atomic<bool>* no_reopen = nullptr;
 };
 
+// GPU memory as the device reports it: `used` by every program, of `total`, and the part this
+// engine holds (weights, KV cache, scratch).
+struct DeviceMemory {
+    size_t used = 0;
+    size_t total = 0;
+    size_t held = 0;
+
+    bool operator==(const DeviceMemory&) const = default;
+};
+
 struct StreamCallbacks {
     std::function<void(const std::string& piece)> on_text;      // decoded text as it grows
     std::function<void(const GenerationStats&)> on_stats;       // after prefill and each token
@@ -112,6 +122,12 @@ public:
     // Never throws for bad input: errors come back as FinishReason::Error.
     virtual ChatResult reply(const ChatRequest& request, const StreamCallbacks& callbacks,
                              const std::atomic<bool>& cancel) = 0;
+
+    // The GPU memory now, for a panel to follow while no reply runs (other programs take and
+    // free memory too). nullopt when the model runs on the host, none is open, or a load or
+    // reply is running: those report it in their statistics, and this never waits for them.
+    // Not to be called from a load's or a reply's callbacks.
+    virtual std::optional<DeviceMemory> device_memory() const = 0;
 };
 
 } // namespace pyramid

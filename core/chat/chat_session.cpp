@@ -96,7 +96,10 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
     const int context = model_->config().context_length;
     const int room = reply_room(request, context);
     if (can_extend(request)) {
-        Plan p{next_turn_tokens(request), true, fed_dropped_turns_};
+        Plan p;
+        p.tokens = next_turn_tokens(request);
+        p.extend = true;
+        p.dropped_turns = fed_dropped_turns_;
         const int needed = static_cast<int>(p.tokens.size()) + room;
         if (session_->tokens_seen() + needed <= context)
             return p;
@@ -105,12 +108,15 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
             return p;
         }
     }
-    Plan p{conversation_tokens(request), false, 0};
+    Plan p;
+    p.tokens = conversation_tokens(request);
     const auto fits = [&](size_t tokens) { return tokens + static_cast<size_t>(room) <= static_cast<size_t>(context); };
     const auto refuse = [&](size_t tokens, const char* why, bool alone = false) {
         refusal = "the conversation needs " + std::to_string(tokens) + " tokens plus " + std::to_string(room) +
                   " for the reply, but the model's context holds " + std::to_string(context) + why;
-        return Plan{.refused = ContextShortfall{static_cast<int>(tokens), room, context, alone}};
+        Plan refused;
+        refused.refused = ContextShortfall{static_cast<int>(tokens), room, context, alone};
+        return refused;
     };
     const auto refuse_alone = [&](size_t tokens) {
         return refuse(tokens, "; the last message alone is too long", true);

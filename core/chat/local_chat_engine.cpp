@@ -124,4 +124,22 @@ ChatResult LocalChatEngine::reply(const ChatRequest& request, const StreamCallba
     return chat_->reply(request, callbacks, cancel);
 }
 
+std::optional<DeviceMemory> LocalChatEngine::device_memory() const
+{
+    std::unique_lock call(calls_, std::try_to_lock);
+    if (!call.owns_lock())
+        return std::nullopt;
+    std::shared_ptr<Model> model;
+    {
+        std::lock_guard lock(mutex_);
+        model = model_;
+    }
+    if (!model)
+        return std::nullopt;
+    const BackendInfo info = model->backend().info();
+    if (info.memory_total == 0)
+        return std::nullopt;
+    return DeviceMemory{info.memory_used, info.memory_total, info.memory_held};
+}
+
 } // namespace pyramid

@@ -28,13 +28,14 @@ public:
     ModelInfo model_info() const override;
     ChatResult reply(const ChatRequest& request, const StreamCallbacks& callbacks,
                      const std::atomic<bool>& cancel) override;
+    std::optional<DeviceMemory> device_memory() const override;
 
 private:
     // Opens the model and makes it the one replies use.
     ModelInfo open(const std::string& path, const std::function<void(double)>& progress);
 
     BackendOptions backend_;
-    std::mutex calls_;          // held through a whole load or reply
+    mutable std::mutex calls_;  // held through a whole load or reply
     mutable std::mutex mutex_;  // guards model_ and info_ for has_model and model_info
     std::shared_ptr<Model> model_;
     // The last conversation's cache, kept so its next turn can extend it.

@@ -111,10 +111,60 @@ private slots:
         QCOMPARE(model.contextFill(), 600.0 / 800.0);
         QCOMPARE(model.contextText(), QStringLiteral("%1 / %2").arg(locale.toString(600), locale.toString(800)));
 
+        // The GPU's memory describes the device, not the reply: clearing the reply keeps it.
         model.clear();
+        QVERIFY(model.showsDeviceMemory());
+        QCOMPARE(model.deviceMemoryFraction(), 3.0 / 80.0);
+        model.setDeviceMemory(pyramid::DeviceMemory{size_t(40) << 30, size_t(80) << 30, size_t(2) << 30});
+        QCOMPARE(model.deviceMemoryFraction(), 0.5);
+        model.setDeviceMemory(std::nullopt);  // a model on the host
         QVERIFY(!model.showsDeviceMemory());
         QCOMPARE(model.memoryLabel(), QStringLiteral("Process memory"));
         QCOMPARE(model.deviceMemoryFraction(), 0.0);
+        memory.clear();
+        model.setDeviceMemory(std::nullopt);
+        QVERIFY(memory.isEmpty());  // nothing changed, nothing to redraw
+    }
+
+    // Between replies the panel follows the GPU's memory (other programs take and free it),
+    // asking the engine on its worker thread: from the moment a model opens, never while a
+    // reply runs, and no longer once a model on the host replaces it.
+    void theGpuMemoryIsFollowedWhileIdle()
+    {
+        AppTestEnv env;
+        FakeScript script;
+        script.deviceMemoryUsed = 1000;
+        script.deviceMemoryTotal = 4000;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine, script);
+        CacheStatsModel& stats = app->stats();
+        QTRY_VERIFY_WITH_TIMEOUT(stats.showsDeviceMemory(), 5000);  // before any reply
+        QVERIFY(!stats.hasStats());
+        QCOMPARE(stats.deviceMemoryFraction(), 0.25);
+
+        script.deviceMemoryUsed = 3000;  // another program took memory
+        engine->setScript(script);
+        stats.refreshMemory();  // the panel's timer
+        QTRY_COMPARE_WITH_TIMEOUT(stats.deviceMemoryFraction(), 0.75, 5000);
+
+        FakeScript slow = script;
+        slow.delay = std::chrono::milliseconds(50);
+        engine->setScript(slow);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("Hello there"));
+        const int readsBefore = engine->deviceMemoryReads();
+        for (int i = 0; i < 5; ++i)
+            stats.refreshMemory();
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(engine->deviceMemoryReads(), readsBefore);  // the reply's statistics carried it
+
+        FakeScript host;
+        engine->setScript(host);
+        QSignalSpy loaded(&app->models(), &ModelManager::modelChanged);
+        app->models().open(env.makeModelFile(QStringLiteral("other.gguf")));
+        QVERIFY(loaded.wait(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(!stats.showsDeviceMemory(), 5000);
+        QCOMPARE(stats.memoryLabel(), QStringLiteral("Process memory"));
     }
 
     void theControllerForwardsDeviceStats()

@@ -55,6 +55,21 @@ ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallback
     return info;
 }
 
+std::optional<pyramid::DeviceMemory> FakeChatEngine::device_memory() const
+{
+    std::lock_guard lock(mutex_);
+    if (!loaded_ || script_.deviceMemoryTotal == 0)
+        return std::nullopt;
+    ++deviceMemoryReads_;
+    return pyramid::DeviceMemory{script_.deviceMemoryUsed, script_.deviceMemoryTotal, 0};
+}
+
+int FakeChatEngine::deviceMemoryReads() const
+{
+    std::lock_guard lock(mutex_);
+    return deviceMemoryReads_;
+}
+
 bool FakeChatEngine::has_model() const
 {
     std::lock_guard lock(mutex_);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,11 +43,14 @@ public:
     pyramid::ModelInfo model_info() const override;
     pyramid::ChatResult reply(const pyramid::ChatRequest& request, const pyramid::StreamCallbacks& callbacks,
                               const std::atomic<bool>& cancel) override;
+    // The script's device memory while a model is open (none with a total of 0).
+    std::optional<pyramid::DeviceMemory> device_memory() const override;
 
     void setScript(const FakeScript& script);
     std::vector<pyramid::ChatRequest> requests() const;
     // Per cancelled load, in order: whether LoadCallbacks::no_reopen was set when it stopped.
     std::vector<bool> cancelledLoadsWithoutReopen() const;
+    int deviceMemoryReads() const;  // device_memory() calls that found a device
 
     // Tokens the fake charges for a prompt: one per word, plus a fixed template overhead.
     static int promptTokens(const pyramid::ChatRequest& request);
@@ -64,4 +68,5 @@ private:
     pyramid::ModelInfo info_;
     bool loaded_ = false;
     std::vector<bool> cancelledWithoutReopen_;
+    mutable int deviceMemoryReads_ = 0;
 };

@@ -44,6 +44,7 @@ private slots:
     {
         PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
         engine_.load_model(path.string(), {}, never_);
+        QVERIFY(!engine_.device_memory());  // the host: the app shows the process's memory instead
     }
 
     void out_of_kv_memory_ends_the_reply_cleanly()

@@ -248,6 +248,11 @@ void switching_models_frees_the_gpu_first()
     const std::atomic<bool> never{false};
     const ModelInfo first = engine.load_model(path, {}, never);
     GPU_CHECK(first.backend.rfind("cuda", 0) == 0, "on the GPU: " + first.backend);
+    // The memory a panel follows between replies: the device's, with this model in it.
+    const std::optional<DeviceMemory> memory = engine.device_memory();
+    GPU_CHECK(memory && memory->total > 0 && memory->held > 0 && memory->used >= memory->held &&
+                  memory->used <= memory->total,
+              "the GPU memory is reported while idle");
 
     bool held_during_load = false;
     LoadCallbacks watch;

@@ -13,7 +13,8 @@ Pane {
 
     SystemPalette { id: pal }
 
-    // /proc/self/statm is cheap to read; once a second keeps the number honest while idle.
+    // /proc/self/statm and the GPU's memory are cheap to read; once a second keeps the number
+    // honest while idle (other programs take and free GPU memory too).
     Timer {
         interval: 1000
         running: panel.visible
