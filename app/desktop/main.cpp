@@ -147,13 +147,10 @@ int main(int argc, char* argv[])
         desktop->models().open(parser.value(model));
     else
         desktop->models().openInitial();
-    QObject::connect(&instance, &SingleInstance::activationRequested, &app, [&](const QString& modelPath) {
-        if (auto* window = qobject_cast<QWindow*>(qml.rootObjects().value(0))) {
-            window->setWindowStates(window->windowStates() & ~Qt::WindowMinimized);
-            window->show();
-            window->raise();
-            window->requestActivate();
-        }
+    QObject::connect(&instance, &SingleInstance::activationRequested, &app,
+                     [&](const QString& modelPath, const QString& activationToken) {
+        if (auto* window = qobject_cast<QWindow*>(qml.rootObjects().value(0)))
+            SingleInstance::bringForward(*window, activationToken);
         if (!modelPath.isEmpty())
             desktop->models().open(modelPath);
     });

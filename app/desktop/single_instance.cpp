@@ -3,13 +3,25 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocalSocket>
 #include <QStandardPaths>
+#include <QWindow>
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 namespace {
 
 constexpr int kWaitMs = 2000;
+constexpr char kTokenVariable[] = "XDG_ACTIVATION_TOKEN";
+
+// A token is opaque but short and printable; anything else is not passed to the compositor.
+bool plausibleToken(const QString& token)
+{
+    return token.size() <= 1024 &&
+           std::all_of(token.begin(), token.end(), [](QChar c) { return c.unicode() > 0x20 && c.unicode() < 0x7f; });
+}
 
 // The socket lives in the user's own runtime folder (not a shared /tmp another user could
 // take first), named after the data folder as the file system knows it (symlinks resolved).
@@ -55,9 +67,13 @@ SingleInstance::Claim SingleInstance::claim(const QString& modelPath)
                      socket.errorString().toStdString());
         return Claim::Unanswered;
     }
-    socket.write(modelPath.toUtf8() + '\n');
+    // One line of JSON: a path may hold any character, a newline too.
+    const QString token = qEnvironmentVariable(kTokenVariable);
+    const QJsonObject message{{QStringLiteral("model"), modelPath}, {QStringLiteral("activation_token"), token}};
+    socket.write(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n');
     socket.waitForBytesWritten(kWaitMs);
     socket.disconnectFromServer();
+    qunsetenv(kTokenVariable);  // a token activates once
     return Claim::Forwarded;
 }
 
@@ -80,10 +96,25 @@ void SingleInstance::onConnection()
         const auto readLine = [this, socket] {
             if (!socket->canReadLine())
                 return;
-            const QString path = QString::fromUtf8(socket->readLine()).chopped(1);
-            emit activationRequested(path);
+            const QJsonObject message = QJsonDocument::fromJson(socket->readLine()).object();
+            const QString token = message.value(QStringLiteral("activation_token")).toString();
+            emit activationRequested(message.value(QStringLiteral("model")).toString(),
+                                     plausibleToken(token) ? token : QString());
         };
         connect(socket, &QLocalSocket::readyRead, this, readLine);
         readLine();
     }
+}
+
+void SingleInstance::bringForward(QWindow& window, const QString& activationToken)
+{
+    // Qt's Wayland client reads the token from the environment when a window asks for the
+    // focus (and clears it); elsewhere it is not read, and no child process may inherit it.
+    if (!activationToken.isEmpty())
+        qputenv(kTokenVariable, activationToken.toUtf8());
+    window.setWindowStates(window.windowStates() & ~Qt::WindowMinimized);
+    window.show();
+    window.raise();
+    window.requestActivate();
+    qunsetenv(kTokenVariable);
 }
