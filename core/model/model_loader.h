@@ -20,7 +20,7 @@ namespace pyramid {
 struct LoadedModel {
     ModelWeights weights;
     std::string format;                        // "gguf" or "safetensors"
-    std::optional<EmbeddedVocab> vocab;        // GGUF with tokenizer.ggml.model
+    std::optional<EmbeddedVocab> vocab;        // GGUF with tokenizer.ggml.model (Model lets it go)
     std::filesystem::path tokenizer_model;     // HF folder: <folder>/tokenizer.model if present
 };
 
