@@ -13,7 +13,13 @@
 
 namespace pyramid::cpu::avx2 {
 
-using quant::half_at;
+// F16C converts exactly, as quant::half_at does, in one instruction instead of a dozen.
+PYRAMID_AVX2 inline float half_at(const uint8_t* p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
 
 PYRAMID_AVX2 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 PYRAMID_AVX2 inline __m256i bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }

@@ -19,6 +19,9 @@
 #include "backend/quant_matmul.h"
 #include "backend/tile_decoder.h"
 #include "util/float16.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include "backend/avx2_blocks.h"
+#endif
 
 using namespace pyramid;
 using cpu::KernelIsa;
@@ -29,6 +32,24 @@ const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF1
                              TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
                              TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
                              TensorType::Q6_K};
+
+#if defined(__x86_64__) || defined(__i386__)
+// Halves whose float from the AVX2 kernels' F16C conversion differs from the portable one's
+// (NaN only has to stay NaN: F16C may quiet a signalling one).
+PYRAMID_AVX2 int f16c_half_mismatches()
+{
+    int mismatches = 0;
+    for (uint32_t h = 0; h <= 0xffff; ++h) {
+        uint8_t bytes[2];
+        const auto bits = static_cast<uint16_t>(h);
+        std::memcpy(bytes, &bits, 2);
+        const float portable = quant::half_at(bytes), f16c = cpu::avx2::half_at(bytes);
+        const bool same = std::isnan(portable) ? std::isnan(f16c) : std::memcmp(&portable, &f16c, 4) == 0;
+        mismatches += same ? 0 : 1;
+    }
+    return mismatches;
+}
+#endif
 
 std::vector<KernelIsa> supported_isas()
 {
@@ -151,6 +172,19 @@ private slots:
                              describe(type, isa, 1, n, 1).c_str());
                 }
             }
+    }
+
+    // Every fp16 value, subnormals, infinities and both zeros included, converts to the same
+    // float in the AVX2 kernels as in the portable code the golden digests were made with.
+    void avx2_half_conversion_is_exact()
+    {
+#if defined(__x86_64__) || defined(__i386__)
+        if (!cpu::kernel_isa_supported(KernelIsa::Avx2))
+            QSKIP("this CPU has no AVX2/FMA/F16C");
+        QCOMPARE(f16c_half_mismatches(), 0);
+#else
+        QSKIP("F16C is an x86 extension");
+#endif
     }
 
     void avx2_has_a_simd_decoder_for_every_stored_type()
