@@ -52,7 +52,7 @@ PYRAMID_AVX2 void simple_row(const uint8_t* row, int64_t cols, const Tokens& x, 
     const int64_t blocks = cols / 32;
     int64_t b = 0;
     for (; b + 2 <= blocks; b += 2) {
-        prefetch_ahead<2 * BlockBytes>(row + b * BlockBytes);
+        prefetch_ahead(row + b * BlockBytes, 2 * BlockBytes);
         Block(row + b * BlockBytes, b, x, acc.even);
         Block(row + (b + 1) * BlockBytes, b + 1, x, acc.odd);
     }
@@ -75,7 +75,7 @@ PYRAMID_AVX2 void min_row(const uint8_t* row, int64_t cols, const Tokens& x, flo
     const int64_t blocks = cols / 32;
     for (int64_t b0 = 0; b0 < blocks; b0 += 8) {
         const int count = static_cast<int>(std::min<int64_t>(8, blocks - b0));
-        prefetch_ahead<8 * kBytes>(row + b0 * kBytes);
+        prefetch_ahead(row + b0 * kBytes, 8 * kBytes);
         alignas(32) float mins[8];
         for (int i = 0; i < count; ++i) {
             const int64_t b = b0 + i;

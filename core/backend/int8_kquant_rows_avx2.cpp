@@ -89,7 +89,7 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
     const __m256i ones = _mm256_set1_epi16(1);
     for (int64_t s = 0; s < cols / 256; ++s) {
         const uint8_t* blk = row + s * kBytes;
-        prefetch_ahead<kBytes>(blk);
+        prefetch_ahead(blk, kBytes);
         __m128i scales;
         __m256i mins;
         k4_scales_mins(blk + 4, scales, mins);
@@ -129,7 +129,7 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
     clear(acc);
     for (int64_t s = 0; s < cols / 256; ++s) {
         const uint8_t* blk = row + s * 210;
-        prefetch_ahead<210>(blk);
+        prefetch_ahead(blk, 210);
         const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
         const float d = half_at(blk + 208);
         BlockFactors<T> f;
@@ -165,7 +165,7 @@ PYRAMID_AVX2 void q2_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
     clear(acc);
     for (int64_t s = 0; s < cols / 256; ++s) {
         const uint8_t* blk = row + s * 84;
-        prefetch_ahead<84>(blk);
+        prefetch_ahead(blk, 84);
         const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk));
         const __m128i low4 = _mm_set1_epi8(0x0f);
         alignas(32) int16_t scales[16];
@@ -210,7 +210,7 @@ PYRAMID_AVX2 void q3_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
     clear(acc);
     for (int64_t s = 0; s < cols / 256; ++s) {
         const uint8_t* blk = row + s * 110;
-        prefetch_ahead<110>(blk);
+        prefetch_ahead(blk, 110);
         const __m256i scales16 = q3_k_scales(blk + 96);
         alignas(32) int16_t scales[16];
         _mm256_store_si256(reinterpret_cast<__m256i*>(scales), scales16);

