@@ -112,8 +112,10 @@ set(CPACK_DEBIAN_${main}_PACKAGE_DEPENDS
     "qml6-module-qtquick, qml6-module-qtquick-controls, qml6-module-qtquick-templates, \
 qml6-module-qtquick-layouts, qml6-module-qtquick-window, qml6-module-qtquick-dialogs, \
 qml6-module-qtqml-workerscript, qml6-module-qt-labs-folderlistmodel, libqt6sql6-sqlite, libqt6svg6")
-# Qt's own translations, for the standard dialogs in German and Chinese.
-set(CPACK_DEBIAN_${main}_PACKAGE_RECOMMENDS "qt6-translations-l10n")
+# Qt's own translations, for the standard dialogs in German and Chinese; Qt's Wayland client,
+# without which a Wayland session runs the app through XWayland (blurred when scaled, and no
+# activation token: a second start cannot bring the window forward).
+set(CPACK_DEBIAN_${main}_PACKAGE_RECOMMENDS "qt6-translations-l10n, qt6-wayland")
 set(CPACK_DEBIAN_CUDA_PACKAGE_NAME pyramidchat-cuda)
 set(CPACK_DEBIAN_CUDA_PACKAGE_SECTION contrib/utils)  # it depends on non-free packages
 set(CPACK_DEBIAN_CUDA_DESCRIPTION "${cuda_summary}\n${cuda_description}")
