@@ -51,11 +51,7 @@ void CacheStatsModel::update(const pyramid::GenerationStats& stats)
     else if (after > 0)
         emit dataChanged(index(0), index(after - 1));
     memoryBytes_ = residentMemoryBytes().value_or(0);
-    if (stats.device_memory_total > 0)
-        deviceMemory_ = pyramid::DeviceMemory{stats.device_memory_used, stats.device_memory_total,
-                                              stats.device_memory_held};
-    else
-        deviceMemory_.reset();
+    deviceMemory_ = stats.device_memory;
     emit changed();
     emit memoryChanged();
 }

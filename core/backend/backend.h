@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "backend/device_memory.h"
 #include "backend/step_memory.h"
 #include "backend/top_logits.h"
 #include "model/model_weights.h"
@@ -66,6 +68,14 @@ struct BackendInfo {
     size_t memory_total = 0;   // device memory in bytes (0: not known / host)
     size_t memory_used = 0;    // by every program on the device
     size_t memory_held = 0;    // by this backend: weights, KV cache, scratch (0 on the host)
+
+    // The memory figures; nullopt where none is known (the host).
+    std::optional<DeviceMemory> device_memory() const
+    {
+        if (memory_total == 0)
+            return std::nullopt;
+        return DeviceMemory{memory_used, memory_total, memory_held};
+    }
 };
 
 class Backend {

@@ -92,16 +92,6 @@ struct LoadCallbacks {
     const std::atomic<bool>* no_reopen = nullptr;
 };
 
-// GPU memory as the device reports it: `used` by every program, of `total`, and the part this
-// engine holds (weights, KV cache, scratch).
-struct DeviceMemory {
-    size_t used = 0;
-    size_t total = 0;
-    size_t held = 0;
-
-    bool operator==(const DeviceMemory&) const = default;
-};
-
 struct StreamCallbacks {
     std::function<void(const std::string& piece)> on_text;      // decoded text as it grows
     std::function<void(const GenerationStats&)> on_stats;       // after prefill and each token

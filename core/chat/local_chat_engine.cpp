@@ -136,10 +136,7 @@ std::optional<DeviceMemory> LocalChatEngine::device_memory() const
     }
     if (!model)
         return std::nullopt;
-    const BackendInfo info = model->backend().info();
-    if (info.memory_total == 0)
-        return std::nullopt;
-    return DeviceMemory{info.memory_used, info.memory_total, info.memory_held};
+    return model->backend().info().device_memory();
 }
 
 } // namespace pyramid

@@ -3,8 +3,11 @@
 // prefill and after every generated token.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "backend/device_memory.h"
 
 namespace pyramid {
 
@@ -22,9 +25,7 @@ struct GenerationStats {
     int context_length = 0;                 // the model's limit on positions
     int positions_used = 0;                 // positions taken in the context (next position)
     std::string device;                     // where it runs: "cpu (2 threads)", "cuda: NVIDIA H100"
-    size_t device_memory_used = 0;          // GPU memory in use by every program (0 on the CPU)
-    size_t device_memory_total = 0;
-    size_t device_memory_held = 0;          // of it, what the engine holds (weights, cache, scratch)
+    std::optional<DeviceMemory> device_memory;  // nullopt on the CPU
     double prefill_ms = 0;
     double time_to_first_token_ms = 0;
     double decode_ms = 0;

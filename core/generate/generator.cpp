@@ -28,9 +28,7 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
     stats.positions_used = session.tokens_seen();
     const BackendInfo device = session.backend_info();
     stats.device = device.name + (device.device.empty() ? "" : ": " + device.device);
-    stats.device_memory_used = device.memory_used;
-    stats.device_memory_total = device.memory_total;
-    stats.device_memory_held = device.memory_held;
+    stats.device_memory = device.device_memory();
 }
 
 // Runs the session's steps and draws each next token, moving only the highest logits out of

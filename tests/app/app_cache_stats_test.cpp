@@ -93,9 +93,7 @@ private slots:
         s.positions_used = 600;
         s.context_length = 800;
         s.device = "cuda: NVIDIA H100 80GB HBM3";
-        s.device_memory_used = size_t(3) << 30;
-        s.device_memory_total = size_t(80) << 30;
-        s.device_memory_held = size_t(2) << 30;
+        s.device_memory = pyramid::DeviceMemory{size_t(3) << 30, size_t(80) << 30, size_t(2) << 30};
         QSignalSpy memory(&model, &CacheStatsModel::memoryChanged);
         model.update(s);
         QVERIFY(!memory.isEmpty());  // the memory shown came with the stats

@@ -9,6 +9,18 @@
 
 using namespace pyramid;
 
+namespace {
+
+// What the script reports: a total of 0 is a CPU run.
+std::optional<DeviceMemory> deviceMemoryOf(const FakeScript& script)
+{
+    if (script.deviceMemoryTotal == 0)
+        return std::nullopt;
+    return DeviceMemory{script.deviceMemoryUsed, script.deviceMemoryTotal, 0};
+}
+
+} // namespace
+
 FakeChatEngine::FakeChatEngine(FakeScript script) : script_(std::move(script)) {}
 
 ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallbacks& callbacks,
@@ -58,10 +70,10 @@ ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallback
 std::optional<pyramid::DeviceMemory> FakeChatEngine::device_memory() const
 {
     std::lock_guard lock(mutex_);
-    if (!loaded_ || script_.deviceMemoryTotal == 0)
-        return std::nullopt;
-    ++deviceMemoryReads_;
-    return pyramid::DeviceMemory{script_.deviceMemoryUsed, script_.deviceMemoryTotal, 0};
+    const auto memory = loaded_ ? deviceMemoryOf(script_) : std::nullopt;
+    if (memory)
+        ++deviceMemoryReads_;
+    return memory;
 }
 
 int FakeChatEngine::deviceMemoryReads() const
@@ -133,8 +145,7 @@ GenerationStats FakeChatEngine::stats(const ChatRequest& request, const FakeScri
     s.context_length = 512;
     s.positions_used = s.full_kv_length;
     s.device = script.device;
-    s.device_memory_used = script.deviceMemoryUsed;
-    s.device_memory_total = script.deviceMemoryTotal;
+    s.device_memory = deviceMemoryOf(script);
     size_t entries = 0;
     for (int layer = 0; layer < script.layers; ++layer) {
         const int length = layerLength(request.compression.policy, layer, script.layers, s.full_kv_length);
