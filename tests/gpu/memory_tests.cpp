@@ -158,21 +158,24 @@ void blocks_return_to_pool()
 
 // release_unused frees exactly the chunks none of whose blocks is in use, gives their memory
 // back to the device, and leaves the blocks in use where they are: a store's entries survive.
+// Blocks of 2 MiB: the driver hands out (and takes back) device memory in 2 MiB pages and
+// suballocates smaller allocations, so a smaller chunk would not show in its free count.
 void unused_chunks_go_back()
 {
     cuda::WorkStream stream(nullptr);
     cuda::HostUploads uploads(stream);
-    const cuda::KvGeometry geometry{32, 16, Precision::Fp16};
+    const cuda::KvGeometry geometry{4096, 128, Precision::Fp16};
+    const int block = geometry.block_entries;
     cuda::KvMemory memory(geometry, 3, 4, 64, stream, uploads);
     cuda::KvBlockPool& pool = memory.pool();
     auto a = std::make_unique<cuda::CudaKvLayerStore>(memory);
     auto b = std::make_unique<cuda::CudaKvLayerStore>(memory);
     cuda::CudaKvLayerStore c(memory);
-    a->reserve_append(48);  // 3 blocks: the first chunk
-    a->commit_append(48);
-    b->reserve_append(48);  // the second chunk
-    b->commit_append(48);
-    const int len = 20;  // 2 blocks of the third chunk, with entries
+    a->reserve_append(3 * block);  // 3 blocks: the first chunk
+    a->commit_append(3 * block);
+    b->reserve_append(3 * block);  // the second chunk
+    b->commit_append(3 * block);
+    const int len = block + block / 4;  // 2 blocks of the third chunk, with entries
     const std::vector<float> keys = rounded(random_floats(rng, size_t(len) * geometry.kv_dim), Precision::Fp16);
     const std::vector<float> values = rounded(random_floats(rng, size_t(len) * geometry.kv_dim), Precision::Fp16);
     auto dk = upload(keys), dv = upload(values);
@@ -194,7 +197,7 @@ void unused_chunks_go_back()
 
     b.reset();
     GPU_CHECK(pool.release_unused() == chunk_bytes && pool.blocks_total() == 3, "the second chunk goes back");
-    c.reserve_append(60);  // grows again: 2 blocks free in the third chunk, then a new one
+    c.reserve_append(5 * block - len);  // grows again: 1 block free in the third chunk, then a new chunk
     GPU_CHECK(pool.blocks_total() == 6 && pool.blocks_in_use() == 5, "the pool grows again after a release");
 }
 
