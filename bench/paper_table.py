@@ -165,6 +165,11 @@ def describe_sources(docs):
     return "\n".join(lines)
 
 
+def card_name(name):
+    """The card alone: pyramid-bench adds its compute capability and precision, "(sm_90, fp16)"."""
+    return name.split(" (")[0] if name else name
+
+
 def mismatch_warnings(docs):
     """Same model and lengths compared on different devices make a misleading ratio."""
     warnings = []
@@ -173,7 +178,7 @@ def mismatch_warnings(docs):
         key = (doc["model"]["name"], doc["workload"]["prompt_len"], doc["workload"]["gen_len"])
         by_group.setdefault(key, []).append(doc)
     for key, group in by_group.items():
-        devices = {d.get("device", {}).get("name") for d in group}
+        devices = {card_name(d.get("device", {}).get("name")) for d in group}
         seeds = {d["workload"].get("seed") for d in group}
         types = {d["model"].get("weight_type") for d in group}
         if len(devices) > 1:

@@ -17,6 +17,20 @@ grep -q '(max)' "$tmp/table.md" || fail "no max-batch row in the table"
 "$python" "$src/bench/paper_table.py" --from-json "$tmp/r.json" --out "$tmp/paper.json" >"$tmp/paper.md"
 grep -q 'ours pyramid' "$tmp/paper.md" || fail "paper_table.py did not render our runs: $(cat "$tmp/paper.md")"
 
+# pyramid-bench names the card with its compute capability and precision, the baseline by the
+# card alone: the same card is no mismatch, another card is.
+renamed() {
+  "$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["tool"] = sys.argv[2]
+d["device"]["name"] = sys.argv[3]; json.dump(d, open(sys.argv[4], "w"))' "$tmp/r.json" "$@"
+}
+renamed pyramid-bench "Test Card (sm_90, fp16)" "$tmp/ours.json"
+renamed hf_baseline "Test Card" "$tmp/same.json"
+renamed hf_baseline "Another Card" "$tmp/other.json"
+"$python" "$src/bench/paper_table.py" --from-json "$tmp/ours.json" "$tmp/same.json" >/dev/null 2>"$tmp/same.err"
+grep -q 'different devices' "$tmp/same.err" && fail "the same card was taken for another: $(cat "$tmp/same.err")"
+"$python" "$src/bench/paper_table.py" --from-json "$tmp/ours.json" "$tmp/other.json" >/dev/null 2>"$tmp/other.err"
+grep -q 'different devices' "$tmp/other.err" || fail "another card was not reported: $(cat "$tmp/other.err")"
+
 "$eval_tool" bench-plots "$tmp/r.json" --out "$tmp/plots" >/dev/null
 for f in bench_throughput.svg bench_throughput.png bench_kv_layers.svg bench_kv_layers.png; do
   [ -s "$tmp/plots/$f" ] || fail "bench-plots did not write $f"
