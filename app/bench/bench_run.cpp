@@ -1,5 +1,6 @@
 #include "bench_run.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -17,9 +18,11 @@ namespace pyramid::bench {
 namespace {
 
 // Starts a new peak of the process's resident set (Linux 4.0 on; where refused, the peak stays
-// the process's).
+// the process's). The allocator first returns the free pages it keeps: an earlier run's freed
+// cache, held in the heap of a worker thread, would otherwise count as resident in this run.
 void reset_peak_resident()
 {
+    malloc_trim(0);
     std::ofstream("/proc/self/clear_refs") << "5";
 }
 
