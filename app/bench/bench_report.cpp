@@ -15,7 +15,7 @@ void add_rows(std::string& out, const std::vector<RunResult>& runs, const Worklo
     for (const RunResult& r : runs) {
         const std::string batch = max_batch ? fmt::format("{} (max)", r.batch) : std::to_string(r.batch);
         if (!r.ok) {
-            out += fmt::format("| {} | {} | {}+{} | failed: {} |||||||||\n", r.label, batch, w.prompt_len, w.gen_len,
+            out += fmt::format("| {} | {} | {}+{} | failed: {} ||||||||||\n", r.label, batch, w.prompt_len, w.gen_len,
                                r.error);
             continue;
         }
@@ -23,9 +23,10 @@ void add_rows(std::string& out, const std::vector<RunResult>& runs, const Worklo
         const std::string fit = r.max_running == r.batch && r.preemptions == 0
                                     ? "yes"
                                     : fmt::format("no: {} at once, {} preempted", r.max_running, r.preemptions);
-        out += fmt::format("| {} | {} | {}+{} | {:.3f} | {:.1f} | {:.1f} | {:.2f} | {:.2f} | {} | {} | {} | {:.1f} | {} |\n",
+        out += fmt::format("| {} | {} | {}+{} | {:.3f} | {:.1f} | {:.1f} | {:.2f} | {:.2f} | {:.2f} | {} | {} | {} | {:.1f} "
+                           "| {} |\n",
                            r.label, batch, w.prompt_len, w.gen_len, r.prefill_s, r.decode_tokens_per_s,
-                           r.throughput_tokens_per_s, r.latency_ms_per_token, r.queue_ms_per_step,
+                           r.throughput_tokens_per_s, r.latency_ms_per_token, r.queue_ms_per_step, r.selection_ms_per_step,
                            mib(r.kv_bytes_peak), mib(r.kv_bytes_full), mib(r.peak_device_memory),
                            r.decode_bandwidth_gbs, fit);
     }
@@ -46,6 +47,7 @@ nlohmann::json run_json(const RunResult& r)
             {"throughput_tokens_per_s", r.throughput_tokens_per_s},
             {"latency_ms_per_token", r.latency_ms_per_token},
             {"queue_ms_per_step", r.queue_ms_per_step},
+            {"selection_ms_per_step", r.selection_ms_per_step},
             {"kv_bytes_mean", r.kv_bytes_mean},
             {"kv_bytes_peak", r.kv_bytes_peak},
             {"kv_bytes_full", r.kv_bytes_full},
@@ -70,9 +72,9 @@ std::string format_table(const BenchReport& report, const BenchModel& model)
                            mib(report.step_memory), report.step_extent.rows, report.step_extent.sequences);
     if (report.workload.kv_byte_limit > 0)
         out += "\n\n";
-    out += "| policy | batch | length | prefill s | decode tok/s | throughput tok/s | ms/token | queue ms | "
+    out += "| policy | batch | length | prefill s | decode tok/s | throughput tok/s | ms/token | queue ms | select ms | "
            "KV peak MiB | KV full MiB | peak memory MiB | decode GB/s | fits |\n";
-    out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     add_rows(out, report.runs, report.workload, false);
     add_rows(out, report.max_batch, report.workload, true);
     return out;

@@ -77,7 +77,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
             scheduler.submit(std::move(request));
         }
         const size_t entry_bytes = backend.kv_entry_bytes();
-        double kv_sum = 0, bandwidth_bytes = 0, bandwidth_seconds = 0, queue_seconds = 0;
+        double kv_sum = 0, bandwidth_bytes = 0, bandwidth_seconds = 0, queue_seconds = 0, selection_seconds = 0;
         int steps = 0, decode_steps = 0, decode_only_steps = 0;
         long decoded = 0;
         while (!scheduler.idle()) {
@@ -89,6 +89,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
                 }
             const BatchStepStats& s = scheduler.last_step();
             const double queued = backend.take_queue_seconds();
+            const double selecting = backend.take_selection_seconds();
             r.prefill_s += s.prompt_seconds;
             r.decode_s += s.decode_seconds;
             decoded += s.decoded;
@@ -98,6 +99,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
                 bandwidth_bytes += static_cast<double>(model.weight_bytes() + kv_before);
                 bandwidth_seconds += s.decode_seconds;
                 queue_seconds += queued;
+                selection_seconds += selecting;
                 ++decode_only_steps;
             }
             const size_t kv = scheduler.kv_bytes();
@@ -124,6 +126,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
         r.latency_ms_per_token = decode_steps ? 1e3 * r.decode_s / decode_steps : 0;
         r.decode_bandwidth_gbs = bandwidth_seconds > 0 ? bandwidth_bytes / bandwidth_seconds / 1e9 : 0;
         r.queue_ms_per_step = decode_only_steps ? 1e3 * queue_seconds / decode_only_steps : 0;
+        r.selection_ms_per_step = decode_only_steps ? 1e3 * selection_seconds / decode_only_steps : 0;
     } catch (const std::exception& e) {
         r.ok = false;
         r.error = e.what();

@@ -39,6 +39,8 @@ struct RunResult {
     double latency_ms_per_token = 0;     // mean decode step time
     double queue_ms_per_step = 0;        // of a decode-only step, the host's time to queue its layers
                                          // (step_timing_backend.h)
+    double selection_ms_per_step = 0;    // and its time after the probe scores arrived: selections,
+                                         // compactions queued
     size_t kv_bytes_mean = 0;  // over the steps
     size_t kv_bytes_peak = 0;
     size_t kv_bytes_full = 0;  // what a full cache holds at the end

@@ -60,6 +60,9 @@ private slots:
         QVERIFY(r.decode_bandwidth_gbs > 0);
         // Queueing a CPU step's layers is computing them: some time, within the decode time.
         QVERIFY(r.queue_ms_per_step > 0 && r.queue_ms_per_step < 1e3 * r.decode_s);
+        // The host's work after the probe scores is the rest of a step: some time too, and both
+        // parts of a mean step fit in the whole decode time.
+        QVERIFY(r.selection_ms_per_step > 0 && r.queue_ms_per_step + r.selection_ms_per_step < 1e3 * r.decode_s);
         QVERIFY(r.kv_bytes_mean > 0 && r.kv_bytes_mean < r.kv_bytes_peak);
     }
 
