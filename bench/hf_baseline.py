@@ -253,21 +253,30 @@ class Runner:
         return run
 
     def search_max_batch(self, known_good):
-        """Largest batch whose generate fits: double from `known_good` (0: none known), then bisect."""
-        limit = self.args.max_batch_limit
+        """Largest batch whose generate fits, within --max-batch-within.
+
+        Upward from `known_good` (0: none known) by doubling until a batch fails, or, given
+        --max-batch-from (another tool's largest, say), from that guess in steps of `within`
+        that double; then bisect. A good guess saves most of the probes, each a whole generate.
+        """
+        a = self.args
+        limit, within = a.max_batch_limit, a.max_batch_within
         good, bad = min(known_good, limit), None
-        if good >= limit:
-            return good
-        batch = min(2 * good, limit) if good else 1
-        while bad is None:
+        guess = min(a.max_batch_from, limit) if a.max_batch_from else 0
+        if guess > good:
+            if self.fits(guess):
+                good = guess
+            else:
+                bad = guess
+        step = within if guess else good
+        while bad is None and good < limit:
+            batch = min(good + max(step, 1), limit)
             if self.fits(batch):
                 good = batch
-                if batch >= limit:
-                    break
-                batch = min(batch * 2, limit)
+                step = 2 * step if guess else good
             else:
                 bad = batch
-        while bad is not None and bad - good > 1:
+        while bad is not None and bad - good > within:
             mid = (good + bad) // 2
             if self.fits(mid):
                 good = mid
@@ -323,6 +332,10 @@ def parse_args(argv):
     p.add_argument("--max-batch", action="store_true", help="also search the largest batch that fits")
     p.add_argument("--max-batch-limit", type=int, default=4096,
                    help="stop the --max-batch search here (default 4096; keep small on cpu)")
+    p.add_argument("--max-batch-from", type=int, default=0, metavar="N",
+                   help="the search's first try, e.g. pyramid-bench's largest full-cache batch")
+    p.add_argument("--max-batch-within", type=int, default=1, metavar="N",
+                   help="stop the search once the largest batch is known within N (default 1: exactly)")
     p.add_argument("--prompt-len", type=int, default=512)
     p.add_argument("--gen-len", type=int, default=256)
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
@@ -341,7 +354,7 @@ def parse_args(argv):
         p.error(f"--shape: unknown shape '{args.shape}', expected one of {', '.join(SHAPES)}")
     if args.batch is None and not args.max_batch:
         args.batch = [1]
-    for name in ("prompt_len", "gen_len", "repetitions", "max_batch_limit"):
+    for name in ("prompt_len", "gen_len", "repetitions", "max_batch_limit", "max_batch_within"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')}: must be >= 1, found {getattr(args, name)}")
     if args.warmup < 0:
@@ -406,6 +419,8 @@ def main(argv=None):
                 runs.append(run)
             entry["throughput_tokens_per_s"] = run.get("throughput_tokens_per_s")
             entry["limited"] = found >= args.max_batch_limit
+            if args.max_batch_within > 1:
+                entry["within"] = args.max_batch_within
         max_batch.append(entry)
     write(final=True)
     return 0

@@ -75,7 +75,8 @@ def rows_of(doc):
         seen.add((label, run["batch"]))
         rows.append({"group": group, "tool": doc["tool"], "label": label,
                      "method": method_name(doc["tool"], label), "batch": run["batch"],
-                     "max": is_max, "capped": capped, "ok": run.get("ok", True), "error": run.get("error", ""),
+                     "max": is_max, "capped": capped, "within": entry.get("within") if is_max else None,
+                     "ok": run.get("ok", True), "error": run.get("error", ""),
                      "kv_bytes": run.get("kv_bytes_peak"), "kv_bytes_full": run.get("kv_bytes_full"),
                      "throughput": run.get("throughput_tokens_per_s"),
                      "peak_device_memory": run.get("peak_device_memory"),
@@ -86,7 +87,8 @@ def rows_of(doc):
         found = bool(entry["batch"])
         rows.append({"group": group, "tool": doc["tool"], "label": label,
                      "method": method_name(doc["tool"], label), "batch": entry["batch"],
-                     "max": True, "capped": bool(entry.get("limited")), "ok": found, "error": "" if found else "no batch fits",
+                     "max": True, "capped": bool(entry.get("limited")), "within": entry.get("within"),
+                     "ok": found, "error": "" if found else "no batch fits",
                      "kv_bytes": None, "kv_bytes_full": None,
                      "throughput": entry.get("throughput_tokens_per_s"),
                      "peak_device_memory": None,
@@ -140,7 +142,9 @@ def render(rows):
     for row in rows:
         model, prompt_len, gen_len = row["group"]
         # "capped": the search stopped at its limit, so more might fit.
-        mark = " (max, capped)" if row["capped"] else " (max)" if row["max"] else ""
+        mark = (" (max, capped)" if row["capped"] else
+                f" (max, within {row['within']})" if row["max"] and row.get("within") else
+                " (max)" if row["max"] else "")
         batch = f"{row['batch']}{mark}"
         if row["ok"] and row["throughput"] is not None:
             thr = f"{row['throughput']:.1f}"
@@ -230,6 +234,13 @@ def run_both(args, stem):
         ours += ["--kv-memory", str(args.kv_memory)]
     hf = [args.hf_python, args.hf_script] + common + ["--dtype", args.dtype, "--json", hf_json]
     run_tool(PYRAMID_TOOL, ours, pyramid_json)
+    if args.max_batch:
+        # Each of the baseline's probes is a whole generate: it starts from our full cache's
+        # largest batch, which holds the same cache, and stops within --max-batch-within.
+        ours_full = [m["batch"] for m in load_json(pyramid_json)["max_batch"] if m.get("label") == "full"]
+        if ours_full and ours_full[0] > 0:
+            hf += ["--max-batch-from", str(ours_full[0])]
+        hf += ["--max-batch-within", str(args.max_batch_within)]
     run_tool(HF_TOOL, hf, hf_json)
     return [pyramid_json, hf_json]
 
@@ -249,6 +260,8 @@ def parse_args(argv):
     p.add_argument("--batch", help="batch sizes N[,N...] for both tools")
     p.add_argument("--max-batch", action="store_true", help="both tools also search their largest batch")
     p.add_argument("--max-batch-limit", type=int, help="cap on both tools' max-batch search")
+    p.add_argument("--max-batch-within", type=int, default=1, metavar="N",
+                   help="the baseline's largest batch is searched to within N (default 1: exactly)")
     p.add_argument("--kv-memory", type=float, metavar="GIB",
                    help="pyramid-bench's KV memory budget (needed with --max-batch on the CPU)")
     p.add_argument("--prompt-len", type=int, default=512)

@@ -335,7 +335,7 @@ bench_paper() {
     --batch 1 --prompt-len 8 --gen-len 4 --warmup 0 --repetitions 1
   step "paper table" 480 llama2-7b.md python3 "$root/bench/paper_table.py" --pyramid-bench "$bench_exe" \
     --shape llama2-7b --prompt-len 512 --gen-len 256 --batch 1,8,32 --max-batch --max-batch-limit 256 \
-    --policy full,pyramid --device cuda --dtype float16 --warmup 1 --repetitions 1 --seed 1 \
+    --max-batch-within 8 --policy full,pyramid --device cuda --dtype float16 --warmup 1 --repetitions 1 --seed 1 \
     --out "$results/llama2-7b.json"
 }
 

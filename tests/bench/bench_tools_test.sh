@@ -31,6 +31,26 @@ grep -q 'different devices' "$tmp/same.err" && fail "the same card was taken for
 "$python" "$src/bench/paper_table.py" --from-json "$tmp/ours.json" "$tmp/other.json" >/dev/null 2>"$tmp/other.err"
 grep -q 'different devices' "$tmp/other.err" || fail "another card was not reported: $(cat "$tmp/other.err")"
 
+# Run by paper_table, the baseline's largest-batch search starts from our full cache's largest
+# batch (a stand-in baseline records how it was called).
+cat >"$tmp/fake_hf.py" <<'PY'
+import json, sys
+args = sys.argv[1:]
+out = args[args.index("--json") + 1]
+doc = json.load(open(out.replace("hf_baseline", "pyramid-bench")))
+doc.update(tool="hf_baseline", command=" ".join(args), max_batch=[])
+json.dump(doc, open(out, "w"))
+PY
+"$python" "$src/bench/paper_table.py" --pyramid-bench "$bench" --hf-script "$tmp/fake_hf.py" --shape tiny \
+  --device cpu --prompt-len 40 --gen-len 8 --batch 1 --policy full,pyramid --max-batch --kv-memory 0.01 \
+  --max-batch-limit 64 --max-batch-within 4 --warmup 0 --repetitions 1 --out "$tmp/both/run.json" >/dev/null ||
+  fail "paper_table.py did not run both tools"
+ours_max=$("$python" -c 'import json, sys
+print([m["batch"] for m in json.load(open(sys.argv[1]))["max_batch"] if m["label"] == "full"][0])' \
+  "$tmp/both/run.pyramid-bench.json")
+grep -q -- "--max-batch-from $ours_max --max-batch-within 4" "$tmp/both/run.hf_baseline.json" ||
+  fail "the baseline's search did not start from our largest batch ($ours_max): $(cat "$tmp/both/run.hf_baseline.json")"
+
 "$eval_tool" bench-plots "$tmp/r.json" --out "$tmp/plots" >/dev/null
 for f in bench_throughput.svg bench_throughput.png bench_kv_layers.svg bench_kv_layers.png; do
   [ -s "$tmp/plots/$f" ] || fail "bench-plots did not write $f"
