@@ -102,10 +102,17 @@ std::optional<AttentionProbe> PyramidPolicy::decode_probe(int)
 std::optional<std::vector<int>> PyramidPolicy::after_decode_layer(int layer, int len, const std::vector<float>& scores)
 {
     LayerState& state = layers_[static_cast<size_t>(layer)];
-    state.rows.emplace_back(scores.begin() + state.tail_start, scores.begin() + len);
-
     const int E = settings_.exceed_length_to_compress;
     const int window = 1 + recent_;
+    // The oldest row's storage takes the new one once the window is full: no allocation a step.
+    std::vector<float> row;
+    if (static_cast<int>(state.rows.size()) >= window) {
+        row = std::move(state.rows.front());
+        state.rows.pop_front();
+    }
+    row.assign(scores.begin() + state.tail_start, scores.begin() + len);
+    state.rows.push_back(std::move(row));
+
     std::optional<std::vector<int>> keep;
     if (len - recent_ - state.past >= E) {
         const int chunk_begin = len - (window + E);
@@ -134,23 +141,19 @@ std::optional<std::vector<int>> PyramidPolicy::after_decode_layer(int layer, int
         for (int j = chunk_begin + E; j < len; ++j)
             indices.push_back(j);
 
-        // Re-index the kept rows' columns to the surviving entries from the new tail on.
+        // The new tail is the window, the entries after the chunk, unmoved in order: every row
+        // drops its columns before it (missing ones stay missing, read as 0).
         const int new_len = static_cast<int>(indices.size());
-        const int new_tail = new_len - recent_ - 1;
-        for (std::vector<float>& row : state.rows) {
-            std::vector<float> remapped;
-            for (int j = new_tail; j < new_len; ++j) {
-                const size_t col = static_cast<size_t>(indices[static_cast<size_t>(j)] - state.tail_start);
-                remapped.push_back(col < row.size() ? row[col] : 0.0f);
-            }
-            row = std::move(remapped);
+        const int new_tail = new_len - window;
+        const size_t dropped = static_cast<size_t>(chunk_begin + E - state.tail_start);
+        for (std::vector<float>& kept_row : state.rows) {
+            const auto gone = static_cast<ptrdiff_t>(std::min(dropped, kept_row.size()));
+            kept_row.erase(kept_row.begin(), kept_row.begin() + gone);
         }
         state.tail_start = new_tail;
         state.past = new_len - recent_;
         keep = std::move(indices);
     }
-    while (static_cast<int>(state.rows.size()) > window)
-        state.rows.pop_front();
     return keep;
 }
 
