@@ -2,7 +2,8 @@
 // beyond any GPU is reported as an error and the backend goes on; what a batched run allocates
 // besides the KV pool stays within the bound planners use (step_memory_bytes), and goes back to
 // the device on release_cached_memory; the plugin loads through core's loader and a bad
-// PYRAMID_CUDA_PRECISION is reported, not guessed; the weights' upload reports progress and
+// PYRAMID_CUDA_PRECISION is reported, not guessed; a model beyond the memory left is refused
+// before its upload; the weights' upload reports progress and
 // stops when asked; the chat engine lets a model on the GPU go
 // before loading the next, and reopens it when the next fails.
 #include "resource_tests.h"
@@ -13,11 +14,15 @@
 #include <string>
 
 #include "backend/backend_loader.h"
+#include "backend/cpu_backend.h"
 #include "chat/local_chat_engine.h"
 #include "backend/step_memory.h"
 #include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
+#include "device_buffer.h"
+#include "device_weights.h"
 #include "model/model.h"
+#include "model/model_loader.h"
 #include "model_checks.h"
 #include "stories_model.h"
 
@@ -182,6 +187,50 @@ void plugin_loads_through_the_engine_loader()
     unsetenv("PYRAMID_CUDA_PRECISION");
 }
 
+// Weights that do not fit the memory left are refused before anything is uploaded, naming
+// the bytes needed and free (the engine's loader then runs the model on the CPU and says why:
+// emulated_tools_test); once the memory is back, the same model loads and computes what the
+// CPU does. The backend is the linked one: the plugin has a device emulation of its own.
+void a_model_beyond_free_memory_is_refused()
+{
+    const LoadedModel model = load_model_files(require_shared("models/kquants/synthetic-llama-mixed.gguf"));
+    const size_t needed = cuda::DeviceWeights::bytes_needed(model.weights, Precision::Fp16);
+    // Half the weights' bytes left free; a device hands out 2 MiB pages, so closer is not asked.
+    size_t filler_bytes = cuda::device_memory().free;
+    filler_bytes = filler_bytes > needed / 2 ? filler_bytes - needed / 2 : 0;
+    cuda::DeviceBuffer filler;
+    for (int tries = 0; tries < 16 && !filler.data() && filler_bytes > 0; ++tries) {
+        try {
+            filler = cuda::DeviceBuffer(filler_bytes, "the filler");
+        } catch (const cuda::DeviceOutOfMemory&) {
+            filler_bytes -= std::min(filler_bytes, size_t(1) << 20);  // free memory is approximate
+        }
+    }
+    const size_t left = cuda::device_memory().free;
+    if (!filler.data() || left >= needed)
+        throw Skip{"could not leave less than the weights' " + std::to_string(needed) + " bytes free (" +
+                   std::to_string(left) + " left)"};
+
+    bool refused = false;
+    try {
+        cuda::CudaBackend backend(model.weights, {Precision::Fp16});
+    } catch (const Error& e) {
+        std::printf("  (expected) %s\n", e.what());
+        refused = std::string(e.what()).find("weights need " + cuda::format_bytes(needed)) != std::string::npos;
+    }
+    GPU_CHECK(refused, "a model beyond the free memory is refused, naming what it needs");
+
+    filler = cuda::DeviceBuffer();
+    cuda::CudaBackend backend(model.weights, {Precision::Fp16});
+    CpuBackend cpu_backend(model.weights);
+    std::vector<int32_t> prompt;  // spread over the vocabulary, away from the special tokens
+    for (int i = 0; i < 24; ++i)
+        prompt.push_back(3 + (i * 7919) % (model.weights.config.n_vocab - 3));
+    InferenceSession on_gpu(backend, CompressionConfig::full_cache());
+    InferenceSession on_cpu(cpu_backend, CompressionConfig::full_cache());
+    check_logits("prefill once the memory is back", on_gpu.prefill(prompt), on_cpu.prefill(prompt), kFp16Tolerance);
+}
+
 void upload_reports_progress_and_can_be_stopped()
 {
     setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
@@ -310,6 +359,7 @@ std::vector<TestCase> resource_tests()
         {"step_memory_bounds_a_batched_run", step_memory_bounds_a_batched_run},
         {"released_memory_goes_back_to_the_device", released_memory_goes_back_to_the_device},
         {"plugin_loads_through_the_engine_loader", plugin_loads_through_the_engine_loader},
+        {"a_model_beyond_free_memory_is_refused", a_model_beyond_free_memory_is_refused},
         {"upload_reports_progress_and_can_be_stopped", upload_reports_progress_and_can_be_stopped},
         {"kv_blocks_stay_within_entries_and_slack", kv_blocks_stay_within_entries_and_slack},
         {"switching_models_frees_the_gpu_first", switching_models_frees_the_gpu_first},
