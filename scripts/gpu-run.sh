@@ -16,8 +16,9 @@
 #   worth; each stays within a call's 10 minutes):
 #   scripts/gpu-run.sh staged-run       the GPU tests (label gpu)
 #   scripts/gpu-run.sh staged-bench     the projection kernels per weight type, then the 7B shape in
-#                                       generated Q4_K_M weights, 3840+256 tokens, batch 1, and the
-#                                       same with only 6 GiB of the device free (the 6 GB question)
+#                                       generated Q4_K_M weights, 3840+256 tokens, batch 1; the fp16
+#                                       7B shape at batch 32 with the host's time per step; and the
+#                                       Q4_K_M run with only 6 GiB of the device free (the 6 GB question)
 #   scripts/gpu-run.sh staged-paper     the paper's table: bench/paper_table.py runs pyramid-bench and
 #                                       the Hugging Face baseline on the LLaMA-2-7B shape, 512+256,
 #                                       batches 1, 8, 32 and the largest that fits (full, pyramid)
@@ -320,6 +321,11 @@ bench_short() {
   step "7B Q4_K_M, 3840+256" 420 llama2-7b-q4_k_m.md env PYRAMID_CUDA_GRAPHS=on "$bench_exe" --shape llama2-7b \
     --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 --policy full,pyramid --step-graphs both \
     --device cuda --warmup 1 --json "$results/llama2-7b-q4_k_m.json"
+  # Why PyramidInfer's decode steps at batch 32 are slower than the full cache's (docs/perf/gpu-h100.md):
+  # the host's time around a step (queue ms, select ms) with graphs and without, side by side.
+  step "7B fp16 batch 32, 512+256" 120 llama2-7b-batch32.md "$bench_exe" --shape llama2-7b --prompt-len 512 \
+    --gen-len 256 --batch 32 --policy full,pyramid --step-graphs both --device cuda --warmup 1 \
+    --json "$results/llama2-7b-batch32.json"
   # The 6 GB question itself: the same run with only 6 GiB of the device free for the program,
   # its CUDA context included (bench/with_free_memory.py holds the rest).
   step "7B Q4_K_M, 3840+256, in 6 GiB" 150 llama2-7b-q4_k_m-6gib.md python3 "$root/bench/with_free_memory.py" 6 \
