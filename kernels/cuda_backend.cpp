@@ -159,7 +159,7 @@ BackendInfo CudaBackend::info() const
 {
     use_device();
     const DeviceMemory m = device_memory();
-    return {"cuda", device_name_, m.total, m.total - m.free, bytes_held()};
+    return {"cuda", device_name_, pyramid::DeviceMemory{m.total - m.free, m.total, bytes_held()}};
 }
 
 size_t CudaBackend::bytes_held() const

@@ -112,8 +112,8 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
                     r.layer_lengths.push_back(static_cast<double>(n) / std::max(1, scheduler.running()));
             }
             r.max_running = std::max(r.max_running, scheduler.running());
-            if (cuda)
-                r.peak_device_memory = std::max(r.peak_device_memory, backend.info().memory_used);
+            if (const std::optional<DeviceMemory> memory = backend.info().memory)
+                r.peak_device_memory = std::max(r.peak_device_memory, memory->used);
         }
         r.preemptions = scheduler.preemptions();
         r.kv_bytes_mean = steps ? static_cast<size_t>(kv_sum / steps) : 0;

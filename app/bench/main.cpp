@@ -145,7 +145,7 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "pyramid-bench: %s on %s: %s\n", model->name().c_str(), info.name.c_str(),
                  model->backend_note().c_str());
     report.device_name = info.device;
-    report.memory_total = info.memory_total;
+    report.memory_total = info.memory ? info.memory->total : 0;
     report.warmup = warmup;
     report.repetitions = repetitions;
     workload.seed = seed;
@@ -153,7 +153,7 @@ int main(int argc, char** argv)
     if (kv_memory_gib > 0)
         workload.kv_byte_limit = static_cast<size_t>(kv_memory_gib * (1ull << 30));
     else if (info.name == "cuda") {
-        free = info.memory_total - info.memory_used;
+        free = info.memory ? info.memory->total - info.memory->used : 0;
         const Backend& backend = model->backend();
         const int most = max_batch ? max_batch_limit : *std::max_element(batches.begin(), batches.end());
         const KvBudget budget = plan_kv_budget(

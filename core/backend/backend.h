@@ -65,17 +65,7 @@ void check_sequence_rows(int rows, std::span<const SequenceRows> sequences);
 struct BackendInfo {
     std::string name;          // "cpu", "cuda"
     std::string device;        // human-readable device name
-    size_t memory_total = 0;   // device memory in bytes (0: not known / host)
-    size_t memory_used = 0;    // by every program on the device
-    size_t memory_held = 0;    // by this backend: weights, KV cache, scratch (0 on the host)
-
-    // The memory figures; nullopt where none is known (the host).
-    std::optional<DeviceMemory> device_memory() const
-    {
-        if (memory_total == 0)
-            return std::nullopt;
-        return DeviceMemory{memory_used, memory_total, memory_held};
-    }
+    std::optional<DeviceMemory> memory;  // the device's memory; nullopt on the host
 };
 
 class Backend {

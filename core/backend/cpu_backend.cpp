@@ -124,7 +124,7 @@ CpuBackend::CpuBackend(const ModelWeights& weights, KvPrecision kv_precision, co
 BackendInfo CpuBackend::info() const
 {
     std::string device = std::to_string(omp_get_max_threads()) + " threads, ";
-    return {"cpu", device + kv_precision_name(kv_precision_) + " KV cache", 0, 0};
+    return {"cpu", device + kv_precision_name(kv_precision_) + " KV cache", std::nullopt};
 }
 
 std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)

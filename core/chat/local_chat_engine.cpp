@@ -136,7 +136,7 @@ std::optional<DeviceMemory> LocalChatEngine::device_memory() const
     }
     if (!model)
         return std::nullopt;
-    return model->backend().info().device_memory();
+    return model->backend().info().memory;
 }
 
 } // namespace pyramid

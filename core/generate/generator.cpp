@@ -28,7 +28,7 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
     stats.positions_used = session.tokens_seen();
     const BackendInfo device = session.backend_info();
     stats.device = device.name + (device.device.empty() ? "" : ": " + device.device);
-    stats.device_memory = device.device_memory();
+    stats.device_memory = device.memory;
 }
 
 // Runs the session's steps and draws each next token, moving only the highest logits out of

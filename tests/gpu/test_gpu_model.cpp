@@ -37,15 +37,16 @@ void info_describes_the_device()
 {
     auto& b = gpu(Precision::Fp16);
     const BackendInfo info = b.info();
-    std::printf("  %s, %zu of %zu bytes in use, backend holds %zu\n", info.device.c_str(), info.memory_used,
-                info.memory_total, b.bytes_held());
+    const DeviceMemory memory = info.memory.value_or(DeviceMemory{});
+    std::printf("  %s, %zu of %zu bytes in use, backend holds %zu\n", info.device.c_str(), memory.used, memory.total,
+                b.bytes_held());
     GPU_CHECK(info.name == "cuda", info.name);
     GPU_CHECK(info.device.find("fp16") != std::string::npos, info.device);
     GPU_CHECK(info.device.find("graphs off") == std::string::npos, "the trial recording at load failed: " + info.device);
-    GPU_CHECK(info.memory_total > 0 && info.memory_used <= info.memory_total, "memory figures");
+    GPU_CHECK(memory.total > 0 && memory.used <= memory.total, "memory figures");
     GPU_CHECK(b.bytes_held() >= cuda::DeviceWeights::bytes_needed(weights(), Precision::Fp16), "weights are held");
-    GPU_CHECK(info.memory_held == b.bytes_held() && info.memory_held <= info.memory_used,
-              "the backend's part of the device memory: " + std::to_string(info.memory_held));
+    GPU_CHECK(memory.held == b.bytes_held() && memory.held <= memory.used,
+              "the backend's part of the device memory: " + std::to_string(memory.held));
 }
 
 void logits_match_cpu()
