@@ -12,6 +12,7 @@
 #include "cuda_hidden_states.h"
 #include "cuda_kv_layer_store.h"
 #include "device_buffer.h"
+#include "device_filler.h"
 #include "filled_store.h"
 #include "host_uploads.h"
 #include "kv_block_pool.h"
@@ -206,18 +207,9 @@ void pool_uses_the_last_memory()
     // Fill the device until less than a 64-block chunk is free: the pool must still hand out
     // the few blocks asked for, and report the device out of memory only past its last byte.
     const size_t block = size_t(1) << 20, chunk_blocks = 64;
-    size_t filler_bytes = cuda::device_memory().free;
-    filler_bytes = filler_bytes > (size_t(16) << 20) ? filler_bytes - (size_t(16) << 20) : 0;
-    cuda::DeviceBuffer filler;
-    for (int tries = 0; tries < 64 && !filler.data(); ++tries) {
-        try {
-            filler = cuda::DeviceBuffer(filler_bytes, "the filler");
-        } catch (const cuda::DeviceOutOfMemory&) {
-            filler_bytes -= std::min(filler_bytes, size_t(8) << 20);  // free memory is approximate
-        }
-    }
+    const cuda::DeviceBuffer filler = fill_device(size_t(16) << 20, size_t(8) << 20, 64);
     const size_t free_blocks = cuda::device_memory().free / block;
-    std::printf("  %zu MiB filled, %zu MiB free\n", filler_bytes >> 20, free_blocks);
+    std::printf("  %zu MiB filled, %zu MiB free\n", filler.bytes() >> 20, free_blocks);
     if (free_blocks >= chunk_blocks || free_blocks < 4)
         throw Skip{"could not leave between 4 and 64 MiB free (" + std::to_string(free_blocks) + " MiB)"};
     cuda::KvBlockPool pool(block, chunk_blocks);

@@ -20,6 +20,7 @@
 #include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
 #include "device_buffer.h"
+#include "device_filler.h"
 #include "device_weights.h"
 #include "model/model.h"
 #include "model/model_loader.h"
@@ -196,16 +197,7 @@ void a_model_beyond_free_memory_is_refused()
     const LoadedModel model = load_model_files(require_shared("models/kquants/synthetic-llama-mixed.gguf"));
     const size_t needed = cuda::DeviceWeights::bytes_needed(model.weights, Precision::Fp16);
     // Half the weights' bytes left free; a device hands out 2 MiB pages, so closer is not asked.
-    size_t filler_bytes = cuda::device_memory().free;
-    filler_bytes = filler_bytes > needed / 2 ? filler_bytes - needed / 2 : 0;
-    cuda::DeviceBuffer filler;
-    for (int tries = 0; tries < 16 && !filler.data() && filler_bytes > 0; ++tries) {
-        try {
-            filler = cuda::DeviceBuffer(filler_bytes, "the filler");
-        } catch (const cuda::DeviceOutOfMemory&) {
-            filler_bytes -= std::min(filler_bytes, size_t(1) << 20);  // free memory is approximate
-        }
-    }
+    cuda::DeviceBuffer filler = fill_device(needed / 2, size_t(1) << 20, 16);
     const size_t left = cuda::device_memory().free;
     if (!filler.data() || left >= needed)
         throw Skip{"could not leave less than the weights' " + std::to_string(needed) + " bytes free (" +
