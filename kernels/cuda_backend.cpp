@@ -215,10 +215,10 @@ std::unique_ptr<KvLayerStore> CudaBackend::new_kv_layer()
     return std::make_unique<CudaKvLayerStore>(*kv_);
 }
 
-void CudaBackend::wait_for_probes()
+void CudaBackend::wait_for_probes(int layer)
 {
     use_device();
-    probe_downloads_->deliver();
+    probe_downloads_->deliver(layer);
 }
 
 void CudaBackend::begin_decode_step()

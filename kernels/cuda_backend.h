@@ -51,7 +51,7 @@ public:
     size_t step_memory_bytes(const StepExtent& extent) const override;
     // Probe scores come down without stopping the stream: wait_for_probes() collects them.
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
-    void wait_for_probes() override;
+    void wait_for_probes(int layer) override;
     // The step is recorded as a CUDA graph as options.graphs says (work_stream.h), from embed().
     void begin_decode_step() override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;

@@ -69,7 +69,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     }
 
     if (probe_entries > 0) {
-        // Every sequence's scores, in one copy the engine waits for (wait_for_probes).
+        // Every sequence's scores, in one copy the engine waits for (wait_for_probes(layer)).
         std::vector<ProbeDownloads::Piece> pieces;
         int offset = 0;
         for (const SequenceRows& seq : sequences)
@@ -77,7 +77,7 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
                 pieces.push_back({seq.probe_out, offset, seq.cache->size()});
                 offset += seq.cache->size();
             }
-        probe_downloads_->queue(ws.probe(), probe_entries, std::move(pieces));
+        probe_downloads_->queue(layer, ws.probe(), probe_entries, std::move(pieces));
     }
 }
 

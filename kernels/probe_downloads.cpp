@@ -7,35 +7,62 @@
 
 namespace pyramid::cuda {
 
-void ProbeDownloads::queue(const float* device, int entries, std::vector<Piece> pieces)
+ProbeDownloads::~ProbeDownloads()
 {
-    const size_t slot = pending_.size();
-    const size_t bytes = static_cast<size_t>(entries) * sizeof(float);
-    if (slots_.size() <= slot)
-        slots_.resize(slot + 1);
-    // Slots from pending_.size() on have no copy in flight: replacing one is safe. Growing by
-    // half again keeps a cache that lengthens step by step from reallocating every step.
-    if (slots_[slot].bytes() < bytes) {
-        stream_.end_recording();  // the old slot is freed: nothing recorded may use it
-        slots_[slot] = PinnedBuffer(std::max(bytes, slots_[slot].bytes() * 3 / 2), "probe scores");
-    }
-    if (bytes > 0)
-        check(cudaMemcpyAsync(slots_[slot].data(), device, bytes, cudaMemcpyDeviceToHost, stream_.get()),
-              "probe scores (download)");
-    pending_.push_back({slot, std::move(pieces)});
+    // Copies into the slots may still be queued.
+    if (!pending_.empty())
+        stream_.settle();
+    for (Slot& slot : slots_)
+        if (slot.copied)
+            cudaEventDestroy(slot.copied);
 }
 
-void ProbeDownloads::deliver()
+void ProbeDownloads::queue(int layer, const float* device, int entries, std::vector<Piece> pieces)
 {
-    if (pending_.empty())
+    const size_t index = pending_.size();
+    const size_t bytes = static_cast<size_t>(entries) * sizeof(float);
+    if (slots_.size() <= index)
+        slots_.resize(index + 1);
+    Slot& slot = slots_[index];
+    // Slots from pending_.size() on have no copy in flight: replacing one is safe. Growing by
+    // half again keeps a cache that lengthens step by step from reallocating every step.
+    if (slot.scores.bytes() < bytes) {
+        stream_.end_recording();  // the old slot is freed: nothing recorded may use it
+        slot.scores = PinnedBuffer(std::max(bytes, slot.scores.bytes() * 3 / 2), "probe scores");
+    }
+    if (!slot.copied)
+        check(cudaEventCreateWithFlags(&slot.copied, cudaEventDisableTiming), "probe scores (event)");
+    if (bytes > 0)
+        check(cudaMemcpyAsync(slot.scores.data(), device, bytes, cudaMemcpyDeviceToHost, stream_.get()),
+              "probe scores (download)");
+    // In a recording the event must be a node the host can wait for once the graph runs.
+    check(stream_.recording() ? cudaEventRecordWithFlags(slot.copied, stream_.get(), cudaEventRecordExternal)
+                              : cudaEventRecord(slot.copied, stream_.get()),
+          "probe scores (event)");
+    pending_.push_back({layer, std::move(pieces)});
+}
+
+void ProbeDownloads::deliver(int layer)
+{
+    size_t last = pending_.size();
+    for (size_t i = pending_.size(); i > delivered_; --i)
+        if (pending_[i - 1].layer == layer) {
+            last = i - 1;
+            break;
+        }
+    if (last == pending_.size())
         return;
-    // Synchronize first: should it fail, the copies stay pending (their slots busy) until drop().
-    stream_.synchronize("probe scores");
-    const std::vector<Pending> pending = std::exchange(pending_, {});
-    for (const Pending& p : pending) {
-        const float* scores = slots_[p.slot].as<float>();
-        for (const Piece& piece : p.pieces)
+    stream_.end_recording();  // the copies must be on their way before anyone waits for them
+    // Should the wait fail, the copies stay pending (their slots busy) until drop().
+    check(cudaEventSynchronize(slots_[last].copied), "probe scores");
+    for (; delivered_ <= last; ++delivered_) {
+        const float* scores = slots_[delivered_].scores.as<float>();
+        for (const Piece& piece : pending_[delivered_].pieces)
             piece.out->assign(scores + piece.offset, scores + piece.offset + piece.length);
+    }
+    if (delivered_ == pending_.size()) {
+        pending_.clear();
+        delivered_ = 0;
     }
 }
 
@@ -45,6 +72,7 @@ void ProbeDownloads::drop()
         return;
     stream_.synchronize("dropping probe scores");
     pending_.clear();
+    delivered_ = 0;
 }
 
 } // namespace pyramid::cuda

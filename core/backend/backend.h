@@ -96,18 +96,20 @@ public:
     // Probe scores may arrive late: see wait_for_probes().
     virtual void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) = 0;
 
-    // Writes the probe scores of the run_layer_batch calls since the last wait, and returns
-    // once they are all in their probe_out vectors (which must live until then). A GPU backend
-    // queues their downloads, so a decode step, whose policy decisions can wait until every
-    // layer ran, stops once for all layers instead of after each one. Scores nobody waited for
-    // are dropped by the next embed(). This base version has nothing to wait for: it is for
-    // backends that write the scores before run_layer_batch returns.
-    virtual void wait_for_probes() {}
+    // Returns once the probe scores of run_layer_batch(layer, ...) (the latest call for that
+    // layer) and of every call before it are in their probe_out vectors (which must live until
+    // then). A GPU backend queues their downloads and goes on with the next layers: a decode
+    // step, whose selections only trim each layer's cache for later steps, queues every layer
+    // first and then waits layer by layer, selecting for one layer while the device runs the
+    // later ones. Scores nobody waited for are dropped by the next embed(). This base version
+    // has nothing to wait for: it is for backends that write the scores before
+    // run_layer_batch returns.
+    virtual void wait_for_probes(int /*layer*/) {}
 
     // Says that a decode step comes next: embed(), run_layer_batch() for every layer, then
-    // logits_rows() or top_logits_rows(), with nothing waited for in between (wait_for_probes()
-    // comes after the logits). A GPU backend may record the step and launch it as one CUDA
-    // graph; it runs the same work either way. This base version does nothing.
+    // wait_for_probes() layer by layer where it has probes, then logits_rows() or
+    // top_logits_rows(). A GPU backend may record the step up to its first wait and launch it
+    // as one CUDA graph; it runs the same work either way. This base version does nothing.
     virtual void begin_decode_step() {}
 
     // run_layer_batch for rows that all belong to one sequence.

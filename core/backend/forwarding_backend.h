@@ -19,7 +19,7 @@ public:
     {
         inner_.run_layer_batch(layer, hidden, sequences);
     }
-    void wait_for_probes() override { inner_.wait_for_probes(); }
+    void wait_for_probes(int layer) override { inner_.wait_for_probes(layer); }
     void set_cancel_flag(const std::atomic<bool>* flag) override { inner_.set_cancel_flag(flag); }
     void begin_decode_step() override { inner_.begin_decode_step(); }
     void gather(HiddenStates& hidden, std::span<const int> rows) override { inner_.gather(hidden, rows); }

@@ -246,8 +246,9 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
         const int n_layers = sessions.front()->cache_.n_layers();
         // Probe scores land in each session's per-layer vectors (reused step after step). A
         // prompt's selection decides the rows of the next layer, so it waits for each layer's
-        // scores; a decode step's only trims each layer's cache for later steps, so it waits
-        // once, after the logits.
+        // scores before queueing the next; a decode step's only trims each layer's cache for
+        // later steps, so every layer is queued first and each selection runs while the device
+        // computes the layers after it.
         std::vector<std::optional<AttentionProbe>> probes(count);
         std::vector<SequenceRows> rows(count);
         for (int l = 0; l < n_layers; ++l) {
@@ -267,10 +268,19 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
             for (size_t i = 0; i < count; ++i)
                 sessions[i]->cache_.append_positions(l, positions[i]);
             if (phase == Phase::Prompt) {
-                backend.wait_for_probes();
+                backend.wait_for_probes(l);
                 apply_prefill_selection(sessions, l, positions, rows, backend, *hidden);
             }
         }
+
+        // The logits do not depend on these selections: the compactions they queue come after
+        // the layers that read the caches.
+        if (phase == Phase::Decode)
+            for (int l = 0; l < n_layers; ++l) {
+                backend.wait_for_probes(l);
+                for (size_t i = 0; i < count; ++i)
+                    sessions[i]->apply_decode_selection(l);
+            }
 
         std::vector<int> last_rows;
         int end = 0;
@@ -288,13 +298,6 @@ InferenceSession::StepOutputs InferenceSession::run_step(std::span<InferenceSess
             for (size_t i = 0; i < count; ++i)
                 out.logits.emplace_back(all.begin() + static_cast<ptrdiff_t>(i) * n_vocab,
                                         all.begin() + static_cast<ptrdiff_t>(i + 1) * n_vocab);
-        }
-        // The logits do not depend on the decode step's selections: they were queued first.
-        if (phase == Phase::Decode) {
-            backend.wait_for_probes();
-            for (int l = 0; l < n_layers; ++l)
-                for (size_t i = 0; i < count; ++i)
-                    sessions[i]->apply_decode_selection(l);
         }
         return out;
     } catch (...) {

@@ -23,8 +23,8 @@ cudaError_t result(cudaError_t status)
     return status;
 }
 
-// What copies and fills are, as graph nodes (a kernel is its own address).
-constexpr char kCopyNode = 0, kFillNode = 0;
+// What copies, fills and event records are, as graph nodes (a kernel is its own address).
+constexpr char kCopyNode = 0, kFillNode = 0, kEventRecordNode = 0;
 
 // The calls a capture in progress forbids fail with its error (and break it).
 #define PYRAMID_FORBID_DURING_CAPTURE(...)                                                                      \
@@ -225,20 +225,31 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
     return cudaSuccess;
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
     if (!device().is_stream(stream))
         return result(cudaErrorInvalidResourceHandle);
-    // Events in graphs (fork and join of streams) are not emulated.
-    if (device().capture_status(stream) != cudaStreamCaptureStatusNone)
+    // In a capture, an external event becomes a node that records it each time the graph
+    // runs; events joining captured streams (the other kind) are not emulated.
+    const bool capturing = device().capture_status(stream) != cudaStreamCaptureStatusNone;
+    if (capturing && !(flags & cudaEventRecordExternal))
         PYRAMID_FORBID_DURING_CAPTURE();
     auto* e = reinterpret_cast<Event*>(event);
-    e->done = false;
-    device().enqueue(stream, [e] {
-        e->done = true;
-        e->at = std::chrono::steady_clock::now();
-    });
+    if (!capturing)
+        e->done = false;
+    device().enqueue(
+        stream,
+        [e] {
+            e->done = true;
+            e->at = std::chrono::steady_clock::now();
+        },
+        &kEventRecordNode);
     return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    return cudaEventRecordWithFlags(event, stream, cudaEventRecordDefault);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t)

@@ -141,8 +141,9 @@ std::vector<Trace> run_batched(Backend& backend, const std::vector<Request>& req
     return traces;
 }
 
-// A backend whose probe scores arrive late, as a GPU backend's do: until wait_for_probes()
-// the engine's probe_out vectors hold the negated scores, which would select other entries.
+// A backend whose probe scores arrive late, as a GPU backend's do: until wait_for_probes(l)
+// for their layer or a later one, the engine's probe_out vectors hold the negated scores, which
+// would select other entries.
 class DeferringBackend final : public ForwardingBackend {
 public:
     using ForwardingBackend::ForwardingBackend;
@@ -161,7 +162,7 @@ public:
         const size_t first_new = pending_.size();
         for (SequenceRows& seq : redirected)
             if (seq.probe_out) {
-                pending_.push_back({seq.probe_out, {}});
+                pending_.push_back({layer, seq.probe_out, {}});
                 seq.probe_out = &pending_.back().scores;
             }
         inner_.run_layer_batch(layer, hidden, redirected);
@@ -173,16 +174,22 @@ public:
             ++deferred;
         }
     }
-    void wait_for_probes() override
+    void wait_for_probes(int layer) override
     {
         ++waits;
-        for (Pending& p : pending_)
-            *p.destination = std::move(p.scores);
-        pending_.clear();
+        // Up to the last scores of `layer`, as queued; later layers' stay poisoned.
+        const auto last = std::find_if(pending_.rbegin(), pending_.rend(), [&](const Pending& p) {
+            return p.layer == layer;
+        });
+        const auto end = last.base();
+        for (auto p = pending_.begin(); p != end; ++p)
+            *p->destination = std::move(p->scores);
+        pending_.erase(pending_.begin(), end);
     }
 
 private:
     struct Pending {
+        int layer;
         std::vector<float>* destination;
         std::vector<float> scores;
     };
@@ -260,9 +267,10 @@ private slots:
         QVERIFY(pruned);
     }
 
-    // The engine reads probe scores only after waiting for them: a backend that delivers them
-    // late gives the same tokens, lengths, positions and logits, and a decode step of the
-    // whole batch waits once, not once per layer.
+    // The engine reads each layer's probe scores only after waiting for that layer: a backend
+    // that delivers them late, layer by layer, gives the same tokens, lengths, positions and
+    // logits, and a decode step of the whole batch waits once per layer (so each selection can
+    // overlap the device's later layers), not once per sequence.
     void late_probe_scores_change_nothing()
     {
         std::mt19937 rng(QRandomGenerator::global()->generate());
@@ -299,7 +307,7 @@ private slots:
         }
         late.waits = 0;
         InferenceSession::decode_batch(batch, std::vector<int32_t>{5, 6, 7});
-        QCOMPARE(late.waits, 1);
+        QCOMPARE(late.waits, model_->config().n_layers);
     }
 
     void rejects_malformed_batches()

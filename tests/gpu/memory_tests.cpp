@@ -246,8 +246,9 @@ void out_of_memory_is_an_error()
 }
 
 // Scores queued layer after layer from one device buffer that the stream overwrites between
-// copies (as the next layer's kernels do) arrive intact, in their pieces, only at deliver();
-// slots grow for longer caches; dropped copies never reach their vectors.
+// copies (as the next layer's kernels do) arrive intact, in their pieces, only at deliver() of
+// their layer or a later one: layers after it stay unwritten until theirs; slots grow for longer
+// caches; dropped copies never reach their vectors.
 void probe_downloads_deliver_in_order()
 {
     cudaStream_t stream = nullptr;
@@ -269,12 +270,18 @@ void probe_downloads_deliver_in_order()
                 cuda::check(cudaStreamSynchronize(stream), "upload");
                 received[static_cast<size_t>(l)].assign(2, std::vector<float>{-7.0f});
                 auto& out = received[static_cast<size_t>(l)];
-                downloads.queue(device.as<float>(), a + b, {{&out[0], 0, a}, {&out[1], a, b}});
+                downloads.queue(l, device.as<float>(), a + b, {{&out[0], 0, a}, {&out[1], a, b}});
                 // The next layer's work overwrites the buffer after the copy was queued.
                 cuda::check(cudaMemsetAsync(device.data(), 0xff, device.bytes(), stream), "overwrite");
                 GPU_CHECK(out[0] == std::vector<float>{-7.0f}, "nothing is written before deliver()");
             }
-            downloads.deliver();
+            const int middle = layers / 2;
+            downloads.deliver(middle);
+            for (int l = middle + 1; l < layers; ++l)
+                GPU_CHECK(received[static_cast<size_t>(l)][0] == std::vector<float>{-7.0f},
+                          "layer " + std::to_string(l) + " is not delivered with layer " + std::to_string(middle));
+            downloads.deliver(middle);  // nothing of it is waiting any more
+            downloads.deliver(layers - 1);
             for (int l = 0; l < layers; ++l) {
                 const auto& in = sent[static_cast<size_t>(l)];
                 const auto& out = received[static_cast<size_t>(l)];
@@ -287,10 +294,62 @@ void probe_downloads_deliver_in_order()
         }
         cuda::DeviceBuffer device = upload(random_floats(rng, 64));
         std::vector<float> dropped{-7.0f};
-        downloads.queue(device.as<float>(), 64, {{&dropped, 0, 64}});
+        downloads.queue(0, device.as<float>(), 64, {{&dropped, 0, 64}});
         downloads.drop();
-        downloads.deliver();
+        downloads.deliver(0);
         GPU_CHECK(dropped == std::vector<float>{-7.0f}, "a dropped copy is never delivered");
+    }
+    cuda::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+}
+
+// In a recording (a decode step as a CUDA graph), the first deliver() launches it and waits for
+// its layer's copy alone, through the event node the graph holds; once the slots exist (the
+// first step allocates them, which launches its recording early) each step's graph updates the
+// last one, and every step's scores arrive.
+void probe_downloads_in_a_recording()
+{
+    cudaStream_t stream = nullptr;
+    cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    {
+        cuda::WorkStream work(stream, true);
+        cuda::ProbeDownloads downloads(work);
+        const int layers = 4, entries = 300;
+        cuda::DeviceBuffer scratch(sizeof(float) * entries, "probe test");
+        cuda::WorkStream::GraphCounts before;
+        for (int step = 0; step < 4; ++step) {
+            if (step == 2)
+                before = work.graph_counts();
+            std::vector<cuda::DeviceBuffer> sources;
+            std::vector<std::vector<float>> sent;
+            for (int l = 0; l < layers; ++l) {
+                sent.push_back(random_floats(rng, entries));
+                sources.push_back(upload(sent.back()));
+            }
+            std::vector<std::vector<float>> received(layers, std::vector<float>{-7.0f});
+            work.begin_recording();
+            GPU_CHECK(work.recording(), "stream capture began");
+            for (int l = 0; l < layers; ++l) {
+                // A layer's kernels write the scores; the next layer's overwrite them.
+                cuda::check(cudaMemcpyAsync(scratch.data(), sources[static_cast<size_t>(l)].data(), scratch.bytes(),
+                                            cudaMemcpyDeviceToDevice, stream),
+                            "scores");
+                downloads.queue(l, scratch.as<float>(), entries, {{&received[static_cast<size_t>(l)], 0, entries}});
+            }
+            cuda::check(cudaMemsetAsync(scratch.data(), 0xff, scratch.bytes(), stream), "overwrite");
+            downloads.deliver(0);
+            GPU_CHECK(!work.recording(), "waiting launched the recording");
+            GPU_CHECK(received[0] == sent[0], "step " + std::to_string(step) + " layer 0");
+            GPU_CHECK(received[1] == std::vector<float>{-7.0f}, "layer 1 waits for its own deliver()");
+            for (int l = 1; l < layers; ++l) {
+                downloads.deliver(l);
+                GPU_CHECK(received[static_cast<size_t>(l)] == sent[static_cast<size_t>(l)],
+                          "step " + std::to_string(step) + " layer " + std::to_string(l));
+            }
+        }
+        const cuda::WorkStream::GraphCounts after = work.graph_counts();
+        GPU_CHECK(after.launched - before.launched == 2 && after.updated - before.updated == 2,
+                  "the last 2 steps: " + std::to_string(after.launched - before.launched) + " launched, " +
+                      std::to_string(after.updated - before.updated) + " updated");
     }
     cuda::check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
@@ -308,5 +367,6 @@ std::vector<TestCase> memory_tests()
         {"pool_uses_the_last_memory", pool_uses_the_last_memory},
         {"out_of_memory_is_an_error", out_of_memory_is_an_error},
         {"probe_downloads_deliver_in_order", probe_downloads_deliver_in_order},
+        {"probe_downloads_in_a_recording", probe_downloads_in_a_recording},
     };
 }
