@@ -21,6 +21,12 @@ namespace {
 // under 64 MiB (a few more cudaMalloc calls as the caches grow).
 constexpr size_t kMaxPoolChunkBytes = 64u << 20;
 
+// The context reserves this much local memory for every thread the device can hold at once
+// (1 KiB by default: 264 MiB on an H100, memory a small card needs for the cache). Our kernels
+// use at most 40 bytes a thread (ptxas -v); the driver grows the reservation at the launch of
+// any kernel that needs more (a library's), so this only stops it from starting large.
+constexpr size_t kThreadStackBytes = 128;
+
 void validate_shape(const ModelConfig& c)
 {
     const bool ok = c.dim > 0 && c.n_layers > 0 && c.n_vocab > 0 && c.ffn_dim > 0 && c.n_heads > 0 &&
@@ -48,6 +54,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
         throw Error("CUDA device " + std::to_string(options.device) + " does not exist (" + std::to_string(count) +
                     " found)");
     use_device();
+    check(cudaDeviceSetLimit(cudaLimitStackSize, kThreadStackBytes), "cudaDeviceSetLimit (stack size)");
     cudaDeviceProp props{};
     check(cudaGetDeviceProperties(&props, options.device), "cudaGetDeviceProperties");
     device_name_ = std::string(props.name) + " (sm_" + std::to_string(props.major) + std::to_string(props.minor) +
