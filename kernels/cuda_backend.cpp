@@ -25,7 +25,7 @@ constexpr size_t kMaxPoolChunkBytes = 64u << 20;
 // (1 KiB by default: 264 MiB on an H100, memory a small card needs for the cache). Our kernels
 // use at most 40 bytes a thread (ptxas -v); the driver grows the reservation at the launch of
 // any kernel that needs more (a library's), so this only stops it from starting large.
-constexpr size_t kThreadStackBytes = 128;
+constexpr size_t kThreadStackBytes = 48;
 
 void validate_shape(const ModelConfig& c)
 {
