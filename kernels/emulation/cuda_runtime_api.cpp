@@ -31,9 +31,6 @@ constexpr char kCopyNode = 0, kFillNode = 0, kEventRecordNode = 0;
     if (const cudaError_t forbidden = device().forbid_during_capture(__VA_ARGS__); forbidden != cudaSuccess) \
     return result(forbidden)
 
-// The emulated threads' stacks are the host's: the stack limit is remembered, nothing reserved.
-size_t thread_stack_limit = 1024;
-
 struct Event {
     bool done = false;
     std::chrono::steady_clock::time_point at;
@@ -207,20 +204,10 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
+// The emulated threads' stacks are the host's: a stack limit reserves nothing.
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t)
 {
-    if (limit != cudaLimitStackSize)
-        return result(cudaErrorUnsupportedLimit);
-    thread_stack_limit = value;
-    return cudaSuccess;
-}
-
-cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit)
-{
-    if (limit != cudaLimitStackSize)
-        return result(cudaErrorUnsupportedLimit);
-    *value = thread_stack_limit;
-    return cudaSuccess;
+    return limit == cudaLimitStackSize ? cudaSuccess : result(cudaErrorUnsupportedLimit);
 }
 
 cudaError_t cudaDeviceSynchronize()
