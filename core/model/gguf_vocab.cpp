@@ -79,6 +79,19 @@ std::optional<EmbeddedVocab> read_gguf_vocab(const GgufFile& file)
         }
     }
 
+    if (vocab.model == "gpt2") {
+        const GgufArray* merges = file.get_array("tokenizer.ggml.merges");
+        if (!merges)
+            fail(file, "tokenizer.ggml.model is \"gpt2\" (byte-level BPE) but tokenizer.ggml.merges is missing");
+        if (merges->element_type() != GgufType::String)
+            fail(file, "tokenizer.ggml.merges should hold strings, found an array of " +
+                           std::string(gguf_type_name(merges->element_type())));
+        vocab.merges.reserve(merges->size());
+        for (size_t i = 0; i < merges->size(); ++i)
+            vocab.merges.emplace_back(*merges->at(i).as_string());
+        vocab.pre = std::string(file.get_string("tokenizer.ggml.pre").value_or(""));
+    }
+
     vocab.bos_id = token_id(file, "tokenizer.ggml.bos_token_id", vocab.bos_id, n);
     vocab.eos_id = token_id(file, "tokenizer.ggml.eos_token_id", vocab.eos_id, n);
     vocab.unk_id = token_id(file, "tokenizer.ggml.unknown_token_id", vocab.unk_id, n);

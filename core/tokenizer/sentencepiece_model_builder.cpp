@@ -101,7 +101,7 @@ void validate(const EmbeddedVocab& vocab)
 {
     if (vocab.model != "llama")
         throw Error("tokenizer.ggml.model is \"" + vocab.model +
-                    "\"; only \"llama\" (SentencePiece BPE) vocabularies are supported");
+                    "\"; the vocabularies supported are \"llama\" (SentencePiece BPE) and \"gpt2\" (byte-level BPE)");
     const size_t n = vocab.tokens.size();
     if (n == 0)
         throw Error("tokenizer.ggml.tokens is empty");

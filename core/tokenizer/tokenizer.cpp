@@ -2,25 +2,16 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
+#include <array>
 #include <system_error>
-#include <type_traits>
 
+#include "tokenizer/byte_level_bpe.h"
 #include "tokenizer/sentencepiece_model_builder.h"
+#include "tokenizer/sentencepiece_tokenizer.h"
 #include "util/error.h"
 
 namespace pyramid {
-
-// SentencePiece speaks `int` ids; they are our int32_t ids without conversion.
-static_assert(std::is_same_v<int, int32_t>);
-
-struct Tokenizer::Impl {
-    sentencepiece::SentencePieceProcessor processor;
-    int32_t bos_id = -1;
-    int32_t eos_id = -1;
-    bool add_bos = true;
-    int32_t neutral_letter_id = -1;
-};
-
 namespace {
 
 bool is_ascii_letter(std::string_view text)
@@ -28,16 +19,32 @@ bool is_ascii_letter(std::string_view text)
     return text.size() == 1 && ((text[0] >= 'a' && text[0] <= 'z') || (text[0] >= 'A' && text[0] <= 'Z'));
 }
 
+// The spellings of the control tokens that end a turn in the chat models in use (llama.cpp
+// treats the same ones as end of generation).
+constexpr std::array<std::string_view, 9> kEndOfTurnTokens = {
+    "<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<end_of_turn>",
+    "<|endoftext|>", "<EOT>", "<|end_of_text|>", "<|end▁of▁sentence|>",
+};
+
 }  // namespace
 
-Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl))
+Tokenizer::Tokenizer(std::unique_ptr<TokenizerModel> model, int32_t bos_id, int32_t eos_id, bool add_bos)
+    : model_(std::move(model)), bos_id_(bos_id), eos_id_(eos_id), add_bos_(add_bos)
 {
-    // SentencePiece vocabularies keep their single characters near the end.
+    if (eos_id_ >= 0)
+        end_of_generation_.push_back(eos_id_);
+    for (const std::string_view spelling : kEndOfTurnTokens)
+        if (const int32_t id = model_->special_token_id(spelling); id >= 0)
+            end_of_generation_.push_back(id);
+    std::sort(end_of_generation_.begin(), end_of_generation_.end());
+
+    // SentencePiece vocabularies keep their single characters near the end; byte-level ones
+    // near the start, where the search ends soon enough.
     for (int32_t id = vocab_size() - 1; id >= 0; --id) {
         const int32_t single[] = {id};
         const std::string spelling = piece(id);
         if (is_ascii_letter(spelling) && decode(single) == spelling) {
-            impl_->neutral_letter_id = id;
+            neutral_letter_id_ = id;
             break;
         }
     }
@@ -53,62 +60,62 @@ Tokenizer Tokenizer::from_model_file(const std::filesystem::path& tokenizer_mode
     if (!std::filesystem::is_regular_file(tokenizer_model, ec))
         throw Error("tokenizer model " + tokenizer_model.string() + " does not exist or is not a file");
 
-    auto impl = std::make_unique<Impl>();
-    const auto status = impl->processor.Load(tokenizer_model.string());
+    auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
+    const auto status = processor->Load(tokenizer_model.string());
     if (!status.ok())
         throw Error("tokenizer model " + tokenizer_model.string() +
                     " is not a valid SentencePiece model: " + status.ToString());
-    impl->bos_id = impl->processor.bos_id();
-    impl->eos_id = impl->processor.eos_id();
-    impl->add_bos = true;
-    return Tokenizer(std::move(impl));
+    auto model = std::make_unique<SentencePieceTokenizer>(std::move(processor));
+    const int32_t bos = model->bos_id();
+    const int32_t eos = model->eos_id();
+    return Tokenizer(std::move(model), bos, eos, true);
 }
 
 Tokenizer Tokenizer::from_embedded_vocab(const EmbeddedVocab& vocab)
 {
+    if (vocab.model == "gpt2") {
+        const auto n = static_cast<int32_t>(vocab.tokens.size());
+        for (const auto& [key, id] : {std::pair{"bos_token_id", vocab.bos_id}, std::pair{"eos_token_id", vocab.eos_id}})
+            if (id < -1 || id >= n)
+                throw Error("tokenizer.ggml." + std::string(key) + " is " + std::to_string(id) +
+                            ", expected an id in [0, " + std::to_string(n) + ") or -1 (none)");
+        return Tokenizer(std::make_unique<ByteLevelBpe>(vocab), vocab.bos_id, vocab.eos_id, vocab.add_bos);
+    }
     const std::string model_proto = build_sentencepiece_model(vocab);
-
-    auto impl = std::make_unique<Impl>();
-    const auto status = impl->processor.LoadFromSerializedProto(model_proto);
+    auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
+    const auto status = processor->LoadFromSerializedProto(model_proto);
     if (!status.ok())
         throw Error("the embedded tokenizer.ggml vocabulary (" + std::to_string(vocab.tokens.size()) +
                     " tokens) is not a valid SentencePiece model: " + status.ToString());
-    impl->bos_id = vocab.bos_id;
-    impl->eos_id = vocab.eos_id;
-    impl->add_bos = vocab.add_bos;
-    return Tokenizer(std::move(impl));
+    return Tokenizer(std::make_unique<SentencePieceTokenizer>(std::move(processor)), vocab.bos_id, vocab.eos_id,
+                     vocab.add_bos);
 }
 
-std::vector<int32_t> Tokenizer::encode(std::string_view text) const
-{
-    std::vector<int32_t> ids;
-    const auto status = impl_->processor.Encode(text, &ids);
-    if (!status.ok())
-        throw Error("cannot tokenize text: " + status.ToString());
-    return ids;
-}
+std::vector<int32_t> Tokenizer::encode(std::string_view text) const { return model_->encode(text); }
 
 std::string Tokenizer::decode(std::span<const int32_t> ids) const
 {
     for (const int32_t id : ids)
         check_id(id);
-    std::string text;
-    const auto status = impl_->processor.Decode(std::vector<int>(ids.begin(), ids.end()), &text);
-    if (!status.ok())
-        throw Error("cannot decode token ids: " + status.ToString());
-    return text;
+    return model_->decode(ids);
 }
 
-int32_t Tokenizer::bos_id() const { return impl_->bos_id; }
-int32_t Tokenizer::eos_id() const { return impl_->eos_id; }
-int Tokenizer::vocab_size() const { return impl_->processor.GetPieceSize(); }
-bool Tokenizer::add_bos() const { return impl_->add_bos; }
-int32_t Tokenizer::neutral_letter_id() const { return impl_->neutral_letter_id; }
+int32_t Tokenizer::bos_id() const { return bos_id_; }
+int32_t Tokenizer::eos_id() const { return eos_id_; }
+int Tokenizer::vocab_size() const { return model_->vocab_size(); }
+bool Tokenizer::add_bos() const { return add_bos_; }
+std::string Tokenizer::description() const { return model_->description(); }
+int32_t Tokenizer::special_token_id(std::string_view text) const { return model_->special_token_id(text); }
+
+bool Tokenizer::is_end_of_generation(int32_t id) const
+{
+    return std::binary_search(end_of_generation_.begin(), end_of_generation_.end(), id);
+}
 
 std::string Tokenizer::piece(int32_t id) const
 {
     check_id(id);
-    return impl_->processor.IdToPiece(id);
+    return model_->piece(id);
 }
 
 void Tokenizer::check_id(int32_t id) const

@@ -1,13 +1,16 @@
 #pragma once
-// The LLaMA SentencePiece tokenizer: text to token ids and back.
+// The tokenizer a model brings: text to token ids and back.
 //
-// It wraps the SentencePiece library, loaded either from a tokenizer.model file (Hugging
-// Face folders) or from the vocabulary a GGUF file embeds, so both kinds of model tokenize
-// identically to Meta's reference.
+// Two kinds stand behind this one type (tokenizer_model.h), chosen by the model:
+// - SentencePiece (LLaMA-1/2, Mistral): a tokenizer.model file (Hugging Face folders) or a
+//   GGUF vocabulary with tokenizer.ggml.model "llama", run by the SentencePiece library so
+//   ids equal Meta's reference;
+// - byte-level BPE (tokenizer.ggml.model "gpt2": LLaMA-3, Qwen2, SmolLM), ids equal to
+//   llama.cpp's for the same file.
 //
-// Control pieces such as <s> and </s> are never produced by encode(): the literal text
-// "<s>" in user input becomes ordinary pieces. Callers insert BOS/EOS as ids (see
-// chat/chat_format.h), which is what keeps user text from injecting them.
+// Control tokens such as <s>, </s> or <|im_start|> are never produced by encode(): their
+// spelling in user input becomes ordinary tokens. Callers insert them as ids (see
+// chat/chat_format.h, special_token_id()), which is what keeps user text from injecting them.
 //
 // A Tokenizer does not change after construction.
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizer/tokenizer_model.h"
 #include "tokenizer/vocab.h"
 
 namespace pyramid {
@@ -28,19 +32,20 @@ public:
     // missing, unreadable or not a SentencePiece model.
     static Tokenizer from_model_file(const std::filesystem::path& tokenizer_model);
     // Builds the tokenizer from a GGUF file's tokenizer.ggml.* vocabulary. Throws
-    // pyramid::Error naming the key at fault (model other than "llama", arrays of different
-    // lengths, ids out of range).
+    // pyramid::Error naming the key at fault (a model other than "llama" or "gpt2", arrays of
+    // different lengths, ids out of range, missing merges, an unknown pre-tokenizer).
     static Tokenizer from_embedded_vocab(const EmbeddedVocab& vocab);
 
     Tokenizer(Tokenizer&&) noexcept;
     Tokenizer& operator=(Tokenizer&&) noexcept;
     ~Tokenizer();
 
-    // Token ids of `text` (with SentencePiece's leading dummy space), no BOS or EOS added.
+    // Token ids of `text` as plain text (SentencePiece adds its leading dummy space), no BOS
+    // or EOS added.
     std::vector<int32_t> encode(std::string_view text) const;
-    // Text of `ids`. BOS/EOS and other control tokens decode to nothing; the leading space
-    // of the first piece is dropped, as SentencePiece does. Throws pyramid::Error for an
-    // id outside [0, vocab_size()).
+    // Text of `ids`, valid UTF-8. BOS/EOS and other control tokens decode to nothing;
+    // SentencePiece drops the leading space of the first piece. Bytes of a character not yet
+    // complete decode to U+FFFD each. Throws pyramid::Error for an id outside [0, vocab_size()).
     std::string decode(std::span<const int32_t> ids) const;
 
     int32_t bos_id() const;  // -1 when the vocabulary has none
@@ -50,21 +55,37 @@ public:
     // tokenizer.model file (LLaMA's convention).
     bool add_bos() const;
 
-    // The piece's own spelling, e.g. "▁Hello" or "<0x0A>", for debugging and inspection.
-    // Throws pyramid::Error for an id out of range.
+    // Whether generating `id` ends a reply: EOS, and the control tokens chat models end
+    // their turns with (<|im_end|>, <|eot_id|>, <|end|>, <end_of_turn>, <|endoftext|>, ...),
+    // the set llama.cpp stops on.
+    bool is_end_of_generation(int32_t id) const;
+
+    // The id of the control (or user-defined) token spelled exactly `text`, -1 when the
+    // vocabulary has none: how chat formats find "<|im_start|>" and the like.
+    int32_t special_token_id(std::string_view text) const;
+
+    // The piece's own spelling, e.g. "▁Hello", "<0x0A>" or "ĠHello", for debugging and
+    // inspection. Throws pyramid::Error for an id out of range.
     std::string piece(int32_t id) const;
+
+    // "SentencePiece BPE" or "byte-level BPE (pre-tokenizer smollm)", for reports.
+    std::string description() const;
 
     // A piece that decodes to one ASCII letter, alone and after any other piece, so the piece
     // after it decodes as it would anywhere in a sequence (TextStreamer restarts from it).
     // -1 when the vocabulary has none. Found once, at construction.
-    int32_t neutral_letter_id() const;
+    int32_t neutral_letter_id() const { return neutral_letter_id_; }
 
 private:
-    struct Impl;
-    explicit Tokenizer(std::unique_ptr<Impl> impl);
+    Tokenizer(std::unique_ptr<TokenizerModel> model, int32_t bos_id, int32_t eos_id, bool add_bos);
     void check_id(int32_t id) const;
 
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<TokenizerModel> model_;
+    int32_t bos_id_ = -1;
+    int32_t eos_id_ = -1;
+    bool add_bos_ = true;
+    std::vector<int32_t> end_of_generation_;  // EOS and the end-of-turn control tokens, sorted
+    int32_t neutral_letter_id_ = -1;
 };
 
 } // namespace pyramid

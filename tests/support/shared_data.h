@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <string>
 
+#include "model/default_model.h"
+#include "util/logging.h"
+
 namespace pyramid::test {
 
 // PYRAMID_SHARED_DIR in the environment overrides the folder built in (test programs built on
@@ -20,6 +23,13 @@ inline std::string missing_message(const std::filesystem::path& path)
     return "shared data not found: " + path.string() + " (tests read ../shared beside the checkout)";
 }
 
+// The default chat model where scripts/setup.sh puts it (SmolLM2-135M-Instruct in the
+// user's models folder).
+inline std::filesystem::path default_model_path()
+{
+    return user_data_dir() / "models" / std::string(kDefaultModelFile);
+}
+
 } // namespace pyramid::test
 
 // Inside a Qt Test slot: skip unless the shared file exists; yields its path.
@@ -27,3 +37,9 @@ inline std::string missing_message(const std::filesystem::path& path)
     const std::filesystem::path var = ::pyramid::test::shared_path(relative);              \
     if (!std::filesystem::exists(var))                                                     \
         QSKIP(::pyramid::test::missing_message(var).c_str())
+
+// Inside a Qt Test slot: skip unless the default chat model is installed; yields its path.
+#define PYRAMID_REQUIRE_DEFAULT_MODEL(var)                                                   \
+    const std::filesystem::path var = ::pyramid::test::default_model_path();                 \
+    if (!std::filesystem::exists(var))                                                       \
+        QSKIP(("the default model is not installed: " + var.string() + " (scripts/setup.sh fetches it)").c_str())

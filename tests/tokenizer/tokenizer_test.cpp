@@ -215,7 +215,8 @@ private slots:
     {
         QTest::addColumn<int>("defect");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("gpt2 model") << 0 << "tokenizer.ggml.model is \"gpt2\"";
+        QTest::newRow("gpt2 without merges") << 0 << "has no tokenizer.ggml.merges";
+        QTest::newRow("unknown model") << 11 << "tokenizer.ggml.model is \"bert\"";
         QTest::newRow("short scores") << 1 << "tokenizer.ggml.scores has 268 entries, expected 269";
         QTest::newRow("long types") << 2 << "tokenizer.ggml.token_type has 270 entries, expected 269";
         QTest::newRow("unknown type") << 3 << "tokenizer.ggml.token_type[5] is 7";
@@ -245,6 +246,7 @@ private slots:
         case 8: v.tokens[4].clear(); break;
         case 9: v.tokens.clear(); v.scores.clear(); v.token_types.clear(); break;
         case 10: v.tokens.back() = v.tokens[260]; break;
+        case 11: v.model = "bert"; break;
         }
         const QString message = error_of([&] { Tokenizer::from_embedded_vocab(v); });
         QVERIFY2(message.contains(expected), qPrintable(message));

@@ -1,0 +1,231 @@
+// Byte-level BPE (tokenizer.ggml.model "gpt2"): the rules on a vocabulary made here (merge
+// order, byte fallback, pre-tokenizer pieces, control tokens, decoding of split characters,
+// bad vocabularies), then SmolLM2-135M-Instruct against every id sequence llama.cpp's
+// llama-tokenize wrote into ../shared/data/smollm2-tokenizer-vectors.json.
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/gguf_file.h"
+#include "model/gguf_vocab.h"
+#include "shared_data.h"
+#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/text_streamer.h"
+#include "tokenizer/tokenizer.h"
+#include "util/error.h"
+
+using namespace pyramid;
+
+namespace {
+
+using Ids = std::vector<int32_t>;
+
+// GPT-2's spelling of byte b (printable Latin-1 as itself, the rest from U+0100 on).
+std::string spelled(unsigned char b)
+{
+    static const std::vector<std::string> table = [] {
+        std::vector<std::string> t(256);
+        char32_t next = 256;
+        for (int i = 0; i < 256; ++i) {
+            const bool printable = (i >= '!' && i <= '~') || (i >= 0xA1 && i <= 0xAC) || (i >= 0xAE);
+            const char32_t cp = printable ? static_cast<char32_t>(i) : next++;
+            t[static_cast<size_t>(i)] = QString::fromUcs4(&cp, 1).toStdString();
+        }
+        return t;
+    }();
+    return table[b];
+}
+
+// Ids: 0 <|endoftext|> (control), 1 <|im_start|> (control), 2..257 the 256 bytes, then the
+// merges' results in merge order, then "{{" from one last merge (a vocabulary has merges).
+EmbeddedVocab small_vocab(std::vector<std::pair<std::string, std::string>> merges, std::string pre = "gpt2")
+{
+    EmbeddedVocab v;
+    v.model = "gpt2";
+    v.pre = std::move(pre);
+    v.tokens = {"<|endoftext|>", "<|im_start|>"};
+    v.token_types = {3, 3};
+    for (int b = 0; b < 256; ++b) {
+        v.tokens.push_back(spelled(static_cast<unsigned char>(b)));
+        v.token_types.push_back(1);
+    }
+    merges.emplace_back("{", "{");
+    for (const auto& [l, r] : merges) {
+        v.merges.push_back(l + " " + r);
+        v.tokens.push_back(l + r);
+        v.token_types.push_back(1);
+    }
+    v.bos_id = 0;
+    v.eos_id = 0;
+    v.add_bos = false;
+    return v;
+}
+
+int32_t byte_id(unsigned char b) { return 2 + b; }
+
+}  // namespace
+
+class ByteLevelBpeTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void mergesApplyLowestRankFirst()
+    {
+        // "ab" ranks before "bc": "abc" becomes ab + c, never a + bc.
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(small_vocab({{"a", "b"}, {"b", "c"}, {"ab", "c"}}));
+        QCOMPARE(tok.encode("abc"), Ids{260});  // a b -> ab (258), ab c -> abc (260)
+        QCOMPARE(tok.encode("bc"), Ids{259});
+        // Equal ranks merge leftmost first: "aaa" with only "a a" gives aa + a.
+        const Tokenizer twice = Tokenizer::from_embedded_vocab(small_vocab({{"a", "a"}}));
+        QCOMPARE(twice.encode("aaa"), (Ids{258, byte_id('a')}));
+        QCOMPARE(twice.encode("aaaa"), (Ids{258, 258}));
+    }
+
+    void piecesAreNeverMergedAcross()
+    {
+        // "a b" would merge "a" with "Ġ" if pieces did not separate them: " b" is its own piece.
+        const std::string space = spelled(' ');
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(small_vocab({{"a", space}, {space, "b"}}));
+        QCOMPARE(tok.encode("a b"), (Ids{byte_id('a'), 259}));
+    }
+
+    void controlTokensSpelledInTextAreText()
+    {
+        EmbeddedVocab v = small_vocab({});
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(v);
+        const Ids ids = tok.encode("<|im_start|>");
+        QVERIFY(!ids.empty());
+        QVERIFY(std::find(ids.begin(), ids.end(), 1) == ids.end());
+        QCOMPARE(tok.decode(ids), std::string("<|im_start|>"));
+        QCOMPARE(tok.special_token_id("<|im_start|>"), 1);
+        QCOMPARE(tok.special_token_id("a"), -1);  // a normal token is no control token
+        QCOMPARE(tok.decode(Ids{1, byte_id('h'), byte_id('i'), 0}), std::string("hi"));  // control: nothing
+        QVERIFY(tok.is_end_of_generation(0));   // EOS, and <|endoftext|> by its spelling
+        QVERIFY(!tok.is_end_of_generation(1));
+    }
+
+    void everyByteRoundTripsAndSplitCharactersStream()
+    {
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(small_vocab({}));
+        std::string all;
+        for (int b = 1; b < 128; ++b)
+            all += static_cast<char>(b);
+        all += "é€😀";
+        const Ids ids = tok.encode(all);
+        QCOMPARE(tok.decode(ids), all);
+        // "€" is three byte tokens: decoded alone, the first is incomplete (U+FFFD), and the
+        // streamer holds it back until the character is whole.
+        const Ids euro = tok.encode("€");
+        QCOMPARE(euro.size(), size_t(3));
+        QCOMPARE(tok.decode(Ids{euro[0]}), std::string("\xEF\xBF\xBD"));
+        TextStreamer streamer(tok);
+        QCOMPARE(streamer.put(euro[0]), std::string());
+        QCOMPARE(streamer.put(euro[1]), std::string());
+        QCOMPARE(streamer.put(euro[2]), std::string("€"));
+        QCOMPARE(streamer.finish(), std::string());
+        // Bytes that are not UTF-8 go in and come out repaired, one U+FFFD each.
+        QCOMPARE(tok.decode(tok.encode("a\xFF" "b")), std::string("a\xEF\xBF\xBD" "b"));
+    }
+
+    void symbolsOutsideTheVocabularyFallBackToBytes()
+    {
+        // A merge whose result is no token: its bytes are used instead (llama.cpp's rule).
+        EmbeddedVocab v = small_vocab({{"x", "y"}});
+        v.tokens[258] = "not-xy";
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(v);
+        QCOMPARE(tok.encode("xy"), (Ids{byte_id('x'), byte_id('y')}));
+    }
+
+    void longTextWithoutSpacesEnds()
+    {
+        // One 256 KiB piece: quadratic merging would take minutes; the heap takes well under a second.
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(small_vocab({{"a", "a"}, {"aa", "aa"}}));
+        const Ids ids = tok.encode(std::string(1 << 18, 'a'));
+        QCOMPARE(ids.size(), size_t(1 << 16));
+        QVERIFY(std::all_of(ids.begin(), ids.end(), [](int32_t id) { return id == 259; }));
+    }
+
+    void badVocabulariesAreRefusedByName()
+    {
+        EmbeddedVocab no_merges = small_vocab({});
+        no_merges.merges.clear();
+        QVERIFY_THROWS_EXCEPTION(Error, Tokenizer::from_embedded_vocab(no_merges));
+        try {
+            Tokenizer::from_embedded_vocab(no_merges);
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("tokenizer.ggml.merges") != std::string::npos);
+        }
+        EmbeddedVocab bad_merge = small_vocab({{"a", "b"}});
+        bad_merge.merges[0] = "ab";
+        QVERIFY_THROWS_EXCEPTION(Error, Tokenizer::from_embedded_vocab(bad_merge));
+        try {
+            Tokenizer::from_embedded_vocab(small_vocab({}, "no-such-pre"));
+            QFAIL("an unknown pre-tokenizer was accepted");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("\"no-such-pre\"") != std::string::npos);
+            QVERIFY(std::string(e.what()).find("smollm") != std::string::npos);
+        }
+        EmbeddedVocab duplicate = small_vocab({});
+        duplicate.tokens[5] = duplicate.tokens[6];
+        QVERIFY_THROWS_EXCEPTION(Error, Tokenizer::from_embedded_vocab(duplicate));
+        EmbeddedVocab bad_eos = small_vocab({});
+        bad_eos.eos_id = 100000;
+        QVERIFY_THROWS_EXCEPTION(Error, Tokenizer::from_embedded_vocab(bad_eos));
+    }
+
+    void preTokenizersCutAsTheirExpressionsSay()
+    {
+        const auto split = [](const char* pre, const char* text) {
+            std::vector<std::string> out;
+            for (const auto piece : PreTokenizer(pre).split(text))
+                out.emplace_back(piece);
+            return out;
+        };
+        using Pieces = std::vector<std::string>;
+        QCOMPARE(split("gpt2", "Hello world's 123  x\n"), (Pieces{"Hello", " world", "'s", " 123", " ", " x", "\n"}));
+        QCOMPARE(split("smollm", "In 1984, ok"), (Pieces{"In", " ", "1", "9", "8", "4", ",", " ok"}));
+        QCOMPARE(split("llama-bpe", "12345 DON'T"), (Pieces{"123", "45", " DON", "'T"}));
+        QCOMPARE(split("qwen2", "12 ab"), (Pieces{"1", "2", " ab"}));
+        QCOMPARE(split("", "a+b"), (Pieces{"a", "+", "b"}));  // no tokenizer.ggml.pre: llama.cpp's default
+        QVERIFY(PreTokenizer("llama-bpe").ignore_merges());
+        QVERIFY(!PreTokenizer("smollm").ignore_merges());
+        QCOMPARE(split("smollm", "\xC3\xA9t\xC3\xA9 \xFF\xFE"), (Pieces{"\xC3\xA9t\xC3\xA9", " ", "\xFF\xFE"}));
+    }
+
+    void smollm2MatchesLlamaCpp()
+    {
+        PYRAMID_REQUIRE_DEFAULT_MODEL(model);
+        PYRAMID_REQUIRE_SHARED(vectors_path, "data/smollm2-tokenizer-vectors.json");
+        const GgufFile file = GgufFile::open(model);
+        const auto vocab = read_gguf_vocab(file);
+        QVERIFY(vocab);
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(*vocab);
+        QCOMPARE(tok.vocab_size(), 49152);
+        QVERIFY(!tok.add_bos());
+        QCOMPARE(tok.special_token_id("<|im_start|>"), 1);
+        QCOMPARE(tok.special_token_id("<|im_end|>"), 2);
+        QVERIFY(tok.is_end_of_generation(2));
+        QVERIFY(tok.is_end_of_generation(0));  // <|endoftext|>
+
+        std::ifstream in(vectors_path);
+        const nlohmann::json vectors = nlohmann::json::parse(in);
+        int checked = 0;
+        for (const auto& c : vectors.at("cases")) {
+            const std::string text = c.at("text");
+            const Ids want = c.at("ids");
+            const Ids got = tok.encode(text);
+            QVERIFY2(got == want, ("ids differ from llama.cpp's for " + nlohmann::json(text).dump() + ": got " +
+                                   nlohmann::json(got).dump() + ", llama.cpp " + nlohmann::json(want).dump())
+                                      .c_str());
+            QCOMPARE(tok.decode(got), text);
+            ++checked;
+        }
+        QCOMPARE(checked, static_cast<int>(vectors.at("cases").size()));
+        QVERIFY(checked >= 80);
+    }
+};
+
+QTEST_GUILESS_MAIN(ByteLevelBpeTest)
+#include "byte_level_bpe_test.moc"
