@@ -628,8 +628,8 @@
         <translation>Systemprompt für diese Unterhaltung</translation>
     </message>
     <message>
-        <source>None</source>
-        <translation>Keine</translation>
+        <source>None: the model gets no system prompt</source>
+        <translation>Keiner: Das Modell erhält keinen Systemprompt</translation>
     </message>
     <message>
         <source>Compression preset</source>
@@ -683,8 +683,8 @@
         <translation>Prompt-Format</translation>
     </message>
     <message>
-        <source>LLaMA-2-Chat turns for chat models, raw text for base models</source>
-        <translation>LLaMA-2-Chat-Runden für Chatmodelle, reiner Text für Basismodelle</translation>
+        <source>The turn format the model was trained on: opening a model picks the one its chat template names. No system prompt is added unless you set one</source>
+        <translation>Das Rundenformat, mit dem das Modell trainiert wurde: Beim Öffnen eines Modells wird das Format gewählt, das seine Chatvorlage nennt. Ein Systemprompt wird nur hinzugefügt, wenn Sie einen festlegen</translation>
     </message>
     <message>
         <source>Reply length limit (tokens)</source>

@@ -625,8 +625,8 @@
         <translation>本对话的系统提示词</translation>
     </message>
     <message>
-        <source>None</source>
-        <translation>无</translation>
+        <source>None: the model gets no system prompt</source>
+        <translation>无：模型不会收到系统提示词</translation>
     </message>
     <message>
         <source>Compression preset</source>
@@ -680,8 +680,8 @@
         <translation>提示词格式</translation>
     </message>
     <message>
-        <source>LLaMA-2-Chat turns for chat models, raw text for base models</source>
-        <translation>聊天模型使用 LLaMA-2-Chat 轮次格式，基础模型使用纯文本</translation>
+        <source>The turn format the model was trained on: opening a model picks the one its chat template names. No system prompt is added unless you set one</source>
+        <translation>模型训练时使用的对话格式：打开模型时会选用其聊天模板所指定的格式。只有在您设置了系统提示词时才会添加</translation>
     </message>
     <message>
         <source>Reply length limit (tokens)</source>

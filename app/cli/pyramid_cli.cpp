@@ -16,6 +16,7 @@
 #include "command_line.h"
 #include "engine_options.h"
 #include "model_search.h"
+#include "text_input.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -60,7 +61,6 @@ bool read_message(std::string& message, bool prompt_user)
     }
 }
 
-std::string read_all(std::istream& in) { return {std::istreambuf_iterator<char>(in), {}}; }
 
 std::string join(const std::vector<int>& values)
 {
@@ -146,12 +146,16 @@ int main(int argc, char** argv)
     auto* prompt_option = app.add_option("-p,--prompt", prompt,
                                          "answer this one prompt and exit; - reads it from standard input "
                                          "(default: interactive chat, one message per line, \\ at the end goes on)");
-    app.add_option("-s,--system", system_prompt, "system prompt (LLaMA-2-Chat format)");
+    app.add_option("-s,--system", system_prompt, "system prompt (none unless given: no format adds one)");
+    std::vector<std::string> format_names{"auto", "chat"};
+    for (const pyramid::PromptFormat f : pyramid::all_prompt_formats())
+        format_names.emplace_back(pyramid::prompt_format_name(f));
     auto* format_option =
         app.add_option("--format", format,
-                       "prompt format: chat (LLaMA-2-Chat), raw (plain text after BOS, for base models), or auto: "
-                       "chat when the file or model name says chat or instruct")
-            ->check(CLI::IsMember({"auto", "chat", "raw"}))
+                       "prompt format: auto (the file's chat template; without one, llama-2-chat when the file or "
+                       "model name says chat or instruct, else raw), chat (the file's chat format even for a base "
+                       "model's name), raw (plain text after BOS), or a format by name")
+            ->check(CLI::IsMember(format_names))
             ->capture_default_str();
     app.add_flag("--raw", raw, "the same as --format raw")->excludes(format_option);
     app.add_option("-n,--max-tokens", max_tokens, "most tokens to generate per reply")
@@ -197,7 +201,7 @@ int main(int argc, char** argv)
         if (raw)
             format = "raw";
         if (prompt_option->count() > 0 && prompt == "-")
-            prompt = read_all(std::cin);
+            prompt = pyramid::read_text_input(std::cin, "standard input");
         if (prompt_option->count() > 0 && blank(prompt))
             throw pyramid::Error("the prompt is empty");
         request.conversation.system_prompt = system_prompt;
@@ -217,14 +221,23 @@ int main(int argc, char** argv)
         fmt::print(stderr, "[model] {} ({}, {} layers, context {}) on {}{}\n", info.name, info.format,
                    info.n_layers, info.context_length, info.backend,
                    info.backend_note.empty() ? "" : " — " + info.backend_note);
-        request.format = format == "chat"  ? pyramid::PromptFormat::LlamaChat
-                         : format == "raw" ? pyramid::PromptFormat::Raw
-                                           : pyramid::likely_prompt_format(info);
-        if (format == "auto")
-            fmt::print(stderr, "[format] {}\n",
-                       request.format == pyramid::PromptFormat::Raw
-                           ? "raw text: a base model by its name (--format chat for the LLaMA-2-Chat format)"
-                           : "LLaMA-2-Chat: a chat model by its name (--format raw for plain text)");
+        const pyramid::PromptFormatChoice likely = pyramid::likely_prompt_format(info);
+        if (!likely.notice.empty())
+            fmt::print(stderr, "[notice] {}\n", likely.notice);
+        if (format == "auto") {
+            request.format = likely.format;
+            const char* why = !info.chat_template.empty() && likely.notice.empty() ? "the file's chat template"
+                              : request.format == pyramid::PromptFormat::Raw ? "a base model by its name"
+                                                                             : "a chat model by its name";
+            fmt::print(stderr, "[format] {} ({}; --format chooses another)\n",
+                       pyramid::prompt_format_name(request.format), why);
+        } else if (format == "chat") {
+            request.format = likely.format == pyramid::PromptFormat::Raw
+                                 ? pyramid::choose_prompt_format(info.chat_template, "chat").format
+                                 : likely.format;
+        } else {
+            request.format = *pyramid::prompt_format_from_name(format);
+        }
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 3;

@@ -72,15 +72,13 @@ SettingField numberField(const char* key, const char* group, const char* label, 
 
 // A choice among an enum's values, named by `name` and read back by matching those names;
 // `labels` (one per value, or none) is what the list shows instead of the names.
-template <typename Enum, typename Ref, typename Name>
+template <typename Ref, typename Name, typename Enum = std::remove_cvref_t<std::invoke_result_t<Ref, ChatSettings&>>>
 SettingField choiceField(const char* key, const char* group, const char* label, const char* help,
-                         std::initializer_list<Enum> values, Ref ref, Name name,
-                         QVector<const char*> labels = {})
+                         const std::vector<Enum>& all, Ref ref, Name name, QVector<const char*> labels = {})
 {
     QStringList choices;
-    for (Enum value : values)
+    for (Enum value : all)
         choices.push_back(name(value));
-    const std::vector<Enum> all(values);
     return {QString::fromLatin1(key), group, label, help, SettingField::Kind::Choice, choices, std::move(labels),
             [ref, name](const ChatSettings& s) { return name(ref(s)); },
             [ref, name, all](ChatSettings& s, const QString& text) {
@@ -108,7 +106,7 @@ QVector<SettingField> makeFields()
     const char* cache = QT_TRANSLATE_NOOP("SettingsModel", "KV cache");
     const char* pyramidGroup = QT_TRANSLATE_NOOP("SettingsModel", "PyramidInfer");
     const char* interfaceGroup = QT_TRANSLATE_NOOP("SettingsModel", "Interface");
-    const auto decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
+    const std::vector<DecaySchedule> decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
                                    QStringLiteral("zh_CN")};
     const QStringList devices = {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")};
@@ -138,8 +136,9 @@ QVector<SettingField> makeFields()
              return true;
          }},
         choiceField("prompt_format", generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),
-                    QT_TRANSLATE_NOOP("SettingsModel", "LLaMA-2-Chat turns for chat models, raw text for base models"),
-                    {PromptFormat::LlamaChat, PromptFormat::Raw}, [](auto& s) -> auto& { return s.promptFormat; },
+                    QT_TRANSLATE_NOOP("SettingsModel", "The turn format the model was trained on: opening a model picks the one its chat "
+                                      "template names. No system prompt is added unless you set one"),
+                    pyramid::all_prompt_formats(), [](auto& s) -> auto& { return s.promptFormat; },
                     promptFormatName),
         numberField("max_new_tokens", generation, QT_TRANSLATE_NOOP("SettingsModel", "Reply length limit (tokens)"),
                     QT_TRANSLATE_NOOP("SettingsModel", "The most tokens one reply may have"),
@@ -239,7 +238,7 @@ QVector<SettingField> makeFields()
 
 QString promptFormatName(PromptFormat format)
 {
-    return format == PromptFormat::Raw ? QStringLiteral("raw") : QStringLiteral("llama-2-chat");
+    return QString::fromStdString(std::string(pyramid::prompt_format_name(format)));
 }
 
 QString contextModeName(ContextMode mode)

@@ -12,7 +12,7 @@
 struct ChatSettings {
     pyramid::SamplingParams sampling;
     pyramid::CompressionConfig compression;
-    pyramid::PromptFormat promptFormat = pyramid::PromptFormat::LlamaChat;
+    pyramid::PromptFormat promptFormat = pyramid::PromptFormat::Llama2Chat;
     int maxNewTokens = 512;
     // What the next turn does with the previous turns' cache, and what happens when the
     // conversation outgrows the context (docs/multi-turn.md).
@@ -36,7 +36,7 @@ inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision"
 // The first problem found, worded for the user; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);
 
-QString promptFormatName(pyramid::PromptFormat format);  // "llama-2-chat" / "raw"
+QString promptFormatName(pyramid::PromptFormat format);  // pyramid::prompt_format_name: "chatml", "raw", ...
 // The names pyramid-cli uses too: "extend" / "rebuild" and "stop" / "drop-oldest" / "reencode".
 QString contextModeName(pyramid::ContextMode mode);
 QString overflowPolicyName(pyramid::OverflowPolicy policy);

@@ -13,6 +13,7 @@
 
 #include "chat/chat_message.h"
 #include "chat/context_notice.h"
+#include "chat/prompt_format.h"
 #include "generate/finish_reason.h"
 #include "generate/generation_stats.h"
 #include "generate/sampling_params.h"
@@ -30,14 +31,12 @@ struct ModelInfo {
     int n_vocab = 0;
     int context_length = 0;
     size_t weight_bytes = 0;
+    std::string chat_template;  // the file's Jinja chat template, "" when it has none
 };
 
-enum class PromptFormat { LlamaChat, Raw };  // Raw: plain text after BOS, for base models
-
-// The format a model is most likely meant for: chat-tuned models ("chat" or "instruct" in the
-// file or model name, as LLaMA-2-Chat downloads are named) get their turn format, base models
-// raw text. GGUF files carry no reliable flag for it.
-PromptFormat likely_prompt_format(const ModelInfo& info);
+// The format the model asks for (choose_prompt_format on its chat template, file and model
+// name), with a notice when its template is of an unknown family.
+PromptFormatChoice likely_prompt_format(const ModelInfo& info);
 
 // What happens to the compressed cache when the user sends the next message
 // (docs/multi-turn.md): Extend keeps it and prefills only the new tokens; Rebuild prefills
@@ -53,7 +52,7 @@ enum class OverflowPolicy {
 
 struct ChatRequest {
     Conversation conversation;  // last message is the user's turn to answer
-    PromptFormat format = PromptFormat::LlamaChat;
+    PromptFormat format = PromptFormat::Llama2Chat;
     SamplingParams sampling;
     CompressionConfig compression;
     int max_new_tokens = 512;

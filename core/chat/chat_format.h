@@ -1,5 +1,21 @@
 #pragma once
-// The prompt token sequences the model sees: LLaMA-2-Chat's dialogue format, or raw text.
+// The prompt token sequences the model sees, in each prompt format (prompt_format.h).
+//
+// Every format builds a conversation the same way, which is what lets a cached conversation
+// be extended turn by turn exactly as it would be rebuilt (docs/multi-turn.md):
+//
+//   head(system) + exchange(system, user_1, answer_1, first) + ... + exchange(.., user_n, open)
+//
+// and, after a reply the model ended with its end-of-turn token, the next turn feeds
+// after_reply() + exchange(.., user_n+1, open). Control tokens ("<|im_start|>", "</s>") are
+// inserted as ids, found in the vocabulary by their spelling; the text between them is
+// encoded as text, so a user who types "<|im_start|>" writes plain text, never the control
+// token. A marker the vocabulary does not have as a control token (Zephyr's "<|user|>" in
+// TinyLlama) is text, as in llama.cpp.
+//
+// No format adds a system prompt the user did not set: SmolLM2's template inserts a default
+// one ("You are a helpful AI assistant named SmolLM, ...") with which the model answers
+// worse; llama.cpp's ChatML leaves it out too.
 //
 // LLaMA-2-Chat, as Meta's reference `chat_completion` builds it:
 //
@@ -19,9 +35,42 @@
 #include <vector>
 
 #include "chat/chat_message.h"
+#include "chat/prompt_format.h"
 #include "tokenizer/tokenizer.h"
 
 namespace pyramid {
+
+class ChatTemplate {
+public:
+    // Throws pyramid::Error when the vocabulary lacks a token the format cannot do without
+    // (LLaMA-2-Chat's BOS and EOS, ChatML's <|im_start|> and <|im_end|>, ...). `tok` must
+    // outlive the template.
+    ChatTemplate(const Tokenizer& tok, PromptFormat format);
+
+    PromptFormat format() const { return format_; }
+
+    // What opens the prompt, before the first exchange: BOS where the vocabulary adds one,
+    // and the system block in formats that have one.
+    std::vector<int32_t> head(const std::string& system) const;
+    // One user message and its answer, or the open question when `answer` is null (ending
+    // with the assistant's opening). `first`: it follows the head (LLaMA-2-Chat and Gemma fold
+    // the system prompt into it; the other formats ignore `system` here).
+    std::vector<int32_t> exchange(const std::string& system, const std::string& user, const std::string* answer,
+                                  bool first) const;
+    // What closes a reply that ended at the model's end-of-turn token (which generation does
+    // not feed back), so that the next exchange follows as in a rebuilt conversation.
+    std::vector<int32_t> after_reply() const;
+
+    // The whole prompt to answer: head + every exchange. Throws pyramid::Error when the
+    // messages do not alternate user/assistant starting with the user, or the last is not the
+    // user's.
+    std::vector<int32_t> conversation(const Conversation& conversation) const;
+
+private:
+    class Builder;
+    const Tokenizer* tok_;
+    PromptFormat format_;
+};
 
 // The conversation with each run of consecutive messages from one role joined into one
 // message, their texts separated by a blank line. A question whose reply never came (refused,
@@ -33,11 +82,7 @@ Conversation merge_consecutive_messages(Conversation conversation);
 // empty or only whitespace (then there is no <<SYS>> block at all).
 std::string effective_system_prompt(const Conversation& conversation);
 
-// Throws pyramid::Error when the messages do not alternate user/assistant starting with the
-// user, when the last message is not the user's, or when the vocabulary lacks BOS or EOS.
-std::vector<int32_t> format_llama2_chat(const Tokenizer& tok, const Conversation& conversation);
-
-// One exchange as format_llama2_chat encodes it: BOS [INST] (<<SYS>> system <</SYS>>) user
+// One LLaMA-2-Chat exchange as ChatTemplate encodes it: BOS [INST] (<<SYS>> system <</SYS>>) user
 // [/INST], then answer EOS unless `answer` is null (the question to answer). `system` is
 // folded in as given (pass effective_system_prompt() for the first exchange, "" for the rest).
 std::vector<int32_t> format_llama2_chat_exchange(const Tokenizer& tok, const std::string& system,

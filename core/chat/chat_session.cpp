@@ -53,27 +53,15 @@ void ChatSession::forget()
 
 std::vector<int32_t> ChatSession::conversation_tokens(const ChatRequest& request) const
 {
-    if (request.format == PromptFormat::LlamaChat)
-        return format_llama2_chat(model_->tokenizer(), request.conversation);
-    // Raw (base models): the messages' texts one after another, each encoded on its own so a
-    // conversation extends exactly as it would be rebuilt.
-    std::vector<int32_t> tokens = format_raw(model_->tokenizer(), "");
-    for (size_t e = 0; 2 * e < request.conversation.messages.size(); ++e) {
-        const auto exchange = exchange_tokens(request, e, e == 0);
-        tokens.insert(tokens.end(), exchange.begin(), exchange.end());
-    }
-    return tokens;
+    return ChatTemplate(model_->tokenizer(), request.format).conversation(request.conversation);
 }
 
 std::vector<int32_t> ChatSession::next_turn_tokens(const ChatRequest& request) const
 {
-    const Tokenizer& tok = model_->tokenizer();
-    const std::string& user = request.conversation.messages.back().text;
-    if (request.format == PromptFormat::Raw)
-        return tok.encode(strip(user));
-    // Close the previous answer, then open a turn exactly as the chat format opens its last one.
-    std::vector<int32_t> tokens{tok.eos_id()};
-    const auto open = format_llama2_chat(tok, Conversation{"", {{ChatRole::User, user}}});
+    // Close the previous answer, then open a turn exactly as the format opens its last one.
+    const ChatTemplate format(model_->tokenizer(), request.format);
+    std::vector<int32_t> tokens = format.after_reply();
+    const auto open = format.exchange({}, request.conversation.messages.back().text, nullptr, false);
     tokens.insert(tokens.end(), open.begin(), open.end());
     return tokens;
 }
@@ -125,7 +113,7 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
         return p;
     const size_t exchanges = (request.conversation.messages.size() + 1) / 2;
     const std::vector<int32_t> head =
-        request.format == PromptFormat::Raw ? format_raw(model_->tokenizer(), "") : std::vector<int32_t>{};
+        ChatTemplate(model_->tokenizer(), request.format).head(effective_system_prompt(request.conversation));
     if (exchanges == 1)
         return refuse_alone(p.tokens.size());
     // Re-encoding needs a cache to keep; a conversation rebuilt from text drops turns instead.
@@ -164,19 +152,10 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
 
 std::vector<int32_t> ChatSession::exchange_tokens(const ChatRequest& request, size_t exchange, bool first) const
 {
-    const Tokenizer& tok = model_->tokenizer();
     const auto& messages = request.conversation.messages;
-    const std::string& user = messages[2 * exchange].text;
     const std::string* answer = 2 * exchange + 1 < messages.size() ? &messages[2 * exchange + 1].text : nullptr;
-    if (request.format == PromptFormat::LlamaChat)
-        return format_llama2_chat_exchange(tok, first ? effective_system_prompt(request.conversation) : std::string(),
-                                           user, answer);
-    std::vector<int32_t> tokens = tok.encode(strip(user));
-    if (answer) {
-        const auto reply = tok.encode(strip(*answer));
-        tokens.insert(tokens.end(), reply.begin(), reply.end());
-    }
-    return tokens;
+    return ChatTemplate(model_->tokenizer(), request.format)
+        .exchange(effective_system_prompt(request.conversation), messages[2 * exchange].text, answer, first);
 }
 
 ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& callbacks,

@@ -51,7 +51,7 @@ private:
     // The conversation the cache holds, the last reply included, and its exact tokens.
     Conversation fed_conversation_;
     int fed_dropped_turns_ = 0;    // oldest exchanges of the app's conversation not in the cache
-    PromptFormat fed_format_ = PromptFormat::LlamaChat;
+    PromptFormat fed_format_ = PromptFormat::Llama2Chat;
     std::vector<int32_t> fed_;
 };
 

@@ -75,6 +75,7 @@ ModelInfo LocalChatEngine::open(const std::string& path, const std::function<voi
     info.n_vocab = model->config().n_vocab;
     info.context_length = model->config().context_length;
     info.weight_bytes = model->weight_bytes();
+    info.chat_template = model->files().chat_template;
     spdlog::info("loaded {} ({}, {} layers) on {}", path, info.format, info.n_layers, info.backend);
 
     std::lock_guard lock(mutex_);
@@ -84,12 +85,9 @@ ModelInfo LocalChatEngine::open(const std::string& path, const std::function<voi
     return info;
 }
 
-PromptFormat likely_prompt_format(const ModelInfo& info)
+PromptFormatChoice likely_prompt_format(const ModelInfo& info)
 {
-    std::string names = std::filesystem::path(info.path).filename().string() + " " + info.name;
-    std::transform(names.begin(), names.end(), names.begin(), [](unsigned char c) { return std::tolower(c); });
-    const bool chat = names.find("chat") != std::string::npos || names.find("instruct") != std::string::npos;
-    return chat ? PromptFormat::LlamaChat : PromptFormat::Raw;
+    return choose_prompt_format(info.chat_template, std::filesystem::path(info.path).filename().string() + " " + info.name);
 }
 
 bool LocalChatEngine::has_model() const

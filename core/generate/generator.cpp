@@ -122,7 +122,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
         const int32_t token = drawer.draw(history);
         if (i == 0)
             stats.time_to_first_token_ms = ms_since(start);
-        if (options.stop_at_eos && (token == tokenizer.eos_id() || token == tokenizer.bos_id())) {
+        if (options.stop_at_eos && (tokenizer.is_end_of_generation(token) || token == tokenizer.bos_id())) {
             result.reason = FinishReason::EndOfSequence;
             break;
         }

@@ -122,6 +122,7 @@ LoadedModel load_gguf_model(const std::filesystem::path& path, const std::functi
     out.format = "gguf";
     ModelConfig config = read_gguf_config(file);
     out.vocab = read_gguf_vocab(file);
+    out.chat_template = std::string(file.get_string("tokenizer.chat_template").value_or(""));
     if (out.vocab && out.vocab->tokens.size() != static_cast<size_t>(config.n_vocab))
         fail(file, "the embedded vocabulary has " + std::to_string(out.vocab->tokens.size()) + " tokens but token_embd.weight has " +
                        std::to_string(config.n_vocab) + " rows");

@@ -22,6 +22,7 @@ struct LoadedModel {
     std::string format;                        // "gguf" or "safetensors"
     std::optional<EmbeddedVocab> vocab;        // GGUF with tokenizer.ggml.model (Model lets it go)
     std::filesystem::path tokenizer_model;     // HF folder: <folder>/tokenizer.model if present
+    std::string chat_template;                 // GGUF tokenizer.chat_template (Jinja), "" if absent
 };
 
 // path: a .gguf file or a Hugging Face folder. progress in 0..1 (may be empty).

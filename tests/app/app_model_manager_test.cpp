@@ -34,7 +34,7 @@ private slots:
         QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::Raw);
         models.open(env.makeModelFile("llama-2-7b-chat.Q4_K_M.gguf"));
         QVERIFY(changed.wait(5000));
-        QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::LlamaChat);
+        QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::Llama2Chat);
     }
 
     void loadErrorKeepsThePreviousModel()

@@ -65,7 +65,7 @@ private slots:
         const ChatResult r = chat.reply(second, none, never);
         QVERIFY(r.reused_cache);
         // Only the new turn was fed: EOS, then the turn opened as the chat format opens one.
-        const auto open = format_llama2_chat(model_->tokenizer(), Conversation{"", {{ChatRole::User, "And the dog?"}}});
+        const auto open = ChatTemplate(model_->tokenizer(), PromptFormat::Llama2Chat).conversation(Conversation{"", {{ChatRole::User, "And the dog?"}}});
         QCOMPARE(r.stats.prompt_tokens, 1 + static_cast<int>(open.size()));
 
         // The cached tokens, run from scratch, give the same next token and logits.
@@ -119,7 +119,7 @@ private slots:
         c.messages.push_back({ChatRole::User, "Go on."});
         const ChatResult second = chat.reply(request_for(c, CompressionPolicyKind::Pyramid), {}, never);
         QVERIFY(!second.reused_cache);
-        QCOMPARE(second.stats.prompt_tokens, static_cast<int>(format_llama2_chat(model_->tokenizer(), c).size()));
+        QCOMPARE(second.stats.prompt_tokens, static_cast<int>(ChatTemplate(model_->tokenizer(), PromptFormat::Llama2Chat).conversation(c).size()));
 
         ChatRequest rebuild = request_for(c, CompressionPolicyKind::Pyramid);
         rebuild.context_mode = ContextMode::Rebuild;
@@ -182,7 +182,7 @@ private slots:
         }
         c.messages.push_back({ChatRole::User, words(100)});
         const int context = model_->config().context_length;
-        QVERIFY(static_cast<int>(format_llama2_chat(model_->tokenizer(), c).size()) > context);
+        QVERIFY(static_cast<int>(ChatTemplate(model_->tokenizer(), PromptFormat::Llama2Chat).conversation(c).size()) > context);
 
         ChatSession chat(model_);
         ChatRequest stop = request_for(c, CompressionPolicyKind::Pyramid);
@@ -191,7 +191,7 @@ private slots:
         QVERIFY(QString::fromStdString(refused.error).contains("context holds"));
         // The numbers come back as data too, for the app to word: the whole conversation's prompt.
         QVERIFY(refused.shortfall.has_value());
-        QCOMPARE(refused.shortfall->prompt_tokens, static_cast<int>(format_llama2_chat(model_->tokenizer(), c).size()));
+        QCOMPARE(refused.shortfall->prompt_tokens, static_cast<int>(ChatTemplate(model_->tokenizer(), PromptFormat::Llama2Chat).conversation(c).size()));
         QCOMPARE(refused.shortfall->reply_room, stop.max_new_tokens);
         QCOMPARE(refused.shortfall->context_length, context);
         QVERIFY(!refused.shortfall->message_too_long);
@@ -235,7 +235,7 @@ private slots:
         const std::atomic<bool> never{false};
         const Tokenizer& tok = model_->tokenizer();
         const int context = model_->config().context_length;
-        for (const PromptFormat format : {PromptFormat::LlamaChat, PromptFormat::Raw}) {
+        for (const PromptFormat format : {PromptFormat::Llama2Chat, PromptFormat::Raw}) {
             Conversation c{"Be brief.\nBe kind.", {}};
             for (int turn = 0; turn < 8; ++turn) {
                 c.messages.push_back({ChatRole::User, words(150 + 9 * turn)});
@@ -245,8 +245,8 @@ private slots:
             const auto prompt_without = [&](int dropped) {
                 Conversation kept = c;
                 kept.messages.erase(kept.messages.begin(), kept.messages.begin() + 2 * dropped);
-                if (format == PromptFormat::LlamaChat)
-                    return format_llama2_chat(tok, kept);
+                if (format == PromptFormat::Llama2Chat)
+                    return ChatTemplate(tok, PromptFormat::Llama2Chat).conversation(kept);
                 std::vector<int32_t> tokens = format_raw(tok, "");
                 for (const ChatMessage& m : kept.messages) {
                     const auto piece = tok.encode(m.text);
@@ -311,7 +311,7 @@ private slots:
         std::string longest;
         for (int n = 1; n < 4 * context && longest.empty(); ++n) {
             const int turn = 1 + static_cast<int>(
-                format_llama2_chat(model_->tokenizer(), Conversation{"", {{ChatRole::User, words(n)}}}).size());
+                ChatTemplate(model_->tokenizer(), PromptFormat::Llama2Chat).conversation(Conversation{"", {{ChatRole::User, words(n)}}}).size());
             const int needed = turn + r.max_new_tokens;
             if (needed >= context - sinks && needed < context)
                 longest = words(n);

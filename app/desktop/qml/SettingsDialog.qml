@@ -39,7 +39,7 @@ Dialog {
             TextArea {
                 id: systemPrompt
                 text: dialog.settings.systemPrompt
-                placeholderText: qsTr("None")
+                placeholderText: qsTr("None: the model gets no system prompt")
                 wrapMode: TextEdit.Wrap
                 selectByMouse: true
                 onEditingFinished: dialog.settings.systemPrompt = text
