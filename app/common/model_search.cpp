@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "model/default_model.h"
 #include "model/model_loader.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -17,6 +18,8 @@ const char* model_from_environment()
     return env && *env ? env : nullptr;
 }
 
+// The models in `dir`: the default model, then the bundled test model, then the others in
+// name order (directory order is arbitrary).
 std::vector<std::filesystem::path> models_in(const std::filesystem::path& dir)
 {
     std::vector<std::filesystem::path> out;
@@ -25,7 +28,13 @@ std::vector<std::filesystem::path> models_in(const std::filesystem::path& dir)
         if (entry.path().extension() == ".gguf" ? may_hold_model(entry.path())
                                                 : std::filesystem::exists(entry.path() / "config.json"))
             out.push_back(entry.path());
-    std::sort(out.begin(), out.end());  // directory order is arbitrary
+    const auto rank = [](const std::filesystem::path& p) {
+        const std::string name = p.filename().string();
+        return name == kDefaultModelFile ? 0 : name == kBundledTestModelFile ? 1 : 2;
+    };
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+        return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
+    });
     return out;
 }
 
@@ -48,14 +57,10 @@ std::vector<std::filesystem::path> default_model_candidates()
 {
     if (const char* env = model_from_environment())
         return {std::filesystem::path(env)};
-    const auto dirs = default_model_dirs();
-    std::vector<std::filesystem::path> out = models_in(dirs[0]);
-    const auto bundled = dirs[1] / "stories260K.gguf";
-    if (std::filesystem::exists(bundled))
-        out.push_back(bundled);
-    for (const auto& path : models_in(dirs[1]))
-        if (path != bundled)
-            out.push_back(path);
+    std::vector<std::filesystem::path> out;
+    for (const auto& dir : default_model_dirs())
+        for (auto& path : models_in(dir))
+            out.push_back(std::move(path));
     return out;
 }
 

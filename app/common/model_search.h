@@ -12,9 +12,10 @@ namespace pyramid {
 // The folders searched, in order.
 std::vector<std::filesystem::path> default_model_dirs();
 
-// The models in those folders, in search order: the user's in name order, then the bundled
-// stories260K.gguf, then the shared folder's others in name order. A model is a .gguf file
-// with tensors (not a tokenizer's vocabulary alone) or a folder with config.json.
+// The models in those folders, in search order: in each folder, the default model
+// (SmolLM2-135M-Instruct, model/default_model.h) first, then stories260K.gguf, then the others
+// in name order. A model is a .gguf file with tensors (not a tokenizer's vocabulary alone) or
+// a folder with config.json.
 std::vector<std::filesystem::path> default_model_candidates();
 
 // The model to use when none is named. Throws pyramid::Error when $PYRAMID_MODEL names

@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include "chat/chat_engine.h"
+#include "model/default_model.h"
 
 class ChatController;
 class QSettings;
@@ -27,8 +28,9 @@ class ModelManager : public QObject {
     Q_PROPERTY(QStringList availableModels READ availableModels NOTIFY availableModelsChanged)
 
 public:
-    // The model every fresh install opens: a tiny base model, so it gets the raw prompt format.
-    static constexpr const char* kDefaultModelFile = "stories260K.gguf";
+    // The model the app opens when none was opened before (setup fetches it; a chat model with
+    // a ChatML template).
+    static constexpr const char* kDefaultModelFile = pyramid::kDefaultModelFile.data();
 
     ModelManager(ChatController& controller, SettingsModel& settings, QSettings& store, QStringList searchDirs,
                  QObject* parent = nullptr);

@@ -1,8 +1,6 @@
 #include "multi_turn_command.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +9,7 @@
 #include "model/model.h"
 #include "model_search.h"
 #include "output_file.h"
+#include "text_input.h"
 #include "text_windows.h"
 #include "util/error.h"
 #include "util/logging.h"
@@ -90,9 +89,7 @@ int MultiTurnCommand::run()
         return 3;
     }
     try {
-        std::ifstream in(text_path_, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
+        const std::string text = read_text_file(text_path_);
         config.validate_for(model->config().n_layers);
         WindowOptions options;
         options.prefill = turns_ * (prompt_tokens_ + reply_tokens_);
@@ -103,7 +100,7 @@ int MultiTurnCommand::run()
         options.count = transcripts_;
         options.align = WindowAlign::Paragraphs;
         options.paragraph_prefix = paragraph_prefix_;
-        windows = make_windows(text.str(), model->tokenizer(), options);
+        windows = make_windows(text, model->tokenizer(), options);
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval: {}\n", e.what());
         return 2;

@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,42 +14,46 @@
 #include "plot_files.h"
 #include "report_plots.h"
 #include "sweep.h"
+#include "text_input.h"
 #include "util/error.h"
 #include "util/logging.h"
 
 namespace pyramid {
-namespace {
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error("cannot open the text file " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-} // namespace
-
 PplCommand::PplCommand(CLI::App& parent)
     : app_(parent.add_subcommand("ppl", "Perplexity of KV-cache policies on a text file (teacher-forced decode)."))
 {
     app_->add_option("-m,--model", model_path_, "GGUF file or Hugging Face folder (default: as pyramid-cli)");
     app_->add_option("--text", text_path_, "text file to score")->required()->check(CLI::ExistingFile);
-    app_->add_option("-P,--prefill", windows_.prefill, "tokens prefilled per window, BOS included")
-        ->check(CLI::Range(1, 1 << 20))
-        ->capture_default_str();
-    app_->add_option("-C,--continuation", windows_.continuation, "tokens scored per window")
-        ->check(CLI::Range(1, 1 << 20))
-        ->capture_default_str();
-    app_->add_option("--windows", windows_.count, "number of windows")
-        ->check(CLI::Range(1, 1 << 20))
-        ->capture_default_str();
-    app_->add_option("--align", align_,
-                     "where windows start: tokens (consecutive pieces of the tokenized text) or paragraphs")
-        ->check(CLI::IsMember({"tokens", "paragraphs"}))
-        ->capture_default_str();
+    auto* prefill = app_->add_option("-P,--prefill", windows_.prefill, "tokens prefilled per window, BOS included")
+                        ->check(CLI::Range(1, 1 << 20))
+                        ->capture_default_str();
+    auto* continuation = app_->add_option("-C,--continuation", windows_.continuation, "tokens scored per window")
+                             ->check(CLI::Range(1, 1 << 20))
+                             ->capture_default_str();
+    auto* count = app_->add_option("--windows", windows_.count, "number of windows")
+                      ->check(CLI::Range(1, 1 << 20))
+                      ->capture_default_str();
+    auto* align = app_->add_option("--align", align_,
+                                   "where windows start: tokens (consecutive pieces of the tokenized text) or paragraphs")
+                      ->check(CLI::IsMember({"tokens", "paragraphs"}))
+                      ->capture_default_str();
+    auto* protocol =
+        app_->add_option("--protocol", protocol_,
+                         "pyramid (windows as -P, -C, --windows, --align say) or llama.cpp (llama-perplexity's "
+                         "windows: consecutive chunks of --ctx tokens, the second half of each scored)")
+            ->check(CLI::IsMember({"pyramid", "llama.cpp"}))
+            ->capture_default_str();
+    auto* ctx = app_->add_option("--ctx", llama_ctx_, "--protocol llama.cpp: tokens per chunk (llama-perplexity -c)")
+                    ->check(CLI::Range(4, 1 << 20));
+    auto* chunks =
+        app_->add_option("--chunks", llama_chunks_, "--protocol llama.cpp: chunks to score (llama-perplexity --chunks)")
+            ->check(CLI::Range(1, 1 << 20));
+    for (auto* windowed : {prefill, continuation, count, align}) {
+        ctx->excludes(windowed);
+        chunks->excludes(windowed);
+    }
+    ctx->needs(protocol);
+    chunks->needs(protocol);
     app_->add_option("--paragraph-prefix", windows_.paragraph_prefix,
                      "with --align paragraphs: only paragraphs starting with this text start a window");
     app_->add_option("--sweep-decay", sweep_decay_,
@@ -76,11 +78,18 @@ int PplCommand::run()
     try {
         report.base = compression_.resolve();
         windows_.align = parse_window_align(align_);
+        if (protocol_ == "llama.cpp") {
+            if (llama_ctx_ == 0 || llama_chunks_ == 0)
+                throw Error("--protocol llama.cpp needs --ctx and --chunks (as llama-perplexity -c N --chunks K)");
+            windows_ = {llama_ctx_ / 2 + 1, llama_ctx_ - (llama_ctx_ / 2 + 1), llama_chunks_, WindowAlign::LlamaCpp, ""};
+        } else if (llama_ctx_ != 0 || llama_chunks_ != 0) {
+            throw Error("--ctx and --chunks belong to --protocol llama.cpp");
+        }
         if (!windows_.paragraph_prefix.empty() && windows_.align != WindowAlign::Paragraphs)
             throw Error("--paragraph-prefix needs --align paragraphs");
         if (model_path_.empty())
             model_path_ = find_default_model().string();
-        text = read_text(text_path_);
+        text = read_text_file(text_path_);
         if (!json_path_.empty())
             check_writable(json_path_);
         if (!plot_dir_.empty())

@@ -22,6 +22,9 @@ private:
     CLI::App* app_;
     std::string model_path_, text_path_, json_path_, plot_dir_, lengths_run_;
     std::string align_ = "tokens";
+    std::string protocol_ = "pyramid";
+    int llama_ctx_ = 0;     // --protocol llama.cpp: llama-perplexity's -c
+    int llama_chunks_ = 0;  // and its --chunks
     WindowOptions windows_;
     std::vector<double> sweep_decay_;
     std::vector<int> sweep_budget_;

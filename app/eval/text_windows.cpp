@@ -12,13 +12,20 @@ bool is_blank(std::string_view line)
     return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
+// BOS where the model starts its texts with one, else nothing.
+std::vector<int32_t> text_head(const Tokenizer& tokenizer)
+{
+    return tokenizer.add_bos() && tokenizer.bos_id() >= 0 ? std::vector<int32_t>{tokenizer.bos_id()}
+                                                         : std::vector<int32_t>{};
+}
+
 std::vector<std::vector<int32_t>> token_windows(const std::string& text, const Tokenizer& tokenizer, int need,
                                                 int count)
 {
     const std::vector<int32_t> tokens = tokenizer.encode(text);
     std::vector<std::vector<int32_t>> out;
     for (size_t start = 0; static_cast<int>(out.size()) < count && start + need <= tokens.size(); start += need) {
-        std::vector<int32_t> window{tokenizer.bos_id()};
+        std::vector<int32_t> window = text_head(tokenizer);
         window.insert(window.end(), tokens.begin() + static_cast<std::ptrdiff_t>(start),
                       tokens.begin() + static_cast<std::ptrdiff_t>(start + need));
         out.push_back(std::move(window));
@@ -49,10 +56,28 @@ std::vector<std::vector<int32_t>> paragraph_windows(const std::string& text, con
         }
         if (static_cast<int>(tokens.size()) < need)
             break;
-        std::vector<int32_t> window{tokenizer.bos_id()};
+        std::vector<int32_t> window = text_head(tokenizer);
         window.insert(window.end(), tokens.begin(), tokens.begin() + need);
         out.push_back(std::move(window));
         p = end;  // the window ended inside paragraph end - 1
+    }
+    return out;
+}
+
+std::vector<std::vector<int32_t>> llama_cpp_chunks(const std::string& text, const Tokenizer& tokenizer, int n_ctx,
+                                                   int count)
+{
+    std::vector<int32_t> tokens = text_head(tokenizer);
+    const std::vector<int32_t> body = tokenizer.encode(text);
+    tokens.insert(tokens.end(), body.begin(), body.end());
+    std::vector<std::vector<int32_t>> out;
+    const auto n = static_cast<size_t>(n_ctx);
+    for (size_t start = 0; static_cast<int>(out.size()) < count && start + n <= tokens.size(); start += n) {
+        std::vector<int32_t> chunk(tokens.begin() + static_cast<std::ptrdiff_t>(start),
+                                   tokens.begin() + static_cast<std::ptrdiff_t>(start + n));
+        if (!text_head(tokenizer).empty())
+            chunk.front() = tokenizer.bos_id();
+        out.push_back(std::move(chunk));
     }
     return out;
 }
@@ -78,20 +103,23 @@ std::vector<size_t> paragraph_starts(const std::string& text)
 std::vector<std::vector<int32_t>> make_windows(const std::string& text, const Tokenizer& tokenizer,
                                                const WindowOptions& options)
 {
-    if (tokenizer.bos_id() < 0)
-        throw Error("the tokenizer has no BOS token, which every window starts with");
     if (options.prefill < 1 || options.continuation < 1 || options.count < 1)
         throw Error("prefill, continuation and window count must be positive (got " +
                     std::to_string(options.prefill) + ", " + std::to_string(options.continuation) + ", " +
                     std::to_string(options.count) + ")");
-    const int need = options.prefill + options.continuation - 1;  // text tokens after BOS
-    std::vector<std::vector<int32_t>> windows =
-        options.align == WindowAlign::Tokens
-            ? token_windows(text, tokenizer, need, options.count)
-            : paragraph_windows(text, tokenizer, need, options.count, options.paragraph_prefix);
+    const int length = options.prefill + options.continuation;
+    const int need = length - static_cast<int>(text_head(tokenizer).size());  // text tokens per window
+    std::vector<std::vector<int32_t>> windows;
+    switch (options.align) {
+    case WindowAlign::Tokens: windows = token_windows(text, tokenizer, need, options.count); break;
+    case WindowAlign::Paragraphs:
+        windows = paragraph_windows(text, tokenizer, need, options.count, options.paragraph_prefix);
+        break;
+    case WindowAlign::LlamaCpp: windows = llama_cpp_chunks(text, tokenizer, length, options.count); break;
+    }
     if (static_cast<int>(windows.size()) < options.count)
         throw Error("the text holds only " + std::to_string(windows.size()) + " windows of " +
-                    std::to_string(need + 1) + " tokens (" + to_string(options.align) + "-aligned" +
+                    std::to_string(length) + " tokens (" + to_string(options.align) + "-aligned" +
                     (options.paragraph_prefix.empty() ? "" : ", starting with \"" + options.paragraph_prefix + "\"") +
                     "), but " + std::to_string(options.count) + " were asked for");
     return windows;
@@ -99,7 +127,12 @@ std::vector<std::vector<int32_t>> make_windows(const std::string& text, const To
 
 std::string to_string(WindowAlign align)
 {
-    return align == WindowAlign::Tokens ? "tokens" : "paragraphs";
+    switch (align) {
+    case WindowAlign::Tokens: return "tokens";
+    case WindowAlign::Paragraphs: return "paragraphs";
+    case WindowAlign::LlamaCpp: return "llama.cpp";
+    }
+    return "tokens";
 }
 
 WindowAlign parse_window_align(const std::string& text)
@@ -108,7 +141,9 @@ WindowAlign parse_window_align(const std::string& text)
         return WindowAlign::Tokens;
     if (text == "paragraphs")
         return WindowAlign::Paragraphs;
-    throw Error("window alignment must be tokens or paragraphs, not \"" + text + "\"");
+    if (text == "llama.cpp")
+        return WindowAlign::LlamaCpp;
+    throw Error("window alignment must be tokens, paragraphs or llama.cpp, not \"" + text + "\"");
 }
 
 } // namespace pyramid

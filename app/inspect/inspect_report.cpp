@@ -95,6 +95,8 @@ void print_summary(std::FILE* out, const ModelContents& m)
         print_row(out, "vocabulary size", std::to_string(t.vocab_size));
         print_row(out, "BOS", token_text(t.bos_id, t.bos_piece) + (t.add_bos ? " (starts every prompt)" : ""));
         print_row(out, "EOS", token_text(t.eos_id, t.eos_piece));
+        if (!t.chat_template.empty())
+            print_row(out, "chat template", t.chat_template);
     }
 
     fmt::print(out, "\nTensors: {} (shape in {})\n", m.tensors.size(), m.shape_order);

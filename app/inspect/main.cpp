@@ -3,19 +3,23 @@
 //
 // Exit codes, as pyramid-cli: 0 done, 2 bad options, 3 the model cannot be read or loaded.
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "command_line.h"
 #include "dequant_digest.h"
 #include "inspect_report.h"
 #include "kv/compression_config.h"
 #include "memory_estimate.h"
+#include "model/model.h"
 #include "model/model_loader.h"
 #include "model_contents.h"
+#include "text_input.h"
 #include "util/error.h"
 #include "util/logging.h"
 
@@ -66,12 +70,27 @@ int main(int argc, char** argv)
     app.add_option("--kv-type", kv_type, "how the CPU backend would store the KV cache: f16 or f32")
         ->check(CLI::IsMember({"f16", "f32"}))
         ->capture_default_str();
+    bool tokenize = false;
+    app.add_flag("--tokenize", tokenize,
+                 "read UTF-8 text on standard input and print its token ids as one JSON array (no chat "
+                 "template, no BOS, control tokens' spellings taken as text), to compare with another tokenizer");
     app.add_flag("--dequant-sha256", digests,
                  "print only 'name type sha256' per tensor: the SHA-256 of its float32 dequantization "
                  "(little-endian, storage order), as ggml's to_float produces it");
     if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-inspect"))
         return *status;
     pyramid::init_logging({false, false, "pyramid-inspect"});
+
+    if (tokenize) {
+        try {
+            const pyramid::Tokenizer tok = pyramid::load_tokenizer(model_path, pyramid::load_model_files(model_path));
+            const std::string text = pyramid::read_text_input(std::cin, "standard input");
+            fmt::print("[{}]\n", fmt::join(tok.encode(text), ", "));
+            return 0;
+        } catch (const pyramid::Error& e) {
+            return fail(kBadModel, e.what());
+        }
+    }
 
     pyramid::inspect::ModelContents contents;
     try {

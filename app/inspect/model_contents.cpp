@@ -9,6 +9,7 @@
 
 #include "model/gguf_file.h"
 #include "model/gguf_model.h"
+#include "chat/prompt_format.h"
 #include "model/gguf_vocab.h"
 #include "model/hf_config.h"
 #include "model/safetensors_file.h"
@@ -43,7 +44,9 @@ std::string file_type_name(int64_t id)
 TokenizerFacts facts_from(const EmbeddedVocab& vocab)
 {
     TokenizerFacts t;
-    t.kind = "SentencePiece, embedded (tokenizer.ggml.model = " + vocab.model + ")";
+    t.kind = vocab.model == "gpt2"
+                 ? "byte-level BPE, embedded (tokenizer.ggml.model = gpt2, " + std::to_string(vocab.merges.size()) + " merges)"
+                 : "SentencePiece, embedded (tokenizer.ggml.model = " + vocab.model + ")";
     t.vocab_size = static_cast<int>(vocab.tokens.size());
     t.bos_id = vocab.bos_id;
     t.eos_id = vocab.eos_id;
@@ -86,6 +89,11 @@ ModelContents read_gguf(const fs::path& path)
         out.tokenizer = facts_from(*vocab);
         if (const auto pre = file->get_string("tokenizer.ggml.pre"))
             out.tokenizer->kind += ", pre-tokenizer " + std::string(*pre);
+        const std::string_view jinja = file->get_string("tokenizer.chat_template").value_or("");
+        const auto family = detect_chat_template(jinja);
+        out.tokenizer->chat_template = family ? std::string(prompt_format_name(*family)) + " (tokenizer.chat_template)"
+                                       : jinja.empty() ? "none in the file"
+                                                       : "of a family not known here (choose a format by hand)";
     }
     for (const GgufTensorInfo& t : file->tensors()) {
         TensorEntry e;

@@ -27,6 +27,7 @@ struct TensorEntry {
 
 struct TokenizerFacts {
     std::string kind;     // e.g. "SentencePiece (GGUF tokenizer.ggml.model = llama)"
+    std::string chat_template;  // the family of the file's chat template, or why there is none
     int vocab_size = 0;
     int32_t bos_id = -1;  // -1: none
     int32_t eos_id = -1;

@@ -3,7 +3,6 @@
 #include "util/error.h"
 
 namespace pyramid {
-namespace {
 
 Tokenizer load_tokenizer(const std::filesystem::path& path, const LoadedModel& files)
 {
@@ -13,8 +12,6 @@ Tokenizer load_tokenizer(const std::filesystem::path& path, const LoadedModel& f
         return Tokenizer::from_model_file(files.tokenizer_model);
     throw Error(path.string() + ": no tokenizer (neither an embedded vocabulary nor a tokenizer.model)");
 }
-
-} // namespace
 
 Model::Model(std::filesystem::path path, LoadedModel files, Tokenizer tokenizer)
     : path_(std::move(path)), files_(std::move(files)), tokenizer_(std::move(tokenizer))

@@ -13,6 +13,10 @@
 
 namespace pyramid {
 
+// The tokenizer of model files loaded from `path`: the GGUF's embedded vocabulary, else the
+// folder's tokenizer.model. Throws pyramid::Error naming `path` when there is none.
+Tokenizer load_tokenizer(const std::filesystem::path& path, const LoadedModel& files);
+
 class Model {
 public:
     // Throws pyramid::Error naming the file and the problem. `progress` hears 0..1 over reading
