@@ -1,9 +1,10 @@
 // pyramidchat-screenshots: draws the README's pictures of the desktop app (docs/screenshots)
 // from the real app on the real engine, offscreen, so they can be made again whenever the
-// window changes. A multi-turn chat with stories260K (a dropped-turn notice, a turn that kept
-// its cache) at 1280x800, a refused over-long turn at 800x600, and the settings.
+// window changes. A multi-turn chat with the default model, SmolLM2-135M-Instruct (30 layers
+// of pyramid in the live panel, each later turn extending the cache it kept) at 1280x800, a
+// refused over-long message at 800x600, and the settings.
 //
-//   pyramidchat-screenshots OUT_DIR [SHARED_DIR]
+//   pyramidchat-screenshots OUT_DIR [SHARED_DIR [MODEL]]   (MODEL: the one setup fetched)
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
@@ -24,6 +25,8 @@
 #include "chat/local_chat_engine.h"
 #include "chat_settings.h"
 #include "desktop_app.h"
+#include "model/default_model.h"
+#include "util/logging.h"
 
 namespace {
 
@@ -81,7 +84,7 @@ int main(int argc, char* argv[])
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication qtApp(argc, argv);
     if (argc < 2)
-        fail(QStringLiteral("usage: pyramidchat-screenshots OUT_DIR [SHARED_DIR]"));
+        fail(QStringLiteral("usage: pyramidchat-screenshots OUT_DIR [SHARED_DIR [MODEL]]"));
     const QDir out(QString::fromLocal8Bit(argv[1]));
     const QDir shared(argc > 2 ? QString::fromLocal8Bit(argv[2]) : QStringLiteral(PYRAMID_SHARED_DIR));
     if (!QDir().mkpath(out.path()))
@@ -109,25 +112,35 @@ int main(int argc, char* argv[])
     auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
     window->resize(1280, 800);
 
-    app.models().open(shared.filePath(QStringLiteral("models/stories260K.gguf")));
+    const QString model = argc > 3 ? QString::fromLocal8Bit(argv[3])
+                                   : QString::fromStdString((pyramid::user_data_dir() / "models" /
+                                                             std::string(pyramid::kDefaultModelFile)).string());
+    if (!QFile::exists(model))
+        fail(QStringLiteral("no model at %1 (scripts/setup.sh fetches it)").arg(model));
+    app.models().open(model);
     waitFor(&app.models(), &ModelManager::modelChanged, "the model");
     set(app, "policy", "pyramid");
-    set(app, "max_new_tokens", "60");
-    set(app, "seed", "7");
-    set(app, "overflow", "drop-oldest");
+    set(app, "max_new_tokens", "96");
+    set(app, "temperature", "0");
+    set(app, "repetition_penalty", "1.1");
 
-    // Two long turns (about a thousand tokens each) outgrow the 2048-token context, so the
-    // second drops the oldest exchanges; the short last turn extends the cache it kept.
-    send(app, QStringLiteral("Once upon a time, in a big forest, there lived"));
-    send(app, stories.left(4000).section(QLatin1Char(' '), 0, -2));
-    send(app, stories.mid(4000, 4000).section(QLatin1Char(' '), 1, -2));
-    send(app, QStringLiteral("Tom looked for his ball near the river."));
+    // A story to read, then questions about it: each later turn extends the compressed cache,
+    // whose deeper layers kept fewer of the story's tokens.
+    const qsizetype from = stories.indexOf(QStringLiteral("Once upon a time, in a big forest"));
+    const QString end = QStringLiteral("she could climb anything.");
+    const qsizetype to = stories.indexOf(end, from);
+    if (from < 0 || to < 0)
+        fail(QStringLiteral("the story about Roxy is not in the text file"));
+    send(app, QStringLiteral("Here is a short story:\n\n") + stories.mid(from, to + end.size() - from) +
+                  QStringLiteral("\n\nWho is the main character, and what did she want to do?"));
+    send(app, QStringLiteral("Who helped her, and how?"));
+    send(app, QStringLiteral("Give the story a short title."));
     grab(window, out, QStringLiteral("chat-1280x800.png"));
 
-    // A message too long for the whole context, refused with what to do about it.
+    // A message too long for the whole 8192-token context, refused with what to do about it.
     window->resize(800, 600);
     set(app, "overflow", "stop");
-    if (!app.chat().send(stories.mid(11000, 12000)))
+    if (!app.chat().send(stories.mid(11000, 48000)))
         fail(QStringLiteral("the app would not send the long message"));
     waitFor(&app.chat(), &ChatController::replyFinished, "the refusal");
     if (app.chat().error().isEmpty())
