@@ -47,11 +47,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 stash="$root/.gpu-run"
 
 # What the configure step needs that a bare CUDA image lacks: spdlog (+ fmt), sentencepiece,
-# nlohmann-json and CLI11 headers, and pkg-config (to find sentencepiece). The runtime
-# libraries of spdlog, fmt and sentencepiece come along for the tests.
+# PCRE2, nlohmann-json and CLI11 headers, and pkg-config (to find sentencepiece and PCRE2). The
+# runtime libraries of spdlog, fmt, sentencepiece and PCRE2 come along for the tests.
 packages=(
   libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
   libsentencepiece-dev libsentencepiece0
+  libpcre2-dev libpcre2-8-0
   nlohmann-json3-dev libcli11-dev
   pkgconf pkgconf-bin libpkgconf3
   libssl-dev libssl3
@@ -107,7 +108,7 @@ stage() {
   # The non-system libraries they link that a bare CUDA image lacks (CUDA's own are there).
   local lib
   for lib in $(for target in "${staged_targets[@]}"; do ldd "$build_dir/$target"; done |
-               awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf' | sort -u); do
+               awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf|libpcre2' | sort -u); do
     cp -L "$lib" "$staged/lib/"
   done
   { git -C "$root" describe --always --dirty 2>/dev/null || echo unknown; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/STAMP"

@@ -3,7 +3,7 @@
 # --preset compresses without --policy, bad sampling values (NaN too), an empty prompt and a
 # missing $PYRAMID_MODEL are refused (a wrong --budgets count as soon as the model is known), a
 # prompt too long for the context says how to go on, turns per line (a backslash joins lines,
-# -p - reads them all), the format by the model's name, a drawn seed repeats its run, Ctrl-C at
+# -p - reads them all), the format by the model's name (ChatML from the default model's template), a drawn seed repeats its run, Ctrl-C at
 # the prompt quits, the cache precision is chosen, the default model search skips vocabulary files.
 #   cli_test.sh PYRAMID_CLI MODEL
 set -euo pipefail
@@ -73,7 +73,17 @@ printf 'Once upon a time\nthere was a cat\n' | "$cli" -m "$model" --raw -n 2 -p 
 
 # The format follows the model's name; a drawn seed is said and repeats the run.
 "$cli" -m "$model" -n 2 -p hi >/dev/null 2>"$tmp/auto.err"
-grep -q '^\[format\] raw text' "$tmp/auto.err" || fail "stories260K did not get the raw format: $(cat "$tmp/auto.err")"
+grep -q '^\[format\] raw (a base model by its name' "$tmp/auto.err" || fail "stories260K did not get the raw format: $(cat "$tmp/auto.err")"
+# A format whose control tokens the vocabulary lacks is refused by name.
+expect 4 "needs the control token <|im_start|>" "$cli" -m "$model" --format chatml -p hi
+# The default chat model (when setup fetched it): ChatML from its template, a sensible answer.
+smollm=${XDG_DATA_HOME:-$HOME/.local/share}/pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf
+if [ -f "$smollm" ]; then
+  env -u PYRAMID_MODEL "$cli" --temperature 0 -n 32 -p "What is the capital of France?" >"$tmp/paris.out" 2>"$tmp/paris.err" ||
+    fail "the default model did not answer: $(cat "$tmp/paris.err")"
+  grep -q '^\[format\] chatml (the file.s chat template' "$tmp/paris.err" || fail "no ChatML: $(cat "$tmp/paris.err")"
+  grep -q "Paris" "$tmp/paris.out" || fail "no Paris in: $(cat "$tmp/paris.out")"
+fi
 "$cli" -m "$model" --raw -n 24 --seed -1 -p "Once upon a time" >"$tmp/first.out" 2>"$tmp/seed.err"
 seed=$(sed -n 's/^\[seed\] \([0-9]*\) .*/\1/p' "$tmp/seed.err")
 [ -n "$seed" ] || fail "the drawn seed was not said: $(cat "$tmp/seed.err")"
