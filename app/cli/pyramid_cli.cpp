@@ -16,8 +16,8 @@
 #include "command_line.h"
 #include "engine_options.h"
 #include "model_search.h"
-#include "text_input.h"
 #include "util/error.h"
+#include "util/text_input.h"
 #include "util/logging.h"
 
 namespace {

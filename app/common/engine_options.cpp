@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include "generate/sampler.h"
 #include "util/error.h"
+#include "util/text_input.h"
 
 namespace pyramid {
 
@@ -76,10 +76,9 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
 {
     CompressionConfig config;
     if (!config_file_.empty()) {
-        std::ifstream in(config_file_);
-        std::stringstream text;
-        text << in.rdbuf();
-        config = compression_config_from_json(text.str());
+        // A compression config is a few hundred bytes; 1 MiB is generous.
+        config = compression_config_from_json(
+            read_text_file(config_file_, size_t{1} << 20, "the compression config " + config_file_));
     } else if (!preset_.empty()) {
         config = compression_preset(preset_);
     }

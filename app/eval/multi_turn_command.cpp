@@ -9,9 +9,9 @@
 #include "model/model.h"
 #include "model_search.h"
 #include "output_file.h"
-#include "text_input.h"
 #include "text_windows.h"
 #include "util/error.h"
+#include "util/text_input.h"
 #include "util/logging.h"
 
 namespace pyramid {

@@ -14,8 +14,8 @@
 #include "plot_files.h"
 #include "report_plots.h"
 #include "sweep.h"
-#include "text_input.h"
 #include "util/error.h"
+#include "util/text_input.h"
 #include "util/logging.h"
 
 namespace pyramid {

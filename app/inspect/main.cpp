@@ -4,6 +4,7 @@
 // Exit codes, as pyramid-cli: 0 done, 2 bad options, 3 the model cannot be read or loaded.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,8 @@
 #include "model/model.h"
 #include "model/model_loader.h"
 #include "model_contents.h"
-#include "text_input.h"
 #include "util/error.h"
+#include "util/text_input.h"
 #include "util/logging.h"
 
 namespace {
@@ -103,6 +104,18 @@ int main(int argc, char** argv)
         return fail(kBadModel, e.what());
     }
 
+    // The engine's own checks first: a model it refuses gets what could be read, then the
+    // refusal, before any estimate sized by its (possibly absurd) hyperparameters.
+    std::optional<pyramid::LoadedModel> loaded;
+    try {
+        loaded = pyramid::load_model_files(model_path);
+        (void)pyramid::load_tokenizer(model_path, *loaded);
+    } catch (const pyramid::Error& e) {
+        pyramid::inspect::print_summary(stdout, contents);
+        std::fflush(stdout);
+        return fail(kBadModel, "the engine cannot load this model: " + std::string(e.what()));
+    }
+
     pyramid::inspect::KvEstimate kv;
     try {
         kv = pyramid::inspect::estimate_kv(contents.config, pyramid::compression_preset(preset).pyramid,
@@ -113,13 +126,12 @@ int main(int argc, char** argv)
 
     pyramid::inspect::print_summary(stdout, contents);
     try {
-        // The real loader: the weights exactly as a backend gets them (and proof it can load).
-        const pyramid::LoadedModel loaded = pyramid::load_model_files(model_path);
+        // The weights exactly as a backend gets them.
         const pyramid::inspect::CudaScratch scratch =
-            pyramid::inspect::estimate_cuda_scratch(loaded.weights, kv.prompt_tokens);
-        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded.weights), kv, scratch,
+            pyramid::inspect::estimate_cuda_scratch(loaded->weights, kv.prompt_tokens);
+        pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded->weights), kv, scratch,
                                                 preset, pyramid::parse_kv_precision(kv_type));
-        pyramid::inspect::print_gpu_fit(stdout, loaded.weights, pyramid::compression_preset(preset), preset,
+        pyramid::inspect::print_gpu_fit(stdout, loaded->weights, pyramid::compression_preset(preset), preset,
                                         gpu_memory);
     } catch (const pyramid::Error& e) {
         std::fflush(stdout);

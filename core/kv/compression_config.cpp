@@ -1,9 +1,16 @@
 #include "kv/compression_config.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 namespace {
@@ -17,6 +24,51 @@ void require(bool ok, const std::string& field, const std::string& rule, double 
 void require_ratio(double value, const std::string& field)
 {
     require(std::isfinite(value) && value > 0.0 && value <= 1.0, field, "must be in (0, 1]", value);
+}
+
+// A JSON number that is a whole number in int's range (3.7, 4294967301 and 1e30 are not).
+int json_int(const nlohmann::json& v, const std::string& field)
+{
+    const bool whole = v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                                 std::trunc(v.get<double>()) == v.get<double>());
+    if (!whole)
+        throw Error("compression setting " + field + " must be a whole number, found " + json_excerpt(v));
+    const double value = v.is_number_unsigned() ? static_cast<double>(v.get<uint64_t>()) : v.get<double>();
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+        throw Error("compression setting " + field + " = " + json_excerpt(v) + " is out of range");
+    return v.is_number_integer() ? static_cast<int>(v.get<int64_t>()) : static_cast<int>(value);
+}
+
+double json_number(const nlohmann::json& v, const std::string& field)
+{
+    if (!v.is_number())
+        throw Error("compression setting " + field + " must be a number, found " + json_excerpt(v));
+    return v.get<double>();
+}
+
+std::string json_string(const nlohmann::json& v, const std::string& field)
+{
+    if (!v.is_string())
+        throw Error("compression setting " + field + " must be a string, found " + json_excerpt(v));
+    return v.get<std::string>();
+}
+
+// Levenshtein distance, for "did you mean" on a misspelt setting.
+size_t edit_distance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
 }
 
 } // namespace
@@ -136,12 +188,7 @@ std::string compression_config_to_json(const CompressionConfig& config)
 
 CompressionConfig compression_config_from_json(const std::string& text)
 {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(std::string("compression config is not valid JSON: ") + e.what());
-    }
+    const nlohmann::json j = parse_json_document(text, "compression config");
     if (j.is_null())  // the golden files' way of saying "full cache"
         return CompressionConfig::full_cache();
     if (!j.is_object())
@@ -149,30 +196,48 @@ CompressionConfig compression_config_from_json(const std::string& text)
 
     CompressionConfig config;
     PyramidSettings& p = config.pyramid;
-    try {
-        auto read = [&](const char* key, auto& field) {
-            if (j.contains(key))
-                j.at(key).get_to(field);
-        };
-        if (j.contains("policy"))
-            config.policy = parse_policy_kind(j.at("policy").get<std::string>());
-        read("recent_ratio", p.recent_ratio);
-        read("prefill_decay_ratio", p.prefill_decay_ratio);
-        if (j.contains("prefill_decay_strategy"))
-            p.prefill_decay_strategy = parse_decay_schedule(j.at("prefill_decay_strategy").get<std::string>());
-        read("min_context_length", p.min_context_length);
-        read("layerwise_downsample_interval", p.layerwise_downsample_interval);
-        read("sink_tokens", p.sink_tokens);
-        read("distance_weight", p.distance_weight);
-        read("gen_decay_ratio", p.gen_decay_ratio);
-        if (j.contains("gen_decay_strategy"))
-            p.gen_decay_strategy = parse_decay_schedule(j.at("gen_decay_strategy").get<std::string>());
-        read("gen_compress_ratio", p.gen_compress_ratio);
-        read("exceed_length_to_compress", p.exceed_length_to_compress);
-        read("layer_budgets", config.layer_budgets);
-        read("baseline_recent_fraction", config.baseline_recent_fraction);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(std::string("compression config has a field of the wrong type: ") + e.what());
+    const std::map<std::string, std::function<void(const nlohmann::json&, const std::string&)>> fields = {
+        {"policy", [&](const auto& v, const auto& k) { config.policy = parse_policy_kind(json_string(v, k)); }},
+        {"recent_ratio", [&](const auto& v, const auto& k) { p.recent_ratio = json_number(v, k); }},
+        {"prefill_decay_ratio", [&](const auto& v, const auto& k) { p.prefill_decay_ratio = json_number(v, k); }},
+        {"prefill_decay_strategy",
+         [&](const auto& v, const auto& k) { p.prefill_decay_strategy = parse_decay_schedule(json_string(v, k)); }},
+        {"min_context_length", [&](const auto& v, const auto& k) { p.min_context_length = json_int(v, k); }},
+        {"layerwise_downsample_interval",
+         [&](const auto& v, const auto& k) { p.layerwise_downsample_interval = json_int(v, k); }},
+        {"sink_tokens", [&](const auto& v, const auto& k) { p.sink_tokens = json_int(v, k); }},
+        {"distance_weight", [&](const auto& v, const auto& k) { p.distance_weight = json_number(v, k); }},
+        {"gen_decay_ratio", [&](const auto& v, const auto& k) { p.gen_decay_ratio = json_number(v, k); }},
+        {"gen_decay_strategy",
+         [&](const auto& v, const auto& k) { p.gen_decay_strategy = parse_decay_schedule(json_string(v, k)); }},
+        {"gen_compress_ratio", [&](const auto& v, const auto& k) { p.gen_compress_ratio = json_number(v, k); }},
+        {"exceed_length_to_compress",
+         [&](const auto& v, const auto& k) { p.exceed_length_to_compress = json_int(v, k); }},
+        {"layer_budgets",
+         [&](const auto& v, const auto& k) {
+             if (!v.is_array())
+                 throw Error("compression setting " + k + " must be an array of integers, found " + json_excerpt(v));
+             config.layer_budgets.clear();
+             for (size_t i = 0; i < v.size(); ++i)
+                 config.layer_budgets.push_back(json_int(v[i], k + "[" + std::to_string(i) + "]"));
+         }},
+        {"baseline_recent_fraction",
+         [&](const auto& v, const auto& k) { config.baseline_recent_fraction = json_number(v, k); }},
+    };
+    for (const auto& [key, value] : j.items()) {
+        const auto field = fields.find(key);
+        if (field == fields.end()) {
+            std::string nearest;
+            size_t best = std::string::npos;
+            for (const auto& [known, set] : fields)
+                if (const size_t d = edit_distance(key, known); d < best) {
+                    best = d;
+                    nearest = known;
+                }
+            throw Error("compression config has an unknown setting " + json_excerpt(key) +
+                        (best <= 3 ? " (did you mean \"" + nearest + "\"?)" : ""));
+        }
+        field->second(value, key);
     }
     config.validate();
     return config;

@@ -1,13 +1,13 @@
 #include "model/hf_config.h"
 
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_input.h"
+#include "util/text_input.h"
 
 namespace pyramid {
 namespace {
@@ -26,7 +26,7 @@ public:
             fail("missing \"" + std::string(key) + "\"");
         const auto& v = json_.at(key);
         if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > std::numeric_limits<int>::max())
-            fail("\"" + std::string(key) + "\" should be a positive integer, found " + v.dump());
+            fail("\"" + std::string(key) + "\" should be a positive integer, found " + json_excerpt(v));
         return static_cast<int>(v.get<int64_t>());
     }
 
@@ -38,7 +38,7 @@ public:
             return fallback;
         const auto& v = json_.at(key);
         if (!v.is_number() || !(v.get<double>() > 0.0) || v.get<double>() > std::numeric_limits<float>::max())
-            fail("\"" + std::string(key) + "\" should be a positive number, found " + v.dump());
+            fail("\"" + std::string(key) + "\" should be a positive number, found " + json_excerpt(v));
         return static_cast<float>(v.get<double>());
     }
 
@@ -48,7 +48,7 @@ public:
             return fallback;
         const auto& v = json_.at(key);
         if (!v.is_boolean())
-            fail("\"" + std::string(key) + "\" should be true or false, found " + v.dump());
+            fail("\"" + std::string(key) + "\" should be true or false, found " + json_excerpt(v));
         return v.get<bool>();
     }
 
@@ -58,7 +58,7 @@ public:
             return {};
         const auto& v = json_.at(key);
         if (!v.is_string())
-            fail("\"" + std::string(key) + "\" should be a string, found " + v.dump());
+            fail("\"" + std::string(key) + "\" should be a string, found " + json_excerpt(v));
         return v.get<std::string>();
     }
 
@@ -82,12 +82,10 @@ bool names_llama_architecture(const nlohmann::json& json)
 
 ModelConfig read_hf_config(const std::filesystem::path& config_json)
 {
-    std::ifstream in(config_json, std::ios::binary);
-    if (!in)
-        throw Error("cannot open " + config_json.string());
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded() || !json.is_object())
+    // A Hugging Face config.json is a few KiB; 1 MiB leaves room for long comments.
+    const std::string text = read_text_file(config_json, size_t{1} << 20, config_json.string());
+    const nlohmann::json json = parse_json_document(text, config_json.string());
+    if (!json.is_object())
         throw Error(config_json.string() + ": not a valid JSON object");
     const ConfigReader r(config_json, json);
 
@@ -96,7 +94,7 @@ ModelConfig read_hf_config(const std::filesystem::path& config_json)
         r.fail("unsupported architecture '" + (model_type.empty() ? std::string("(none)") : model_type) +
                "': only LLaMA models (model_type \"llama\") are supported");
     if (r.has("rope_scaling"))
-        r.fail("\"rope_scaling\" is set (" + json.at("rope_scaling").dump() + "); scaled RoPE is not supported");
+        r.fail("\"rope_scaling\" is set (" + json_excerpt(json.at("rope_scaling")) + "); scaled RoPE is not supported");
     if (const std::string act = r.string("hidden_act"); !act.empty() && act != "silu")
         r.fail("\"hidden_act\" is '" + act + "'; only SiLU (SwiGLU) is supported");
     // Bias tensors would be left out, silently: refuse what cannot be computed.

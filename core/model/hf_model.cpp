@@ -12,6 +12,8 @@
 #include "model/safetensors_file.h"
 #include "model/weight_assembly.h"
 #include "util/error.h"
+#include "util/json_input.h"
+#include "util/text_input.h"
 
 namespace pyramid {
 namespace {
@@ -50,13 +52,11 @@ std::string hf_name(WeightRole role, int layer)
 // Names must be plain file names inside the folder.
 std::vector<std::string> read_shard_index(const fs::path& index_path, std::map<std::string, std::string>& weight_map)
 {
-    std::ifstream in(index_path, std::ios::binary);
-    if (!in)
-        throw Error("cannot open " + index_path.string());
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    // An index lists every tensor once: tens of KiB for a 70B model; 16 MiB is far beyond.
+    const std::string text = read_text_file(index_path, size_t{16} << 20, index_path.string());
+    const nlohmann::json json = parse_json_document(text, index_path.string());
     const std::string where = index_path.string() + ": ";
-    if (json.is_discarded() || !json.is_object())
+    if (!json.is_object())
         throw Error(where + "not a valid JSON object");
     const auto map = json.find("weight_map");
     if (map == json.end() || !map->is_object())
@@ -65,10 +65,11 @@ std::vector<std::string> read_shard_index(const fs::path& index_path, std::map<s
     std::vector<std::string> shards;
     for (const auto& [tensor, file] : map->items()) {
         if (!file.is_string())
-            throw Error(where + "weight_map entry '" + tensor + "' is not a file name");
+            throw Error(where + "weight_map entry " + json_excerpt(tensor) + " is not a file name");
         const std::string name = file.get<std::string>();
         if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
-            throw Error(where + "weight_map entry '" + tensor + "' names '" + name + "', not a file in the folder");
+            throw Error(where + "weight_map entry " + json_excerpt(tensor) + " names " + json_excerpt(name) +
+                        ", not a file in the folder");
         weight_map.emplace(tensor, name);
         if (std::find(shards.begin(), shards.end(), name) == shards.end())
             shards.push_back(name);

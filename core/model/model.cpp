@@ -6,11 +6,16 @@ namespace pyramid {
 
 Tokenizer load_tokenizer(const std::filesystem::path& path, const LoadedModel& files)
 {
-    if (files.vocab)
-        return Tokenizer::from_embedded_vocab(*files.vocab);
-    if (!files.tokenizer_model.empty())
-        return Tokenizer::from_model_file(files.tokenizer_model);
-    throw Error(path.string() + ": no tokenizer (neither an embedded vocabulary nor a tokenizer.model)");
+    if (!files.vocab && files.tokenizer_model.empty())
+        throw Error(path.string() + ": no tokenizer (neither an embedded vocabulary nor a tokenizer.model)");
+    Tokenizer tokenizer = files.vocab ? Tokenizer::from_embedded_vocab(*files.vocab)
+                                      : Tokenizer::from_model_file(files.tokenizer_model);
+    // Embeddings may be padded past the vocabulary; the reverse would index past the table.
+    if (tokenizer.vocab_size() > files.weights.config.n_vocab)
+        throw Error(path.string() + ": the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                    " tokens but the model's embedding has " + std::to_string(files.weights.config.n_vocab) +
+                    " rows");
+    return tokenizer;
 }
 
 Model::Model(std::filesystem::path path, LoadedModel files, Tokenizer tokenizer)
@@ -32,11 +37,6 @@ std::shared_ptr<Model> Model::open(const std::filesystem::path& path, const Back
     LoadedModel files = load_model_files(path, report(0.0, reading_share));
     Tokenizer tokenizer = load_tokenizer(path, files);
     files.vocab.reset();  // the tokenizer holds its own copy (LLaMA-2's 32000 pieces: about 1.3 MB)
-    // Embeddings may be padded past the vocabulary; the reverse would index past the table.
-    if (tokenizer.vocab_size() > files.weights.config.n_vocab)
-        throw Error(path.string() + ": the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
-                    " tokens but the model's embedding has " + std::to_string(files.weights.config.n_vocab) +
-                    " rows");
     std::shared_ptr<Model> model(new Model(path, std::move(files), std::move(tokenizer)));
     // The backend keeps a reference to the weights, which now have their final address.
     BackendChoice choice = choose_backend(model->files_.weights, backend, report(reading_share, 1.0 - reading_share));

@@ -14,7 +14,8 @@
 namespace pyramid {
 
 // The tokenizer of model files loaded from `path`: the GGUF's embedded vocabulary, else the
-// folder's tokenizer.model. Throws pyramid::Error naming `path` when there is none.
+// folder's tokenizer.model. Throws pyramid::Error naming `path` when there is none, when it
+// is not valid, or when it has more tokens than the embedding has rows.
 Tokenizer load_tokenizer(const std::filesystem::path& path, const LoadedModel& files);
 
 class Model {

@@ -21,6 +21,9 @@ LoadedModel load_model_files(const std::filesystem::path& path, const std::funct
     LoadedModel model;
     if (fs::is_directory(status)) {
         model = load_hf_model(path, progress);
+    } else if (!fs::is_regular_file(status)) {
+        // A FIFO or a device would block or never end: only files and folders are models.
+        throw Error(path.string() + ": not a regular file or a folder");
     } else {
         char magic[4] = {};
         std::ifstream in(path, std::ios::binary);
@@ -37,6 +40,9 @@ bool may_hold_model(const std::filesystem::path& gguf_file)
 {
     // GGUF v2 and v3 start: magic "GGUF", uint32 version, uint64 tensor count (little-endian).
     unsigned char header[16] = {};
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(gguf_file, ec))
+        return !std::filesystem::exists(gguf_file, ec);  // a FIFO would block the read; say so when loaded
     std::ifstream in(gguf_file, std::ios::binary);
     if (!in.read(reinterpret_cast<char*>(header), sizeof header) || std::memcmp(header, "GGUF", 4) != 0)
         return true;

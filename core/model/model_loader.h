@@ -29,7 +29,8 @@ struct LoadedModel {
 LoadedModel load_model_files(const std::filesystem::path& path, const std::function<void(double)>& progress = {});
 
 // False only for a GGUF file whose header says it holds no tensors: a tokenizer's vocabulary
-// (llama.cpp's ggml-vocab-*.gguf), which cannot answer. Anything else may be a model; one
+// (llama.cpp's ggml-vocab-*.gguf), which cannot answer, and for something that is not a
+// regular file (a FIFO named *.gguf would block the search). Anything else may be a model; one
 // that is not says so when loaded. Reads 16 bytes.
 bool may_hold_model(const std::filesystem::path& gguf_file);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 namespace {
@@ -57,9 +58,7 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path)
         throw Error(where + "header length " + std::to_string(header_len) + " exceeds the 100 MB safetensors limit");
 
     const auto* text = reinterpret_cast<const char*>(base + 8);
-    const nlohmann::json header = nlohmann::json::parse(text, text + header_len, nullptr, /*allow_exceptions=*/false);
-    if (header.is_discarded())
-        throw Error(where + "header is not valid JSON");
+    const nlohmann::json header = parse_json_document(std::string_view(text, header_len), where + "header");
     if (!header.is_object())
         throw Error(where + "header is not a JSON object");
 
@@ -72,7 +71,7 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path)
                 throw Error(where + "__metadata__ is not a JSON object");
             continue;
         }
-        const std::string what = where + "tensor '" + name + "' ";
+        const std::string what = where + "tensor " + json_excerpt(name) + " ";
         if (!entry.is_object())
             throw Error(what + "is not described by a JSON object");
 
@@ -84,7 +83,7 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path)
         t.dtype = dtype->get<std::string>();
         const DtypeInfo* info = find_dtype(t.dtype);
         if (!info)
-            throw Error(what + "has unknown dtype \"" + t.dtype + "\"");
+            throw Error(what + "has unknown dtype " + json_excerpt(t.dtype));
         t.type = info->type;
 
         const auto shape = entry.find("shape");
@@ -93,7 +92,7 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path)
         uint64_t elements = 1;
         for (const auto& d : *shape) {
             if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
-                throw Error(what + "has an invalid dimension " + d.dump() + " in its shape");
+                throw Error(what + "has an invalid dimension " + json_excerpt(d) + " in its shape");
             const uint64_t n = d.get<uint64_t>();
             if (__builtin_mul_overflow(elements, n, &elements))
                 throw Error(what + "has too many elements (the product of its shape overflows)");

@@ -29,7 +29,8 @@ struct Descriptor {
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; the check below refuses it.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         fail(path, "open", errno);
     Descriptor guard{fd};

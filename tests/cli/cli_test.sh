@@ -74,6 +74,14 @@ printf 'Once upon a time\nthere was a cat\n' | "$cli" -m "$model" --raw -n 2 -p 
 # The format follows the model's name; a drawn seed is said and repeats the run.
 "$cli" -m "$model" -n 2 -p hi >/dev/null 2>"$tmp/auto.err"
 grep -q '^\[format\] raw (a base model by its name' "$tmp/auto.err" || fail "stories260K did not get the raw format: $(cat "$tmp/auto.err")"
+# Files that never end or never open are refused at once, not waited on (timeout: a hang fails).
+mkfifo "$tmp/fifo.gguf" "$tmp/fifo.json"
+expect 3 "not a regular file or a folder" timeout 10 "$cli" -m "$tmp/fifo.gguf" -p hi
+expect 2 "is not a regular file" timeout 10 "$cli" -m "$model" --config "$tmp/fifo.json" -p hi
+expect 2 "is not a regular file" timeout 10 "$cli" -m "$model" --config /dev/zero -p hi
+expect 2 "standard input holds more than 64 MiB" timeout 20 "$cli" -m "$model" -p - < <(head -c $((65 << 20)) /dev/zero)
+printf '{"recent_ratoi": 0.3}' >"$tmp/typo.json"
+expect 2 'did you mean "recent_ratio"' "$cli" -m "$model" --config "$tmp/typo.json" -p hi
 # A format whose control tokens the vocabulary lacks is refused by name.
 expect 4 "needs the control token <|im_start|>" "$cli" -m "$model" --format chatml -p hi
 # The default chat model (when setup fetched it): ChatML from its template, a sensible answer.

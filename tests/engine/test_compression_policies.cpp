@@ -161,8 +161,20 @@ private slots:
         QTest::newRow("interval zero") << "layerwise_downsample_interval" << R"({"layerwise_downsample_interval": 0})";
         QTest::newRow("recent one") << "recent_ratio" << R"({"recent_ratio": 1.0})";
         QTest::newRow("bad strategy") << "decay strategy" << R"({"prefill_decay_strategy": "zigzag"})";
-        QTest::newRow("wrong type") << "wrong type" << R"({"sink_tokens": "four"})";
+        QTest::newRow("wrong type") << "sink_tokens must be a whole number" << R"({"sink_tokens": "four"})";
         QTest::newRow("chunk zero") << "exceed_length_to_compress" << R"({"exceed_length_to_compress": 0})";
+        // Values that used to wrap or round silently, and keys nobody reads.
+        QTest::newRow("budget wraps") << "layer_budgets[0] = 4294967297 is out of range"
+                                      << R"({"layer_budgets": [4294967297, 4]})";
+        QTest::newRow("sinks wrap") << "sink_tokens = 4294967301 is out of range" << R"({"sink_tokens": 4294967301})";
+        QTest::newRow("huge sinks") << "sink_tokens = 1e+30 is out of range" << R"({"sink_tokens": 1e30})";
+        QTest::newRow("fraction") << "min_context_length must be a whole number, found 3.7"
+                                  << R"({"min_context_length": 3.7})";
+        QTest::newRow("misspelt key") << "unknown setting \"recent_ratoi\" (did you mean \"recent_ratio\"?)"
+                                      << R"({"recent_ratoi": 0.3})";
+        QTest::newRow("repeated key") << "the key \"sink_tokens\" appears twice" << R"({"sink_tokens": 4, "sink_tokens": 8})";
+        QTest::newRow("deep nesting") << "nested deeper than 64 levels"
+                                      << QString("{\"layer_budgets\": ") + QString(70000, '[') + QString(70000, ']') + "}";
     }
 
     void invalid_configs_are_rejected()
@@ -174,7 +186,15 @@ private slots:
             QFAIL("accepted an invalid config");
         } catch (const Error& e) {
             QVERIFY2(QString(e.what()).contains(field), e.what());
+            QVERIFY2(std::string(e.what()).size() < 200, "a message echoed the input at length");
         }
+    }
+
+    void whole_numbers_written_as_floats_are_accepted()
+    {
+        const CompressionConfig c = compression_config_from_json(R"({"sink_tokens": 8.0, "layer_budgets": [16, 32.0]})");
+        QCOMPARE(c.pyramid.sink_tokens, 8);
+        QCOMPARE(c.layer_budgets, (std::vector<int>{16, 32}));
     }
 
     void json_round_trip_and_presets()

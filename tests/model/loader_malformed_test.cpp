@@ -5,6 +5,8 @@
 // throw anything but pyramid::Error.
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <functional>
 #include <random>
@@ -286,9 +288,9 @@ void ModelLoaderTest::safetensorsMalformed_data()
     row("header length past end", u64_bytes(1ull << 40) + "{}", "exceeds the file size");
     row("header not JSON", header_only("{\"a\": {\"dtype\": "), "not valid JSON");
     row("header is an array", header_only("[1, 2]"), "not a JSON object");
-    row("deeply nested header", header_only(std::string(20000, '[') + std::string(20000, ']')), "not a JSON object");
+    row("deeply nested header", header_only(std::string(20000, '[') + std::string(20000, ']')), "JSON nested deeper than 64 levels");
     row("metadata not an object", header_only("{\"__metadata__\": 5}"), "__metadata__");
-    row("entry not an object", header_only("{\"a\": 5}"), "tensor 'a' is not described");
+    row("entry not an object", header_only("{\"a\": 5}"), "tensor \"a\" is not described");
     row("missing dtype", header_only("{\"a\": {\"shape\": [1], \"data_offsets\": [0, 4]}}"), "no \"dtype\"");
     row("unknown dtype", header_only("{\"a\": {\"dtype\": \"F13\", \"shape\": [1], \"data_offsets\": [0, 4]}}"),
         "unknown dtype \"F13\"");
@@ -374,7 +376,17 @@ void ModelLoaderTest::huggingFaceFolderMalformed()
     const std::vector<Case> cases = {
         {"valid sharded folder loads", sharded([](nlohmann::json&) {}), nullptr},
         {"no config", [&](const fs::path& f) { write_file(f / "model.safetensors", weights); }, "no config.json"},
-        {"config not JSON", folder_with_config("{\"hidden_size\": "), "not a valid JSON object"},
+        {"config not JSON", folder_with_config("{\"hidden_size\": "), "config.json: not valid JSON"},
+        {"config nested 65,000 deep",
+         folder_with_config("{\"hidden_act\": " + std::string(65000, '[') + std::string(65000, ']') + "}"),
+         "config.json: JSON nested deeper than 64 levels"},
+        {"config repeats a key", folder_with_config("{\"hidden_size\": 32, \"hidden_size\": 64}"),
+         "the key \"hidden_size\" appears twice"},
+        {"config is a FIFO", [&](const fs::path& f) {
+             fs::create_directories(f);
+             QVERIFY(::mkfifo((f / "config.json").c_str(), 0600) == 0);
+             write_file(f / "model.safetensors", weights);
+         }, "not a Hugging Face model folder (no config.json)"},
         {"other architecture", folder_with_config(config_with([](auto& c) { c["model_type"] = "gpt2"; })),
          "unsupported architecture 'gpt2'"},
         {"no hidden size", folder_with_config(config_with([](auto& c) { c.erase("hidden_size"); })), "missing \"hidden_size\""},
@@ -404,7 +416,7 @@ void ModelLoaderTest::huggingFaceFolderMalformed()
         {"index not JSON", [&](const fs::path& f) {
              sharded([](nlohmann::json&) {})(f);
              write_file(f / "model.safetensors.index.json", "{\"weight_map\": {");
-         }, "not a valid JSON object"},
+         }, "not valid JSON"},
         {"index without weight_map", sharded([](auto& i) { i.erase("weight_map"); }), "weight_map"},
         {"index names the wrong shard",
          sharded([](auto& i) { i["weight_map"]["model.norm.weight"] = "part0.safetensors"; }),  // it is in part1

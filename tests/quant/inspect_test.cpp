@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gguf_builder.h"
 #include "model/safetensors_file.h"
 #include "shared_data.h"
 
@@ -199,6 +200,60 @@ private slots:
         const Run wrong = inspect({QString::fromStdString(not_gguf.string())});
         QCOMPARE(wrong.exit_code, 3);
         QVERIFY(wrong.err.contains("GGUF"));
+    }
+
+    // Models the engine refuses: the report of what could be read, then the engine's error
+    // and exit 3, before any estimate sized by absurd hyperparameters (2^31-1 layers once took
+    // 10 GB here).
+    void refused_models_exit_3_after_the_readable_part_data()
+    {
+        QTest::addColumn<int>("defect");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("2^31-1 layers") << 0 << "blk.1.";
+        QTest::newRow("BPE without merges") << 1 << "tokenizer.ggml.merges";
+        QTest::newRow("vocabulary beyond the embedding") << 2 << "but token_embd.weight has 8 rows";
+    }
+
+    void refused_models_exit_3_after_the_readable_part()
+    {
+        QFETCH(int, defect);
+        QFETCH(QString, error);
+        test::GgufBuilder g = test::tiny_llama_gguf(1);
+        switch (defect) {
+        case 0:
+            g.remove_key("llama.block_count");
+            g.add_u32("llama.block_count", 2147483647u);
+            break;
+        case 1:
+            g.remove_key("tokenizer.ggml.model");
+            g.add_string("tokenizer.ggml.model", "gpt2");
+            break;
+        case 2: {
+            g.remove_key("tokenizer.ggml.tokens");
+            g.remove_key("tokenizer.ggml.scores");
+            g.remove_key("tokenizer.ggml.token_type");
+            std::vector<std::string> tokens{"<unk>", "<s>", "</s>"};
+            for (int i = 0; i < 61; ++i)
+                tokens.push_back("t" + std::to_string(i));
+            g.add_string_array("tokenizer.ggml.tokens", tokens);
+            g.add_f32_array("tokenizer.ggml.scores", std::vector<float>(tokens.size(), 0.0f));
+            g.add_i32_array("tokenizer.ggml.token_type", std::vector<int32_t>(tokens.size(), 1));
+            break;
+        }
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath("refused.gguf");
+        std::ofstream(path.toStdString(), std::ios::binary) << g.build();
+        QElapsedTimer timer;
+        timer.start();
+        const Run r = inspect({path});
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.err.contains(error), qPrintable(r.err));
+        if (defect != 1) {  // (a vocabulary without merges cannot even be read for the report)
+            QVERIFY2(r.err.contains("the engine cannot load this model"), qPrintable(r.err));
+            QVERIFY2(r.out.contains("Tokenizer"), qPrintable(r.out));
+        }
+        QVERIFY2(timer.elapsed() < 10000, "the refusal took seconds: something sized by the hyperparameters ran");
     }
 };
 

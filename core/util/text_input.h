@@ -1,7 +1,7 @@
 #pragma once
-// Text the tools read whole from a stream (a prompt on standard input, text to tokenize),
-// bounded: a stream that never ends (/dev/zero, a runaway pipe) is an error, not a machine
-// out of memory.
+// Text read whole from a stream or a file (a prompt on standard input, text to score, a
+// config.json), bounded: a stream that never ends (/dev/zero, a runaway pipe) is an error, not
+// a machine out of memory, and a FIFO is refused instead of waited on.
 #include <cstddef>
 #include <filesystem>
 #include <istream>
@@ -17,6 +17,8 @@ std::string read_text_input(std::istream& in, const std::string& what, size_t li
 
 // All of the file at `path`. Throws pyramid::Error naming it when it is not a regular file
 // (a FIFO would block, a device never end), cannot be read, or holds more than `limit` bytes.
-std::string read_text_file(const std::filesystem::path& path, size_t limit = kTextInputLimit);
+// `what` names the file in messages ("the text file x.txt" unless given).
+std::string read_text_file(const std::filesystem::path& path, size_t limit = kTextInputLimit,
+                           const std::string& what = {});
 
 } // namespace pyramid
