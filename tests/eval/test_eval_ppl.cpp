@@ -1,7 +1,8 @@
 // `pyramid-eval ppl` end to end on stories260K with a tiny protocol (P=32, C=8, 2 windows):
 // finite perplexities, the full cache's perplexity equal to one computed here without the
 // decode path (a fresh prefill per scored token), equal KV bytes for the matched baselines,
-// the JSON fields and non-empty plots.
+// the JSON fields and non-empty plots; and SmolLM2 under llama.cpp's protocol, next to the
+// perplexity llama.cpp gives for the same file and windows.
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -135,6 +136,31 @@ private slots:
             const QImage png(base + ".png");
             QCOMPARE(png.size(), QSize(960, 600));
         }
+    }
+
+    void smollm2_matches_llama_cpp_perplexity()
+    {
+        PYRAMID_REQUIRE_DEFAULT_MODEL(model_path);
+        PYRAMID_REQUIRE_SHARED(text_path, "data/wikitext-2-raw-v1.test.txt");
+        QTemporaryDir dir;
+        const QString json_path = dir.filePath("out.json");
+        QProcess process;
+        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
+                      {"ppl", "--model", QString::fromStdString(model_path.string()), "--text",
+                       QString::fromStdString(text_path.string()), "--protocol", "llama.cpp", "--ctx", "512",
+                       "--chunks", "4", "--policy", "full", "--json", json_path});
+        QVERIFY(process.waitForFinished(600000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        std::ifstream json_in(json_path.toStdString());
+        const nlohmann::json run = nlohmann::json::parse(json_in).at("runs").at(0);
+        QCOMPARE(run.at("scored_tokens").get<int>(), 4 * 255);  // tokens 257..511 of each chunk
+        // llama.cpp (llama-cpp-python 0.3.36's vendored source, CPU): llama-perplexity -m
+        // SmolLM2-135M-Instruct.Q4_1.gguf -f wikitext-2-raw-v1.test.txt -c 512 --chunks 4 gives
+        // "Final estimate: PPL = 22.5142" (docs/quality/smollm2-llama-cpp.md). Ours computes in
+        // float32 from the dequantized weights, llama.cpp with Q8 activations: 0.5% apart at most.
+        const double ppl = run.at("perplexity").get<double>();
+        constexpr double kLlamaCpp = 22.5142;
+        QVERIFY2(std::abs(ppl / kLlamaCpp - 1.0) < 0.005, QByteArray::number(ppl).constData());
     }
 };
 

@@ -3,6 +3,8 @@
 // tokens the text has from there.
 #include <QtTest>
 
+#include "model/gguf_file.h"
+#include "model/gguf_vocab.h"
 #include "shared_data.h"
 #include "text_windows.h"
 #include "util/error.h"
@@ -100,6 +102,40 @@ private slots:
             QFAIL("expected an error");
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("holds only 0 windows") != std::string::npos, e.what());
+        }
+    }
+
+    void llama_cpp_chunks_as_llama_perplexity_cuts_them()
+    {
+        PYRAMID_REQUIRE_SHARED(tok_path, "models/tok512.model");
+        const Tokenizer tok = Tokenizer::from_model_file(tok_path);  // adds BOS
+        // -c 12: chunks of 12 tokens of [BOS] + text, each chunk's first token replaced by BOS.
+        const WindowOptions options{7, 5, 3, WindowAlign::LlamaCpp, ""};
+        const auto windows = make_windows(kText, tok, options);
+        std::vector<int32_t> all{tok.bos_id()};
+        for (const int32_t id : tok.encode(kText))
+            all.push_back(id);
+        QCOMPARE(windows.size(), size_t(3));
+        for (size_t w = 0; w < windows.size(); ++w) {
+            std::vector<int32_t> expected(all.begin() + 12 * w, all.begin() + 12 * (w + 1));
+            expected.front() = tok.bos_id();
+            QCOMPARE(windows[w], expected);
+        }
+        QCOMPARE(to_string(WindowAlign::LlamaCpp), std::string("llama.cpp"));
+        QCOMPARE(parse_window_align("llama.cpp"), WindowAlign::LlamaCpp);
+    }
+
+    void windows_of_a_model_without_bos_hold_only_text()
+    {
+        PYRAMID_REQUIRE_DEFAULT_MODEL(model);  // SmolLM2: add_bos_token is false
+        const GgufFile file = GgufFile::open(model);
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(*read_gguf_vocab(file));
+        const std::vector<int32_t> all = tok.encode(kText);
+        for (const WindowAlign align : {WindowAlign::Tokens, WindowAlign::LlamaCpp}) {
+            const auto windows = make_windows(kText, tok, WindowOptions{6, 4, 2, align, ""});
+            QCOMPARE(windows.size(), size_t(2));
+            for (size_t w = 0; w < 2; ++w)
+                QCOMPARE(windows[w], std::vector<int32_t>(all.begin() + 10 * w, all.begin() + 10 * (w + 1)));
         }
     }
 };
