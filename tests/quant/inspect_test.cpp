@@ -26,10 +26,12 @@ struct Run {
     QString out, err;
 };
 
-Run inspect(const QStringList& args)
+Run inspect(const QStringList& args, const QByteArray& input = {})
 {
     QProcess p;
     p.start(PYRAMID_INSPECT_PATH, args);
+    p.write(input);
+    p.closeWriteChannel();
     if (!p.waitForFinished(120000))
         return {};
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
@@ -200,6 +202,21 @@ private slots:
         const Run wrong = inspect({QString::fromStdString(not_gguf.string())});
         QCOMPARE(wrong.exit_code, 3);
         QVERIFY(wrong.err.contains("GGUF"));
+    }
+
+    void tokenize_prints_the_ids_of_standard_input()
+    {
+        PYRAMID_REQUIRE_DEFAULT_MODEL(smollm);
+        // Ids as llama.cpp's llama-tokenize gives them (../shared/data/smollm2-tokenizer-vectors.json).
+        const Run r = inspect({QString::fromStdString(smollm.string()), "--tokenize"}, "Hello, world!");
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(r.out, QString("[19556, 28, 905, 17]\n"));
+        // A control token's spelling is text, never the control token (id 1).
+        const Run control = inspect({QString::fromStdString(smollm.string()), "--tokenize"}, "<|im_start|>");
+        QCOMPARE(control.exit_code, 0);
+        QVERIFY(!control.out.contains("[1,") && control.out.startsWith("["));
+        const Run empty = inspect({QString::fromStdString(smollm.string()), "--tokenize"}, "");
+        QCOMPARE(empty.out, QString("[]\n"));
     }
 
     // Models the engine refuses: the report of what could be read, then the engine's error

@@ -14,6 +14,7 @@
 #include "tokenizer/pre_tokenizer.h"
 #include "tokenizer/text_streamer.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer_test_data.h"
 #include "util/error.h"
 
 using namespace pyramid;
@@ -21,47 +22,8 @@ using namespace pyramid;
 namespace {
 
 using Ids = std::vector<int32_t>;
-
-// GPT-2's spelling of byte b (printable Latin-1 as itself, the rest from U+0100 on).
-std::string spelled(unsigned char b)
-{
-    static const std::vector<std::string> table = [] {
-        std::vector<std::string> t(256);
-        char32_t next = 256;
-        for (int i = 0; i < 256; ++i) {
-            const bool printable = (i >= '!' && i <= '~') || (i >= 0xA1 && i <= 0xAC) || (i >= 0xAE);
-            const char32_t cp = printable ? static_cast<char32_t>(i) : next++;
-            t[static_cast<size_t>(i)] = QString::fromUcs4(&cp, 1).toStdString();
-        }
-        return t;
-    }();
-    return table[b];
-}
-
-// Ids: 0 <|endoftext|> (control), 1 <|im_start|> (control), 2..257 the 256 bytes, then the
-// merges' results in merge order, then "{{" from one last merge (a vocabulary has merges).
-EmbeddedVocab small_vocab(std::vector<std::pair<std::string, std::string>> merges, std::string pre = "gpt2")
-{
-    EmbeddedVocab v;
-    v.model = "gpt2";
-    v.pre = std::move(pre);
-    v.tokens = {"<|endoftext|>", "<|im_start|>"};
-    v.token_types = {3, 3};
-    for (int b = 0; b < 256; ++b) {
-        v.tokens.push_back(spelled(static_cast<unsigned char>(b)));
-        v.token_types.push_back(1);
-    }
-    merges.emplace_back("{", "{");
-    for (const auto& [l, r] : merges) {
-        v.merges.push_back(l + " " + r);
-        v.tokens.push_back(l + r);
-        v.token_types.push_back(1);
-    }
-    v.bos_id = 0;
-    v.eos_id = 0;
-    v.add_bos = false;
-    return v;
-}
+using test::small_vocab;
+using test::spelled;
 
 int32_t byte_id(unsigned char b) { return 2 + b; }
 

@@ -140,6 +140,38 @@ private slots:
         QCOMPARE(prompt_format_from_name("chat"), std::nullopt);
     }
 
+    void everyFormatExtendsAsItRebuilds()
+    {
+        // A byte-level vocabulary holding every format's control tokens, with BOS added.
+        EmbeddedVocab v = test::small_vocab({}, "gpt2",
+                                            {"<|im_end|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>",
+                                             "<start_of_turn>", "<end_of_turn>", "<|end|>", "<|user|>",
+                                             "<|assistant|>", "<|system|>", "<s>", "</s>"});
+        v.bos_id = static_cast<int32_t>(v.tokens.size()) - 2;
+        v.eos_id = static_cast<int32_t>(v.tokens.size()) - 1;
+        v.add_bos = true;
+        const Tokenizer tok = Tokenizer::from_embedded_vocab(v);
+        const std::string system = "Be brief.", q1 = "Hi there", a1 = "Hello!", q2 = "Bye";
+        for (const PromptFormat f : all_prompt_formats()) {
+            if (f == PromptFormat::Llama2Chat)
+                continue;  // Meta's format re-encodes " {answer} " (docs/multi-turn.md): checked elsewhere
+            const ChatTemplate t(tok, f);
+            const Ids rebuilt = t.conversation(conversation(system, {q1, a1, q2}));
+            // The first turn as prompted, the answer as generated, then the next turn extended.
+            const Ids extended = concat({t.head(system), t.exchange(system, q1, nullptr, true), tok.encode(a1),
+                                         t.after_reply(), t.exchange(system, q2, nullptr, false)});
+            QVERIFY2(extended == rebuilt, std::string(prompt_format_name(f)).c_str());
+            // The system prompt appears once, BOS at most once at the start, and the open turn
+            // ends the prompt (nothing after the assistant's opening).
+            const std::string text = tok.decode(rebuilt);
+            if (f != PromptFormat::Raw)
+                QVERIFY2(text.find(system) != std::string::npos && text.find(system) == text.rfind(system),
+                         std::string(prompt_format_name(f)).c_str());
+            QCOMPARE(std::count(rebuilt.begin(), rebuilt.end(), tok.bos_id()), 1);
+            QCOMPARE(rebuilt.front(), tok.bos_id());
+        }
+    }
+
     void formatsNeedTheirControlTokens()
     {
         // LLaMA-2's vocabulary has no <|im_start|>: ChatML and the others refuse it by name.

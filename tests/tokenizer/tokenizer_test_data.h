@@ -8,7 +8,10 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <QString>
 
 #include "tokenizer/vocab.h"
 
@@ -80,6 +83,54 @@ inline EmbeddedVocab tiny_vocab()
     for (const char* piece : {"\xE2\x96\x81", "h", "e", "l", "o", "\xE2\x96\x81h", "ll", "\xE2\x96\x81he",
                               "llo", "\xE2\x96\x81hello"})
         add(piece, score -= 1.0f, 1);
+    return v;
+}
+
+// A byte-level BPE vocabulary (tokenizer.ggml.model "gpt2") made here, with GPT-2's byte table.
+// GPT-2's spelling of byte b (printable Latin-1 as itself, the rest from U+0100 on).
+inline std::string spelled(unsigned char b)
+{
+    static const std::vector<std::string> table = [] {
+        std::vector<std::string> t(256);
+        char32_t next = 256;
+        for (int i = 0; i < 256; ++i) {
+            const bool printable = (i >= '!' && i <= '~') || (i >= 0xA1 && i <= 0xAC) || (i >= 0xAE);
+            const char32_t cp = printable ? static_cast<char32_t>(i) : next++;
+            t[static_cast<size_t>(i)] = QString::fromUcs4(&cp, 1).toStdString();
+        }
+        return t;
+    }();
+    return table[b];
+}
+
+// Ids: 0 <|endoftext|> (control), 1 <|im_start|> (control), 2..257 the 256 bytes, then the
+// merges' results in merge order, then "{{" from one last merge (a vocabulary has merges),
+// then `more_controls` as control tokens.
+inline EmbeddedVocab small_vocab(std::vector<std::pair<std::string, std::string>> merges, std::string pre = "gpt2",
+                                 const std::vector<std::string>& more_controls = {})
+{
+    EmbeddedVocab v;
+    v.model = "gpt2";
+    v.pre = std::move(pre);
+    v.tokens = {"<|endoftext|>", "<|im_start|>"};
+    v.token_types = {3, 3};
+    for (int b = 0; b < 256; ++b) {
+        v.tokens.push_back(spelled(static_cast<unsigned char>(b)));
+        v.token_types.push_back(1);
+    }
+    merges.emplace_back("{", "{");
+    for (const auto& [l, r] : merges) {
+        v.merges.push_back(l + " " + r);
+        v.tokens.push_back(l + r);
+        v.token_types.push_back(1);
+    }
+    for (const std::string& control : more_controls) {
+        v.tokens.push_back(control);
+        v.token_types.push_back(3);
+    }
+    v.bos_id = 0;
+    v.eos_id = 0;
+    v.add_bos = false;
     return v;
 }
 
