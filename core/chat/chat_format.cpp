@@ -128,6 +128,21 @@ std::string_view trim(std::string_view text)
     return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
+// The turn markers a format writes, with those that must be control tokens.
+std::vector<std::string_view> turn_markers(PromptFormat format)
+{
+    switch (format) {
+    case PromptFormat::Llama2Chat: return {"[INST]", "[/INST]", "<<SYS>>", "<</SYS>>"};
+    case PromptFormat::ChatML: return {"<|im_start|>", "<|im_end|>"};
+    case PromptFormat::Llama3: return {"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"};
+    case PromptFormat::Zephyr: return {"<|system|>", "<|user|>", "<|assistant|>"};
+    case PromptFormat::Gemma: return {"<start_of_turn>", "<end_of_turn>"};
+    case PromptFormat::Phi3: return {"<|system|>", "<|user|>", "<|assistant|>", "<|end|>"};
+    case PromptFormat::Raw: return {};
+    }
+    return {};
+}
+
 // The control tokens a format cannot do without.
 std::vector<std::string_view> required_tokens(PromptFormat format)
 {
@@ -198,14 +213,30 @@ ChatTemplate::ChatTemplate(const Tokenizer& tok, PromptFormat format) : tok_(&to
         if (tok.special_token_id(spelling) < 0)
             throw Error("the " + name + " prompt format needs the control token " + std::string(spelling) +
                         ", which this model's vocabulary does not have; choose another format");
+    // LLaMA-2's markers are plain text in LLaMA-2 itself; the others only where the vocabulary
+    // lacks them as control tokens.
+    for (const std::string_view marker : turn_markers(format))
+        if (format == PromptFormat::Llama2Chat || tok.special_token_id(marker) < 0)
+            text_markers_.emplace_back(marker);
     const bool needs_eos = format == PromptFormat::Llama2Chat || format == PromptFormat::Zephyr;
     if (needs_eos && (tok.eos_id() < 0 || (format == PromptFormat::Llama2Chat && tok.bos_id() < 0)))
         throw Error("the " + name + " prompt format needs BOS and EOS tokens; the vocabulary has bos_id " +
                     std::to_string(tok.bos_id()) + " and eos_id " + std::to_string(tok.eos_id()));
 }
 
+void ChatTemplate::refuse_markers(const std::string& text, const char* whose) const
+{
+    for (const std::string& marker : text_markers_)
+        if (text.find(marker) != std::string::npos)
+            throw Error(std::string(whose) + " contains \"" + marker + "\", which the " +
+                        std::string(prompt_format_name(format_)) +
+                        " prompt format uses to mark turns: the model would read it as a turn boundary. Remove it, "
+                        "or choose the raw format");
+}
+
 std::vector<int32_t> ChatTemplate::head(const std::string& system) const
 {
+    refuse_markers(system, "the system prompt");
     Builder b(*tok_);
     const bool has_system = !python_strip(system).empty();
     switch (format_) {
@@ -243,6 +274,9 @@ std::vector<int32_t> ChatTemplate::head(const std::string& system) const
 std::vector<int32_t> ChatTemplate::exchange(const std::string& system, const std::string& user,
                                             const std::string* answer, bool first) const
 {
+    refuse_markers(user, "the message");
+    if (first)
+        refuse_markers(system, "the system prompt");
     Builder b(*tok_);
     switch (format_) {
     case PromptFormat::Raw: {

@@ -11,7 +11,10 @@
 // inserted as ids, found in the vocabulary by their spelling; the text between them is
 // encoded as text, so a user who types "<|im_start|>" writes plain text, never the control
 // token. A marker the vocabulary does not have as a control token (Zephyr's "<|user|>" in
-// TinyLlama) is text, as in llama.cpp.
+// TinyLlama) is text, as in llama.cpp, and so are LLaMA-2-Chat's [INST] and <<SYS>>: a user
+// or system message that contains such a text marker would fake a turn boundary, so it is
+// refused with a message naming the marker, as Meta's reference chat_completion refuses it.
+// (The model's own earlier answers are kept as they are.)
 //
 // No format adds a system prompt the user did not set: SmolLM2's template inserts a default
 // one ("You are a helpful AI assistant named SmolLM, ...") with which the model answers
@@ -44,7 +47,8 @@ class ChatTemplate {
 public:
     // Throws pyramid::Error when the vocabulary lacks a token the format cannot do without
     // (LLaMA-2-Chat's BOS and EOS, ChatML's <|im_start|> and <|im_end|>, ...). `tok` must
-    // outlive the template.
+    // outlive the template. head() and exchange() throw pyramid::Error for a system or user
+    // message that contains one of the format's text markers (see above).
     ChatTemplate(const Tokenizer& tok, PromptFormat format);
 
     PromptFormat format() const { return format_; }
@@ -68,8 +72,11 @@ public:
 
 private:
     class Builder;
+    void refuse_markers(const std::string& text, const char* whose) const;
+
     const Tokenizer* tok_;
     PromptFormat format_;
+    std::vector<std::string> text_markers_;  // turn markers this vocabulary can only spell as text
 };
 
 // The conversation with each run of consecutive messages from one role joined into one
