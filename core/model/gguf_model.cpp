@@ -130,6 +130,8 @@ LoadedModel load_gguf_model(const std::filesystem::path& path, const std::functi
     TensorSource source;
     source.file = path.string();
     source.expected_name = gguf_name;
+    for (const GgufTensorInfo& t : file.tensors())
+        source.stored_names.push_back(t.name);
     source.find = [&file](WeightRole role, int layer) -> std::optional<StoredTensor> {
         const GgufTensorInfo* t = file.find_tensor(gguf_name(role, layer));
         if (!t)

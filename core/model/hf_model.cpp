@@ -108,6 +108,16 @@ LoadedModel load_hf_model(const fs::path& folder, const std::function<void(doubl
     TensorSource source;
     source.file = folder.string();
     source.expected_name = hf_name;
+    for (const auto& [name, file] : files)
+        for (const SafetensorsTensor& t : file.tensors())
+            if (weight_map.empty() || weight_map.count(t.name))
+                source.stored_names.push_back(t.name);
+    // What transformers itself ignores: the rotary inverse frequencies older checkpoints saved
+    // (recomputed from rope_theta), and a stored copy of a tied output projection.
+    const bool tied = config.tied_output;
+    source.may_leave_unused = [tied](const std::string& name) {
+        return name.ends_with(".rotary_emb.inv_freq") || (tied && name == "lm_head.weight");
+    };
     source.find = [&](WeightRole role, int layer) -> std::optional<StoredTensor> {
         const std::string name = hf_name(role, layer);
         const SafetensorsFile* file = nullptr;

@@ -1,10 +1,14 @@
 #include "model/weight_assembly.h"
 
+#include <algorithm>
+#include <set>
+
 #include <cmath>
 #include <cstring>
 #include <memory>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 namespace {
@@ -33,14 +37,39 @@ class Assembler {
 public:
     Assembler(const TensorSource& source, ModelWeights& out) : source_(source), out_(out) {}
 
-    std::optional<StoredTensor> find(WeightRole role, int layer) const { return source_.find(role, layer); }
-
-    StoredTensor require(WeightRole role, int layer) const
+    std::optional<StoredTensor> find(WeightRole role, int layer)
     {
         auto t = source_.find(role, layer);
+        if (t)
+            used_.insert(t->name);
+        return t;
+    }
+
+    StoredTensor require(WeightRole role, int layer)
+    {
+        auto t = find(role, layer);
         if (!t)
             throw Error(source_.file + ": missing tensor '" + source_.expected_name(role, layer) + "'");
         return *t;
+    }
+
+    // Throws for the tensors the file holds that nothing took.
+    void check_all_used() const
+    {
+        std::vector<std::string> unused;
+        for (const std::string& name : source_.stored_names)
+            if (!used_.count(name) && !(source_.may_leave_unused && source_.may_leave_unused(name)))
+                unused.push_back(name);
+        if (unused.empty())
+            return;
+        std::string list;
+        for (size_t i = 0; i < std::min<size_t>(unused.size(), 3); ++i)
+            list += (i ? ", " : "") + json_excerpt(unused[i]);
+        if (unused.size() > 3)
+            list += " and " + std::to_string(unused.size() - 3) + " more";
+        throw Error(source_.file + ": holds " + std::to_string(unused.size()) + " tensor" +
+                    (unused.size() == 1 ? "" : "s") + " the model does not use (" + list +
+                    "): more layers than its hyperparameters declare, or a feature this engine does not run");
     }
 
     WeightView matrix(const StoredTensor& t, int64_t rows, int64_t cols)
@@ -93,6 +122,7 @@ private:
     }
 
     const TensorSource& source_;
+    std::set<std::string> used_;
     ModelWeights& out_;
 };
 
@@ -163,6 +193,7 @@ ModelWeights assemble_weights(ModelConfig config, const TensorSource& source, co
         out.layers.push_back(std::move(l));
         report(i + 1);
     }
+    a.check_all_used();
     out.config = std::move(config);
     return out;
 }

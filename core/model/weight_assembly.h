@@ -42,6 +42,11 @@ struct TensorSource {
     std::function<std::optional<StoredTensor>(WeightRole role, int layer)> find;
     std::function<std::string(WeightRole role, int layer)> expected_name;
     std::string file;  // named in errors
+    // Every tensor the file(s) hold, and which of them may stay unused. Any other tensor the
+    // model does not use is an error, as in llama.cpp ("wrong number of tensors"): it means a
+    // file that declares fewer layers than it holds, or a feature this engine would skip.
+    std::vector<std::string> stored_names;
+    std::function<bool(const std::string& name)> may_leave_unused;
 };
 
 // Throws pyramid::Error (prefixed with `source`) unless the hyperparameters describe a
@@ -51,7 +56,9 @@ void validate_model_config(const ModelConfig& config, const std::string& source)
 
 // Builds ModelWeights (with `config`) from the source. The output projection becomes the
 // token embedding, and config.tied_output true, when config.tied_output is already set or
-// the source has no output tensor. progress receives values in [0, 1] (may be empty).
+// the source has no output tensor. Throws pyramid::Error naming the tensors the file holds
+// and the model leaves unused (see TensorSource). progress receives values in [0, 1] (may be
+// empty).
 ModelWeights assemble_weights(ModelConfig config, const TensorSource& source,
                               const std::function<void(double)>& progress);
 

@@ -220,6 +220,17 @@ void ModelLoaderTest::ggufMalformed_data()
             t.bytes.resize(64);
         }), "tensor 'output_norm.weight' has shape [16], expected [32]");
     row("matrix as vector", tensor_edit("token_embd.weight", [](auto& t) { t.ne = {256}; }), "token_embd.weight");
+    // Tensors nobody reads: llama.cpp refuses such a file too ("wrong number of tensors").
+    row("more blocks than declared", [] {
+            GgufBuilder g = tiny_llama_gguf(2);
+            replace_u32(g, "llama.block_count", 1);
+            return g.build();
+        }(), "holds 9 tensors the model does not use (\"blk.1.");
+    row("an extra tensor", tiny_with([](GgufBuilder& g) {
+            GgufTensorSpec extra = *g.tensor("output_norm.weight");
+            extra.name = "rope_freqs.weight";
+            g.add_tensor(extra);
+        }), "holds 1 tensor the model does not use (\"rope_freqs.weight\")");
     row("missing tensor", tiny_with([](GgufBuilder& g) { g.remove_tensor("blk.0.ffn_up.weight"); }),
         "missing tensor 'blk.0.ffn_up.weight'");
     row("more layers than tensors", tiny_with([](GgufBuilder& g) { replace_u32(g, "llama.block_count", 1000000); }),
@@ -376,6 +387,22 @@ void ModelLoaderTest::huggingFaceFolderMalformed()
     const std::vector<Case> cases = {
         {"valid sharded folder loads", sharded([](nlohmann::json&) {}), nullptr},
         {"no config", [&](const fs::path& f) { write_file(f / "model.safetensors", weights); }, "no config.json"},
+        // Unused tensors are refused, except the rotary inverse frequencies old checkpoints
+        // saved (transformers recomputes them too).
+        {"an unused tensor", [&](const fs::path& f) {
+             auto entries = tiny_llama_hf_entries();
+             entries.push_back(entries.back());
+             entries.back().name = "model.layers.0.self_attn.q_norm.weight";
+             write_file(f / "config.json", tiny_llama_hf_config());
+             write_file(f / "model.safetensors", safetensors_bytes(entries));
+         }, "holds 1 tensor the model does not use (\"model.layers.0.self_attn.q_norm.weight\")"},
+        {"rotary inverse frequencies load", [&](const fs::path& f) {
+             auto entries = tiny_llama_hf_entries();
+             entries.push_back(entries.back());
+             entries.back().name = "model.layers.0.self_attn.rotary_emb.inv_freq";
+             write_file(f / "config.json", tiny_llama_hf_config());
+             write_file(f / "model.safetensors", safetensors_bytes(entries));
+         }, nullptr},
         {"config not JSON", folder_with_config("{\"hidden_size\": "), "config.json: not valid JSON"},
         {"config nested 65,000 deep",
          folder_with_config("{\"hidden_act\": " + std::string(65000, '[') + std::string(65000, ']') + "}"),
