@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "model/finite_values.h"
 #include "util/error.h"
 #include "util/json_input.h"
 
@@ -90,6 +91,7 @@ public:
         check_shape(t, {n}, "");
         if (t.type == TensorType::F32 && aligned(t))
             return view(t, 1, n);
+        check_finite(t, n);
         auto buffer = std::make_shared<std::vector<float>>(static_cast<size_t>(n));
         tensor_type_traits(t.type).to_float(t.data, buffer->data(), n);
         out_.storage.push_back(buffer);
@@ -109,8 +111,17 @@ private:
         return reinterpret_cast<uintptr_t>(t.data) % required_alignment(t.type) == 0;
     }
 
+    void check_finite(const StoredTensor& t, int64_t elements) const
+    {
+        if (const auto bad = first_non_finite(t.type, t.data, elements))
+            throw Error(source_.file + ": tensor '" + t.name + "' holds NaN or infinity (" +
+                        (is_block_quantized(t.type) ? "the scale of block " : "element ") + std::to_string(*bad) +
+                        "); the file is damaged");
+    }
+
     WeightView view(const StoredTensor& t, int64_t rows, int64_t cols)
     {
+        check_finite(t, rows * cols);
         WeightView v{t.name, t.type, rows, cols, t.data};
         if (!aligned(t)) {  // copy into storage with the alignment backends rely on
             auto buffer = std::make_shared<std::vector<uint64_t>>((v.bytes() + 7) / 8);

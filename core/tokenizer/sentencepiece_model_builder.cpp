@@ -1,5 +1,7 @@
 #include "tokenizer/sentencepiece_model_builder.h"
 
+#include <cmath>
+
 #include <bit>
 #include <cstdint>
 #include <string_view>
@@ -118,6 +120,8 @@ void validate(const EmbeddedVocab& vocab)
                         std::to_string(type) + ", expected a SentencePiece piece type 1..6");
         if (vocab.tokens[i].empty())
             throw Error("tokenizer.ggml.tokens[" + std::to_string(i) + "] is empty");
+        if (!std::isfinite(vocab.scores[i]))  // SentencePiece would merge by NaN, silently
+            throw Error("tokenizer.ggml.scores[" + std::to_string(i) + "] is not a finite number");
     }
     check_special_id("tokenizer.ggml.unknown_token_id", vocab.unk_id, n, true);
     check_special_id("tokenizer.ggml.bos_token_id", vocab.bos_id, n, false);

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -220,6 +221,15 @@ void ModelLoaderTest::ggufMalformed_data()
             t.bytes.resize(64);
         }), "tensor 'output_norm.weight' has shape [16], expected [32]");
     row("matrix as vector", tensor_edit("token_embd.weight", [](auto& t) { t.ne = {256}; }), "token_embd.weight");
+    // Weights that are not numbers: every reply would be garbage with no word why.
+    row("NaN in a float matrix", tensor_edit("blk.0.attn_k.weight", [](auto& t) {
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            std::memcpy(t.bytes.data() + 4 * 37, &nan, 4);
+        }), "tensor 'blk.0.attn_k.weight' holds NaN or infinity (element 37)");
+    row("infinity in a norm", tensor_edit("output_norm.weight", [](auto& t) {
+            const float inf = std::numeric_limits<float>::infinity();
+            std::memcpy(t.bytes.data(), &inf, 4);
+        }), "tensor 'output_norm.weight' holds NaN or infinity (element 0)");
     // Tensors nobody reads: llama.cpp refuses such a file too ("wrong number of tensors").
     row("more blocks than declared", [] {
             GgufBuilder g = tiny_llama_gguf(2);

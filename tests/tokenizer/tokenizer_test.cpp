@@ -3,6 +3,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <limits>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -217,6 +219,7 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("gpt2 without merges") << 0 << "has no tokenizer.ggml.merges";
         QTest::newRow("unknown model") << 11 << "tokenizer.ggml.model is \"bert\"";
+        QTest::newRow("NaN score") << 12 << "tokenizer.ggml.scores[7] is not a finite number";
         QTest::newRow("short scores") << 1 << "tokenizer.ggml.scores has 268 entries, expected 269";
         QTest::newRow("long types") << 2 << "tokenizer.ggml.token_type has 270 entries, expected 269";
         QTest::newRow("unknown type") << 3 << "tokenizer.ggml.token_type[5] is 7";
@@ -247,6 +250,7 @@ private slots:
         case 9: v.tokens.clear(); v.scores.clear(); v.token_types.clear(); break;
         case 10: v.tokens.back() = v.tokens[260]; break;
         case 11: v.model = "bert"; break;
+        case 12: v.scores[7] = std::numeric_limits<float>::quiet_NaN(); break;
         }
         const QString message = error_of([&] { Tokenizer::from_embedded_vocab(v); });
         QVERIFY2(message.contains(expected), qPrintable(message));
