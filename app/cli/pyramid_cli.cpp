@@ -159,7 +159,7 @@ int main(int argc, char** argv)
             ->capture_default_str();
     app.add_flag("--raw", raw, "the same as --format raw")->excludes(format_option);
     app.add_option("-n,--max-tokens", max_tokens, "most tokens to generate per reply")
-        ->check(CLI::Range(1, 1 << 20))
+        ->check(pyramid::whole_number(1, 1 << 20))
         ->capture_default_str();
     app.add_flag("--ignore-eos", ignore_eos, "go on past the end-of-text tokens (EOS, and BOS that starts a new text)");
     std::string context_mode = "extend", overflow = "stop";

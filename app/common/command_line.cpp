@@ -1,5 +1,6 @@
 #include "command_line.h"
 
+#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -17,6 +18,22 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, cons
         return 2;
     }
     return std::nullopt;
+}
+
+CLI::Validator whole_number(long long low, long long high)
+{
+    const std::string range = std::to_string(low) + " to " + std::to_string(high);
+    return CLI::Validator(
+        [low, high, range](std::string& text) -> std::string {
+            long long value = 0;
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (error != std::errc() || end != text.data() + text.size())
+                return "'" + text.substr(0, 40) + "' is not a whole number";
+            if (value < low || value > high)
+                return text + " is not in the range " + range;
+            return {};
+        },
+        "[" + range + "]");
 }
 
 } // namespace pyramid

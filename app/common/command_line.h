@@ -10,4 +10,8 @@ namespace pyramid {
 // The exit status when the tool should stop now; nothing when it should go on.
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const char* tool);
 
+// A whole number from `low` to `high`: "abc" is "not a whole number", "0" is "not in the
+// range 1 to 1048576" (CLI::Range says "Value abc not in range" for both).
+CLI::Validator whole_number(long long low, long long high);
+
 } // namespace pyramid

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 
@@ -124,6 +125,7 @@ bool is_known_type(uint32_t id) { return id <= static_cast<uint32_t>(GgufType::F
 
 constexpr int kMaxArrayDepth = 8;  // real files nest at most once; this bounds recursion
 constexpr uint32_t kMaxDims = 4;   // ggml's GGML_MAX_DIMS
+constexpr size_t kMaxTensorName = 64;  // GGML_MAX_NAME, the terminating NUL included
 
 } // namespace
 
@@ -290,11 +292,11 @@ private:
         out.metadata_.reserve(static_cast<size_t>(n_kv_));
         for (uint64_t i = 0; i < n_kv_; ++i) {
             const std::string_view key = read_string("key of metadata entry " + std::to_string(i));
-            const std::string what = "metadata '" + std::string(key) + "'";
+            const std::string what = "metadata " + json_excerpt(std::string(key));
             const GgufType type = read_type(what);
             GgufValue value = read_value(type, what, 0);
             if (!out.key_index_.emplace(key, out.metadata_.size()).second)
-                fail("metadata key '" + std::string(key) + "' appears twice");
+                fail("metadata key " + json_excerpt(std::string(key)) + " appears twice");
             out.metadata_.emplace_back(key, std::move(value));
         }
     }
@@ -318,6 +320,11 @@ private:
         for (uint64_t i = 0; i < n_tensors_; ++i) {
             GgufTensorInfo t;
             t.name = std::string(read_string("name of tensor " + std::to_string(i)));
+            // ggml keeps names in 64-byte fields; llama.cpp refuses longer ones too.
+            if (t.name.size() >= kMaxTensorName)
+                fail("the name of tensor " + std::to_string(i) + " is " + std::to_string(t.name.size()) +
+                     " bytes long (" + json_excerpt(t.name, 40) + "); ggml allows " +
+                     std::to_string(kMaxTensorName - 1));
             const std::string what = "tensor '" + t.name + "'";
             const uint32_t n_dims = read<uint32_t>("dimension count of " + what);
             if (n_dims == 0 || n_dims > kMaxDims)
@@ -406,7 +413,7 @@ const GgufValue* GgufFile::find(std::string_view key) const
 
 void GgufFile::wrong_type(std::string_view key, const GgufValue& v, const char* wanted) const
 {
-    throw Error(path().string() + ": metadata '" + std::string(key) + "' should be " + wanted + ", found " +
+    throw Error(path().string() + ": metadata " + json_excerpt(std::string(key)) + " should be " + wanted + ", found " +
                 std::string(gguf_type_name(v.type)));
 }
 

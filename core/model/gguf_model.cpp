@@ -7,6 +7,7 @@
 #include "model/gguf_vocab.h"
 #include "model/weight_assembly.h"
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 namespace {
@@ -70,7 +71,7 @@ ModelConfig read_gguf_config(const GgufFile& file)
     if (!arch)
         fail(file, "missing metadata 'general.architecture'");
     if (*arch != "llama")
-        fail(file, "unsupported architecture '" + std::string(*arch) + "': only llama models are supported");
+        fail(file, "unsupported architecture " + json_excerpt(std::string(*arch)) + ": only llama models are supported");
     // llama.cpp's gguf-split writes a model as several files; each holds only some tensors.
     if (const auto parts = file.get_int("split.count"); parts && *parts > 1)
         fail(file, "this is one of " + std::to_string(*parts) +
@@ -95,7 +96,7 @@ ModelConfig read_gguf_config(const GgufFile& file)
         fail(file, "llama.rope.dimension_count " + std::to_string(*rot) + " differs from the head size " +
                        std::to_string(c.head_dim) + "; partial RoPE is not supported");
     if (const auto scaling = file.get_string("llama.rope.scaling.type"); scaling && *scaling != "none")
-        fail(file, "llama.rope.scaling.type is '" + std::string(*scaling) + "'; scaled RoPE is not supported");
+        fail(file, "llama.rope.scaling.type is " + json_excerpt(std::string(*scaling)) + "; scaled RoPE is not supported");
     if (const auto linear = file.get_float("llama.rope.scale_linear"); linear && *linear != 1.0)
         fail(file, "llama.rope.scale_linear is " + std::to_string(*linear) + "; scaled RoPE is not supported");
     if (file.get_int("llama.expert_count").value_or(0) > 0)

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 namespace {
@@ -98,8 +99,8 @@ PreTokenizer::PreTokenizer(std::string_view name) : name_(name.empty() ? "defaul
     std::string known;
     for (const std::string& n : known_names())
         known += (known.empty() ? "" : ", ") + n;
-    throw Error("tokenizer.ggml.pre \"" + name_ + "\" names a pre-tokenizer this program does not know (known: " +
-                known + ")");
+    throw Error("tokenizer.ggml.pre " + json_excerpt(name_) +
+                " names a pre-tokenizer this program does not know (known: " + known + ")");
 }
 
 PreTokenizer::PreTokenizer(PreTokenizer&&) noexcept = default;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "util/error.h"
+#include "util/json_input.h"
 
 namespace pyramid {
 namespace {
@@ -102,8 +103,8 @@ void check_special_id(const char* key, int32_t id, size_t n_tokens, bool require
 void validate(const EmbeddedVocab& vocab)
 {
     if (vocab.model != "llama")
-        throw Error("tokenizer.ggml.model is \"" + vocab.model +
-                    "\"; the vocabularies supported are \"llama\" (SentencePiece BPE) and \"gpt2\" (byte-level BPE)");
+        throw Error("tokenizer.ggml.model is " + json_excerpt(vocab.model) +
+                    "; the vocabularies supported are \"llama\" (SentencePiece BPE) and \"gpt2\" (byte-level BPE)");
     const size_t n = vocab.tokens.size();
     if (n == 0)
         throw Error("tokenizer.ggml.tokens is empty");

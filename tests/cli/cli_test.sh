@@ -80,6 +80,8 @@ expect 3 "not a regular file or a folder" timeout 10 "$cli" -m "$tmp/fifo.gguf" 
 expect 2 "is not a regular file" timeout 10 "$cli" -m "$model" --config "$tmp/fifo.json" -p hi
 expect 2 "is not a regular file" timeout 10 "$cli" -m "$model" --config /dev/zero -p hi
 expect 2 "standard input holds more than 64 MiB" timeout 20 "$cli" -m "$model" -p - < <(head -c $((65 << 20)) /dev/zero)
+expect 2 "'abc' is not a whole number" "$cli" -m "$model" --max-tokens abc -p hi
+expect 2 "0 is not in the range 1 to 1048576" "$cli" -m "$model" --max-tokens 0 -p hi
 printf '{"recent_ratoi": 0.3}' >"$tmp/typo.json"
 expect 2 'did you mean "recent_ratio"' "$cli" -m "$model" --config "$tmp/typo.json" -p hi
 # A format whose control tokens the vocabulary lacks is refused by name.

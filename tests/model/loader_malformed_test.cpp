@@ -139,7 +139,7 @@ void ModelLoaderTest::ggufMalformed_data()
     // Metadata values
     row("huge key length", patched_u64(valid, 24, 1ull << 63), "truncated");
     row("huge string length", tiny_with([](GgufBuilder& g) { g.add_raw("bad.string", 8, u64_bytes(1ull << 62) + "abc"); }),
-        "metadata 'bad.string'");
+        "metadata \"bad.string\"");
     row("huge array count", tiny_with([](GgufBuilder& g) { g.add_raw("bad.array", 9, u32_bytes(6) + u64_bytes(1ull << 61)); }),
         "claims");
     row("huge string array count",
@@ -186,14 +186,14 @@ void ModelLoaderTest::ggufMalformed_data()
     row("unknown architecture", tiny_with([](GgufBuilder& g) {
             g.remove_key("general.architecture");
             g.add_string("general.architecture", "gpt2");
-        }), "unsupported architecture 'gpt2'");
+        }), "unsupported architecture \"gpt2\"");
     row("no architecture", tiny_with([](GgufBuilder& g) { g.remove_key("general.architecture"); }), "general.architecture");
     row("no embedding length", tiny_with([](GgufBuilder& g) { g.remove_key("llama.embedding_length"); }),
         "missing metadata 'llama.embedding_length'");
     row("block count as string", tiny_with([](GgufBuilder& g) {
             g.remove_key("llama.block_count");
             g.add_string("llama.block_count", "1");
-        }), "'llama.block_count' should be an integer");
+        }), "\"llama.block_count\" should be an integer");
     row("zero heads", tiny_with([](GgufBuilder& g) { replace_u32(g, "llama.attention.head_count", 0); }), "positive");
     row("heads do not divide width", tiny_with([](GgufBuilder& g) {
             replace_u32(g, "llama.attention.head_count", 3);
@@ -221,6 +221,13 @@ void ModelLoaderTest::ggufMalformed_data()
             t.bytes.resize(64);
         }), "tensor 'output_norm.weight' has shape [16], expected [32]");
     row("matrix as vector", tensor_edit("token_embd.weight", [](auto& t) { t.ne = {256}; }), "token_embd.weight");
+    // Strings from the file are quoted short in messages, and ggml's name limit holds.
+    row("a 5 MB architecture name", tiny_with([](GgufBuilder& g) {
+            g.remove_key("general.architecture");
+            g.add_string("general.architecture", std::string(5 << 20, 'x'));
+        }), "unsupported architecture \"xxxxxxxxxx");
+    row("a tensor name past ggml's 63 bytes", tensor_edit("output_norm.weight", [](auto& t) { t.name = std::string(64, 'n'); }),
+        "is 64 bytes long");
     // Weights that are not numbers: every reply would be garbage with no word why.
     row("NaN in a float matrix", tensor_edit("blk.0.attn_k.weight", [](auto& t) {
             const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -272,6 +279,7 @@ void ModelLoaderTest::ggufMalformed()
     const LoadOutcome o = load_outcome(path);
     QVERIFY2(o.rejected_with(fragment.toStdString()), o.describe().c_str());
     QVERIFY2(o.rejected_with(path.string()), o.describe().c_str());  // every message names the file
+    QVERIFY2(o.message.size() < 600, "a message echoed the file at length");
 }
 
 void ModelLoaderTest::ggufRandomCorruption()
