@@ -28,6 +28,22 @@ const GgufArray* per_token_array(const GgufFile& file, const char* key, size_t n
     return a;
 }
 
+// The strings of a required array; `why` says why it is required when it is missing.
+std::vector<std::string> string_array(const GgufFile& file, const char* key, const std::string& why)
+{
+    const GgufArray* a = file.get_array(key);
+    if (!a)
+        fail(file, why + " but " + key + " is missing");
+    if (a->element_type() != GgufType::String)
+        fail(file, std::string(key) + " should hold strings, found an array of " +
+                       std::string(gguf_type_name(a->element_type())));
+    std::vector<std::string> out;
+    out.reserve(a->size());
+    for (size_t i = 0; i < a->size(); ++i)
+        out.emplace_back(*a->at(i).as_string());
+    return out;
+}
+
 int32_t token_id(const GgufFile& file, const char* key, int32_t fallback, size_t n_tokens)
 {
     const auto v = file.get_int(key);
@@ -51,18 +67,10 @@ std::optional<EmbeddedVocab> read_gguf_vocab(const GgufFile& file)
 
     EmbeddedVocab vocab;
     vocab.model = std::string(*model);
-    const GgufArray* tokens = file.get_array("tokenizer.ggml.tokens");
-    if (!tokens)
-        fail(file, "tokenizer.ggml.model is set but tokenizer.ggml.tokens is missing");
-    if (tokens->element_type() != GgufType::String)
-        fail(file, "tokenizer.ggml.tokens should hold strings, found an array of " +
-                       std::string(gguf_type_name(tokens->element_type())));
-    const size_t n = tokens->size();
+    vocab.tokens = string_array(file, "tokenizer.ggml.tokens", "tokenizer.ggml.model is set");
+    const size_t n = vocab.tokens.size();
     if (n == 0 || n > static_cast<size_t>(INT32_MAX))
         fail(file, "tokenizer.ggml.tokens has " + std::to_string(n) + " entries");
-    vocab.tokens.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-        vocab.tokens.emplace_back(*tokens->at(i).as_string());
 
     if (const GgufArray* scores = per_token_array(file, "tokenizer.ggml.scores", n)) {
         vocab.scores.reserve(n);
@@ -80,15 +88,7 @@ std::optional<EmbeddedVocab> read_gguf_vocab(const GgufFile& file)
     }
 
     if (vocab.model == "gpt2") {
-        const GgufArray* merges = file.get_array("tokenizer.ggml.merges");
-        if (!merges)
-            fail(file, "tokenizer.ggml.model is \"gpt2\" (byte-level BPE) but tokenizer.ggml.merges is missing");
-        if (merges->element_type() != GgufType::String)
-            fail(file, "tokenizer.ggml.merges should hold strings, found an array of " +
-                           std::string(gguf_type_name(merges->element_type())));
-        vocab.merges.reserve(merges->size());
-        for (size_t i = 0; i < merges->size(); ++i)
-            vocab.merges.emplace_back(*merges->at(i).as_string());
+        vocab.merges = string_array(file, "tokenizer.ggml.merges", "tokenizer.ggml.model is \"gpt2\" (byte-level BPE)");
         vocab.pre = std::string(file.get_string("tokenizer.ggml.pre").value_or(""));
     }
 
