@@ -7,6 +7,7 @@
 
 #include "eval/multi_turn_eval.h"
 #include "model/model.h"
+#include "command_line.h"
 #include "model_search.h"
 #include "output_file.h"
 #include "text_windows.h"
@@ -51,15 +52,15 @@ MultiTurnCommand::MultiTurnCommand(CLI::App& parent)
         ->check(CLI::ExistingFile);
     app_->add_option("--story-prefix", paragraph_prefix_, "a transcript starts at a paragraph beginning with this")
         ->capture_default_str();
-    app_->add_option("--turns", turns_, "turns per transcript")->check(CLI::Range(1, 64))->capture_default_str();
+    app_->add_option("--turns", turns_, "turns per transcript")->check(pyramid::whole_number(1, 64))->capture_default_str();
     app_->add_option("--prompt-tokens", prompt_tokens_, "user tokens per turn")
-        ->check(CLI::Range(1, 1 << 16))
+        ->check(pyramid::whole_number(1, 1 << 16))
         ->capture_default_str();
     app_->add_option("--reply-tokens", reply_tokens_, "reference reply tokens per turn (scored)")
-        ->check(CLI::Range(1, 1 << 16))
+        ->check(pyramid::whole_number(1, 1 << 16))
         ->capture_default_str();
     app_->add_option("--transcripts", transcripts_, "number of transcripts")
-        ->check(CLI::Range(1, 1 << 16))
+        ->check(pyramid::whole_number(1, 1 << 16))
         ->capture_default_str();
     app_->add_option("--json", json_path_, "write the per-turn results as JSON");
     compression_.add_to(*app_);

@@ -8,6 +8,7 @@
 
 #include "eval_report.h"
 #include "model/model.h"
+#include "command_line.h"
 #include "model_search.h"
 #include "output_file.h"
 #include "perplexity.h"
@@ -25,13 +26,13 @@ PplCommand::PplCommand(CLI::App& parent)
     app_->add_option("-m,--model", model_path_, "GGUF file or Hugging Face folder (default: as pyramid-cli)");
     app_->add_option("--text", text_path_, "text file to score")->required()->check(CLI::ExistingFile);
     auto* prefill = app_->add_option("-P,--prefill", windows_.prefill, "tokens prefilled per window, BOS included")
-                        ->check(CLI::Range(1, 1 << 20))
+                        ->check(pyramid::whole_number(1, 1 << 20))
                         ->capture_default_str();
     auto* continuation = app_->add_option("-C,--continuation", windows_.continuation, "tokens scored per window")
-                             ->check(CLI::Range(1, 1 << 20))
+                             ->check(pyramid::whole_number(1, 1 << 20))
                              ->capture_default_str();
     auto* count = app_->add_option("--windows", windows_.count, "number of windows")
-                      ->check(CLI::Range(1, 1 << 20))
+                      ->check(pyramid::whole_number(1, 1 << 20))
                       ->capture_default_str();
     auto* align = app_->add_option("--align", align_,
                                    "where windows start: tokens (consecutive pieces of the tokenized text) or paragraphs")
@@ -44,10 +45,10 @@ PplCommand::PplCommand(CLI::App& parent)
             ->check(CLI::IsMember({"pyramid", "llama.cpp"}))
             ->capture_default_str();
     auto* ctx = app_->add_option("--ctx", llama_ctx_, "--protocol llama.cpp: tokens per chunk (llama-perplexity -c)")
-                    ->check(CLI::Range(4, 1 << 20));
+                    ->check(pyramid::whole_number(4, 1 << 20));
     auto* chunks =
         app_->add_option("--chunks", llama_chunks_, "--protocol llama.cpp: chunks to score (llama-perplexity --chunks)")
-            ->check(CLI::Range(1, 1 << 20));
+            ->check(pyramid::whole_number(1, 1 << 20));
     for (auto* windowed : {prefill, continuation, count, align}) {
         ctx->excludes(windowed);
         chunks->excludes(windowed);

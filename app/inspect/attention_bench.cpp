@@ -84,21 +84,21 @@ int main(int argc, char** argv)
     std::vector<int> lengths{512, 2048, 4096}, query_counts{1, 256};
     int repeats = 5;
     std::string json_path;
-    app.add_option("--heads", shape.n_heads, "query heads")->check(CLI::Range(1, 256))->capture_default_str();
+    app.add_option("--heads", shape.n_heads, "query heads")->check(pyramid::whole_number(1, 256))->capture_default_str();
     app.add_option("--kv-heads", shape.n_kv_heads, "key/value heads (dividing --heads)")
-        ->check(CLI::Range(1, 256))
+        ->check(pyramid::whole_number(1, 256))
         ->capture_default_str();
-    app.add_option("--head-dim", shape.head_dim, "values per head")->check(CLI::Range(1, 1024))->capture_default_str();
+    app.add_option("--head-dim", shape.head_dim, "values per head")->check(pyramid::whole_number(1, 1024))->capture_default_str();
     app.add_option("--lengths", lengths, "cache entries, e.g. 512,4096")
         ->delimiter(',')
-        ->check(CLI::Range(1, 1 << 17))
+        ->check(pyramid::whole_number(1, 1 << 17))
         ->capture_default_str();
     app.add_option("--queries", query_counts, "new rows per call (1 = decode, more = a prompt slice)")
         ->delimiter(',')
-        ->check(CLI::Range(1, 4096))
+        ->check(pyramid::whole_number(1, 4096))
         ->capture_default_str();
     app.add_option("--repeats", repeats, "timed calls of each variant (the median is reported)")
-        ->check(CLI::Range(1, 1000))
+        ->check(pyramid::whole_number(1, 1000))
         ->capture_default_str();
     app.add_option("--json", json_path, "also write the results here");
     if (const auto status = parse_command_line(app, argc, argv, "pyramid-attention-bench"))

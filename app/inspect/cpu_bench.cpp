@@ -60,12 +60,12 @@ int main(int argc, char** argv)
     std::string model_path;
     int prompt_tokens = 32, decode_tokens = 128, repeats = 5;
     app.add_option("model", model_path, "GGUF file or Hugging Face folder")->required();
-    app.add_option("--prompt-tokens", prompt_tokens, "prompt length")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+    app.add_option("--prompt-tokens", prompt_tokens, "prompt length")->check(pyramid::whole_number(1, 1 << 16))->capture_default_str();
     app.add_option("--decode-tokens", decode_tokens, "tokens generated after the prompt")
-        ->check(CLI::Range(1, 1 << 16))
+        ->check(pyramid::whole_number(1, 1 << 16))
         ->capture_default_str();
     app.add_option("--repeats", repeats, "timed runs of each variant (the median is reported)")
-        ->check(CLI::Range(1, 1000))
+        ->check(pyramid::whole_number(1, 1000))
         ->capture_default_str();
     if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-cpu-bench"))
         return *status;

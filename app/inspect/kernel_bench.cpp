@@ -73,20 +73,20 @@ int main(int argc, char** argv)
     int repeats = 5;
     std::string json_path;
     app.add_option("--rows", rows, "output features of the matrix")
-        ->check(CLI::Range(1, 1 << 20))
+        ->check(pyramid::whole_number(1, 1 << 20))
         ->capture_default_str();
     app.add_option("--cols", cols, "input features (a multiple of 256)")
-        ->check(CLI::Range(256, 1 << 20))
+        ->check(pyramid::whole_number(256, 1 << 20))
         ->capture_default_str();
     app.add_option("--tokens", token_counts, "rows of x per product (1 = decode, more = prompt)")
         ->delimiter(',')
-        ->check(CLI::Range(1, 4096))
+        ->check(pyramid::whole_number(1, 4096))
         ->capture_default_str();
     app.add_option("--types", type_names, "weight types, as pyramid-bench --weight-type names them")
         ->delimiter(',')
         ->capture_default_str();
     app.add_option("--repeats", repeats, "timed products of each variant (the median is reported)")
-        ->check(CLI::Range(1, 1000))
+        ->check(pyramid::whole_number(1, 1000))
         ->capture_default_str();
     app.add_option("--json", json_path, "also write the results here");
     if (const auto status = parse_command_line(app, argc, argv, "pyramid-kernel-bench"))
