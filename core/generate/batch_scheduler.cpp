@@ -117,6 +117,14 @@ size_t BatchScheduler::kv_bytes() const
     return total;
 }
 
+size_t BatchScheduler::full_kv_bytes() const
+{
+    size_t total = 0;
+    for (const SequencePtr& s : running_)
+        total += s->session->full_cache_bytes();
+    return total;
+}
+
 std::vector<int> BatchScheduler::layer_lengths() const
 {
     std::vector<int> total(static_cast<size_t>(backend_.config().n_layers), 0);

@@ -82,6 +82,9 @@ public:
     const BatchStepStats& last_step() const { return last_step_; }
     // KV bytes all running sequences hold now, and per layer the entries they hold together.
     size_t kv_bytes() const;
+    // The bytes full caches would hold for the same sequences' positions: kv_bytes() over
+    // this is what compression saves (equal under the full policy).
+    size_t full_kv_bytes() const;
     std::vector<int> layer_lengths() const;
     // Tokens a request generated so far (also once it finished, until the next step).
     std::span<const int32_t> generated(int id) const;

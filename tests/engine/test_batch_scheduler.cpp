@@ -232,6 +232,35 @@ private slots:
         run(scheduler);
     }
 
+    // What full caches would hold for the running sequences: the real bytes under the full
+    // policy, more than PyramidInfer's compressed caches hold, nothing once they finished.
+    void full_kv_bytes_counts_what_full_caches_would_hold()
+    {
+        for (const CompressionPolicyKind kind : {CompressionPolicyKind::Full, CompressionPolicyKind::Pyramid}) {
+            BatchScheduler scheduler(model_->backend(), {2, 0, 8192});
+            BatchRequest r;
+            r.prompt = {1};
+            for (int t = 0; t < 200; ++t)
+                r.prompt.push_back(static_cast<int32_t>(3 + (t * 31) % 500));
+            r.max_new_tokens = 5;
+            r.sampling = greedy();
+            r.compression.policy = kind;
+            scheduler.submit(r);
+            scheduler.submit(r);
+            scheduler.step();
+            // Two sequences, each at its prompt and one decoded token, in every layer.
+            const size_t full = 2 * (r.prompt.size() + 1) * static_cast<size_t>(model_->config().n_layers) *
+                                model_->backend().kv_entry_bytes();
+            QCOMPARE(scheduler.full_kv_bytes(), full);
+            if (kind == CompressionPolicyKind::Full)
+                QCOMPARE(scheduler.kv_bytes(), full);
+            else
+                QVERIFY2(scheduler.kv_bytes() < full, qPrintable(QString::number(scheduler.kv_bytes())));
+            run(scheduler);
+            QCOMPARE(scheduler.full_kv_bytes(), size_t(0));
+        }
+    }
+
     void refuses_requests_that_cannot_run()
     {
         BatchScheduler scheduler(model_->backend(), {});
