@@ -4,6 +4,9 @@
 #include <charconv>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "generate/sampler.h"
 #include "util/error.h"
 #include "util/text_input.h"
@@ -21,9 +24,13 @@ CompressionOptions::CompressionOptions(const std::string& default_policy, bool s
 void CompressionOptions::add_to(CLI::App& app)
 {
     const std::string group = "KV-cache compression";
+    std::vector<std::string> names;
+    for (CompressionPolicyKind kind : compression_policy_kinds())
+        names.push_back(to_string(kind));
+    const std::string choices = fmt::format("{} (docs/policies.md)", fmt::join(names, ", "));
     CLI::Option* policy =
-        app.add_option("--policy", policies_, several_policies_ ? "full, pyramid, local or h2o; several: a,b" : "full, pyramid, local or h2o")
-            ->check(CLI::IsMember({"full", "pyramid", "local", "h2o"}))
+        app.add_option("--policy", policies_, several_policies_ ? choices + "; several: a,b" : choices)
+            ->check(CLI::IsMember(names))
             ->capture_default_str()
             ->group(group);
     policy_option_ = policy;
@@ -46,8 +53,17 @@ void CompressionOptions::add_to(CLI::App& app)
     app.add_option("--gen-decay-strategy", gen_decay_strategy_, "cosine, linear or constant")->group(group);
     app.add_option("--gen-compress-ratio", gen_compress_ratio_, "fraction of a generated chunk kept")->group(group);
     app.add_option("--chunk", chunk_, "generated entries compressed at once (E)")->group(group);
-    app.add_option("--budgets", budgets_, "local/h2o: entries per layer (default: PyramidInfer's)")
+    app.add_option("--budgets", budgets_, "baselines: entries per layer (default: PyramidInfer's)")
         ->delimiter(',')
+        ->group(group);
+    app.add_option("--budget-fraction", budget_fraction_,
+                   "baselines: keep this fraction of a full cache, on average per layer (default: PyramidInfer's bytes)")
+        ->group(group);
+    app.add_option("--observation-window", observation_window_, "snapkv/pyramidkv: prompt tokens whose attention selects")
+        ->group(group);
+    app.add_option("--pooling-kernel", pooling_kernel_, "snapkv/pyramidkv: entries the scores are averaged over (odd)")
+        ->group(group);
+    app.add_option("--pyramidkv-beta", pyramidkv_beta_, "pyramidkv: the top layer keeps 1/beta of the average")
         ->group(group);
 }
 
@@ -97,6 +113,10 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
     if (gen_compress_ratio_) p.gen_compress_ratio = *gen_compress_ratio_;
     if (chunk_) p.exceed_length_to_compress = *chunk_;
     if (!budgets_.empty()) config.layer_budgets = budgets_;
+    if (budget_fraction_) config.budget_fraction = *budget_fraction_;
+    if (observation_window_) config.observation_window = *observation_window_;
+    if (pooling_kernel_) config.pooling_kernel = *pooling_kernel_;
+    if (pyramidkv_beta_) config.pyramidkv_beta = *pyramidkv_beta_;
     config.validate();
     return config;
 }

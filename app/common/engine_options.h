@@ -32,9 +32,10 @@ private:
     bool several_policies_;
     std::string preset_;
     std::string config_file_;
-    std::optional<double> recent_ratio_, decay_ratio_, distance_weight_, gen_decay_ratio_, gen_compress_ratio_;
+    std::optional<double> recent_ratio_, decay_ratio_, distance_weight_, gen_decay_ratio_, gen_compress_ratio_,
+        budget_fraction_, pyramidkv_beta_;
     std::optional<std::string> decay_strategy_, gen_decay_strategy_;
-    std::optional<int> min_context_, sink_tokens_, interval_, chunk_;
+    std::optional<int> min_context_, sink_tokens_, interval_, chunk_, observation_window_, pooling_kernel_;
     std::vector<int> budgets_;
 };
 

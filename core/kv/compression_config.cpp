@@ -91,6 +91,13 @@ void CompressionConfig::validate() const
             p.exceed_length_to_compress);
     require(std::isfinite(baseline_recent_fraction) && baseline_recent_fraction >= 0.0 && baseline_recent_fraction <= 1.0,
             "baseline_recent_fraction", "must be in [0, 1]", baseline_recent_fraction);
+    require(std::isfinite(budget_fraction) && budget_fraction >= 0.0 && budget_fraction <= 1.0, "budget_fraction",
+            "must be in [0, 1] (0: PyramidInfer's bytes)", budget_fraction);
+    require(observation_window >= 1, "observation_window", "must be at least 1", observation_window);
+    require(pooling_kernel >= 1 && pooling_kernel % 2 == 1, "pooling_kernel", "must be an odd number, at least 1",
+            pooling_kernel);
+    require(std::isfinite(pyramidkv_beta) && pyramidkv_beta >= 1.0, "pyramidkv_beta", "must be at least 1",
+            pyramidkv_beta);
     for (size_t l = 0; l < layer_budgets.size(); ++l)
         require(layer_budgets[l] >= 1, "layer_budgets[" + std::to_string(l) + "]", "must be at least 1",
                 layer_budgets[l]);
@@ -126,6 +133,12 @@ CompressionConfig compression_preset(const std::string& name)
     throw Error("unknown compression preset '" + name + "' (known: reference-7b, reference-13b)");
 }
 
+std::vector<CompressionPolicyKind> compression_policy_kinds()
+{
+    return {CompressionPolicyKind::Full,  CompressionPolicyKind::Pyramid, CompressionPolicyKind::Local,
+            CompressionPolicyKind::H2O,   CompressionPolicyKind::SnapKV,  CompressionPolicyKind::PyramidKV};
+}
+
 std::string to_string(CompressionPolicyKind kind)
 {
     switch (kind) {
@@ -133,6 +146,8 @@ std::string to_string(CompressionPolicyKind kind)
     case CompressionPolicyKind::Pyramid: return "pyramid";
     case CompressionPolicyKind::Local: return "local";
     case CompressionPolicyKind::H2O: return "h2o";
+    case CompressionPolicyKind::SnapKV: return "snapkv";
+    case CompressionPolicyKind::PyramidKV: return "pyramidkv";
     }
     return "?";
 }
@@ -149,11 +164,13 @@ std::string to_string(DecaySchedule schedule)
 
 CompressionPolicyKind parse_policy_kind(const std::string& text)
 {
-    for (auto kind : {CompressionPolicyKind::Full, CompressionPolicyKind::Pyramid, CompressionPolicyKind::Local,
-                      CompressionPolicyKind::H2O})
+    for (auto kind : compression_policy_kinds())
         if (text == to_string(kind))
             return kind;
-    throw Error("unknown compression policy '" + text + "' (known: full, pyramid, local, h2o)");
+    std::string known;
+    for (auto kind : compression_policy_kinds())
+        known += (known.empty() ? "" : ", ") + to_string(kind);
+    throw Error("unknown compression policy '" + text + "' (known: " + known + ")");
 }
 
 DecaySchedule parse_decay_schedule(const std::string& text)
@@ -181,7 +198,11 @@ std::string compression_config_to_json(const CompressionConfig& config)
         {"gen_compress_ratio", p.gen_compress_ratio},
         {"exceed_length_to_compress", p.exceed_length_to_compress},
         {"layer_budgets", config.layer_budgets},
+        {"budget_fraction", config.budget_fraction},
         {"baseline_recent_fraction", config.baseline_recent_fraction},
+        {"observation_window", config.observation_window},
+        {"pooling_kernel", config.pooling_kernel},
+        {"pyramidkv_beta", config.pyramidkv_beta},
     };
     return j.dump(2);
 }
@@ -221,8 +242,12 @@ CompressionConfig compression_config_from_json(const std::string& text)
              for (size_t i = 0; i < v.size(); ++i)
                  config.layer_budgets.push_back(json_int(v[i], k + "[" + std::to_string(i) + "]"));
          }},
+        {"budget_fraction", [&](const auto& v, const auto& k) { config.budget_fraction = json_number(v, k); }},
         {"baseline_recent_fraction",
          [&](const auto& v, const auto& k) { config.baseline_recent_fraction = json_number(v, k); }},
+        {"observation_window", [&](const auto& v, const auto& k) { config.observation_window = json_int(v, k); }},
+        {"pooling_kernel", [&](const auto& v, const auto& k) { config.pooling_kernel = json_int(v, k); }},
+        {"pyramidkv_beta", [&](const auto& v, const auto& k) { config.pyramidkv_beta = json_number(v, k); }},
     };
     for (const auto& [key, value] : j.items()) {
         const auto field = fields.find(key);

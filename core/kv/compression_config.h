@@ -7,7 +7,7 @@
 
 namespace pyramid {
 
-enum class CompressionPolicyKind { Full, Pyramid, Local, H2O };
+enum class CompressionPolicyKind { Full, Pyramid, Local, H2O, SnapKV, PyramidKV };
 enum class DecaySchedule { Cosine, Linear, Constant };
 
 struct PyramidSettings {
@@ -30,9 +30,20 @@ struct CompressionConfig {
     // Baselines: entries each layer may keep after prefill. Empty: derived from what a
     // PyramidInfer run with `pyramid` keeps for the same prompt (equal KV bytes).
     std::vector<int> layer_budgets;
+    // Baselines without layer_budgets: each keeps this fraction of a full cache (of the tokens
+    // seen so far), on average over the layers. 0: PyramidInfer's bytes, as above.
+    double budget_fraction = 0.0;
     // H2O keeps this fraction of its budget (one entry at least) as the most recent entries;
     // local keeps the sinks and fills the rest with recent ones (StreamingLLM).
     double baseline_recent_fraction = 0.5;
+    // SnapKV and PyramidKV (docs/policies.md): the prompt's last `observation_window` tokens
+    // vote with their attention, smoothed over `pooling_kernel` neighbouring entries; they
+    // stay in the cache themselves.
+    int observation_window = 32;
+    int pooling_kernel = 7;
+    // PyramidKV: the top layer keeps 1/beta of the average selected budget, the bottom layer
+    // the rest of twice the average, the layers between an arithmetic series.
+    double pyramidkv_beta = 20.0;
 
     // Throws pyramid::Error naming the first invalid field.
     void validate() const;
@@ -46,6 +57,7 @@ struct CompressionConfig {
 std::vector<std::string> compression_preset_names();
 CompressionConfig compression_preset(const std::string& name);  // throws for an unknown name
 
+std::vector<CompressionPolicyKind> compression_policy_kinds();  // every policy, in menu order
 std::string to_string(CompressionPolicyKind kind);
 std::string to_string(DecaySchedule schedule);
 CompressionPolicyKind parse_policy_kind(const std::string& text);  // throws

@@ -3,6 +3,7 @@
 #include "kv/h2o_policy.h"
 #include "kv/local_policy.h"
 #include "kv/pyramid_policy.h"
+#include "kv/snapkv_policy.h"
 
 namespace pyramid {
 namespace {
@@ -30,6 +31,8 @@ std::unique_ptr<CompressionPolicy> make_compression_policy(const CompressionConf
     case CompressionPolicyKind::Pyramid: return std::make_unique<PyramidPolicy>(config.pyramid, n_layers);
     case CompressionPolicyKind::Local: return std::make_unique<LocalPolicy>(config, n_layers);
     case CompressionPolicyKind::H2O: return std::make_unique<H2OPolicy>(config, n_layers);
+    case CompressionPolicyKind::SnapKV:
+    case CompressionPolicyKind::PyramidKV: return std::make_unique<SnapKVPolicy>(config, n_layers);
     }
     return std::make_unique<FullPolicy>();
 }

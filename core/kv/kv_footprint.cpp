@@ -39,6 +39,21 @@ std::vector<std::vector<int>> plan_lengths(const CompressionConfig& config, int 
         }
         break;
     }
+    case CompressionPolicyKind::SnapKV:
+    case CompressionPolicyKind::PyramidKV: {  // select once after the prompt, then grow
+        BaselineBudget budget(config, n_layers);
+        budget.begin(n_tokens);
+        std::vector<int> after_prefill;
+        for (int l = 0; l < n_layers; ++l)
+            after_prefill.push_back(std::min(n_tokens, budget.after_prefill(l)));
+        for (int s = 0; s <= steps; ++s) {
+            std::vector<int> lengths = after_prefill;
+            for (int& length : lengths)
+                length += s;
+            plan.push_back(std::move(lengths));
+        }
+        break;
+    }
     }
     return plan;
 }

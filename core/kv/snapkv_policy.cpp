@@ -1,0 +1,56 @@
+#include "kv/snapkv_policy.h"
+
+#include <algorithm>
+
+#include "kv/top_k.h"
+
+namespace pyramid {
+
+std::optional<std::vector<int>> snapkv_keep(std::span<const float> scores, int window, int pooling_kernel, int budget)
+{
+    const int len = static_cast<int>(scores.size());
+    if (len <= budget)
+        return std::nullopt;
+    window = std::clamp(window, 0, budget);
+    const int candidates = len - window;
+    // Pooling spreads a peak to its neighbours, so a kept entry brings the words around it.
+    const int half = pooling_kernel / 2;
+    std::vector<float> pooled(static_cast<size_t>(candidates));
+    for (int j = 0; j < candidates; ++j) {
+        double sum = 0.0;
+        for (int k = std::max(0, j - half); k <= std::min(candidates - 1, j + half); ++k)
+            sum += scores[static_cast<size_t>(k)];
+        pooled[static_cast<size_t>(j)] = static_cast<float>(sum / pooling_kernel);
+    }
+    std::vector<int> keep = select_top_k(pooled, budget - window);
+    for (int j = candidates; j < len; ++j)
+        keep.push_back(j);
+    return keep;
+}
+
+SnapKVPolicy::SnapKVPolicy(const CompressionConfig& config, int n_layers)
+    : observation_window_(config.observation_window),
+      pooling_kernel_(config.pooling_kernel),
+      budget_(config, n_layers)
+{
+}
+
+void SnapKVPolicy::begin_prefill(int n_new, int n_cached)
+{
+    budget_.begin(n_cached + n_new);
+}
+
+std::optional<AttentionProbe> SnapKVPolicy::prefill_probe(int, int n_rows)
+{
+    const int window = std::min(observation_window_, n_rows);
+    return AttentionProbe{n_rows - window, std::vector<float>(static_cast<size_t>(window), 1.0f)};
+}
+
+PrefillDecision SnapKVPolicy::after_prefill_layer(int layer, int n_rows, int cache_len, const std::vector<float>& scores)
+{
+    const int window = std::min(observation_window_, n_rows);
+    return {std::nullopt, snapkv_keep(std::span<const float>(scores.data(), static_cast<size_t>(cache_len)), window,
+                                      pooling_kernel_, budget_.after_prefill(layer))};
+}
+
+} // namespace pyramid

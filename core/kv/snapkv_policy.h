@@ -1,0 +1,50 @@
+#pragma once
+// SnapKV (Li et al., 2024, arXiv 2404.14469) and PyramidKV (Cai et al., 2024, arXiv 2406.02069):
+// after a prompt's layer ran, the attention of the prompt's last `observation_window` tokens,
+// summed over those tokens and smoothed by an average pool over `pooling_kernel` neighbouring
+// entries, ranks the earlier entries; the layer keeps the best of them plus the window itself.
+// Nothing is compressed while generating. SnapKV gives every layer the same budget, PyramidKV
+// an arithmetic series from the bottom layer to the top (kv/baseline_budget.h).
+//
+// Both papers select per KV head. This cache keeps one set of entries per layer for all its
+// heads (one position list per layer, which the paged stores and the context shift rely on), so
+// here the scores are averaged over the query heads first, as PyramidInfer and H2O score them.
+// Every prefill selects again, over the whole cache: in a conversation, the newest message is
+// the observation window that decides what of the earlier turns survives.
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kv/baseline_budget.h"
+#include "kv/compression_policy.h"
+
+namespace pyramid {
+
+// Which of `scores.size()` entries to keep (ascending), or nullopt when all fit in `budget`:
+// the last `window` entries (the observation window), and the top budget - window of the
+// others by their average-pooled scores (zero padding at the ends, as PyTorch's avg_pool1d with
+// padding kernel/2 computes it). With budget <= window, the last `budget` entries.
+std::optional<std::vector<int>> snapkv_keep(std::span<const float> scores, int window, int pooling_kernel, int budget);
+
+class SnapKVPolicy final : public CompressionPolicy {
+public:
+    // config.policy is SnapKV or PyramidKV.
+    SnapKVPolicy(const CompressionConfig& config, int n_layers);
+
+    void begin_prefill(int n_new, int n_cached) override;
+    std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) override;
+    PrefillDecision after_prefill_layer(int layer, int n_rows, int cache_len, const std::vector<float>& scores) override;
+    std::optional<AttentionProbe> decode_probe(int) override { return std::nullopt; }
+    std::optional<std::vector<int>> after_decode_layer(int, int, const std::vector<float>&) override
+    {
+        return std::nullopt;
+    }
+    void entries_removed(int, const std::vector<int>&) override {}
+
+private:
+    int observation_window_;
+    int pooling_kernel_;
+    BaselineBudget budget_;
+};
+
+} // namespace pyramid
