@@ -60,6 +60,10 @@ PplCommand::PplCommand(CLI::App& parent)
     app_->add_option("--sweep-decay", sweep_decay_,
                      "pyramid at each decay ratio, plus local and h2o at the same KV bytes, plus full")
         ->delimiter(',');
+    app_->add_option("--sweep-fraction", sweep_fraction_,
+                     "local, h2o, snapkv and pyramidkv keeping each fraction of a full cache (with --sweep-decay, "
+                     "that sweep runs pyramid alone)")
+        ->delimiter(',');
     app_->add_option("--sweep-budget", sweep_budget_, "local and h2o with this many entries at every layer")
         ->delimiter(',');
     app_->add_option("--json", json_path_, "write the results as JSON here");
@@ -118,7 +122,7 @@ int PplCommand::run()
             throw Error(fmt::format("P + C - 1 = {} positions do not fit the model's context of {}",
                                     windows_.prefill + windows_.continuation - 1, context));
         windows = make_windows(text, model->tokenizer(), windows_);
-        runs = plan_runs(report.base, {sweep_decay_, sweep_budget_}, model->config().n_layers);
+        runs = plan_runs(report.base, {sweep_decay_, sweep_budget_, sweep_fraction_}, model->config().n_layers);
         if (!lengths_run_.empty() &&
             std::none_of(runs.begin(), runs.end(), [&](const EvalRun& r) { return r.label == lengths_run_; }))
             throw Error("--lengths-run: no run is labelled \"" + lengths_run_ + "\"");

@@ -28,6 +28,7 @@ private:
     WindowOptions windows_;
     std::vector<double> sweep_decay_;
     std::vector<int> sweep_budget_;
+    std::vector<double> sweep_fraction_;
     CompressionOptions compression_{"pyramid"};
     DeviceOption device_{KvPrecision::F32};
     bool verbose_ = false;

@@ -19,6 +19,8 @@ QColor series_color(const std::string& series)
         {kSeriesFull, QColor(30, 30, 30)},           {kSeriesPyramid, QColor(31, 119, 180)},
         {kSeriesLocalMatched, QColor(230, 120, 20)}, {kSeriesH2OMatched, QColor(44, 160, 44)},
         {kSeriesLocalFixed, QColor(230, 120, 20)},   {kSeriesH2OFixed, QColor(44, 160, 44)},
+        {"local", QColor(230, 120, 20)},             {"h2o", QColor(44, 160, 44)},
+        {"snapkv", QColor(214, 39, 40)},             {"pyramidkv", QColor(140, 86, 75)},
     };
     const auto it = colors.find(series);
     return it != colors.end() ? it->second : QColor(148, 103, 189);

@@ -28,9 +28,11 @@ EvalRun single_run(const CompressionConfig& base)
     case CompressionPolicyKind::Pyramid: parameters = "decay=" + decay_text(p.prefill_decay_ratio); break;
     case CompressionPolicyKind::Local:
     case CompressionPolicyKind::H2O:
-        parameters = base.layer_budgets.empty()
-                         ? "bytes of pyramid decay=" + decay_text(p.prefill_decay_ratio)
-                         : fmt::format("budgets={}", fmt::join(base.layer_budgets, ","));
+    case CompressionPolicyKind::SnapKV:
+    case CompressionPolicyKind::PyramidKV:
+        parameters = !base.layer_budgets.empty()   ? fmt::format("budgets={}", fmt::join(base.layer_budgets, ","))
+                     : base.budget_fraction > 0.0 ? "keeps " + decay_text(base.budget_fraction) + " of full"
+                                                  : "bytes of pyramid decay=" + decay_text(p.prefill_decay_ratio);
         break;
     }
     const std::string name = to_string(base.policy);
@@ -53,6 +55,8 @@ std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions
         const std::string dt = decay_text(d);
         c.policy = CompressionPolicyKind::Pyramid;
         runs.push_back({"pyramid d=" + dt, kSeriesPyramid, "decay=" + dt, c});
+        if (!sweep.fractions.empty())
+            continue;
         c.policy = CompressionPolicyKind::Local;
         runs.push_back({"local @ d=" + dt, kSeriesLocalMatched, "total bytes of pyramid decay=" + dt, c});
         c.policy = CompressionPolicyKind::H2O;
@@ -68,6 +72,20 @@ std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions
         runs.push_back({fmt::format("local b={}", b), kSeriesLocalFixed, text, c});
         c.policy = CompressionPolicyKind::H2O;
         runs.push_back({fmt::format("h2o b={}", b), kSeriesH2OFixed, text, c});
+    }
+    for (double f : sweep.fractions) {
+        if (!(f > 0.0 && f <= 1.0))
+            throw Error(fmt::format("cache fraction {} is outside (0, 1]", f));
+        CompressionConfig c = base;
+        c.layer_budgets.clear();
+        c.budget_fraction = f;
+        const std::string ft = decay_text(f);
+        for (CompressionPolicyKind kind : {CompressionPolicyKind::Local, CompressionPolicyKind::H2O,
+                                           CompressionPolicyKind::SnapKV, CompressionPolicyKind::PyramidKV}) {
+            c.policy = kind;
+            const std::string name = to_string(kind);
+            runs.push_back({name + " f=" + ft, name, "keeps " + ft + " of full", c});
+        }
     }
     for (const EvalRun& run : runs)
         run.config.validate_for(n_layers);  // fail before any run starts
