@@ -60,6 +60,27 @@ private slots:
         QCOMPARE(QString::fromStdString(runs[8].series), QString(kSeriesH2OFixed));
     }
 
+    void fraction_sweep_runs_every_baseline_and_leaves_pyramid_alone()
+    {
+        CompressionConfig base;
+        base.layer_budgets = {5, 5, 5};
+        const auto runs = plan_runs(base, {{0.5}, {}, {0.75, 0.25}}, 3);
+        // full, pyramid d=0.5 (without matched baselines), then four baselines per fraction
+        QCOMPARE(runs.size(), size_t(1 + 1 + 2 * 4));
+        QCOMPARE(runs[1].config.policy, CompressionPolicyKind::Pyramid);
+        const std::vector<CompressionPolicyKind> kinds{CompressionPolicyKind::Local, CompressionPolicyKind::H2O,
+                                                       CompressionPolicyKind::SnapKV, CompressionPolicyKind::PyramidKV};
+        for (size_t i = 0; i < 8; ++i) {
+            const EvalRun& r = runs[2 + i];
+            QCOMPARE(r.config.policy, kinds[i % 4]);
+            QCOMPARE(r.config.budget_fraction, i < 4 ? 0.75 : 0.25);
+            QVERIFY(r.config.layer_budgets.empty());
+            QCOMPARE(QString::fromStdString(r.series), QString::fromStdString(to_string(kinds[i % 4])));
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, plan_runs(base, {{}, {}, {1.5}}, 3));
+        QVERIFY_THROWS_EXCEPTION(Error, plan_runs(base, {{}, {}, {0.0}}, 3));
+    }
+
     void without_a_sweep_the_policy_runs_beside_full()
     {
         CompressionConfig base;
