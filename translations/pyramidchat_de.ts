@@ -59,6 +59,17 @@
         <source>%1 of %2, %3 of it this app&apos;s</source>
         <translation>%1 von %2, davon %3 für diese App</translation>
     </message>
+    <message numerus="yes">
+        <source>CPU, %n thread(s), %1 KV cache</source>
+        <translation>
+            <numerusform>CPU, %n Thread, %1-KV-Cache</numerusform>
+            <numerusform>CPU, %n Threads, %1-KV-Cache</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU (CUDA): %1</source>
+        <translation>GPU (CUDA): %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>
@@ -199,6 +210,10 @@
         <source>Replace the last message and send it again</source>
         <translation>Die letzte Nachricht ersetzen und erneut senden</translation>
     </message>
+    <message>
+        <source>A reply is still being written in another conversation: send when it is done, or stop it.</source>
+        <translation>In einer anderen Unterhaltung wird noch eine Antwort geschrieben: Senden Sie, wenn sie fertig ist, oder halten Sie sie an.</translation>
+    </message>
 </context>
 <context>
     <name>ConversationExport</name>
@@ -240,6 +255,10 @@
     <message>
         <source>Could not write %1: only files on this computer can be written.</source>
         <translation>%1 konnte nicht geschrieben werden: nur Dateien auf diesem Computer lassen sich schreiben.</translation>
+    </message>
+    <message>
+        <source>conversation</source>
+        <translation>Unterhaltung</translation>
     </message>
 </context>
 <context>
@@ -319,6 +338,26 @@
     <message>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>The conversation was saved as %1.</source>
+        <translation>Die Unterhaltung wurde als %1 gespeichert.</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <source>Replace the file?</source>
+        <translation>Datei ersetzen?</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it with this conversation?</source>
+        <translation>%1 ist bereits vorhanden. Durch diese Unterhaltung ersetzen?</translation>
+    </message>
+    <message>
+        <source>Exported</source>
+        <translation>Exportiert</translation>
     </message>
 </context>
 <context>

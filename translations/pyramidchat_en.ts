@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>CacheStatsModel</name>
+    <message numerus="yes">
+        <source>CPU, %n thread(s), %1 KV cache</source>
+        <translation>
+            <numerusform>CPU, %n thread, %1 KV cache</numerusform>
+            <numerusform>CPU, %n threads, %1 KV cache</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ChatController</name>
     <message numerus="yes">
         <source>The conversation outgrew the model&apos;s context: the oldest %n exchange(s) were left out of the prompt.</source>

@@ -59,6 +59,16 @@
         <source>%1 of %2, %3 of it this app&apos;s</source>
         <translation>已用 %1 / 共 %2，其中本应用 %3</translation>
     </message>
+    <message numerus="yes">
+        <source>CPU, %n thread(s), %1 KV cache</source>
+        <translation>
+            <numerusform>CPU，%n 个线程，%1 KV 缓存</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU (CUDA): %1</source>
+        <translation>GPU（CUDA）：%1</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>
@@ -197,6 +207,10 @@
         <source>Replace the last message and send it again</source>
         <translation>替换最后一条消息并重新发送</translation>
     </message>
+    <message>
+        <source>A reply is still being written in another conversation: send when it is done, or stop it.</source>
+        <translation>另一个对话仍在生成回复：请等它完成后再发送，或停止它。</translation>
+    </message>
 </context>
 <context>
     <name>ConversationExport</name>
@@ -238,6 +252,10 @@
     <message>
         <source>Could not write %1: only files on this computer can be written.</source>
         <translation>无法写入 %1：只能写入本机上的文件。</translation>
+    </message>
+    <message>
+        <source>conversation</source>
+        <translation>对话</translation>
     </message>
 </context>
 <context>
@@ -317,6 +335,26 @@
     <message>
         <source>Export failed</source>
         <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>The conversation was saved as %1.</source>
+        <translation>对话已保存为 %1。</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Replace the file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Replace it with this conversation?</source>
+        <translation>%1 已存在。要用此对话替换它吗？</translation>
+    </message>
+    <message>
+        <source>Exported</source>
+        <translation>已导出</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "cache_stats_model.h"
 
 #include <QLocale>
+#include <QRegularExpression>
 #include <algorithm>
 
 #include "process_memory.h"
@@ -46,6 +47,7 @@ void CacheStatsModel::update(const pyramid::GenerationStats& stats)
         beginResetModel();
     stats_ = stats;
     hasStats_ = true;
+    readingPrompt_ = false;
     if (before != after)
         endResetModel();
     else if (after > 0)
@@ -56,12 +58,26 @@ void CacheStatsModel::update(const pyramid::GenerationStats& stats)
     emit memoryChanged();
 }
 
+void CacheStatsModel::restore(const pyramid::GenerationStats& stats)
+{
+    const auto memory = deviceMemory_;
+    update(stats);
+    setDeviceMemory(memory);
+}
+
 void CacheStatsModel::clear()
 {
     beginResetModel();
     stats_ = {};
     hasStats_ = false;
+    readingPrompt_ = false;
     endResetModel();
+    emit changed();
+}
+
+void CacheStatsModel::beginReply()
+{
+    readingPrompt_ = true;
     emit changed();
 }
 
@@ -149,6 +165,8 @@ QString CacheStatsModel::tokensText() const
 
 QString CacheStatsModel::phaseText() const
 {
+    if (readingPrompt_)
+        return tr("Reading the prompt");
     if (!hasStats_)
         return tr("No reply yet");
     switch (stats_.phase) {
@@ -178,5 +196,15 @@ QString CacheStatsModel::memoryLabel() const
 
 QString CacheStatsModel::deviceText() const
 {
-    return hasStats_ ? QString::fromStdString(stats_.device) : QString();
+    if (!hasStats_)
+        return {};
+    const QString device = QString::fromStdString(stats_.device);
+    // The engine words it in English ("cpu: 2 threads, f16 KV cache", "cuda: NVIDIA H100"):
+    // the forms it has are said again here; anything else is shown as it comes.
+    static const QRegularExpression cpu(QStringLiteral("^cpu: (\\d+) threads, (\\w+) KV cache$"));
+    if (const QRegularExpressionMatch m = cpu.match(device); m.hasMatch())
+        return tr("CPU, %n thread(s), %1 KV cache", nullptr, m.captured(1).toInt()).arg(m.captured(2));
+    if (device.startsWith(QLatin1String("cuda: ")))
+        return tr("GPU (CUDA): %1").arg(device.mid(6));
+    return device;
 }

@@ -53,6 +53,11 @@ public:
     // The GPU memory comes with the statistics; clear() forgets the reply, not the device.
     void update(const pyramid::GenerationStats& stats);
     void clear();
+    // A reply has started and reports nothing until its prompt is read: the phase says
+    // "Reading the prompt" meanwhile, over the previous numbers (or none).
+    void beginReply();
+    // Shows a reply that has ended (a stored snapshot); the device's memory stays as read.
+    void restore(const pyramid::GenerationStats& stats);
     // Re-reads the process memory and asks for the GPU's (deviceMemoryWanted); called by the
     // panel's timer.
     Q_INVOKABLE void refreshMemory();
@@ -82,7 +87,7 @@ public:
     QString phaseText() const;
     QString memoryText() const;   // GPU "used of total" (and this app's part) or the process's resident memory
     QString memoryLabel() const;  // what memoryText is: "GPU memory" / "Process memory"
-    QString deviceText() const;
+    QString deviceText() const;  // the engine's description, worded in the user's language
 
 signals:
     void changed();
@@ -92,6 +97,7 @@ signals:
 private:
     pyramid::GenerationStats stats_;
     bool hasStats_ = false;
+    bool readingPrompt_ = false;  // between beginReply() and the reply's first statistics
     int64_t memoryBytes_ = 0;
     std::optional<pyramid::DeviceMemory> deviceMemory_;  // set only with a total
 };

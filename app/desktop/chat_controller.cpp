@@ -10,6 +10,7 @@
 #include "engine_worker.h"
 #include "message_list_model.h"
 #include "settings_model.h"
+#include "stats_snapshot.h"
 
 using pyramid::ChatRole;
 using pyramid::FinishReason;
@@ -36,7 +37,10 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
     connect(worker_.get(), &EngineWorker::loadProgress, this, &ChatController::modelLoadProgress);
     connect(worker_.get(), &EngineWorker::loaded, this, [this](const pyramid::ModelInfo& info) {
         hasModel_ = true;
-        stats_.clear();  // the last reply's numbers belong to the previous model
+        // The last reply's live numbers belong to the previous model; the conversation's
+        // stored ones stay (the app opens a model at every start).
+        stats_.clear();
+        showStoredStats(conversations_.currentId());
         setLoading(false);
         readDeviceMemory();  // the GPU's memory with the model in it, before any reply
         emit modelLoaded(info);
@@ -91,14 +95,52 @@ QString ChatController::lastUserText() const
 
 void ChatController::showCurrentConversation()
 {
-    // A reply keeps running only while its conversation is on screen; it is stored as stopped.
-    stop();
+    // A reply runs on in its own conversation; an edit belongs to the one it was begun in.
     cancelEdit();
-    stats_.clear();  // the panel shows the cache of a reply on screen
     const qint64 id = conversations_.currentId();
-    messages_.setConversation(id, store_.messages(id));
+    QVector<StoredMessage> stored = store_.messages(id);
+    const bool replyHere = busy_ && id == replyConversation_;
+    if (replyHere && replaced_.id != 0)  // the reply being regenerated, stored until the new one is
+        stored.removeIf([this](const StoredMessage& m) { return m.id == replaced_.id; });
+    messages_.setConversation(id, stored);
+    if (replyHere) {
+        messages_.beginReply();
+        if (!replyText_.isEmpty())
+            messages_.appendReplyText(replyText_);
+    }
+    stats_.clear();
+    if (replyHere && replyStats_)
+        stats_.update(*replyStats_);
+    else if (replyHere)
+        stats_.beginReply();
+    else
+        showStoredStats(id);
     settings_.setConversation(id);
+    emit busyChanged();  // busyElsewhere
+    emit draftChanged();
     emit actionsChanged();
+}
+
+void ChatController::showStoredStats(qint64 conversation)
+{
+    if (const auto snapshot = statsSnapshotFromJson(store_.lastReplyStats(conversation)))
+        stats_.restore(*snapshot);
+}
+
+bool ChatController::busyElsewhere() const { return busy_ && replyConversation_ != messages_.conversationId(); }
+
+QString ChatController::draft() const { return drafts_.value(messages_.conversationId()); }
+
+void ChatController::setDraft(const QString& text)
+{
+    const qint64 id = messages_.conversationId();
+    if (text == drafts_.value(id))
+        return;
+    if (text.isEmpty())
+        drafts_.remove(id);
+    else
+        drafts_.insert(id, text);
+    emit draftChanged();
 }
 
 bool ChatController::send(const QString& text)
@@ -118,6 +160,7 @@ bool ChatController::send(const QString& text)
     message.id = store_.addMessage(conversation, message);
     if (message.id == 0)
         return false;  // not saved: the text stays in the composer and the error says why
+    setDraft({});
     messages_.append(message);
     conversations_.nameAfterFirstMessage(conversation, trimmed);
     conversations_.refresh();
@@ -194,7 +237,10 @@ void ChatController::startReply(const StoredMessage& replacing)
     cancelReply_ = false;
     const quint64 turn = ++turn_;
     replyConversation_ = messages_.conversationId();
+    replyText_.clear();
+    replyStats_.reset();
     messages_.beginReply();
+    stats_.beginReply();
     setBusy(true);
     EngineWorker* worker = worker_.get();
     QMetaObject::invokeMethod(worker, [worker, turn, request] { worker->reply(turn, request); }, Qt::QueuedConnection);
@@ -208,13 +254,19 @@ void ChatController::stop()
 
 void ChatController::onReplyText(quint64 turn, const QString& text)
 {
-    if (turn == turn_ && messages_.conversationId() == replyConversation_)
+    if (turn != turn_)
+        return;
+    replyText_ += text;
+    if (messages_.conversationId() == replyConversation_)
         messages_.appendReplyText(text);
 }
 
 void ChatController::onReplyStats(quint64 turn, const pyramid::GenerationStats& stats)
 {
-    if (turn == turn_ && messages_.conversationId() == replyConversation_)
+    if (turn != turn_)
+        return;
+    replyStats_ = stats;
+    if (messages_.conversationId() == replyConversation_)
         stats_.update(stats);
 }
 
@@ -244,6 +296,11 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
             store_.deleteMessage(replaced.id);
         conversations_.refresh();
     }
+    // The panel shows these numbers again with the conversation, after a restart too.
+    if (!result.stats.layer_kv_lengths.empty() && store_.conversation(replyConversation_))
+        store_.setLastReplyStats(replyConversation_, statsSnapshotToJson(result.stats));
+    replyText_.clear();
+    replyStats_.reset();
     // A reply finishing after the user moved on is stored (or not) in its own conversation:
     // the screen and the error line belong to the one shown.
     if (messages_.conversationId() == replyConversation_) {
@@ -254,6 +311,10 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
             stats_.update(result.stats);
         else if (!result.shortfall)
             stats_.clear();
+        else {
+            stats_.clear();  // refused before reading: the cache is as the last reply left it
+            showStoredStats(replyConversation_);
+        }
         if (!messages_.streaming()) {
             // Shown again while the reply finished in the background: show what is stored.
             messages_.setConversation(replyConversation_, store_.messages(replyConversation_));
@@ -326,7 +387,7 @@ void ChatController::loadModel(const QString& path)
 {
     if (loading_)
         return;
-    // A reply in progress ends first, stored as stopped, as a conversation switch does: the
+    // A reply in progress ends first, stored as stopped, as Stop does: the
     // load would otherwise wait for it with its progress at zero and its cancel unheard.
     stop();
     cancelLoad_ = false;

@@ -10,10 +10,18 @@
 // The UI thread never waits on the engine: requests are posted to the worker, results come
 // back as queued signals, and stop() only sets an atomic flag the engine polls. One reply
 // runs at a time; loading a model queues behind it on the same thread.
+//
+// A reply goes on when the user shows another conversation (busyElsewhere says so there, and
+// nothing can be sent until it ends); showing its conversation again shows it streaming. Each
+// conversation keeps the text typed but not sent (draft), for as long as the app runs. The
+// live panel shows the cache of the conversation on screen: the reply running there, else the
+// last reply's numbers, kept in the ChatStore so they survive a restart.
+#include <QHash>
 #include <QObject>
 #include <QThread>
 #include <atomic>
 #include <memory>
+#include <optional>
 
 #include "chat/chat_engine.h"
 #include "stored_message.h"
@@ -28,6 +36,9 @@ class SettingsModel;
 class ChatController : public QObject {
     Q_OBJECT
     Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
+    // A reply runs for a conversation other than the one on screen.
+    Q_PROPERTY(bool busyElsewhere READ busyElsewhere NOTIFY busyChanged)
+    Q_PROPERTY(QString draft READ draft WRITE setDraft NOTIFY draftChanged)  // of the one on screen
     Q_PROPERTY(bool canSend READ canSend NOTIFY actionsChanged)
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY actionsChanged)
     Q_PROPERTY(bool canEditLast READ canEditLast NOTIFY actionsChanged)
@@ -42,6 +53,9 @@ public:
     ~ChatController() override;  // cancels what runs and joins the worker thread
 
     bool busy() const { return busy_; }
+    bool busyElsewhere() const;
+    QString draft() const;
+    void setDraft(const QString& text);
     bool canSend() const { return !busy_ && !loading_ && hasModel_; }
     bool canRegenerate() const;
     bool canEditLast() const;
@@ -71,6 +85,7 @@ public:
 
 signals:
     void busyChanged();
+    void draftChanged();
     void actionsChanged();
     void editingChanged();
     void errorChanged();
@@ -86,6 +101,8 @@ private:
     void onReplyText(quint64 turn, const QString& text);
     void onReplyStats(quint64 turn, const pyramid::GenerationStats& stats);
     void onReplyFinished(quint64 turn, const pyramid::ChatResult& result);
+    // The panel for the conversation on screen when no reply of its own has reported yet.
+    void showStoredStats(qint64 conversation);
     // Asks the worker for the GPU memory now, for the panel while no reply runs.
     void readDeviceMemory();
     // What a ContextFull reply tells the user, with what to do about it under `overflow`.
@@ -111,6 +128,9 @@ private:
     StoredMessage replaced_;         // the reply the one in flight regenerates (id 0: none)
     qint64 editedMessage_ = 0;       // the user message being edited (0: none)
     qint64 replyConversation_ = 0;   // where that reply is stored
+    QString replyText_;              // what that reply has said so far, for showing it again
+    std::optional<pyramid::GenerationStats> replyStats_;  // its latest statistics
+    QHash<qint64, QString> drafts_;  // unsent text by conversation
     pyramid::OverflowPolicy replyOverflow_ = pyramid::OverflowPolicy::Stop;  // what that reply ran with
     bool busy_ = false;
     bool loading_ = false;

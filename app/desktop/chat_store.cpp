@@ -325,6 +325,16 @@ void ChatStore::setSetting(qint64 conversationId, const QString& key, const QStr
     run(query);
 }
 
+QString ChatStore::lastReplyStats(qint64 conversationId) const
+{
+    return setting(conversationId, QStringLiteral("last_reply_stats"));
+}
+
+void ChatStore::setLastReplyStats(qint64 conversationId, const QString& snapshot)
+{
+    setSetting(conversationId, QStringLiteral("last_reply_stats"), snapshot);
+}
+
 QString ChatStore::systemPrompt(qint64 conversationId) const
 {
     return setting(conversationId, QStringLiteral("system_prompt"));

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 
+#include <QDir>
+#include <QFileInfo>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QSaveFile>
+#include <QStandardPaths>
 
 #include "conversation_export.h"
 
@@ -181,12 +185,46 @@ QString ConversationListModel::exportConversation(qint64 id, const QUrl& file, c
     const ConversationExport data{*conversation, store_.systemPrompt(id), store_.messages(id)};
     const QByteArray bytes = format == QLatin1String("json") ? conversationToJson(data)
                                                              : conversationToMarkdown(data).toUtf8();
-    if (!file.isLocalFile())
+    const QString path = localPath(file);
+    if (path.isEmpty())
         return tr("Could not write %1: only files on this computer can be written.").arg(file.toString());
-    const QString path = file.toLocalFile();
     // Written beside it and renamed over it: a failed export leaves an existing file as it was.
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
         return tr("Could not write %1: %2").arg(path, out.errorString());
     return {};
+}
+
+QString ConversationListModel::localPath(const QUrl& file) const
+{
+    if (file.isLocalFile())
+        return file.toLocalFile();
+    // Qt Quick's own file dialog gives a name typed into it as a URL without a scheme.
+    if (file.scheme().isEmpty() && QDir::isAbsolutePath(file.path()))
+        return QDir::cleanPath(file.path());
+    return {};
+}
+
+bool ConversationListModel::fileExists(const QUrl& file) const
+{
+    const QString path = localPath(file);
+    return !path.isEmpty() && QFileInfo::exists(path);
+}
+
+QUrl ConversationListModel::suggestedExportFile(qint64 id, const QString& format) const
+{
+    const auto conversation = store_.conversation(id);
+    QString name = conversation ? conversationTitle(*conversation) : QString();
+    // Characters no file system takes, or that start a hidden file, become spaces.
+    static const QRegularExpression unsafe(QStringLiteral("[/\\\\:*?\"<>|\\x00-\\x1f]"));
+    name = name.replace(unsafe, QStringLiteral(" ")).simplified();
+    while (name.startsWith(QLatin1Char('.')))
+        name.remove(0, 1);
+    if (name.isEmpty())
+        name = tr("conversation");
+    QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (folder.isEmpty() || !QFileInfo(folder).isDir())
+        folder = QDir::homePath();
+    const QString suffix = format == QLatin1String("json") ? QStringLiteral(".json") : QStringLiteral(".md");
+    return QUrl::fromLocalFile(QDir(folder).filePath(name + suffix));
 }

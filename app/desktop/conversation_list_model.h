@@ -44,8 +44,15 @@ public:
     // Makes the conversation `step` rows below (above, when negative) the current one in the
     // list as shown current; nothing past either end, or when the current one is not listed.
     Q_INVOKABLE void selectNeighbour(int step);
-    // format: "markdown" or "json". Returns an error for the user, empty on success.
+    // format: "markdown" or "json". `file` is a file:// URL or an absolute path (what a file
+    // dialog gives for a name typed into it). Returns an error for the user, empty on success.
     Q_INVOKABLE QString exportConversation(qint64 id, const QUrl& file, const QString& format) const;
+    // Where an export is offered first: the documents folder, the conversation's title as the name.
+    Q_INVOKABLE QUrl suggestedExportFile(qint64 id, const QString& format) const;
+    // The file on this computer that `file` names; empty when it names none (a web address).
+    Q_INVOKABLE QString localPath(const QUrl& file) const;
+    // Whether exporting to `file` would replace a file that is there, so the user is asked first.
+    Q_INVOKABLE bool fileExists(const QUrl& file) const;
 
     // Titles an untitled conversation after the start of its first message (call refresh()).
     void nameAfterFirstMessage(qint64 id, const QString& message);

@@ -105,7 +105,7 @@ private slots:
                                               locale.formattedDataSize(qint64(80) << 30),
                                               locale.formattedDataSize(qint64(2) << 30)));
         QCOMPARE(model.deviceMemoryFraction(), 3.0 / 80.0);
-        QCOMPARE(model.deviceText(), QStringLiteral("cuda: NVIDIA H100 80GB HBM3"));
+        QCOMPARE(model.deviceText(), QStringLiteral("GPU (CUDA): NVIDIA H100 80GB HBM3"));
         QCOMPARE(model.contextFill(), 600.0 / 800.0);
         QCOMPARE(model.contextText(), QStringLiteral("%1 / %2").arg(locale.toString(600), locale.toString(800)));
 
@@ -176,7 +176,7 @@ private slots:
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         QVERIFY(app->chat().send("Hello there"));
         QVERIFY(finished.wait(10000));
-        QCOMPARE(app->stats().deviceText(), QStringLiteral("cuda: test device"));
+        QCOMPARE(app->stats().deviceText(), QStringLiteral("GPU (CUDA): test device"));
         QCOMPARE(app->stats().deviceMemoryFraction(), 0.25);
         QVERIFY(app->stats().contextFill() > 0);
     }
@@ -194,7 +194,7 @@ private slots:
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         QVERIFY(app->chat().send("Hello there"));
         QTRY_VERIFY_WITH_TIMEOUT(app->stats().hasStats(), 5000);
-        app->conversations().createConversation();  // the reply is stopped, its chat left
+        app->conversations().createConversation();  // the reply runs on in the chat left
         QVERIFY(!app->stats().hasStats());
         QVERIFY(finished.wait(5000));
         QVERIFY(!app->stats().hasStats());
@@ -223,6 +223,77 @@ private slots:
         QVERIFY(finished.wait(5000));
         QVERIFY(app->chat().error().contains("no memory"));
         QVERIFY(!app->stats().hasStats());
+    }
+
+    // Issue 38, item 5: the engine's English description of the CPU is said in the user's words.
+    void theDeviceIsDescribedInTheUsersLanguage()
+    {
+        CacheStatsModel model;
+        pyramid::GenerationStats s = sampleStats();
+        s.device = "cpu: 2 threads, f16 KV cache";
+        model.update(s);
+        QCOMPARE(model.deviceText(), QStringLiteral("CPU, 2 threads, f16 KV cache"));
+        s.device = "cpu: 1 threads, f32 KV cache";
+        model.update(s);
+        QCOMPARE(model.deviceText(), QStringLiteral("CPU, 1 thread, f32 KV cache"));
+        s.device = "vulkan: something new";  // a form the app does not know is shown as it comes
+        model.update(s);
+        QCOMPARE(model.deviceText(), QStringLiteral("vulkan: something new"));
+    }
+
+    // Issue 38, item 3: while the prompt is read the panel says so, not the last reply's "Finished".
+    void readingThePromptIsSaid()
+    {
+        AppTestEnv env;
+        FakeScript slow;
+        slow.delay = std::chrono::milliseconds(50);
+        auto app = env.makeReadyApp(nullptr, slow);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("First"));
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(app->stats().phaseText(), QStringLiteral("Finished"));
+        QVERIFY(app->chat().send("Second"));
+        QCOMPARE(app->stats().phaseText(), QStringLiteral("Reading the prompt"));  // before the engine says anything
+        QTRY_COMPARE_WITH_TIMEOUT(app->stats().phaseText(), QStringLiteral("Generating"), 5000);
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(app->stats().phaseText(), QStringLiteral("Finished"));
+    }
+
+    // Issue 38, item 3: each conversation's panel comes back with it, after a switch and after
+    // a restart: its context fill, its pyramid, "Finished".
+    void eachConversationsNumbersComeBack()
+    {
+        AppTestEnv env;
+        QString context;
+        std::vector<int> layers;
+        qint64 first = 0;
+        {
+            auto app = env.makeReadyApp();
+            QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+            first = app->conversations().currentId();
+            QVERIFY(app->chat().send("Tell me something"));
+            QVERIFY(finished.wait(5000));
+            context = app->stats().contextText();
+            QVERIFY(context != QStringLiteral("–"));
+            for (int layer = 0; layer < app->stats().rowCount(); ++layer)
+                layers.push_back(app->stats().layerLength(layer));
+            QVERIFY(!layers.empty());
+
+            app->conversations().createConversation();
+            QVERIFY(!app->stats().hasStats());  // a new chat has no reply yet
+            QCOMPARE(app->stats().phaseText(), QStringLiteral("No reply yet"));
+            app->conversations().setCurrentId(first);
+            QCOMPARE(app->stats().contextText(), context);
+            QCOMPARE(app->stats().phaseText(), QStringLiteral("Finished"));
+        }
+        auto app = env.makeReadyApp();  // a restart, which opens the model again
+        QCOMPARE(app->conversations().currentId(), first);
+        QVERIFY(app->stats().hasStats());
+        QCOMPARE(app->stats().contextText(), context);
+        QCOMPARE(app->stats().phaseText(), QStringLiteral("Finished"));
+        QCOMPARE(app->stats().rowCount(), int(layers.size()));
+        for (int layer = 0; layer < app->stats().rowCount(); ++layer)
+            QCOMPARE(app->stats().layerLength(layer), layers[layer]);
     }
 
     void fastStreamsAreCoalesced()

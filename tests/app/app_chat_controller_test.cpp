@@ -1,7 +1,7 @@
 // ChatController with MessageListModel, ChatStore and a fake engine: streaming, stop (the
 // stopped reply is kept and flagged), regenerate, edit and resend, settings applying to the
-// next turn, switching conversations mid-reply, a failing reply, quitting mid-reply and a
-// database that fails to write.
+// next turn, switching conversations mid-reply (the reply runs on), drafts kept per
+// conversation, a failing reply, quitting mid-reply and a database that fails to write.
 #include <QSignalSpy>
 #include <QTest>
 
@@ -236,19 +236,84 @@ private slots:
         QCOMPARE(requests[1].conversation.messages.size(), size_t(3));
     }
 
-    void switchingConversationStopsTheReply()
+    // Issue 38, item 2: showing another conversation lets the reply run on in its own; the
+    // one shown says so and sends nothing until it ends; going back shows it streaming.
+    void aReplyRunsOnWhileAnotherConversationIsShown()
     {
         AppTestEnv env;
-        auto app = appStreamingAReply(env);
-        QVERIFY(app);
+        auto app = env.makeReadyApp(nullptr, slowScript(40, 20));
+        QVERIFY(app->chat().send("Long story please"));
+        QTRY_VERIFY_WITH_TIMEOUT(!lastText(*app).isEmpty(), 5000);
         const qint64 first = app->conversations().currentId();
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         const qint64 second = app->conversations().createConversation();
         QVERIFY(second != first);
         QCOMPARE(app->messages().count(), 0);  // the new conversation is on screen at once
-        QVERIFY(finished.wait(5000));
-        QCOMPARE(app->messages().count(), 0);  // the old reply did not leak into it
-        QVERIFY(storedAsStopped(app->store(), first));
+        QVERIFY(app->chat().busy());
+        QVERIFY(app->chat().busyElsewhere());
+        QVERIFY(!app->chat().canSend());
+        QTest::qWait(100);
+        QCOMPARE(finished.count(), 0);  // not stopped by the switch
+        QCOMPARE(app->messages().count(), 0);  // and its text did not leak into this one
+
+        app->conversations().setCurrentId(first);
+        QVERIFY(!app->chat().busyElsewhere());
+        QCOMPARE(app->messages().count(), 2);
+        QVERIFY(app->messages().streaming());
+        const QString shownAtReturn = lastText(*app);
+        QVERIFY(shownAtReturn.startsWith(" w0 w1"));  // what it said while away is there
+        QVERIFY(finished.wait(10000));
+        const QVector<StoredMessage> stored = app->store().messages(first);
+        QCOMPARE(stored.size(), 2);
+        QVERIFY(!stored[1].stopped());
+        QCOMPARE(stored[1].text.trimmed(), QStringLiteral("w0 w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17 "
+                                                          "w18 w19 w20 w21 w22 w23 w24 w25 w26 w27 w28 w29 w30 w31 w32 w33 "
+                                                          "w34 w35 w36 w37 w38 w39"));
+        QCOMPARE(lastText(*app), stored[1].text);
+        QVERIFY(!app->messages().streaming());
+    }
+
+    // A reply that ends while another conversation is shown is stored whole in its own.
+    void aReplyEndingWhileAwayIsStoredWhole()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp(nullptr, slowScript(10, 10));
+        const qint64 first = app->conversations().currentId();
+        QVERIFY(app->chat().send("Short story please"));
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        app->conversations().createConversation();
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(app->messages().count(), 0);
+        QVERIFY(!app->chat().busyElsewhere());
+        QVERIFY(app->chat().canSend());
+        const QVector<StoredMessage> stored = app->store().messages(first);
+        QCOMPARE(stored.size(), 2);
+        QVERIFY(!stored[1].stopped());
+        QCOMPARE(stored[1].text, QStringLiteral(" w0 w1 w2 w3 w4 w5 w6 w7 w8 w9"));
+    }
+
+    // Issue 38, item 2: unsent text stays with its conversation.
+    void eachConversationKeepsItsDraft()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp();
+        QSignalSpy drafts(&app->chat(), &ChatController::draftChanged);
+        const qint64 first = app->conversations().currentId();
+        QVERIFY(app->chat().send("Hello"));  // a conversation with a message is not reused
+        QVERIFY(waitForReply(*app));
+        app->chat().setDraft(QStringLiteral("half a thought"));
+        const qint64 second = app->conversations().createConversation();
+        QVERIFY(second != first);
+        QCOMPARE(app->chat().draft(), QString());  // nothing to send by accident here
+        app->chat().setDraft(QStringLiteral("another"));
+        app->conversations().setCurrentId(first);
+        QCOMPARE(app->chat().draft(), QStringLiteral("half a thought"));
+        QVERIFY(drafts.count() >= 3);
+        QVERIFY(app->chat().send(app->chat().draft()));
+        QCOMPARE(app->chat().draft(), QString());  // sent: gone
+        QVERIFY(waitForReply(*app));
+        app->conversations().setCurrentId(second);
+        QCOMPARE(app->chat().draft(), QStringLiteral("another"));
     }
 
     // Deleting a conversation purges the one deleted before: a reply still stopping there has
@@ -264,7 +329,7 @@ private slots:
         app->conversations().remove(first);
         app->conversations().remove(second);  // purges the first before its reply comes back
         QVERIFY(!app->store().conversation(first));
-        QVERIFY(finished.wait(5000));
+        QVERIFY(finished.wait(10000));
         QVERIFY2(app->chat().error().isEmpty(), qPrintable(app->chat().error()));
         QVERIFY(!app->store().conversation(first));
         QVERIFY(app->chat().send("Still here?"));
@@ -353,7 +418,8 @@ private slots:
         const qint64 first = app->conversations().currentId();
         QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
         app->conversations().createConversation();
-        app->conversations().setCurrentId(first);  // back before the cancelled reply is stored
+        app->conversations().setCurrentId(first);  // back while it still runs
+        app->chat().stop();
         QVERIFY(finished.wait(5000));
         QCOMPARE(app->messages().count(), 2);
         QVERIFY(app->messages().at(1).stopped());

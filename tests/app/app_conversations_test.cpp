@@ -1,6 +1,7 @@
 // ChatStore and ConversationListModel: create, rename, delete with undo, search, persistence
 // across reopening the SQLite file, reopening the last conversation, export.
 #include <QFile>
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -469,6 +470,42 @@ private slots:
 
         QVERIFY(!model.exportConversation(id, QUrl::fromLocalFile("/nonexistent-dir/x.md"), "markdown").isEmpty());
         QVERIFY(model.exportConversation(id, QUrl("https://example.com/x.md"), "markdown").contains("only files"));
+    }
+
+    // Issue 38, item 1: Qt Quick's file dialog gives a name typed into it as a URL without a
+    // scheme; that is a file on this computer, new or not. The dialog is offered the documents
+    // folder and the title as the name, and is told when a file would be replaced.
+    void exportsToANewFileTheDialogNamed()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 id = model.currentId();
+        model.rename(id, "Plans: a/b?");
+        store.addMessage(id, message(ChatRole::User, "Hello"));
+
+        const QString fresh = dir.filePath("newfile.md");
+        const QUrl typed(fresh);  // what the dialog gives: no file:// in front
+        QVERIFY(typed.scheme().isEmpty());
+        QVERIFY(!model.fileExists(typed));
+        QCOMPARE(model.localPath(typed), fresh);
+        QCOMPARE(model.exportConversation(id, typed, "markdown"), QString());
+        QFile file(fresh);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().startsWith("# Plans: a/b?"));
+        QVERIFY(model.fileExists(typed));
+        QVERIFY(model.fileExists(QUrl::fromLocalFile(fresh)));
+        QCOMPARE(model.localPath(QUrl("https://example.com/x.md")), QString());
+        QVERIFY(!model.fileExists(QUrl("https://example.com/x.md")));
+
+        const QUrl suggested = model.suggestedExportFile(id, "markdown");
+        QVERIFY(suggested.isLocalFile());
+        const QFileInfo info(suggested.toLocalFile());
+        QCOMPARE(info.fileName(), QStringLiteral("Plans a b.md"));  // no folder or wildcard from the title
+        QVERIFY(info.dir().exists());
+        QCOMPARE(QFileInfo(model.suggestedExportFile(id, "json").toLocalFile()).fileName(), QStringLiteral("Plans a b.json"));
+        model.rename(id, "...");
+        QCOMPARE(QFileInfo(model.suggestedExportFile(id, "json").toLocalFile()).fileName(), QStringLiteral("conversation.json"));
     }
 
     // The exported Markdown keeps its own structure: a multi-line system prompt stays quoted

@@ -132,11 +132,17 @@ Pane {
             onSent: messageList.following = true
             onHistoryKey: key => messageList.scrollByKey(key)
             Layout.fillWidth: true
-            Component.onCompleted: focusInput()
+            Component.onCompleted: {
+                showDraft()
+                focusInput()
+            }
         }
         Connections {
             target: view.conversations
-            function onCurrentIdChanged() { composer.focusInput() }
+            function onCurrentIdChanged() {
+                composer.showDraft()
+                composer.focusInput()
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 // Where the user writes: Enter or Ctrl+Enter sends, Shift+Enter adds a line. While a reply
 // runs the send button becomes Stop; after it, the last reply can be regenerated and the
-// last message edited and sent again.
+// last message edited and sent again. What is typed is the conversation's draft (chat.draft):
+// it stays with that conversation when another one is shown.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -12,13 +13,20 @@ Pane {
     readonly property bool editing: chat.editing  // the text replaces the last user message
 
     signal sent()
-    // PageUp/PageDown and Ctrl+Home/Ctrl+End read the history while the cursor stays here.
+    // PageUp/PageDown read the history while the cursor stays here; so do Ctrl+Home/Ctrl+End
+    // once the cursor is already at that end of the text (the first press moves it there).
     signal historyKey(int key)
+
+    // The conversation on screen changed: its own draft replaces the text.
+    function showDraft() {
+        input.text = chat.draft
+        input.cursorPosition = input.length
+    }
 
     function submit() {
         const ok = editing ? chat.editAndResend(input.text) : chat.send(input.text)
         if (ok) {
-            input.clear()
+            showDraft()  // a sent message leaves none; a resent edit gives back what was typed before
             sent()
         }
         input.forceActiveFocus()
@@ -33,7 +41,7 @@ Pane {
     // Drops the edit and its text; the Cancel edit button and Esc (Main.qml) both end here.
     function cancelEdit() {
         chat.cancelEdit()
-        input.clear()
+        showDraft()
         input.forceActiveFocus()
     }
 
@@ -49,13 +57,15 @@ Pane {
 
             Label {
                 textFormat: Text.PlainText
-                visible: composer.editing
-                text: qsTr("Editing your last message")
+                visible: composer.editing || composer.chat.busyElsewhere
+                text: composer.editing ? qsTr("Editing your last message")
+                                       : qsTr("A reply is still being written in another conversation: send when it is done, or stop it.")
                 font.italic: true
+                wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
             Item {
-                visible: !composer.editing
+                visible: !composer.editing && !composer.chat.busyElsewhere
                 Layout.fillWidth: true
             }
             Button {
@@ -74,6 +84,7 @@ Pane {
                 onClicked: {
                     if (composer.chat.beginEdit()) {
                         input.text = composer.chat.lastUserText
+                        input.cursorPosition = input.length  // ready to go on typing
                         input.forceActiveFocus()
                     }
                 }
@@ -111,6 +122,8 @@ Pane {
                     selectByMouse: true
                     focus: true
                     Accessible.name: qsTr("Message")
+                    // The text of an edit is not a draft: it belongs to the message edited.
+                    onTextChanged: if (!composer.editing) composer.chat.draft = text
                     // Tab moves on instead of typing a tab, so the keyboard can leave the field.
                     Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
                     Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
@@ -119,9 +132,12 @@ Pane {
                                 && !(event.modifiers & Qt.ShiftModifier)) {
                             composer.submit()
                             event.accepted = true
-                        } else if (event.key === Qt.Key_PageUp || event.key === Qt.Key_PageDown
-                                   || ((event.key === Qt.Key_Home || event.key === Qt.Key_End)
-                                       && (event.modifiers & Qt.ControlModifier))) {
+                        } else if (event.key === Qt.Key_PageUp || event.key === Qt.Key_PageDown) {
+                            composer.historyKey(event.key)
+                            event.accepted = true
+                        } else if ((event.modifiers & Qt.ControlModifier) && !(event.modifiers & Qt.ShiftModifier)
+                                   && ((event.key === Qt.Key_Home && input.cursorPosition === 0)
+                                       || (event.key === Qt.Key_End && input.cursorPosition === input.length))) {
                             composer.historyKey(event.key)
                             event.accepted = true
                         }
@@ -131,7 +147,7 @@ Pane {
 
             Button {
                 focusPolicy: Qt.TabFocus
-                visible: !composer.chat.busy
+                visible: !composer.chat.busy || composer.chat.busyElsewhere
                 text: composer.editing ? qsTr("Resend") : qsTr("Send")
                 enabled: composer.chat.canSend && input.text.trim() !== ""
                 highlighted: true
@@ -143,7 +159,7 @@ Pane {
             }
             Button {
                 focusPolicy: Qt.TabFocus
-                visible: composer.chat.busy
+                visible: composer.chat.busy && !composer.chat.busyElsewhere
                 text: qsTr("Stop")
                 onClicked: composer.chat.stop()
                 Accessible.name: text  // starts with what is shown, for voice control

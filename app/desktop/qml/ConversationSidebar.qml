@@ -13,6 +13,23 @@ Pane {
     property var actionId: 0
     property string actionTitle: ""
     property string exportFormat: "markdown"
+    property url exportFile  // chosen in the dialog, written once a replace is confirmed
+
+    // Offers the documents folder and the conversation's title as the name.
+    function startExport(format) {
+        sidebar.exportFormat = format
+        const suggested = sidebar.conversations.suggestedExportFile(sidebar.actionId, format)
+        exportDialog.currentFolder = suggested.toString().substring(0, suggested.toString().lastIndexOf("/"))
+        exportDialog.selectedFile = suggested
+        exportDialog.open()
+    }
+    function writeExport() {
+        const problem = sidebar.conversations.exportConversation(sidebar.actionId, sidebar.exportFile, sidebar.exportFormat)
+        exportResult.failed = problem !== ""
+        exportResult.text = problem !== "" ? problem
+                                           : qsTr("The conversation was saved as %1.").arg(sidebar.conversations.localPath(sidebar.exportFile))
+        exportResult.open()
+    }
 
     padding: 8
 
@@ -161,17 +178,11 @@ Pane {
         }
         MenuItem {
             text: qsTr("Export as Markdown…")
-            onTriggered: {
-                sidebar.exportFormat = "markdown"
-                exportDialog.open()
-            }
+            onTriggered: sidebar.startExport("markdown")
         }
         MenuItem {
             text: qsTr("Export as JSON…")
-            onTriggered: {
-                sidebar.exportFormat = "json"
-                exportDialog.open()
-            }
+            onTriggered: sidebar.startExport("json")
         }
         MenuSeparator {}
         MenuItem {
@@ -193,9 +204,10 @@ Pane {
             renameField.selectAll()
             renameField.forceActiveFocus()
         }
-        TextField {
+        // Sized through implicitWidth, which the dialog measures: a plain width overflows it.
+        contentItem: TextField {
             id: renameField
-            width: 320
+            implicitWidth: 320
             selectByMouse: true
             onAccepted: renameDialog.accept()
             Accessible.name: qsTr("New title")
@@ -207,27 +219,48 @@ Pane {
         objectName: "exportDialog"
         title: qsTr("Export conversation")
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Export")
+        // Replacing a file is asked below, the same way for every platform's dialog.
+        options: FileDialog.DontConfirmOverwrite
         defaultSuffix: sidebar.exportFormat === "json" ? "json" : "md"
         nameFilters: sidebar.exportFormat === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
         onAccepted: {
-            const problem = sidebar.conversations.exportConversation(sidebar.actionId, selectedFile, sidebar.exportFormat)
-            if (problem !== "") {
-                exportError.text = problem
-                exportError.open()
-            }
+            sidebar.exportFile = selectedFile
+            if (sidebar.conversations.fileExists(selectedFile))
+                replaceDialog.open()
+            else
+                sidebar.writeExport()
         }
     }
 
     Dialog {
-        id: exportError
-        property alias text: exportErrorLabel.text
-        title: qsTr("Export failed")
+        id: replaceDialog
+        objectName: "replaceDialog"
+        title: qsTr("Replace the file?")
+        modal: true
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        standardButtons: Dialog.Yes | Dialog.No
+        onAccepted: sidebar.writeExport()
+        Label {
+            textFormat: Text.PlainText
+            wrapMode: Text.Wrap
+            text: qsTr("%1 already exists. Replace it with this conversation?").arg(sidebar.conversations.localPath(sidebar.exportFile))
+        }
+    }
+
+    Dialog {
+        id: exportResult
+        objectName: "exportResult"
+        property alias text: exportResultLabel.text
+        property bool failed: false
+        title: failed ? qsTr("Export failed") : qsTr("Exported")
         modal: true
         parent: Overlay.overlay
         anchors.centerIn: parent
         standardButtons: Dialog.Ok
         Label {
-            id: exportErrorLabel
+            id: exportResultLabel
             textFormat: Text.PlainText
             wrapMode: Text.Wrap
         }

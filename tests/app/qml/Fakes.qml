@@ -32,6 +32,9 @@ QtObject {
         function remove(id) {}
         function undoRemove() {}
         function exportConversation(id, file, format) { return "" }
+        function suggestedExportFile(id, format) { return "file:///tmp/Chat A.md" }
+        function localPath(file) { return String(file).replace("file://", "") }
+        function fileExists(file) { return false }
         ListElement { conversationId: 1; title: "Chat A"; updated: "10:00"; current: true }
         ListElement { conversationId: 2; title: "Chat B"; updated: "09:00"; current: false }
         ListElement { conversationId: 3; title: "Chat C"; updated: "08:00"; current: false }
@@ -66,6 +69,8 @@ QtObject {
     }
     property QtObject chat: QtObject {
         property bool busy: false
+        property bool busyElsewhere: false
+        property string draft: ""
         property bool editing: false
         property bool canEditLast: true
         property bool canRegenerate: true
@@ -74,7 +79,7 @@ QtObject {
         property string lastUserText: "hello"
         property int stops: 0
         property int cancels: 0
-        function send(t) { return true }
+        function send(t) { draft = ""; return true }
         function stop() { stops++ }
         function clearError() { error = "" }
         function beginEdit() { editing = true; return true }
