@@ -1,0 +1,230 @@
+#include "completion_request.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "api_error.h"
+#include "util/error.h"
+#include "util/json_input.h"
+
+namespace pyramid::server {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void refuse(const std::string& param, const std::string& expected, const json& found)
+{
+    throw ApiError(400, "'" + param + "' must be " + expected + ", not " + json_excerpt(found), param);
+}
+
+bool read_bool(const json& body, const char* name, bool fallback)
+{
+    const auto it = body.find(name);
+    if (it == body.end() || it->is_null())
+        return fallback;
+    if (!it->is_boolean())
+        refuse(name, "true or false", *it);
+    return it->get<bool>();
+}
+
+// A JSON number in [low, high] (inclusive unless `low_open`).
+std::optional<double> read_number(const json& body, const char* name, double low, double high, bool low_open = false)
+{
+    const auto it = body.find(name);
+    if (it == body.end() || it->is_null())
+        return std::nullopt;
+    const std::string range = (low_open ? "a number above " : "a number from ") + json(low).dump() + " to " +
+                              json(high).dump();
+    if (!it->is_number())
+        refuse(name, range, *it);
+    const double value = it->get<double>();
+    if (value < low || value > high || (low_open && value == low))
+        refuse(name, range, *it);
+    return value;
+}
+
+std::optional<int64_t> read_integer(const json& body, const char* name, int64_t low, int64_t high)
+{
+    const auto it = body.find(name);
+    if (it == body.end() || it->is_null())
+        return std::nullopt;
+    const std::string range = "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
+    if (!it->is_number_integer())
+        refuse(name, range, *it);
+    // Unsigned values past int64's range arrive as number_unsigned.
+    if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(high))
+        refuse(name, range, *it);
+    const int64_t value = it->get<int64_t>();
+    if (value < low || value > high)
+        refuse(name, range, *it);
+    return value;
+}
+
+// A message's content: a string, or OpenAI's array of content parts of which only text
+// parts are understood here (an image part asks for a model this server does not run).
+std::string read_content(const json& content, const std::string& param)
+{
+    if (content.is_string())
+        return content.get<std::string>();
+    if (!content.is_array())
+        refuse(param, "a string or an array of text parts", content);
+    std::string text;
+    for (size_t i = 0; i < content.size(); ++i) {
+        const json& part = content[i];
+        const std::string at = param + "[" + std::to_string(i) + "]";
+        if (!part.is_object() || part.value("type", json()) != "text" || !part.contains("text") ||
+            !part["text"].is_string())
+            refuse(at, "a text part {\"type\": \"text\", \"text\": \"...\"}", part);
+        text += part["text"].get<std::string>();
+    }
+    return text;
+}
+
+Conversation read_messages(const json& body)
+{
+    const auto it = body.find("messages");
+    if (it == body.end())
+        throw ApiError(400, "'messages' is required", "messages");
+    if (!it->is_array() || it->empty())
+        refuse("messages", "a non-empty array of messages", *it);
+    Conversation conversation;
+    for (size_t i = 0; i < it->size(); ++i) {
+        const json& message = (*it)[i];
+        const std::string at = "messages[" + std::to_string(i) + "]";
+        if (!message.is_object())
+            refuse(at, "an object with 'role' and 'content'", message);
+        const auto role = message.find("role");
+        if (role == message.end() || !role->is_string())
+            refuse(at + ".role", "\"system\", \"user\" or \"assistant\"", role == message.end() ? json() : *role);
+        const auto content = message.find("content");
+        if (content == message.end())
+            throw ApiError(400, "'" + at + ".content' is required", at + ".content");
+        const std::string text = read_content(*content, at + ".content");
+        const std::string name = role->get<std::string>();
+        if (name == "system") {
+            // The chat formats place one system prompt before the first turn.
+            if (!conversation.messages.empty())
+                throw ApiError(400, "'" + at + "' is a system message after the conversation began: system "
+                                   "messages must come first", at + ".role");
+            conversation.system_prompt += (conversation.system_prompt.empty() ? "" : "\n\n") + text;
+        } else if (name == "user" || name == "assistant") {
+            conversation.messages.push_back({name == "user" ? ChatRole::User : ChatRole::Assistant, text});
+        } else {
+            refuse(at + ".role", "\"system\", \"user\" or \"assistant\"", *role);
+        }
+    }
+    if (conversation.messages.empty() || conversation.messages.back().role != ChatRole::User)
+        throw ApiError(400, "the last message must be the user's: it is the one to answer", "messages");
+    return conversation;
+}
+
+std::string read_prompt(const json& body)
+{
+    const auto it = body.find("prompt");
+    if (it == body.end())
+        throw ApiError(400, "'prompt' is required", "prompt");
+    if (it->is_string())
+        return it->get<std::string>();
+    if (it->is_array() && it->size() == 1 && (*it)[0].is_string())
+        return (*it)[0].get<std::string>();
+    refuse("prompt", "a string (or an array of one string)", *it);
+}
+
+std::vector<std::string> read_stop(const json& body)
+{
+    const auto it = body.find("stop");
+    if (it == body.end() || it->is_null())
+        return {};
+    const std::string expected = "a non-empty string or an array of up to " + std::to_string(kMaxStopStrings) +
+                                 " non-empty strings";
+    std::vector<std::string> stop;
+    if (it->is_string()) {
+        stop.push_back(it->get<std::string>());
+    } else if (it->is_array() && it->size() <= kMaxStopStrings) {
+        for (const json& s : *it) {
+            if (!s.is_string())
+                refuse("stop", expected, *it);
+            stop.push_back(s.get<std::string>());
+        }
+    } else {
+        refuse("stop", expected, *it);
+    }
+    for (const std::string& s : stop)
+        if (s.empty())
+            refuse("stop", expected, *it);
+    return stop;
+}
+
+std::optional<CompressionConfig> read_pyramid(const json& body)
+{
+    const auto it = body.find("pyramid");
+    if (it == body.end() || it->is_null())
+        return std::nullopt;
+    const char* expected = "an object with one of 'preset', 'policy' or 'config'";
+    if (!it->is_object() || it->size() != 1)
+        refuse("pyramid", expected, *it);
+    try {
+        if (const auto preset = it->find("preset"); preset != it->end() && preset->is_string())
+            return compression_preset(preset->get<std::string>());
+        if (const auto policy = it->find("policy"); policy != it->end() && policy->is_string()) {
+            CompressionConfig config;
+            config.policy = parse_policy_kind(policy->get<std::string>());
+            return config;
+        }
+        if (const auto config = it->find("config"); config != it->end() && config->is_object())
+            return compression_config_from_json(config->dump());
+    } catch (const Error& e) {
+        throw ApiError(400, std::string("'pyramid': ") + e.what(), "pyramid");
+    }
+    refuse("pyramid", expected, *it);
+}
+
+} // namespace
+
+CompletionRequest parse_completion_request(std::string_view text, Endpoint endpoint, const SamplingParams& defaults)
+{
+    json body;
+    try {
+        body = parse_json_document(text, "the request body");
+    } catch (const Error& e) {
+        throw ApiError(400, e.what());
+    }
+    if (!body.is_object())
+        throw ApiError(400, "the request body must be a JSON object, not " + json_excerpt(body));
+
+    CompletionRequest r;
+    r.endpoint = endpoint;
+    if (endpoint == Endpoint::Chat)
+        r.conversation = read_messages(body);
+    else
+        r.prompt = read_prompt(body);
+    r.stream = read_bool(body, "stream", false);
+    if (const auto options = body.find("stream_options"); options != body.end() && !options->is_null()) {
+        if (!options->is_object())
+            refuse("stream_options", "an object", *options);
+        r.include_usage = read_bool(*options, "include_usage", false);
+    }
+    constexpr int64_t kMaxTokens = std::numeric_limits<int>::max();
+    r.max_tokens = read_integer(body, "max_tokens", 1, kMaxTokens);
+    if (const auto newer = read_integer(body, "max_completion_tokens", 1, kMaxTokens)) {
+        if (r.max_tokens && *r.max_tokens != *newer)
+            throw ApiError(400, "'max_tokens' and 'max_completion_tokens' disagree", "max_completion_tokens");
+        r.max_tokens = newer;
+    }
+    if (const auto n = body.find("n"); n != body.end() && !n->is_null() && *n != 1)
+        refuse("n", "1 (one choice per request)", *n);
+    r.sampling = defaults;
+    if (const auto t = read_number(body, "temperature", 0, 2))
+        r.sampling.temperature = static_cast<float>(*t);
+    if (const auto p = read_number(body, "top_p", 0, 1, true))
+        r.sampling.top_p = static_cast<float>(*p);
+    // The sampler's seed 0 means "draw a fresh one": request seeds are shifted by one so that
+    // every request seed, 0 included, repeats its run.
+    if (const auto seed = read_integer(body, "seed", 0, std::numeric_limits<int64_t>::max() - 1))
+        r.sampling.seed = static_cast<uint64_t>(*seed) + 1;
+    r.stop = read_stop(body);
+    r.compression = read_pyramid(body);
+    return r;
+}
+
+} // namespace pyramid::server

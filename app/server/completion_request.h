@@ -1,0 +1,52 @@
+#pragma once
+// The body of POST /v1/chat/completions or /v1/completions, read and checked field by field
+// as OpenAI's API documents them. What is read:
+//
+//   messages      chat: [{"role": "system"|"user"|"assistant", "content": "..." or
+//                 [{"type": "text", "text": "..."}, ...]}, ...]; system messages come first,
+//                 the last message is the user's
+//   prompt        text: a string (or an array holding one string)
+//   stream        bool: server-sent events
+//   max_tokens    integer >= 1 (max_completion_tokens is the same field's newer name)
+//   temperature   number 0..2 (0: greedy)     top_p  number in (0, 1]
+//   stop          a string or up to 4 non-empty strings     seed  integer >= 0
+//   n             1 only                       stream_options.include_usage  bool
+//   pyramid       PyramidChat's extension: {"preset": NAME} | {"policy": NAME} |
+//                 {"config": {...}} (a compression config as --config reads it), the KV-cache
+//                 compression of this request instead of the server's
+//
+// Any other field is ignored, as OpenAI's clients send fields a local server does not know
+// (model, user, logit_bias, ...). A field of the wrong type or out of range is an ApiError 400
+// naming it; so is a body that is not a JSON object (with the parser's message).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chat/chat_message.h"
+#include "generate/sampling_params.h"
+#include "kv/compression_config.h"
+
+namespace pyramid::server {
+
+enum class Endpoint { Chat, Text };
+
+inline constexpr int kMaxStopStrings = 4;  // as OpenAI allows
+
+struct CompletionRequest {
+    Endpoint endpoint = Endpoint::Chat;
+    Conversation conversation;  // chat: the system prompt and the messages, in order
+    std::string prompt;         // text
+    bool stream = false;
+    bool include_usage = false;  // streamed: a last chunk with the usage
+    std::optional<int> max_tokens;
+    SamplingParams sampling;     // the server's defaults with the request's fields applied
+    std::vector<std::string> stop;
+    std::optional<CompressionConfig> compression;  // the request's "pyramid" field
+};
+
+// Throws ApiError (400) as described above. `defaults`: sampling for fields the request
+// leaves out.
+CompletionRequest parse_completion_request(std::string_view body, Endpoint endpoint, const SamplingParams& defaults);
+
+} // namespace pyramid::server

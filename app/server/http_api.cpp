@@ -1,0 +1,134 @@
+#include "http_api.h"
+
+#include <atomic>
+#include <ctime>
+#include <memory>
+
+#include "api_error.h"
+#include "completion_request.h"
+#include "reply_writer.h"
+#include "util/error.h"
+#include "util/json_input.h"
+
+namespace pyramid::server {
+namespace {
+
+void send_json(httplib::Response& res, int status, const nlohmann::json& body)
+{
+    res.status = status;
+    res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+}
+
+// The message of an error the library answers by itself.
+std::string library_error(const httplib::Request& req, int status, size_t max_body_bytes)
+{
+    switch (status) {
+    case 404:
+        return "no route " + req.method + " " + json_excerpt(req.path) +
+               ": this server answers POST /v1/chat/completions, POST /v1/completions, GET /v1/models, "
+               "GET /health and GET /metrics";
+    case 413:
+        return "the request body is larger than the " + std::to_string(max_body_bytes) +
+               " bytes this server accepts (--max-body)";
+    default: return "the request could not be read (HTTP " + std::to_string(status) + ")";
+    }
+}
+
+class Api {
+public:
+    Api(const ApiSettings& settings, const Tokenizer& tokenizer, ServingLoop& loop)
+        : settings_(settings), tokenizer_(tokenizer), loop_(loop)
+    {
+    }
+
+    void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint)
+    {
+        const CompletionRequest request = parse_completion_request(req.body, endpoint, settings_.sampling);
+        const RequestPrompt prompt = request_prompt(request, tokenizer_, settings_.prompt);
+        ServingJob job{prompt.tokens, prompt.max_tokens, request.sampling,
+                       request.compression.value_or(settings_.compression), request.stop};
+        try {
+            job.compression.validate_for(settings_.n_layers);
+        } catch (const Error& e) {
+            throw ApiError(400, std::string("'pyramid': ") + e.what(), "pyramid");
+        }
+        std::shared_ptr<ReplyChannel> channel = loop_.submit(std::move(job));
+        if (!channel)
+            throw ApiError(429, "the server is busy: its batch and queue are full; retry later");
+        ReplyIdentity identity{endpoint,
+                               (endpoint == Endpoint::Chat ? "chatcmpl-" : "cmpl-") + std::to_string(++next_id_),
+                               static_cast<int64_t>(std::time(nullptr)), settings_.model_id};
+        auto writer = std::make_shared<ReplyWriter>(std::move(identity), request.stream, request.include_usage, channel);
+        res.set_chunked_content_provider(
+            request.stream ? "text/event-stream" : "application/json",
+            [writer](size_t, httplib::DataSink& sink) {
+                const ReplyWriter::Progress progress =
+                    writer->pump([&](const std::string& bytes) { return sink.write(bytes.data(), bytes.size()); });
+                if (progress == ReplyWriter::Progress::Done)
+                    sink.done();
+                return progress != ReplyWriter::Progress::Failed;
+            },
+            // Also when the library gives up on the connection before the provider runs.
+            [channel](bool success) {
+                if (!success)
+                    channel->cancel();
+            });
+        if (request.stream)
+            res.set_header("Cache-Control", "no-cache");
+    }
+
+private:
+    const ApiSettings& settings_;
+    const Tokenizer& tokenizer_;
+    ServingLoop& loop_;
+    std::atomic<long long> next_id_{0};
+};
+
+} // namespace
+
+void install_api(httplib::Server& server, const ApiSettings& settings, const Tokenizer& tokenizer, ServingLoop& loop,
+                 ServerMetrics& metrics)
+{
+    auto api = std::make_shared<Api>(settings, tokenizer, loop);
+    const auto guarded = [](auto handler) {
+        return [handler](const httplib::Request& req, httplib::Response& res) {
+            try {
+                handler(req, res);
+            } catch (const ApiError& e) {
+                send_json(res, e.status(), e.body());
+                if (e.status() == 429)
+                    res.set_header("Retry-After", "1");
+            }
+        };
+    };
+    server.Post("/v1/chat/completions", guarded([api](const auto& req, auto& res) { api->complete(req, res, Endpoint::Chat); }));
+    server.Post("/v1/completions", guarded([api](const auto& req, auto& res) { api->complete(req, res, Endpoint::Text); }));
+    server.Get("/v1/models", [&settings](const httplib::Request&, httplib::Response& res) {
+        send_json(res, 200, models_body(settings.model_id, settings.created));
+    });
+    server.Get("/health", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, {{"status", "ok"}}); });
+    server.Get("/metrics", [&metrics](const httplib::Request&, httplib::Response& res) {
+        res.set_content(metrics.prometheus_text(), "text/plain; version=0.0.4");
+    });
+
+    server.set_pre_routing_handler([&settings](const httplib::Request& req, httplib::Response& res) {
+        if (settings.api_key.empty() || req.get_header_value("Authorization") == "Bearer " + settings.api_key)
+            return httplib::Server::HandlerResponse::Unhandled;
+        const ApiError refusal(401, req.has_header("Authorization")
+                                        ? "the API key is not this server's"
+                                        : "an API key is needed: send the header Authorization: Bearer KEY");
+        send_json(res, 401, refusal.body());
+        res.set_header("WWW-Authenticate", "Bearer");
+        return httplib::Server::HandlerResponse::Handled;
+    });
+    server.set_error_handler([&settings](const httplib::Request& req, httplib::Response& res) {
+        if (res.body.empty())  // ours carry their own
+            send_json(res, res.status, error_body(res.status, library_error(req, res.status, settings.max_body_bytes)));
+    });
+    server.set_logger([&metrics](const httplib::Request& req, const httplib::Response& res) {
+        metrics.count_request(req.path, res.status);
+    });
+    server.set_payload_max_length(settings.max_body_bytes);
+}
+
+} // namespace pyramid::server

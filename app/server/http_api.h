@@ -1,0 +1,49 @@
+#pragma once
+// The HTTP face of the server: OpenAI's routes on a cpp-httplib server.
+//
+//   POST /v1/chat/completions   POST /v1/completions   GET /v1/models   GET /health
+//   GET /metrics (Prometheus text)
+//
+// Every answer that is not a success carries a JSON error object (api_error.h): 400 for a
+// body that is not JSON, a field of the wrong type or range, a prompt that does not fit the
+// context; 401 without the API key when one is set (Authorization: Bearer KEY, on every route);
+// 404 for an unknown route; 413 for a body over max_body_bytes (the library refuses it before
+// reading it); 429 with Retry-After when the serving loop has no room.
+//
+// Why cpp-httplib (Debian's libcpp-httplib-dev 0.11) and not Qt HttpServer 6.4: httplib's
+// chunked content provider sends each server-sent event as it is written, from the thread of
+// that connection, and a write to a client that went away fails, which is how a disconnect is
+// noticed and its sequence cancelled (reply_writer.h). Qt HttpServer 6.4 answers a request
+// with one whole response (chunked responses came in Qt 6.8), so tokens could not be streamed,
+// and it tells a route nothing of the connection closing.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <httplib.h>
+
+#include "generate/sampling_params.h"
+#include "kv/compression_config.h"
+#include "request_prompt.h"
+#include "server_metrics.h"
+#include "serving_loop.h"
+
+namespace pyramid::server {
+
+struct ApiSettings {
+    std::string api_key;         // "": none asked for
+    size_t max_body_bytes = 1 << 20;
+    std::string model_id;        // what /v1/models lists and replies name
+    int64_t created = 0;         // the model's "created" (Unix seconds): when the server started
+    int n_layers = 0;            // the model's, for a request's compression config
+    PromptRules prompt;
+    SamplingParams sampling;       // for fields a request leaves out
+    CompressionConfig compression; // unless a request's "pyramid" field says otherwise
+};
+
+// Installs the routes, the key check, the error bodies and the request counting on `server`.
+// The tokenizer, loop and metrics must outlive the server.
+void install_api(httplib::Server& server, const ApiSettings& settings, const Tokenizer& tokenizer, ServingLoop& loop,
+                 ServerMetrics& metrics);
+
+} // namespace pyramid::server

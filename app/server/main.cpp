@@ -1,0 +1,206 @@
+// pyramid-server: the model behind a local OpenAI-compatible HTTP API, every connection's
+// request in one continuously batched run (http_api.h, serving_loop.h). Prints
+// "listening on http://HOST:PORT" on stdout once it accepts connections (--port 0 takes a free
+// port and says which); logs go to stderr. SIGINT or SIGTERM stop it (exit status 0).
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "chat/chat_engine.h"
+#include "command_line.h"
+#include "engine_options.h"
+#include "http_api.h"
+#include "model/model.h"
+#include "model_search.h"
+#include "util/error.h"
+#include "util/logging.h"
+
+namespace {
+
+using namespace pyramid;
+
+// --format as pyramid-cli reads it: auto (the file's chat template, else by the model's name),
+// chat (the file's chat format even for a base model's name), or a format by name.
+PromptFormat choose_format(const std::string& option, const Model& model)
+{
+    ModelInfo info;
+    info.path = model.path().string();
+    info.name = model.config().name;
+    info.chat_template = model.files().chat_template;
+    const PromptFormatChoice likely = likely_prompt_format(info);
+    if (!likely.notice.empty())
+        fmt::print(stderr, "[notice] {}\n", likely.notice);
+    if (option == "auto")
+        return likely.format;
+    if (option == "chat")
+        return likely.format == PromptFormat::Raw ? choose_prompt_format(info.chat_template, "chat").format
+                                                  : likely.format;
+    return *prompt_format_from_name(option);
+}
+
+// SIGINT and SIGTERM, blocked in every thread (this is made first thing in main, before any
+// other thread starts), are awaited by one thread: until the server runs it ends the process
+// (status 128 + the signal); then it stops the server, again and again until unwatch() (a
+// signal that came just before listen() began would otherwise be lost).
+class StopSignals {
+public:
+    StopSignals()
+    {
+        sigemptyset(&signals_);
+        sigaddset(&signals_, SIGINT);
+        sigaddset(&signals_, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+        waiter_ = std::thread([this] {
+            int signal = 0;
+            sigwait(&signals_, &signal);
+            if (done_.load())
+                return;
+            httplib::Server* server = server_.load();
+            if (!server)
+                std::_Exit(128 + signal);
+            while (!done_.load()) {
+                server->stop();
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        });
+    }
+    // From now on a signal stops `server`.
+    void serving(httplib::Server& server) { server_.store(&server); }
+    // Before the server is destroyed.
+    void unwatch()
+    {
+        if (done_.exchange(true))
+            return;
+        pthread_kill(waiter_.native_handle(), SIGTERM);  // wakes it if no signal came
+        waiter_.join();
+    }
+    ~StopSignals() { unwatch(); }
+
+private:
+    sigset_t signals_;
+    std::atomic<httplib::Server*> server_{nullptr};
+    std::atomic<bool> done_{false};
+    std::thread waiter_;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Serve a LLaMA-family model over a local OpenAI-compatible HTTP API, with continuous batching and "
+                 "PyramidInfer KV-cache compression.",
+                 "pyramid-server"};
+    std::string model_path, host = "127.0.0.1", api_key, format = "auto";
+    int port = 8080, max_batch = 8, max_queue = 64, max_tokens = 256;
+    size_t max_body = 1 << 20;
+    bool verbose = false;
+    app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (" + default_model_help() + ")");
+    app.add_option("--host", host, "address to listen on (loopback unless told otherwise)")->capture_default_str();
+    app.add_option("--port", port, "TCP port (0: any free port, printed)")
+        ->check(whole_number(0, 65535))
+        ->capture_default_str();
+    app.add_option("--api-key", api_key, "require Authorization: Bearer KEY on every request");
+    app.add_option("--max-batch", max_batch, "sequences generating together")
+        ->check(whole_number(1, 1024))
+        ->capture_default_str();
+    app.add_option("--max-queue", max_queue, "requests that may wait beyond a full batch; more are answered 429")
+        ->check(whole_number(0, 4096))
+        ->capture_default_str();
+    app.add_option("--max-body", max_body, "largest request body in bytes; larger ones are answered 413")
+        ->check(whole_number(1, 1ll << 30))
+        ->capture_default_str();
+    app.add_option("-n,--max-tokens", max_tokens, "tokens a reply may have when the request sets no max_tokens")
+        ->check(whole_number(1, 1 << 20))
+        ->capture_default_str();
+    std::vector<std::string> format_names{"auto", "chat"};
+    for (const PromptFormat f : all_prompt_formats())
+        format_names.emplace_back(prompt_format_name(f));
+    app.add_option("--format", format,
+                   "prompt format of chat requests: auto (the file's chat template; without one, llama-2-chat when "
+                   "the file or model name says chat or instruct, else raw: no chat requests), chat, or a format by "
+                   "name")
+        ->check(CLI::IsMember(format_names))
+        ->capture_default_str();
+    app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
+    SamplingOptions sampling;
+    sampling.add_to(app);
+    CompressionOptions compression("full");
+    compression.add_to(app);
+    DeviceOption device(KvPrecision::F16);
+    device.add_to(app);
+
+    StopSignals stop_signals;
+    if (const auto status = parse_command_line(app, argc, argv, "pyramid-server"))
+        return *status;
+    init_logging({verbose, true, "pyramid-server"});
+
+    server::ApiSettings settings;
+    try {
+        settings.compression = compression.resolve();
+        settings.sampling = sampling.params();
+        if (model_path.empty())
+            model_path = find_default_model().string();
+    } catch (const Error& e) {
+        fmt::print(stderr, "pyramid-server: {}\n", e.what());
+        return 2;
+    }
+    std::shared_ptr<Model> model;
+    try {
+        model = Model::open(model_path, device.options());
+        settings.prompt.format = choose_format(format, *model);
+        settings.compression.validate_for(model->config().n_layers);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "pyramid-server: {}\n", e.what());
+        return 3;
+    }
+    const BackendInfo backend = model->backend().info();
+    fmt::print(stderr, "[model] {} ({} layers, context {}) on {}: {}; prompt format {}\n", model_path,
+               model->config().n_layers, model->config().context_length, backend.name, backend.device,
+               prompt_format_name(settings.prompt.format));
+
+    settings.api_key = api_key;
+    settings.max_body_bytes = max_body;
+    settings.model_id = std::filesystem::path(model_path).stem().string();
+    settings.created = static_cast<int64_t>(std::time(nullptr));
+    settings.n_layers = model->config().n_layers;
+    settings.prompt.context_length = model->config().context_length;
+    settings.prompt.default_max_tokens = max_tokens;
+
+    // A client that closed its connection makes a write fail with EPIPE, not kill the server.
+    signal(SIGPIPE, SIG_IGN);
+    httplib::Server http;
+    server::ServerMetrics metrics;
+    server::ServingOptions serving;
+    serving.batch.max_batch = max_batch;
+    serving.max_queue = max_queue;
+    server::ServingLoop loop(model->backend(), model->tokenizer(), serving, metrics);
+    // A connection holds a thread while its reply streams: one for every request that may be
+    // open, and a few for /health, /metrics and the 429 answers beyond them.
+    const size_t threads = static_cast<size_t>(max_batch + max_queue) + 4;
+    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server::install_api(http, settings, model->tokenizer(), loop, metrics);
+
+    const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
+    if (bound < 0) {
+        fmt::print(stderr, "pyramid-server: cannot listen on {}:{} (in use, or not an address of this machine)\n", host,
+                   port);
+        return 3;
+    }
+    fmt::print("listening on http://{}:{}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host, bound);
+    std::fflush(stdout);
+    stop_signals.serving(http);
+    http.listen_after_bind();
+    stop_signals.unwatch();
+    fmt::print(stderr, "pyramid-server: stopped\n");
+    return 0;
+}

@@ -1,0 +1,49 @@
+#pragma once
+// The JSON shapes of OpenAI's API that this server answers with, field for field as OpenAI's
+// client libraries read them:
+//
+//   chat.completion        {"id", "object", "created", "model", "choices": [{"index": 0,
+//                           "message": {"role": "assistant", "content"}, "finish_reason"}],
+//                           "usage": {"prompt_tokens", "completion_tokens", "total_tokens"}}
+//   chat.completion.chunk  the same with "delta" (the first chunk's holds the role) instead of
+//                          "message", no usage; a last chunk with empty choices and the usage
+//                          when the request asked for stream_options.include_usage
+//   text_completion        "choices": [{"index": 0, "text", "logprobs": null, "finish_reason"}],
+//                          streamed in chunks of the same object type
+//   list of models         {"object": "list", "data": [{"id", "object": "model", "created", "owned_by"}]}
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "completion_request.h"
+
+namespace pyramid::server {
+
+// What every response and chunk of one reply repeats.
+struct ReplyIdentity {
+    Endpoint endpoint = Endpoint::Chat;
+    std::string id;       // "chatcmpl-..." or "cmpl-..."
+    int64_t created = 0;  // Unix seconds
+    std::string model;
+};
+
+struct Usage {
+    int prompt_tokens = 0;
+    int completion_tokens = 0;
+};
+
+nlohmann::json completion_body(const ReplyIdentity& reply, const std::string& text, const std::string& finish_reason,
+                               const Usage& usage);
+// One streamed chunk: `text` (and, with `first`, the chat role) and, on the last one, the
+// finish reason.
+nlohmann::json chunk_body(const ReplyIdentity& reply, const std::string& text, bool first,
+                          const std::optional<std::string>& finish_reason);
+nlohmann::json usage_chunk_body(const ReplyIdentity& reply, const Usage& usage);
+nlohmann::json models_body(const std::string& model, int64_t created);
+
+// One server-sent event carrying `data` ("data: ...\n\n").
+std::string sse_event(const std::string& data);
+
+} // namespace pyramid::server

@@ -1,0 +1,43 @@
+#pragma once
+// Where one request's reply passes from the serving loop's thread to the HTTP thread that
+// answers the client: pieces of text as they become final, then one end. The HTTP side
+// cancels it when the client goes away, and the serving loop then cancels the sequence.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace pyramid::server {
+
+struct ReplyUpdate {
+    std::string text;            // final text, possibly empty
+    bool finished = false;       // the last update of the reply
+    std::string finish_reason;   // when finished: "stop", "length" or "error"
+    std::string error;           // finish_reason "error": why
+    int prompt_tokens = 0;       // when finished
+    int completion_tokens = 0;   // when finished: tokens generated, a stopping one included
+};
+
+class ReplyChannel {
+public:
+    // The serving loop's side.
+    void push(ReplyUpdate update);
+    bool cancelled() const { return cancelled_.load(); }
+
+    // The HTTP side: every update there is, waiting up to `timeout` for the first one (none
+    // when it passes).
+    std::vector<ReplyUpdate> take(std::chrono::milliseconds timeout);
+    // The client is gone: the sequence stops at the loop's next step.
+    void cancel() { cancelled_.store(true); }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<ReplyUpdate> updates_;
+    std::atomic<bool> cancelled_{false};
+};
+
+} // namespace pyramid::server

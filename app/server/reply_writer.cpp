@@ -1,0 +1,72 @@
+#include "reply_writer.h"
+
+#include "api_error.h"
+
+namespace pyramid::server {
+namespace {
+
+// Text from the engine is valid UTF-8 (TextStreamer); replace, never throw, should it not be.
+std::string dump(const nlohmann::json& value)
+{
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace
+
+ReplyWriter::ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage,
+                         std::shared_ptr<ReplyChannel> channel, std::chrono::milliseconds heartbeat)
+    : identity_(std::move(identity)), stream_(stream), include_usage_(include_usage), channel_(std::move(channel)),
+      heartbeat_(heartbeat)
+{
+}
+
+ReplyWriter::Progress ReplyWriter::pump(const Write& write)
+{
+    const auto failed = [&] {
+        channel_->cancel();
+        return Progress::Failed;
+    };
+    const std::vector<ReplyUpdate> updates = channel_->take(heartbeat_);
+    if (updates.empty())
+        return write(stream_ ? ": keep-alive\n\n" : " ") ? Progress::More : failed();
+    for (const ReplyUpdate& u : updates) {
+        if (u.finished)
+            return write_end(u, write) == Progress::Done ? Progress::Done : failed();
+        if (!stream_) {
+            text_ += u.text;
+        } else if (!u.text.empty()) {
+            if (!write(sse_event(dump(chunk_body(identity_, u.text, first_, std::nullopt)))))
+                return failed();
+            first_ = false;
+        }
+    }
+    return Progress::More;
+}
+
+ReplyWriter::Progress ReplyWriter::write_end(const ReplyUpdate& end, const Write& write)
+{
+    if (end.finish_reason == "cancelled")
+        return Progress::Failed;
+    if (end.finish_reason == "error") {
+        const std::string error = dump(error_body(500, "the reply failed: " + end.error));
+        return write(stream_ ? sse_event(error) : error) ? Progress::Done : Progress::Failed;
+    }
+    const Usage usage{end.prompt_tokens, end.completion_tokens};
+    if (!stream_) {
+        text_ += end.text;
+        return write(dump(completion_body(identity_, text_, end.finish_reason, usage))) ? Progress::Done
+                                                                                        : Progress::Failed;
+    }
+    std::string out;
+    if (!end.text.empty()) {
+        out += sse_event(dump(chunk_body(identity_, end.text, first_, std::nullopt)));
+        first_ = false;
+    }
+    out += sse_event(dump(chunk_body(identity_, "", first_, end.finish_reason)));
+    if (include_usage_)
+        out += sse_event(dump(usage_chunk_body(identity_, usage)));
+    out += "data: [DONE]\n\n";
+    return write(out) ? Progress::Done : Progress::Failed;
+}
+
+} // namespace pyramid::server

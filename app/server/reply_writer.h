@@ -1,0 +1,48 @@
+#pragma once
+// Writes one reply to its client as the serving loop produces it: server-sent events for a
+// streamed request (a chunk per piece of text, the finish reason, the usage when asked for,
+// then "data: [DONE]"), one JSON object for the others.
+//
+// The client's going away is noticed by a write failing, so something is written at least
+// every `heartbeat` while the reply waits (in the queue, or in a long prompt): an SSE comment
+// line (": keep-alive"), or a space before the JSON object of a non-streamed reply (JSON
+// allows white space before a value). The second write into a closed connection fails; the
+// reply's channel is then cancelled and so is its sequence. A consequence: a non-streamed
+// reply's status (200) is sent once the request is queued, and an engine failure in the middle
+// of it is reported as an error object in that 200 response (a streamed one gets an error
+// event), since the status line went out long before.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "openai_json.h"
+#include "reply_channel.h"
+
+namespace pyramid::server {
+
+class ReplyWriter {
+public:
+    enum class Progress { More, Done, Failed };
+    // Sends bytes to the client; false when the connection is gone.
+    using Write = std::function<bool(const std::string&)>;
+
+    ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage, std::shared_ptr<ReplyChannel> channel,
+                std::chrono::milliseconds heartbeat = std::chrono::seconds(1));
+
+    // Writes what the loop produced since the last call, waiting up to a heartbeat for it.
+    // Failed: the client is gone (or the reply was cancelled): the channel is cancelled.
+    Progress pump(const Write& write);
+
+private:
+    Progress write_end(const ReplyUpdate& end, const Write& write);
+
+    ReplyIdentity identity_;
+    bool stream_, include_usage_;
+    std::shared_ptr<ReplyChannel> channel_;
+    std::chrono::milliseconds heartbeat_;
+    bool first_ = true;
+    std::string text_;  // a non-streamed reply, as it grows
+};
+
+} // namespace pyramid::server

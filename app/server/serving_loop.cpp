@@ -1,0 +1,210 @@
+#include "serving_loop.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "stop_strings.h"
+#include "tokenizer/text_streamer.h"
+#include "util/error.h"
+
+namespace pyramid::server {
+
+struct ServingLoop::Open {
+    int id;
+    std::shared_ptr<ReplyChannel> channel;
+    TextStreamer streamer;
+    StopStrings stops;
+    int prompt_tokens;
+    int generated = 0;
+    // "stop" once the loop ended the reply itself (an end-of-generation token, a stop
+    // string): the scheduler then reports the sequence as cancelled.
+    std::string ended;
+    bool cancel_sent = false;
+
+    Open(int id, std::shared_ptr<ReplyChannel> channel, const Tokenizer& tok, std::vector<std::string> stop, int prompt)
+        : id(id), channel(std::move(channel)), streamer(tok), stops(std::move(stop)), prompt_tokens(prompt)
+    {
+    }
+};
+
+namespace {
+
+ReplyUpdate failure(std::string why)
+{
+    ReplyUpdate u;
+    u.finished = true;
+    u.finish_reason = "error";
+    u.error = std::move(why);
+    return u;
+}
+
+} // namespace
+
+ServingLoop::ServingLoop(Backend& backend, const Tokenizer& tokenizer, ServingOptions options, ServerMetrics& metrics)
+    : tokenizer_(tokenizer), options_(options), metrics_(metrics),
+      scheduler_(backend, options.batch), worker_([this] { run(); })
+{
+}
+
+ServingLoop::~ServingLoop()
+{
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+}
+
+std::shared_ptr<ReplyChannel> ServingLoop::submit(ServingJob job)
+{
+    auto channel = std::make_shared<ReplyChannel>();
+    {
+        std::lock_guard lock(mutex_);
+        if (open_count_ >= options_.batch.max_batch + options_.max_queue)
+            return nullptr;
+        ++open_count_;
+        inbox_.push_back({std::move(job), channel});
+    }
+    wake_.notify_one();
+    return channel;
+}
+
+void ServingLoop::run()
+{
+    for (;;) {
+        std::vector<Submission> arrived;
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] { return stopping_ || !inbox_.empty() || !open_.empty(); });
+            if (stopping_)
+                break;
+            arrived.swap(inbox_);
+        }
+        try {
+            admit(std::move(arrived));
+            for (const auto& open : open_)
+                if (!open->cancel_sent && open->channel->cancelled()) {
+                    scheduler_.cancel(open->id);
+                    open->cancel_sent = true;
+                }
+            if (!scheduler_.idle())
+                take_events(scheduler_.step());
+        } catch (const std::exception& e) {
+            // Not the engine's errors (the scheduler ends those sequences itself): a bug. The
+            // replies end; their sequences are cancelled so the batch empties.
+            spdlog::error("serving loop: {}", e.what());
+            for (const auto& open : open_) {
+                scheduler_.cancel(open->id);
+                metrics_.count_reply("error");
+                open->channel->push(failure(std::string("the server failed: ") + e.what()));
+            }
+            std::lock_guard lock(mutex_);
+            open_count_ -= static_cast<int>(open_.size());
+            open_.clear();
+        }
+        publish_gauges();
+    }
+    std::lock_guard lock(mutex_);
+    for (const auto& open : open_)
+        open->channel->push(failure("the server is shutting down"));
+    for (const Submission& s : inbox_)
+        s.channel->push(failure("the server is shutting down"));
+}
+
+void ServingLoop::admit(std::vector<Submission> submissions)
+{
+    for (Submission& s : submissions) {
+        BatchRequest request;
+        request.prompt = s.job.prompt;
+        request.max_new_tokens = s.job.max_tokens;
+        request.sampling = s.job.sampling;
+        request.compression = s.job.compression;
+        if (tokenizer_.eos_id() >= 0)
+            request.eos_token = tokenizer_.eos_id();
+        try {
+            const int id = scheduler_.submit(std::move(request));
+            metrics_.count_prompt_tokens(static_cast<int>(s.job.prompt.size()));
+            open_.push_back(std::make_unique<Open>(id, std::move(s.channel), tokenizer_, std::move(s.job.stop),
+                                                   static_cast<int>(s.job.prompt.size())));
+        } catch (const Error& e) {
+            metrics_.count_reply("error");
+            s.channel->push(failure(e.what()));
+            std::lock_guard lock(mutex_);
+            --open_count_;
+        }
+    }
+}
+
+void ServingLoop::take_events(const std::vector<BatchEvent>& events)
+{
+    int generated = 0;
+    for (const BatchEvent& e : events) {
+        const auto it = std::find_if(open_.begin(), open_.end(), [&](const auto& o) { return o->id == e.id; });
+        if (it == open_.end())
+            continue;
+        Open& open = **it;
+        if (e.token && open.ended.empty()) {
+            ++generated;
+            ++open.generated;
+            if (tokenizer_.is_end_of_generation(*e.token)) {
+                open.ended = "stop";
+            } else {
+                std::string text = open.stops.put(open.streamer.put(*e.token));
+                if (open.stops.stopped())
+                    open.ended = "stop";
+                if (!text.empty())
+                    open.channel->push({std::move(text)});
+            }
+            if (!open.ended.empty() && !e.finished) {
+                scheduler_.cancel(open.id);
+                open.cancel_sent = true;
+            }
+        }
+        if (e.finished) {
+            finish(open, e);
+            open_.erase(it);
+        }
+    }
+    metrics_.count_generated(generated);
+}
+
+void ServingLoop::finish(Open& open, const BatchEvent& event)
+{
+    ReplyUpdate u;
+    u.finished = true;
+    u.prompt_tokens = open.prompt_tokens;
+    u.completion_tokens = open.generated;
+    if (!open.stops.stopped()) {
+        u.text = open.stops.put(open.streamer.finish());
+        if (!open.stops.stopped())
+            u.text += open.stops.finish();
+    }
+    if (!open.ended.empty() || open.stops.stopped()) {
+        u.finish_reason = "stop";
+    } else {
+        switch (event.reason) {
+        case FinishReason::EndOfSequence: u.finish_reason = "stop"; break;
+        case FinishReason::MaxTokens:
+        case FinishReason::ContextFull: u.finish_reason = "length"; break;
+        case FinishReason::Cancelled: u.finish_reason = "cancelled"; break;  // the client is gone
+        case FinishReason::Error:
+            u.finish_reason = "error";
+            u.error = event.error;
+            break;
+        }
+    }
+    metrics_.count_reply(u.finish_reason);
+    open.channel->push(std::move(u));
+    std::lock_guard lock(mutex_);
+    --open_count_;
+}
+
+void ServingLoop::publish_gauges()
+{
+    metrics_.set_engine({scheduler_.running(), scheduler_.waiting(), scheduler_.kv_bytes(), scheduler_.full_kv_bytes(),
+                         scheduler_.layer_lengths()});
+}
+
+} // namespace pyramid::server

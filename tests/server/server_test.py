@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""pyramid-server driven over HTTP as OpenAI's clients drive it (Python's standard library only).
+
+Starts the server on a free loopback port (--port 0, the port read from its first line) with
+stories260K in the LLaMA-2-Chat format and an API key, then checks:
+- the key: 401 without it or with another, JSON error bodies;
+- a non-streamed chat and the same streamed (server-sent events, role first, [DONE]): the same
+  text, finish reason and usage; text completions likewise; a seed repeats a sampled reply;
+- stop strings end a reply before them, max_tokens at "length";
+- bad input of each kind: not JSON, not an object, wrong types and ranges, a missing field,
+  roles out of order, n > 1, a prompt longer than the context (400 naming the lengths), a
+  body over --max-body (413), an unknown route (404); unknown fields are ignored;
+- a streamed client that disconnects: its reply ends as cancelled, long before its max_tokens,
+  and the running sequences drop to 0;
+- concurrent requests beyond --max-batch + --max-queue: 429 with Retry-After, every other
+  request answered whole;
+- /metrics in Prometheus text, /v1/models, /health.
+Usage: server_test.py PYRAMID_SERVER MODEL
+"""
+import http.client
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+KEY = "test-key-123"
+MAX_BODY = 65536
+
+
+def fail(message):
+    print("FAIL:", message)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+class Server:
+    def __init__(self, binary, model):
+        self.process = subprocess.Popen(
+            [binary, "--model", model, "--port", "0", "--format", "llama-2-chat", "--api-key", KEY,
+             "--max-batch", "2", "--max-queue", "1", "--max-body", str(MAX_BODY), "--device", "cpu"],
+            stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
+        line = self.process.stdout.readline()
+        match = re.fullmatch(r"listening on http://127\.0\.0\.1:(\d+)\n", line)
+        check(match, f"the server's first line: {line!r}")
+        self.port = int(match.group(1))
+
+    def request(self, method, path, body=None, key=KEY, raw=None):
+        """(status, headers, parsed JSON or text)"""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = {"Content-Type": "application/json"}
+        if key is not None:
+            headers["Authorization"] = "Bearer " + key
+        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        text = response.read().decode()
+        connection.close()
+        content_type = response.getheader("Content-Type", "")
+        parsed = json.loads(text) if content_type.startswith("application/json") else text
+        return response.status, response, parsed
+
+    def stream(self, path, body):
+        """The data of every server-sent event, [DONE] included."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.request("POST", path, body=json.dumps(body),
+                           headers={"Content-Type": "application/json", "Authorization": "Bearer " + KEY})
+        response = connection.getresponse()
+        check(response.status == 200, f"{path} streamed: status {response.status}")
+        check(response.getheader("Content-Type", "").startswith("text/event-stream"), "SSE content type")
+        events = []
+        for line in response.read().decode().split("\n"):
+            if line.startswith("data: "):
+                events.append(line[len("data: "):])
+            else:
+                check(line == "" or line.startswith(":"), f"an SSE line that is no event: {line!r}")
+        connection.close()
+        check(events and events[-1] == "[DONE]", f"the stream ends with [DONE]: {events[-1:]}")
+        return [json.loads(e) for e in events[:-1]]
+
+    def metrics(self):
+        status, _, text = self.request("GET", "/metrics")
+        check(status == 200, f"/metrics: {status}")
+        values = {}
+        for line in text.splitlines():
+            if not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                values[name] = float(value)
+        return values
+
+    def stop(self):
+        self.process.terminate()
+        check(self.process.wait(timeout=30) == 0, "the server stops on SIGTERM with status 0")
+
+
+def expect_error(server, status, path, body=None, raw=None, key=KEY, param=None, says=None):
+    got, response, parsed = server.request("POST" if body is not None or raw is not None else "GET", path,
+                                           body=body, raw=raw, key=key)
+    what = f"{path} {json.dumps(body)[:80] if body is not None else (raw or '')[:80]!r}"
+    check(got == status, f"{what}: status {got}, expected {status}: {parsed}")
+    check(isinstance(parsed, dict) and isinstance(parsed.get("error"), dict), f"{what}: no JSON error object: {parsed}")
+    error = parsed["error"]
+    check(isinstance(error.get("message"), str) and error["message"], f"{what}: no message")
+    if param is not None:
+        check(error.get("param") == param, f"{what}: param {error.get('param')!r}, expected {param!r}")
+    if says is not None:
+        for word in says:
+            check(word in error["message"], f"{what}: {error['message']!r} does not say {word!r}")
+    return response, error
+
+
+CHAT = {"model": "anything", "messages": [{"role": "system", "content": "You tell stories."},
+                                         {"role": "user", "content": "Tell me a story about a cat."}],
+        "max_tokens": 40, "temperature": 0}
+
+
+def test_api_key(server):
+    response, error = expect_error(server, 401, "/health", key=None)
+    check(error["type"] == "authentication_error", f"401 type: {error}")
+    check(response.getheader("WWW-Authenticate") == "Bearer", "401 names the scheme")
+    expect_error(server, 401, "/v1/chat/completions", body=CHAT, key="wrong")
+    status, _, body = server.request("GET", "/health")
+    check(status == 200 and body == {"status": "ok"}, f"/health: {status} {body}")
+
+
+def test_models(server):
+    status, _, body = server.request("GET", "/v1/models")
+    check(status == 200 and body["object"] == "list", f"/v1/models: {body}")
+    check([m["id"] for m in body["data"]] == ["stories260K"], f"/v1/models: {body}")
+
+
+def test_chat(server):
+    status, _, whole = server.request("POST", "/v1/chat/completions", CHAT)
+    check(status == 200, f"chat: {status} {whole}")
+    check(whole["object"] == "chat.completion" and whole["id"].startswith("chatcmpl-"), f"chat: {whole}")
+    choice = whole["choices"][0]
+    text = choice["message"]["content"]
+    check(choice["message"]["role"] == "assistant" and text, f"chat: {choice}")
+    usage = whole["usage"]
+    check(usage["prompt_tokens"] > 10 and 1 <= usage["completion_tokens"] <= 40, f"usage: {usage}")
+    check(usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"], f"usage: {usage}")
+    check(choice["finish_reason"] == ("length" if usage["completion_tokens"] == 40 else "stop"), f"chat: {choice}")
+    again = server.request("POST", "/v1/chat/completions", CHAT)[2]
+    check(again["choices"][0]["message"]["content"] == text, "greedy replies repeat")
+
+    chunks = server.stream("/v1/chat/completions", dict(CHAT, stream=True, stream_options={"include_usage": True}))
+    check(all(c["object"] == "chat.completion.chunk" and c["id"] == chunks[0]["id"] for c in chunks), "chunk ids")
+    check(chunks[0]["choices"][0]["delta"].get("role") == "assistant", f"the first chunk names the role: {chunks[0]}")
+    streamed = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
+    check(streamed == text, f"streamed {streamed!r} != {text!r}")
+    finishes = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]]
+    check(finishes[-1] == choice["finish_reason"] and all(f is None for f in finishes[:-1]), f"finish: {finishes}")
+    check(chunks[-1]["choices"] == [] and chunks[-1]["usage"] == usage, f"usage chunk: {chunks[-1]}")
+    print(f"chat: {usage['completion_tokens']} tokens, {len(chunks)} chunks streamed alike: {text[:60]!r}")
+    return text
+
+
+def test_completions_and_sampling(server):
+    body = {"prompt": "Once upon a time", "max_tokens": 30, "temperature": 0}
+    status, _, whole = server.request("POST", "/v1/completions", body)
+    check(status == 200 and whole["object"] == "text_completion", f"completions: {whole}")
+    text = whole["choices"][0]["text"]
+    chunks = server.stream("/v1/completions", dict(body, stream=True))
+    check("".join(c["choices"][0]["text"] for c in chunks) == text, "streamed text completion differs")
+    sampled = dict(body, temperature=1.0, top_p=0.9, seed=7, max_tokens=30)
+    first = server.request("POST", "/v1/completions", sampled)[2]["choices"][0]["text"]
+    second = server.request("POST", "/v1/completions", sampled)[2]["choices"][0]["text"]
+    check(first == second, "a seed repeats a sampled reply")
+    return text
+
+
+def test_stop_and_length(server, text):
+    # A stop string from the middle of the greedy reply: the reply ends right before it.
+    words = text.split()
+    check(len(words) >= 4, f"a reply long enough for a stop string: {text!r}")
+    stop = " " + words[len(words) // 2]
+    body = {"prompt": "Once upon a time", "max_tokens": 30, "temperature": 0, "stop": ["\u00a7never", stop]}
+    status, _, stopped = server.request("POST", "/v1/completions", body)
+    choice = stopped["choices"][0]
+    check(status == 200 and choice["text"] == text[:text.index(stop)], f"stop {stop!r}: {choice['text']!r}")
+    check(choice["finish_reason"] == "stop", f"stop: {choice}")
+    chunks = server.stream("/v1/completions", dict(body, stream=True))
+    check("".join(c["choices"][0]["text"] for c in chunks) == choice["text"], "streamed stop differs")
+    status, _, short = server.request("POST", "/v1/completions", dict(body, stop=None, max_tokens=3))
+    check(short["choices"][0]["finish_reason"] == "length" and short["usage"]["completion_tokens"] == 3,
+          f"max_tokens 3: {short}")
+
+
+def test_bad_input(server):
+    chat = "/v1/chat/completions"
+    expect_error(server, 400, chat, raw='{"messages": [', says=["JSON"])
+    expect_error(server, 400, chat, raw="[1, 2]", says=["object"])
+    expect_error(server, 400, chat, body={"max_tokens": 5}, param="messages")
+    expect_error(server, 400, chat, body=dict(CHAT, max_tokens="ten"), param="max_tokens")
+    expect_error(server, 400, chat, body=dict(CHAT, max_tokens=0), param="max_tokens")
+    expect_error(server, 400, chat, body=dict(CHAT, temperature=5), param="temperature")
+    expect_error(server, 400, chat, body=dict(CHAT, top_p=0), param="top_p")
+    expect_error(server, 400, chat, body=dict(CHAT, stream="yes"), param="stream")
+    expect_error(server, 400, chat, body=dict(CHAT, stop=["a", "b", "c", "d", "e"]), param="stop")
+    expect_error(server, 400, chat, body=dict(CHAT, n=2), param="n")
+    expect_error(server, 400, chat, body=dict(CHAT, seed=-1), param="seed")
+    expect_error(server, 400, chat, body=dict(CHAT, pyramid={"preset": "no-such"}), param="pyramid")
+    expect_error(server, 400, chat, body={"messages": [{"role": "robot", "content": "hi"}]},
+                 param="messages[0].role")
+    expect_error(server, 400, chat, body={"messages": [{"role": "user", "content": 5}]},
+                 param="messages[0].content")
+    expect_error(server, 400, chat, body={"messages": [{"role": "user", "content": "hi"},
+                                                       {"role": "assistant", "content": "hello"}]},
+                 param="messages")
+    expect_error(server, 400, "/v1/completions", body={"prompt": 42}, param="prompt")
+    # Longer than the context (2048): refused, naming both lengths, never cut.
+    long_prompt = "the cat sat on the mat " * 500
+    _, error = expect_error(server, 400, "/v1/completions", body={"prompt": long_prompt}, param="prompt",
+                            says=["2048"])
+    check(re.search(r"take \d{4,} tokens", error["message"]), f"the prompt's length: {error['message']}")
+    _, error = expect_error(server, 400, "/v1/completions", body={"prompt": "Once", "max_tokens": 5000},
+                            param="max_tokens", says=["2048", "5000"])
+    response, error = expect_error(server, 413, chat, raw=json.dumps(dict(CHAT, padding="x" * MAX_BODY)),
+                                   says=[str(MAX_BODY)])
+    expect_error(server, 404, "/v1/engines")
+    # Fields this server does not know are ignored, as OpenAI's clients expect.
+    status, _, body = server.request("POST", chat, dict(CHAT, user="me", logit_bias={}, presence_penalty=0.5,
+                                                        pyramid={"policy": "pyramid"}))
+    check(status == 200 and body["choices"][0]["message"]["content"], f"unknown fields: {status} {body}")
+
+
+def test_disconnect_cancels(server):
+    before = server.metrics()
+    asked = 1900
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    body = json.dumps({"prompt": "Once upon a time", "max_tokens": asked, "temperature": 0, "stream": True})
+    sock.sendall((f"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\n"
+                  f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n{body}").encode())
+    received = b""
+    while b"data: {" not in received:
+        piece = sock.recv(4096)
+        check(piece, "the stream closed before its first event")
+        received += piece
+    sock.close()
+    deadline = time.time() + 20
+    while True:
+        after = server.metrics()
+        cancelled = after.get('pyramid_replies_total{finish_reason="cancelled"}', 0)
+        if cancelled == before.get('pyramid_replies_total{finish_reason="cancelled"}', 0) + 1:
+            break
+        check(time.time() < deadline, "the disconnected reply was never cancelled")
+        time.sleep(0.05)
+    generated = after["pyramid_completion_tokens_total"] - before["pyramid_completion_tokens_total"]
+    check(generated < asked, f"the disconnected reply generated {generated} of its {asked} tokens anyway")
+    check(after["pyramid_running_sequences"] == 0, "a sequence still runs after the disconnect")
+    print(f"disconnect: cancelled after {generated:.0f} of {asked} tokens")
+
+
+def test_queue_full(server):
+    results = []
+
+    def one():
+        results.append(server.request("POST", "/v1/completions",
+                                      {"prompt": "Once upon a time", "max_tokens": 1500, "temperature": 0}))
+
+    threads = [threading.Thread(target=one) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    statuses = sorted(status for status, _, _ in results)
+    check(statuses.count(429) >= 1 and statuses.count(200) >= 3, f"8 requests at once, 3 places: {statuses}")
+    for status, response, body in results:
+        if status == 429:
+            check(response.getheader("Retry-After") == "1" and body["error"]["type"] == "rate_limit_error",
+                  f"429: {body}")
+        else:
+            check(status == 200 and body["usage"]["completion_tokens"] >= 1 and body["choices"][0]["finish_reason"],
+                  f"an answered request: {body}")
+    print(f"8 requests at once: {statuses.count(200)} answered, {statuses.count(429)} told to retry")
+
+
+def test_metrics(server):
+    values = server.metrics()
+    check(values['pyramid_requests_total{endpoint="/v1/chat/completions",status="200"}'] >= 3, "request counts")
+    check(values['pyramid_requests_total{endpoint="/v1/chat/completions",status="400"}'] >= 10, "400 counts")
+    check(values['pyramid_requests_total{endpoint="other",status="404"}'] == 1, "other paths count as other")
+    check(values["pyramid_completion_tokens_total"] > 100 and values["pyramid_prompt_tokens_total"] > 0, "tokens")
+    check(values["pyramid_queue_length"] == 0 and values["pyramid_kv_cache_bytes"] == 0, "an idle server")
+    check('pyramid_kv_cache_layer_entries{layer="4"}' in values, "per-layer entries of 5 layers")
+
+
+def main():
+    binary, model = sys.argv[1], sys.argv[2]
+    if not os.path.exists(model):
+        print(f"SKIP: {model} not found (shared data not found)")
+        sys.exit(77)
+    server = Server(binary, model)
+    try:
+        test_api_key(server)
+        test_models(server)
+        test_chat(server)
+        text = test_completions_and_sampling(server)
+        test_stop_and_length(server, text)
+        test_bad_input(server)
+        test_disconnect_cancels(server)
+        test_queue_full(server)
+        test_metrics(server)
+    finally:
+        if server.process.poll() is None:
+            server.stop()
+    print("pyramid-server: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
