@@ -71,13 +71,15 @@ string(JOIN "\n" main_description
   "Chat with LLaMA-2-Chat and other LLaMA models on this computer. PyramidInfer"
   "compresses the KV cache layer by layer, so a conversation takes far less"
   "memory; the desktop app shows the per-layer cache lengths live. Also"
-  "pyramid-cli (chat in a terminal) and pyramid-eval (perplexity of the"
+  "pyramid-cli (chat in a terminal), pyramid-server (a local OpenAI-compatible"
+  "HTTP API with continuous batching) and pyramid-eval (perplexity of the"
   "compression policies). Runs on the CPU; pyramidchat-cuda adds NVIDIA GPUs.")
 set(cuda_summary "CUDA backend for PyramidChat")
 string(JOIN "\n" cuda_description
   "Runs PyramidChat's models on an NVIDIA GPU: fp16 or fp32 weights, cuBLAS"
-  "projections and a block-pooled KV cache. pyramidchat, pyramid-cli and"
-  "pyramid-eval load it at start when a GPU is present (--device cuda or auto).")
+  "projections and a block-pooled KV cache. pyramidchat, pyramid-cli,"
+  "pyramid-server and pyramid-eval load it at start when a GPU is present"
+  "(--device cuda or auto).")
 
 # The CUDA runtime and cuBLAS come from their own packages, named after the version this tree
 # was built with: Debian's (libcudart12, libcublas12; CUDA 11 has libcudart11.0) or NVIDIA's

@@ -117,6 +117,10 @@ echo "$installed_text"
 [ "$installed_text" = "$reference_text" ] ||
   fail "the installed pyramid-cli generated other text than the build tree's: '$reference_text'"
 
+echo "== pyramid-server --version"
+out=$("$root/usr/bin/pyramid-server" --version)
+[ "$out" = "pyramid-server $version" ] || fail "pyramid-server --version printed '$out', not 'pyramid-server $version'"
+
 echo "== pyramid-cli uses the first model in the user's models folder"
 mkdir -p "$XDG_DATA_HOME/pyramidchat/models"
 ln -s "${model%/*}/stories260K-hf" "$XDG_DATA_HOME/pyramidchat/models/my-model"
