@@ -695,8 +695,20 @@
         <translation>Rot markierte Felder werden nicht übernommen; Antworten verwenden ihren letzten gültigen Wert.</translation>
     </message>
     <message>
-        <source>Changes apply to the next reply.</source>
-        <translation>Änderungen gelten ab der nächsten Antwort.</translation>
+        <source>Changes apply to the next reply; the language, the device and the cache precision when the app starts again.</source>
+        <translation>Änderungen gelten ab der nächsten Antwort; Sprache, Gerät und Cache-Genauigkeit beim nächsten Start der App.</translation>
+    </message>
+    <message>
+        <source>Restart PyramidChat to use the new language, device or cache precision.</source>
+        <translation>Starten Sie PyramidChat neu, um die neue Sprache, das neue Gerät oder die neue Cache-Genauigkeit zu verwenden.</translation>
+    </message>
+    <message>
+        <source>Reset all settings?</source>
+        <translation>Alle Einstellungen zurücksetzen?</translation>
+    </message>
+    <message>
+        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.</source>
+        <translation>Alle Einstellungen für Generierung, mehrere Runden und Cache kehren zu ihren Standardwerten zurück, das Prompt-Format zu automatisch. Sprache, Gerät und Cache-Genauigkeit bleiben, wie sie sind.</translation>
     </message>
 </context>
 <context>
@@ -720,10 +732,6 @@
     <message>
         <source>Prompt format</source>
         <translation>Prompt-Format</translation>
-    </message>
-    <message>
-        <source>The turn format the model was trained on: opening a model picks the one its chat template names. No system prompt is added unless you set one</source>
-        <translation>Das Rundenformat, mit dem das Modell trainiert wurde: Beim Öffnen eines Modells wird das Format gewählt, das seine Chatvorlage nennt. Ein Systemprompt wird nur hinzugefügt, wenn Sie einen festlegen</translation>
     </message>
     <message>
         <source>Reply length limit (tokens)</source>
@@ -1020,6 +1028,56 @@
     <message>
         <source>Single (float32)</source>
         <translation>Einfach (float32)</translation>
+    </message>
+    <message>
+        <source>“%1”</source>
+        <comment>a setting&apos;s name in a sentence</comment>
+        <translation>„%1“</translation>
+    </message>
+    <message>
+        <source>%1 must be at least 0 and below 1.</source>
+        <translation>%1 muss mindestens 0 und kleiner als 1 sein.</translation>
+    </message>
+    <message>
+        <source>%1 must be greater than 0 and at most 1.</source>
+        <translation>%1 muss größer als 0 und höchstens 1 sein.</translation>
+    </message>
+    <message>
+        <source>%1 must not be negative.</source>
+        <translation>%1 darf nicht negativ sein.</translation>
+    </message>
+    <message>
+        <source>%1 must be at least 1.</source>
+        <translation>%1 muss mindestens 1 sein.</translation>
+    </message>
+    <message>
+        <source>%1 must be greater than 0.</source>
+        <translation>%1 muss größer als 0 sein.</translation>
+    </message>
+    <message>
+        <source>%1 must be at least 0 and at most 1.</source>
+        <translation>%1 muss mindestens 0 und höchstens 1 sein.</translation>
+    </message>
+    <message>
+        <source>The turn format the model was trained on: automatic uses the one the open model&apos;s chat template names. No system prompt is added unless you set one</source>
+        <translation>Das Rundenformat, mit dem das Modell trainiert wurde: Automatisch verwendet das Format, das die Chatvorlage des geöffneten Modells nennt. Ein Systemprompt wird nur hinzugefügt, wenn Sie einen festlegen</translation>
+    </message>
+    <message>
+        <source>The compression settings cannot be used: %1</source>
+        <translation>Die Komprimierungseinstellungen sind nicht verwendbar: %1</translation>
+    </message>
+    <message>
+        <source>Automatic (%1)</source>
+        <comment>the prompt format the open model names</comment>
+        <translation>Automatisch (%1)</translation>
+    </message>
+    <message>
+        <source>The compression is %1: these settings are not used.</source>
+        <translation>Die Komprimierung ist %1: Diese Einstellungen werden nicht verwendet.</translation>
+    </message>
+    <message>
+        <source>The compression is %1: these settings only set its budget, how many entries it may keep (as many as PyramidInfer would); %1 chooses which.</source>
+        <translation>Die Komprimierung ist %1: Diese Einstellungen legen nur ihr Budget fest, also wie viele Einträge sie behalten darf (so viele wie PyramidInfer); welche, wählt %1.</translation>
     </message>
 </context>
 <context>

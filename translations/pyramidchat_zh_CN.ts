@@ -691,8 +691,20 @@
         <translation>标红的字段不会生效；回复将沿用其上一个有效值。</translation>
     </message>
     <message>
-        <source>Changes apply to the next reply.</source>
-        <translation>更改将从下一条回复起生效。</translation>
+        <source>Changes apply to the next reply; the language, the device and the cache precision when the app starts again.</source>
+        <translation>更改从下一条回复起生效；语言、设备和缓存精度在应用下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>Restart PyramidChat to use the new language, device or cache precision.</source>
+        <translation>请重新启动 PyramidChat 以使用新的语言、设备或缓存精度。</translation>
+    </message>
+    <message>
+        <source>Reset all settings?</source>
+        <translation>重置所有设置？</translation>
+    </message>
+    <message>
+        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.</source>
+        <translation>所有生成、多轮对话和缓存设置都将恢复默认值，提示格式恢复为自动。语言、设备和缓存精度保持不变。</translation>
     </message>
 </context>
 <context>
@@ -716,10 +728,6 @@
     <message>
         <source>Prompt format</source>
         <translation>提示词格式</translation>
-    </message>
-    <message>
-        <source>The turn format the model was trained on: opening a model picks the one its chat template names. No system prompt is added unless you set one</source>
-        <translation>模型训练时使用的对话格式：打开模型时会选用其聊天模板所指定的格式。只有在您设置了系统提示词时才会添加</translation>
     </message>
     <message>
         <source>Reply length limit (tokens)</source>
@@ -1016,6 +1024,56 @@
     <message>
         <source>Single (float32)</source>
         <translation>单精度 (float32)</translation>
+    </message>
+    <message>
+        <source>“%1”</source>
+        <comment>a setting&apos;s name in a sentence</comment>
+        <translation>“%1”</translation>
+    </message>
+    <message>
+        <source>%1 must be at least 0 and below 1.</source>
+        <translation>%1 必须大于等于 0 且小于 1。</translation>
+    </message>
+    <message>
+        <source>%1 must be greater than 0 and at most 1.</source>
+        <translation>%1 必须大于 0 且不超过 1。</translation>
+    </message>
+    <message>
+        <source>%1 must not be negative.</source>
+        <translation>%1 不能为负数。</translation>
+    </message>
+    <message>
+        <source>%1 must be at least 1.</source>
+        <translation>%1 必须至少为 1。</translation>
+    </message>
+    <message>
+        <source>%1 must be greater than 0.</source>
+        <translation>%1 必须大于 0。</translation>
+    </message>
+    <message>
+        <source>%1 must be at least 0 and at most 1.</source>
+        <translation>%1 必须介于 0 和 1 之间（含）。</translation>
+    </message>
+    <message>
+        <source>The turn format the model was trained on: automatic uses the one the open model&apos;s chat template names. No system prompt is added unless you set one</source>
+        <translation>模型训练时使用的轮次格式：自动即使用当前打开模型的聊天模板所指定的格式。除非你设置，否则不会添加系统提示</translation>
+    </message>
+    <message>
+        <source>The compression settings cannot be used: %1</source>
+        <translation>无法使用这些压缩设置：%1</translation>
+    </message>
+    <message>
+        <source>Automatic (%1)</source>
+        <comment>the prompt format the open model names</comment>
+        <translation>自动（%1）</translation>
+    </message>
+    <message>
+        <source>The compression is %1: these settings are not used.</source>
+        <translation>当前压缩方式为 %1：这些设置不会被使用。</translation>
+    </message>
+    <message>
+        <source>The compression is %1: these settings only set its budget, how many entries it may keep (as many as PyramidInfer would); %1 chooses which.</source>
+        <translation>当前压缩方式为 %1：这些设置只决定它的预算，即可保留多少条目（与 PyramidInfer 相同）；保留哪些由 %1 决定。</translation>
     </message>
 </context>
 <context>

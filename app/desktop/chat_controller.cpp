@@ -225,7 +225,7 @@ void ChatController::startReply(const StoredMessage& replacing)
     request.conversation.system_prompt = settings_.systemPrompt().toStdString();
     for (int row = 0; row < messages_.count(); ++row)
         request.conversation.messages.push_back({messages_.at(row).role, messages_.at(row).text.toStdString()});
-    request.format = settings.promptFormat;
+    request.format = settings_.promptFormat();
     request.sampling = settings.sampling;
     request.compression = settings.compression;
     request.max_new_tokens = settings.maxNewTokens;

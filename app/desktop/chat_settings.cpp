@@ -99,12 +99,57 @@ QString kvPrecisionName(pyramid::KvPrecision precision)
 QString policyName(CompressionPolicyKind kind) { return QString::fromStdString(pyramid::to_string(kind)); }
 QString scheduleName(DecaySchedule schedule) { return QString::fromStdString(pyramid::to_string(schedule)); }
 
+QStringList promptFormatChoices()
+{
+    QStringList choices{kAutomaticPromptFormat};
+    for (pyramid::PromptFormat format : pyramid::all_prompt_formats())
+        choices.push_back(promptFormatName(format));
+    return choices;
+}
+
+// "“Recent ratio” must ...": the field's label as the panel shows it.
+QString shownLabel(const char* key)
+{
+    for (const SettingField& field : settingFields())
+        if (field.key == QLatin1String(key))
+            return SettingsText::tr("“%1”", "a setting's name in a sentence").arg(SettingsText::tr(field.label));
+    return QString::fromLatin1(key);
+}
+
+// The compression knobs' rules (CompressionConfig::validate), worded for the user: the core's
+// own message names the JSON key in English. Any rule the core adds later still reaches the
+// user through validateChatSettings, in the core's words.
+QString compressionProblem(const pyramid::CompressionConfig& c)
+{
+    const pyramid::PyramidSettings& p = c.pyramid;
+    if (!(std::isfinite(p.recent_ratio) && p.recent_ratio >= 0 && p.recent_ratio < 1))
+        return SettingsText::tr("%1 must be at least 0 and below 1.").arg(shownLabel("recent_ratio"));
+    for (const auto& [key, value] : {std::pair{"prefill_decay_ratio", p.prefill_decay_ratio},
+                                     std::pair{"gen_decay_ratio", p.gen_decay_ratio},
+                                     std::pair{"gen_compress_ratio", p.gen_compress_ratio}})
+        if (!(std::isfinite(value) && value > 0 && value <= 1))
+            return SettingsText::tr("%1 must be greater than 0 and at most 1.").arg(shownLabel(key));
+    for (const auto& [key, value] : {std::pair{"min_context_length", p.min_context_length},
+                                     std::pair{"sink_tokens", p.sink_tokens}})
+        if (value < 0)
+            return SettingsText::tr("%1 must not be negative.").arg(shownLabel(key));
+    for (const auto& [key, value] : {std::pair{"layerwise_downsample_interval", p.layerwise_downsample_interval},
+                                     std::pair{"exceed_length_to_compress", p.exceed_length_to_compress}})
+        if (value < 1)
+            return SettingsText::tr("%1 must be at least 1.").arg(shownLabel(key));
+    if (!(std::isfinite(p.distance_weight) && p.distance_weight > 0))
+        return SettingsText::tr("%1 must be greater than 0.").arg(shownLabel("distance_weight"));
+    if (!(std::isfinite(c.baseline_recent_fraction) && c.baseline_recent_fraction >= 0 && c.baseline_recent_fraction <= 1))
+        return SettingsText::tr("%1 must be at least 0 and at most 1.").arg(shownLabel("baseline_recent_fraction"));
+    return {};
+}
+
 QVector<SettingField> makeFields()
 {
     const char* generation = QT_TRANSLATE_NOOP("SettingsModel", "Generation");
     const char* multiTurn = QT_TRANSLATE_NOOP("SettingsModel", "Multi-turn");
     const char* cache = QT_TRANSLATE_NOOP("SettingsModel", "KV cache");
-    const char* pyramidGroup = QT_TRANSLATE_NOOP("SettingsModel", "PyramidInfer");
+    const char* pyramidGroup = kPyramidSettingsGroup;
     const char* interfaceGroup = QT_TRANSLATE_NOOP("SettingsModel", "Interface");
     const std::vector<DecaySchedule> decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
@@ -135,11 +180,24 @@ QVector<SettingField> makeFields()
              s.device = text.trimmed();
              return true;
          }},
-        choiceField("prompt_format", generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),
-                    QT_TRANSLATE_NOOP("SettingsModel", "The turn format the model was trained on: opening a model picks the one its chat "
-                                      "template names. No system prompt is added unless you set one"),
-                    pyramid::all_prompt_formats(), [](auto& s) -> auto& { return s.promptFormat; },
-                    promptFormatName),
+        {QStringLiteral("prompt_format"), generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),
+         QT_TRANSLATE_NOOP("SettingsModel", "The turn format the model was trained on: automatic uses the one the open "
+                                            "model's chat template names. No system prompt is added unless you set one"),
+         SettingField::Kind::Choice, promptFormatChoices(), {},
+         [](const ChatSettings& s) { return s.promptFormat ? promptFormatName(*s.promptFormat) : kAutomaticPromptFormat; },
+         [](ChatSettings& s, const QString& text) {
+             if (text.trimmed() == kAutomaticPromptFormat) {
+                 s.promptFormat.reset();
+                 return true;
+             }
+             for (pyramid::PromptFormat format : pyramid::all_prompt_formats()) {
+                 if (promptFormatName(format) == text.trimmed()) {
+                     s.promptFormat = format;
+                     return true;
+                 }
+             }
+             return false;
+         }},
         numberField("max_new_tokens", generation, QT_TRANSLATE_NOOP("SettingsModel", "Reply length limit (tokens)"),
                     QT_TRANSLATE_NOOP("SettingsModel", "The most tokens one reply may have"),
                     [](auto& s) -> auto& { return s.maxNewTokens; }),
@@ -279,10 +337,21 @@ QString validateChatSettings(const ChatSettings& s)
         return SettingsText::tr("The repetition penalty must be positive.");
     if (p.repetition_window < 0)
         return SettingsText::tr("The repetition window must not be negative.");
+    if (const QString problem = compressionProblem(s.compression); !problem.isEmpty())
+        return problem;
     try {
         s.compression.validate();
     } catch (const pyramid::Error& e) {
-        return QString::fromStdString(e.what());
+        return SettingsText::tr("The compression settings cannot be used: %1").arg(QString::fromStdString(e.what()));
     }
     return {};
+}
+
+ChatSettings resetChatSettings(const ChatSettings& current)
+{
+    ChatSettings defaults;
+    defaults.language = current.language;
+    defaults.device = current.device;
+    defaults.kvPrecision = current.kvPrecision;
+    return defaults;
 }

@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QVector>
 #include <functional>
+#include <optional>
 
 #include "backend/kv_precision.h"
 #include "chat/chat_engine.h"
@@ -12,7 +13,8 @@
 struct ChatSettings {
     pyramid::SamplingParams sampling;
     pyramid::CompressionConfig compression;
-    pyramid::PromptFormat promptFormat = pyramid::PromptFormat::Llama2Chat;
+    // The turn format; nullopt: the one the open model's chat template names (SettingsModel).
+    std::optional<pyramid::PromptFormat> promptFormat;
     int maxNewTokens = 512;
     // What the next turn does with the previous turns' cache, and what happens when the
     // conversation outgrows the context (docs/multi-turn.md).
@@ -33,13 +35,20 @@ inline const QString kLanguageSettingKey = QStringLiteral("chat/language");
 inline const QString kDeviceSettingKey = QStringLiteral("chat/device");
 inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision");
 
-// The first problem found, worded for the user; empty when the settings can run.
+// The first problem found, worded for the user in their language; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);
+
+// What "Reset all" gives: the defaults, except for the settings read at start-up (language,
+// device, cache precision), which say how the app runs rather than how it replies.
+ChatSettings resetChatSettings(const ChatSettings& current);
 
 QString promptFormatName(pyramid::PromptFormat format);  // pyramid::prompt_format_name: "chatml", "raw", ...
 // The names pyramid-cli uses too: "extend" / "rebuild" and "stop" / "drop-oldest" / "reencode".
 QString contextModeName(pyramid::ContextMode mode);
 QString overflowPolicyName(pyramid::OverflowPolicy policy);
+
+// The prompt format choice that follows the open model (ChatSettings::promptFormat nullopt).
+inline const QString kAutomaticPromptFormat = QStringLiteral("auto");
 
 // One editable setting. Values travel as text so a field can show exactly what was typed.
 struct SettingField {
@@ -56,3 +65,7 @@ struct SettingField {
 };
 
 const QVector<SettingField>& settingFields();
+
+// The group of PyramidInfer's own knobs (untranslated, as SettingField::group): with another
+// policy they only size its budget, and with the full cache they do nothing.
+inline constexpr const char* kPyramidSettingsGroup = QT_TRANSLATE_NOOP("SettingsModel", "PyramidInfer");

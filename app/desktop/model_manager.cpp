@@ -177,7 +177,7 @@ void ModelManager::onLoaded(const pyramid::ModelInfo& info)
     const QString path = loadingPath_;
     info_ = info;
     modelPath_ = path;
-    settings_.setPromptFormat(pyramid::likely_prompt_format(info).format);
+    settings_.setDetectedPromptFormat(pyramid::likely_prompt_format(info).format);
     recent_.removeAll(path);
     recent_.prepend(path);
     while (recent_.size() > kMaxRecent)

@@ -10,6 +10,11 @@
 namespace {
 
 const QString kGroup = QStringLiteral("chat/");
+// Written beside the prompt format since it can be automatic: a prompt format saved without
+// it was written by opening a model, not chosen, and reads as automatic.
+const QString kPromptFormatChosenKey = QStringLiteral("chat/prompt_format_chosen");
+
+bool isPyramidKnob(const SettingField& field) { return qstrcmp(field.group, kPyramidSettingsGroup) == 0; }
 
 QString kindName(SettingField::Kind kind)
 {
@@ -39,9 +44,10 @@ SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* par
     : QAbstractListModel(parent), settings_(settings), store_(store)
 {
     // Field by field, so one bad value costs only itself: the next save writes every key.
+    const bool formatChosen = settings_.value(kPromptFormatChosenKey).toBool();
     for (const SettingField& field : settingFields()) {
         const QVariant stored = settings_.value(kGroup + field.key);
-        if (!stored.isValid())
+        if (!stored.isValid() || (field.key == QLatin1String("prompt_format") && !formatChosen))
             continue;
         ChatSettings candidate = current_;
         QString problem = field.set(candidate, stored.toString()) ? validateChatSettings(candidate)
@@ -52,6 +58,7 @@ SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* par
             spdlog::warn("settings: ignoring {} = '{}' ({}); using {}", field.key.toStdString(),
                          stored.toString().toStdString(), problem.toStdString(), field.get(current_).toStdString());
     }
+    startedWith_ = current_;
 }
 
 int SettingsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : settingFields().size(); }
@@ -73,14 +80,20 @@ QVariant SettingsModel::data(const QModelIndex& index, int role) const
     case ErrorRole: return draft != drafts_.constEnd() ? draft->error : QString();
     case ChoicesRole: return field.choices;
     case ChoiceLabelsRole: {
-        if (field.choiceLabels.isEmpty())
-            return field.choices;
-        QStringList labels;
-        for (const char* label : field.choiceLabels)
-            labels.push_back(tr(label));
+        QStringList labels = field.choices;
+        if (!field.choiceLabels.isEmpty()) {
+            labels.clear();
+            for (const char* label : field.choiceLabels)
+                labels.push_back(tr(label));
+        }
+        const qsizetype automatic = field.key == QLatin1String("prompt_format") ? labels.indexOf(kAutomaticPromptFormat) : -1;
+        if (automatic >= 0)
+            labels[automatic] = tr("Automatic (%1)", "the prompt format the open model names").arg(promptFormatName(detectedFormat_));
         return labels;
     }
     case ChoiceIndexRole: return field.choices.indexOf(field.get(current_));
+    case GroupNoteRole: return groupNote(index.row());
+    case ActiveRole: return !isPyramidKnob(field) || current_.compression.policy != pyramid::CompressionPolicyKind::Full;
     default: return {};
     }
 }
@@ -89,7 +102,37 @@ QHash<int, QByteArray> SettingsModel::roleNames() const
 {
     return {{KeyRole, "key"},   {GroupRole, "group"}, {LabelRole, "label"},     {HelpRole, "help"},
             {KindRole, "kind"}, {TextRole, "text"},   {ErrorRole, "error"},     {ChoicesRole, "choices"},
-            {ChoiceLabelsRole, "choiceLabels"}, {ChoiceIndexRole, "choiceIndex"}};
+            {ChoiceLabelsRole, "choiceLabels"}, {ChoiceIndexRole, "choiceIndex"}, {GroupNoteRole, "groupNote"},
+            {ActiveRole, "active"}};
+}
+
+QString SettingsModel::groupNote(int row) const
+{
+    const QVector<SettingField>& fields = settingFields();
+    const bool firstOfGroup = row == 0 || qstrcmp(fields.at(row - 1).group, fields.at(row).group) != 0;
+    if (!firstOfGroup || !isPyramidKnob(fields.at(row)))
+        return {};
+    const pyramid::CompressionPolicyKind policy = current_.compression.policy;
+    if (policy == pyramid::CompressionPolicyKind::Pyramid)
+        return {};
+    const QString name = QString::fromStdString(pyramid::to_string(policy));
+    if (policy == pyramid::CompressionPolicyKind::Full)
+        return tr("The compression is %1: these settings are not used.").arg(name);
+    // Every other policy (the baselines) keeps as many entries as PyramidInfer would, chosen its own way.
+    return tr("The compression is %1: these settings only set its budget, how many entries it may keep "
+              "(as many as PyramidInfer would); %1 chooses which.")
+        .arg(name);
+}
+
+void SettingsModel::refreshAll()
+{
+    emit dataChanged(index(0), index(settingFields().size() - 1));
+}
+
+bool SettingsModel::restartNeeded() const
+{
+    return current_.language != startedWith_.language || current_.device != startedWith_.device ||
+           current_.kvPrecision != startedWith_.kvPrecision;
 }
 
 int SettingsModel::rowOf(const QString& key) const
@@ -119,6 +162,7 @@ bool SettingsModel::setValue(const QString& key, const QString& text)
         problem = validateChatSettings(candidate);
 
     const bool hadErrors = hasErrors();
+    const bool neededRestart = restartNeeded();
     if (problem.isEmpty()) {
         current_ = candidate;
         drafts_.remove(key);
@@ -126,9 +170,14 @@ bool SettingsModel::setValue(const QString& key, const QString& text)
     } else {
         drafts_.insert(key, {text, problem});
     }
-    emit dataChanged(index(row), index(row));
+    if (key == QLatin1String("policy"))
+        refreshAll();  // the PyramidInfer group's note and whether its fields count
+    else
+        emit dataChanged(index(row), index(row));
     if (hadErrors != hasErrors())
         emit errorsChanged();
+    if (neededRestart != restartNeeded())
+        emit restartNeededChanged();
     return problem.isEmpty();
 }
 
@@ -160,25 +209,38 @@ void SettingsModel::applyPreset(const QString& name)
     replaceAll(next);
 }
 
-void SettingsModel::resetToDefaults() { replaceAll(ChatSettings{}); }
+void SettingsModel::resetToDefaults() { replaceAll(resetChatSettings(current_)); }
 
-void SettingsModel::setPromptFormat(pyramid::PromptFormat format) { setValue(QStringLiteral("prompt_format"), promptFormatName(format)); }
+void SettingsModel::setDetectedPromptFormat(pyramid::PromptFormat format)
+{
+    if (format == detectedFormat_)
+        return;
+    detectedFormat_ = format;
+    const int row = rowOf(QStringLiteral("prompt_format"));
+    emit dataChanged(index(row), index(row));  // the automatic choice's label names it
+}
+
+pyramid::PromptFormat SettingsModel::promptFormat() const { return current_.promptFormat.value_or(detectedFormat_); }
 
 void SettingsModel::replaceAll(const ChatSettings& settings)
 {
     const bool hadErrors = hasErrors();
+    const bool neededRestart = restartNeeded();
     current_ = settings;
     drafts_.clear();
     save();
-    emit dataChanged(index(0), index(settingFields().size() - 1));
+    refreshAll();
     if (hadErrors)
         emit errorsChanged();
+    if (neededRestart != restartNeeded())
+        emit restartNeededChanged();
 }
 
 void SettingsModel::save() const
 {
     for (const SettingField& field : settingFields())
         settings_.setValue(kGroup + field.key, field.get(current_));
+    settings_.setValue(kPromptFormatChosenKey, true);
 }
 
 void SettingsModel::setConversation(qint64 conversationId)

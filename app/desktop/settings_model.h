@@ -4,7 +4,12 @@
 //
 // An edit that does not validate is not applied: the field keeps the text and shows the
 // error beside it, and turns go on with the last valid settings. A valid edit applies to the
-// next turn; a reply already running keeps the settings it started with.
+// next turn; a reply already running keeps the settings it started with. The start-up
+// settings (language, device, cache precision) apply at the next start: restartNeeded says
+// when one of them differs from what this run started with.
+//
+// The prompt format is automatic unless the user picks one: the format the open model's chat
+// template names (setDetectedPromptFormat, from ModelManager).
 #include <QAbstractListModel>
 #include <QHash>
 #include <QStringList>
@@ -19,6 +24,7 @@ class SettingsModel : public QAbstractListModel {
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY systemPromptChanged)
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
     Q_PROPERTY(bool hasErrors READ hasErrors NOTIFY errorsChanged)
+    Q_PROPERTY(bool restartNeeded READ restartNeeded NOTIFY restartNeededChanged)
 
 public:
     enum Role {
@@ -32,6 +38,8 @@ public:
         ChoicesRole,       // the values setValue() takes
         ChoiceLabelsRole,  // what the list shows for them, one per value
         ChoiceIndexRole,   // -1 for number fields
+        GroupNoteRole,     // on a group's first field: what the group does under the other settings
+        ActiveRole,        // false: the field has no effect under the other settings
     };
 
     SettingsModel(QSettings& settings, ChatStore& store, QObject* parent = nullptr);
@@ -48,11 +56,15 @@ public:
     Q_INVOKABLE QString value(const QString& key) const;
     Q_INVOKABLE QString error(const QString& key) const;
     Q_INVOKABLE void applyPreset(const QString& name);
+    // Everything but the start-up settings (resetChatSettings).
     Q_INVOKABLE void resetToDefaults();
-    void setPromptFormat(pyramid::PromptFormat format);
+    // The format the open model names, used while the choice is automatic.
+    void setDetectedPromptFormat(pyramid::PromptFormat format);
+    pyramid::PromptFormat promptFormat() const;  // what the next turn is formatted with
 
     QStringList presetNames() const;
     bool hasErrors() const { return !drafts_.isEmpty(); }
+    bool restartNeeded() const;
 
     void setConversation(qint64 conversationId);  // whose system prompt is shown and edited
     QString systemPrompt() const { return systemPrompt_; }
@@ -61,6 +73,7 @@ public:
 signals:
     void systemPromptChanged();
     void errorsChanged();
+    void restartNeededChanged();
 
 private:
     struct Draft {
@@ -68,12 +81,16 @@ private:
         QString error;
     };
     void replaceAll(const ChatSettings& settings);  // clears drafts, saves, refreshes every row
+    void refreshAll();
+    QString groupNote(int row) const;
     void save() const;
     int rowOf(const QString& key) const;
 
     QSettings& settings_;
     ChatStore& store_;
     ChatSettings current_;
+    ChatSettings startedWith_;  // as read at construction: what this run's start-up settings are
+    pyramid::PromptFormat detectedFormat_ = pyramid::PromptFormat::Llama2Chat;  // before any model
     QHash<QString, Draft> drafts_;  // refused edits by key
     qint64 conversationId_ = 0;
     QString systemPrompt_;

@@ -103,7 +103,7 @@ private slots:
         app.models().open(QString::fromStdString(modelPath.string()));
         QVERIFY(loaded.wait(30000));
         QVERIFY2(app.models().error().isEmpty(), qPrintable(app.models().error()));
-        QCOMPARE(app.settings().current().promptFormat, pyramid::PromptFormat::Raw);  // a base model
+        QCOMPARE(app.settings().promptFormat(), pyramid::PromptFormat::Raw);  // a base model, automatically
         QVERIFY(app.settings().setValue("temperature", "0"));
         QVERIFY(app.settings().setValue("max_new_tokens", "24"));
         QVERIFY(app.settings().setValue("policy", "pyramid"));

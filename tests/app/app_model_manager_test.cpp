@@ -30,11 +30,17 @@ private slots:
         QVERIFY(models.modelSummary().contains("4"));
         QCOMPARE(models.backend(), QStringLiteral("cpu"));
         QVERIFY(app->chat().canSend());
-        // A base model gets the raw prompt format, a chat model the chat format.
-        QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::Raw);
+        // A base model gets the raw prompt format, a chat model the chat format, while the
+        // choice is automatic (the default); one the user made stays.
+        QVERIFY(!app->settings().current().promptFormat.has_value());
+        QCOMPARE(app->settings().promptFormat(), pyramid::PromptFormat::Raw);
         models.open(env.makeModelFile("llama-2-7b-chat.Q4_K_M.gguf"));
         QVERIFY(changed.wait(5000));
-        QCOMPARE(app->settings().current().promptFormat, pyramid::PromptFormat::Llama2Chat);
+        QCOMPARE(app->settings().promptFormat(), pyramid::PromptFormat::Llama2Chat);
+        QVERIFY(app->settings().setValue("prompt_format", "chatml"));
+        models.open(env.makeModelFile("story-base.gguf"));
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(app->settings().promptFormat(), pyramid::PromptFormat::ChatML);
     }
 
     void loadErrorKeepsThePreviousModel()

@@ -2,6 +2,7 @@
 // checks, refused edits leaving the last valid value in force, QSettings persistence,
 // presets, and the per-conversation system prompt.
 #include <QScopeGuard>
+#include <QSignalSpy>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -108,13 +109,25 @@ private slots:
         const double before = model.current().compression.pyramid.recent_ratio;
 
         QVERIFY(!model.setValue("recent_ratio", "1.5"));
-        // The error comes from CompressionConfig::validate and names the field.
-        QVERIFY(model.error("recent_ratio").contains("recent_ratio"));
+        // The error names the field as the panel does, in the user's words (issue 38, item 5),
+        // not the core's JSON key.
+        QCOMPARE(model.error("recent_ratio"), QStringLiteral("“Recent ratio” must be at least 0 and below 1."));
         QVERIFY(model.hasErrors());
         QCOMPARE(role(model, "recent_ratio", SettingsModel::ErrorRole).toString(), model.error("recent_ratio"));
         QCOMPARE(role(model, "recent_ratio", SettingsModel::TextRole).toString(), QStringLiteral("1.5"));
         QCOMPARE(model.current().compression.pyramid.recent_ratio, before);  // not applied
 
+        // Every compression rule the core checks is worded by the app.
+        const std::pair<const char*, const char*> refused[] = {
+            {"prefill_decay_ratio", "0"}, {"gen_decay_ratio", "1.5"}, {"gen_compress_ratio", "-1"},
+            {"min_context_length", "-1"}, {"layerwise_downsample_interval", "0"}, {"distance_weight", "0"},
+            {"exceed_length_to_compress", "0"}, {"baseline_recent_fraction", "2"}, {"sink_tokens", "-3"}};
+        for (const auto& [key, value] : refused) {
+            QVERIFY2(!model.setValue(key, value), key);
+            const QString label = role(model, key, SettingsModel::LabelRole).toString();
+            QVERIFY2(model.error(key).startsWith("“" + label + "” must"), qPrintable(model.error(key)));
+            QVERIFY2(!model.error(key).contains(key), qPrintable(model.error(key)));
+        }
         QVERIFY(!model.setValue("sink_tokens", "many"));
         QVERIFY(!model.error("sink_tokens").isEmpty());
         QVERIFY(!model.setValue("top_p", "0"));
@@ -126,6 +139,8 @@ private slots:
         QVERIFY(model.error("recent_ratio").isEmpty());
         QCOMPARE(model.current().compression.pyramid.recent_ratio, 0.3);
         QVERIFY(model.setValue("sink_tokens", "8"));
+        for (const auto& [key, value] : refused)
+            QVERIFY(model.setValue(key, model.value(key)));  // the valid value clears each error
         QVERIFY(model.setValue("top_p", "0.9"));
         QVERIFY(model.setValue("policy", "h2o"));
         QVERIFY(model.setValue("max_new_tokens", "64"));
@@ -162,7 +177,7 @@ private slots:
         SettingsModel model(settings, store);
         QCOMPARE(model.current().sampling.temperature, 0.25f);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
-        QCOMPARE(model.current().promptFormat, pyramid::PromptFormat::Raw);
+        QCOMPARE(model.current().promptFormat, std::optional(pyramid::PromptFormat::Raw));
         QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
         QCOMPARE(model.current().sampling.seed, std::numeric_limits<uint64_t>::max());
         QCOMPARE(model.current().compression.pyramid.gen_compress_ratio, pyramid::PyramidSettings{}.gen_compress_ratio);
@@ -213,7 +228,7 @@ private slots:
             QCOMPARE(model.current().sampling.temperature, 0.5f);
             QCOMPARE(model.current().sampling.top_k, 7);
             QCOMPARE(validateChatSettings(model.current()), QString());
-            model.setPromptFormat(pyramid::PromptFormat::Raw);  // as opening a model does: saves every key
+            QVERIFY(model.setValue("prompt_format", "raw"));  // saves every key
         }
         QSettings settings(ini, QSettings::IniFormat);
         SettingsModel model(settings, store);
@@ -237,10 +252,112 @@ private slots:
         QVERIFY(!model.hasErrors());  // a preset replaces every draft
 
         QVERIFY(model.setValue("temperature", "0"));
+        // Issue 38, item 4: Reset all keeps the start-up settings and makes the prompt format
+        // automatic again, which follows the open model (a base model's raw).
+        QVERIFY(model.setValue("language", "de"));
+        QVERIFY(model.setValue("device", "cpu"));
+        QVERIFY(model.setValue("kv_precision", "f32"));
+        QVERIFY(model.setValue("prompt_format", "llama-2-chat"));
+        model.setDetectedPromptFormat(pyramid::PromptFormat::Raw);
+        QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Llama2Chat);
         model.resetToDefaults();
         QCOMPARE(model.current().sampling.temperature, pyramid::SamplingParams{}.temperature);
         QCOMPARE(model.current().compression.pyramid.layerwise_downsample_interval,
                  pyramid::PyramidSettings{}.layerwise_downsample_interval);
+        QCOMPARE(model.current().language, QStringLiteral("de"));
+        QCOMPARE(model.current().device, QStringLiteral("cpu"));
+        QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
+        QCOMPARE(model.value("prompt_format"), QStringLiteral("auto"));
+        QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Raw);
+        QCOMPARE(role(model, "prompt_format", SettingsModel::ChoicesRole).toStringList().first(), QStringLiteral("auto"));
+        QCOMPARE(role(model, "prompt_format", SettingsModel::ChoiceLabelsRole).toStringList().first(),
+                 QStringLiteral("Automatic (raw)"));
+        QCOMPARE(role(model, "prompt_format", SettingsModel::ChoiceIndexRole).toInt(), 0);
+    }
+
+    // A prompt format saved by an earlier version was written by opening a model, not chosen:
+    // it reads as automatic. One chosen since stays chosen.
+    void anOldSavedPromptFormatReadsAsAutomatic()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath("s.ini");
+        ChatStore store(dir.filePath("c.sqlite"));
+        {
+            QSettings settings(ini, QSettings::IniFormat);
+            settings.setValue("chat/prompt_format", "llama-2-chat");
+        }
+        {
+            QSettings settings(ini, QSettings::IniFormat);
+            SettingsModel model(settings, store);
+            QVERIFY(!model.current().promptFormat.has_value());
+            QVERIFY(model.setValue("prompt_format", "zephyr"));
+        }
+        QSettings settings(ini, QSettings::IniFormat);
+        SettingsModel model(settings, store);
+        QCOMPARE(model.current().promptFormat, std::optional(pyramid::PromptFormat::Zephyr));
+    }
+
+    // Issue 38, item 5: the start-up settings say that they need a restart once changed.
+    void startUpSettingsAskForARestart()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+        ChatStore store(dir.filePath("c.sqlite"));
+        SettingsModel model(settings, store);
+        QSignalSpy restart(&model, &SettingsModel::restartNeededChanged);
+        QVERIFY(!model.restartNeeded());
+        QVERIFY(model.setValue("temperature", "0.2"));
+        QVERIFY(!model.restartNeeded());  // a reply setting applies at once
+        for (const auto& [key, value] : {std::pair{"language", "de"}, {"device", "cpu"}, {"kv_precision", "f32"}}) {
+            const QString before = model.value(key);
+            QVERIFY(model.setValue(key, value));
+            QVERIFY2(model.restartNeeded(), key);
+            QVERIFY(model.setValue(key, before));  // back to what this run started with
+            QVERIFY2(!model.restartNeeded(), key);
+        }
+        QCOMPARE(restart.size(), 6);
+    }
+
+    // Issue 38, item 8: under any policy but PyramidInfer its knobs say what they still do: set
+    // the budget (local, H2O and any later baseline), or nothing (the full cache).
+    void pyramidKnobsSayWhatTheyDoUnderOtherPolicies()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+        ChatStore store(dir.filePath("c.sqlite"));
+        SettingsModel model(settings, store);
+        const auto notes = [&] {
+            QStringList out;
+            for (int row = 0; row < model.rowCount(); ++row)
+                if (const QString note = model.data(model.index(row), SettingsModel::GroupNoteRole).toString(); !note.isEmpty())
+                    out.push_back(model.data(model.index(row), SettingsModel::KeyRole).toString() + ": " + note);
+            return out;
+        };
+        const int firstKnob = rowOf(model, "recent_ratio");
+        QCOMPARE(model.data(model.index(firstKnob - 1), SettingsModel::GroupRole).toString() != QStringLiteral("PyramidInfer"), true);
+        QCOMPARE(model.data(model.index(firstKnob), SettingsModel::GroupRole).toString(), QStringLiteral("PyramidInfer"));
+        QVERIFY(notes().isEmpty());  // pyramid: they are its own
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        for (const QString policy : model.data(model.index(rowOf(model, "policy")), SettingsModel::ChoicesRole).toStringList()) {
+            if (policy == "pyramid")
+                continue;
+            QVERIFY(model.setValue("policy", policy));
+            const QStringList shown = notes();
+            QCOMPARE(shown.size(), 1);
+            QVERIFY2(shown[0].startsWith("recent_ratio: The compression is " + policy + ": "), qPrintable(shown[0]));
+            const bool full = policy == "full";
+            QVERIFY2(shown[0].contains(full ? "not used" : "only set its budget"), qPrintable(shown[0]));
+            QCOMPARE(role(model, "recent_ratio", SettingsModel::ActiveRole).toBool(), !full);
+            QCOMPARE(role(model, "gen_decay_strategy", SettingsModel::ActiveRole).toBool(), !full);
+            QVERIFY(role(model, "temperature", SettingsModel::ActiveRole).toBool());
+            QVERIFY(role(model, "baseline_recent_fraction", SettingsModel::ActiveRole).toBool());
+            // The whole list is refreshed, so the note and the greyed fields follow the choice.
+            QCOMPARE(changed.last().at(0).value<QModelIndex>().row(), 0);
+            QCOMPARE(changed.last().at(1).value<QModelIndex>().row(), model.rowCount() - 1);
+        }
+        QVERIFY(model.setValue("policy", "pyramid"));
+        QVERIFY(notes().isEmpty());
+        QVERIFY(role(model, "recent_ratio", SettingsModel::ActiveRole).toBool());
     }
 
     void systemPromptIsPerConversation()

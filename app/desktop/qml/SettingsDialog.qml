@@ -66,8 +66,9 @@ Dialog {
             }
             Item { Layout.fillWidth: true }
             Button {
+                objectName: "resetAllButton"
                 text: qsTr("Reset all")
-                onClicked: dialog.settings.resetToDefaults()
+                onClicked: resetDialog.open()  // asks first: it takes back every change
                 Accessible.name: qsTr("Reset all settings to their defaults")
             }
         }
@@ -75,11 +76,22 @@ Dialog {
         Label {
             textFormat: Text.PlainText
             text: dialog.settings.hasErrors ? qsTr("Fields marked in red are not applied; replies use their last valid value.")
-                                            : qsTr("Changes apply to the next reply.")
+                                            : qsTr("Changes apply to the next reply; the language, the device and the cache precision when the app starts again.")
             color: dialog.settings.hasErrors ? dialog.errorColor : pal.windowText
             opacity: dialog.settings.hasErrors ? 1 : 0.7
             wrapMode: Text.Wrap
             Layout.fillWidth: true
+        }
+        Label {
+            objectName: "restartNote"
+            textFormat: Text.PlainText
+            visible: dialog.settings.restartNeeded
+            text: qsTr("Restart PyramidChat to use the new language, device or cache precision.")
+            font.bold: true
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
         }
 
         ListView {
@@ -118,9 +130,12 @@ Dialog {
                 required property var choices
                 required property var choiceLabels
                 required property int choiceIndex
+                required property string groupNote
+                required property bool active
 
                 width: ListView.view.width - 12
                 spacing: 1
+                enabled: field.active
 
                 // A screen reader hears the error when there is one, else what the field does.
                 readonly property string accessibleText: field.error !== "" ? field.error : field.help
@@ -129,6 +144,16 @@ Dialog {
                         fields.positionViewAtIndex(field.index, ListView.Contain)
                 }
 
+                Label {
+                    objectName: "groupNote"
+                    textFormat: Text.PlainText
+                    visible: field.groupNote !== ""
+                    text: field.groupNote
+                    font.italic: true
+                    wrapMode: Text.Wrap
+                    bottomPadding: 4
+                    Layout.fillWidth: true
+                }
                 RowLayout {
                     Layout.fillWidth: true
                     Label {
@@ -144,6 +169,7 @@ Dialog {
                         }
                     }
                     TextField {
+                        objectName: "field_" + field.key
                         visible: field.kind !== "choice"
                         text: field.text
                         selectByMouse: true
@@ -154,6 +180,16 @@ Dialog {
                         Layout.preferredWidth: dialog.fieldWidth
                         Accessible.name: field.label
                         Accessible.description: field.accessibleText
+                        // The field whose value is refused is marked in red, as the text above says.
+                        Rectangle {
+                            objectName: "errorFrame"
+                            anchors.fill: parent
+                            visible: field.error !== ""
+                            color: "transparent"
+                            radius: 2
+                            border.width: 2
+                            border.color: dialog.errorColor
+                        }
                     }
                     ComboBox {
                         visible: field.kind === "choice"
@@ -177,6 +213,26 @@ Dialog {
                     Layout.fillWidth: true
                 }
             }
+        }
+    }
+
+    Dialog {
+        id: resetDialog
+        objectName: "resetDialog"
+        title: qsTr("Reset all settings?")
+        modal: true
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        standardButtons: Dialog.Reset | Dialog.Cancel
+        onReset: {
+            dialog.settings.resetToDefaults()
+            close()
+        }
+        Label {
+            textFormat: Text.PlainText
+            wrapMode: Text.Wrap
+            width: Math.min(implicitWidth, 420)
+            text: qsTr("Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.")
         }
     }
 }

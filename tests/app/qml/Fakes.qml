@@ -44,9 +44,11 @@ QtObject {
         property string systemPrompt: ""
         property var presetNames: ["pyramid", "full"]
         property bool hasErrors: false
+        property bool restartNeeded: false
+        property int resets: 0
         function setValue(k, v) { return true }
         function applyPreset(name) {}
-        function resetToDefaults() {}
+        function resetToDefaults() { resets++ }
     }
     property ListModel stats: ListModel {
         property bool hasStats: false

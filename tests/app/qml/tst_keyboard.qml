@@ -271,7 +271,7 @@ TestCase {
             fakes.settings.append({key: "k" + i, group: i < 9 ? "Generation" : "Cache", label: "Field " + i,
                                    help: "help " + i, kind: i % 7 === 0 ? "choice" : "real", text: "0.5",
                                    error: i === 3 ? "Enter a number." : "", choices: ["a", "b"],
-                                   choiceLabels: ["A", "B"], choiceIndex: 0})
+                                   choiceLabels: ["A", "B"], choiceIndex: 0, groupNote: "", active: true})
         openSettings()
         const list = one(i => i.objectName === "settingsFields", "settings list")
         tryVerify(() => list.contentHeight > 0, 1000)  // laid out on the first frame
