@@ -101,7 +101,7 @@ int main(int argc, char** argv)
                  "PyramidInfer KV-cache compression.",
                  "pyramid-server"};
     std::string model_path, host = "127.0.0.1", api_key, format = "auto";
-    int port = 8080, max_batch = 8, max_queue = 64, max_tokens = 256;
+    int port = 8080, max_batch = 8, max_queue = 64, max_tokens = 256, max_prompt_tokens = 8192, kv_memory_mib = 0;
     size_t max_body = 1 << 20;
     bool verbose = false;
     app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (" + default_model_help() + ")");
@@ -115,6 +115,16 @@ int main(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--max-queue", max_queue, "requests that may wait beyond a full batch; more are answered 429")
         ->check(whole_number(0, 4096))
+        ->capture_default_str();
+    app.add_option("--max-prompt-tokens", max_prompt_tokens,
+                   "prompt tokens read in one step (at least one request's): fewer let running replies go on "
+                   "sooner between long prompts")
+        ->check(whole_number(1, 1 << 20))
+        ->capture_default_str();
+    app.add_option("--kv-memory", kv_memory_mib,
+                   "MiB of KV cache all running sequences may hold together; beyond it requests wait or the newest "
+                   "is preempted (0: no limit)")
+        ->check(whole_number(0, 1 << 24))
         ->capture_default_str();
     app.add_option("--max-body", max_body, "largest request body in bytes; larger ones are answered 413")
         ->check(whole_number(1, 1ll << 30))
@@ -182,6 +192,8 @@ int main(int argc, char** argv)
     server::ServerMetrics metrics;
     server::ServingOptions serving;
     serving.batch.max_batch = max_batch;
+    serving.batch.max_prompt_tokens = max_prompt_tokens;
+    serving.batch.kv_byte_limit = static_cast<size_t>(kv_memory_mib) << 20;
     serving.max_queue = max_queue;
     server::ServingLoop loop(model->backend(), model->tokenizer(), serving, metrics);
     // A connection holds a thread while its reply streams: one for every request that may be
