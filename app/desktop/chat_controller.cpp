@@ -119,6 +119,7 @@ void ChatController::showCurrentConversation()
     emit busyChanged();  // busyElsewhere
     emit draftChanged();
     emit actionsChanged();
+    emit conversationShown();
 }
 
 void ChatController::showStoredStats(qint64 conversation)

@@ -86,6 +86,10 @@ public:
 signals:
     void busyChanged();
     void draftChanged();
+    // Another conversation is on screen, its messages, draft and panel shown. The composer
+    // takes its draft from here: QML handlers of ConversationListModel::currentIdChanged run
+    // before this controller has shown the conversation.
+    void conversationShown();
     void actionsChanged();
     void editingChanged();
     void errorChanged();

@@ -138,8 +138,8 @@ Pane {
             }
         }
         Connections {
-            target: view.conversations
-            function onCurrentIdChanged() {
+            target: view.chat
+            function onConversationShown() {
                 composer.showDraft()
                 composer.focusInput()
             }

@@ -56,6 +56,7 @@ Pane {
             Layout.fillWidth: true
 
             Label {
+                objectName: "composerNote"
                 textFormat: Text.PlainText
                 visible: composer.editing || composer.chat.busyElsewhere
                 text: composer.editing ? qsTr("Editing your last message")
@@ -77,6 +78,7 @@ Pane {
                 Accessible.description: qsTr("Cancel editing and keep the last message as it was (Esc)")
             }
             Button {
+                objectName: "editLastButton"
                 focusPolicy: Qt.TabFocus
                 visible: !composer.editing
                 text: qsTr("Edit last")

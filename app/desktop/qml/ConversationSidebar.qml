@@ -23,6 +23,14 @@ Pane {
         exportDialog.selectedFile = suggested
         exportDialog.open()
     }
+    // The file chosen in the export dialog: written at once, or once the user agrees to replace it.
+    function exportChosen(file) {
+        sidebar.exportFile = file
+        if (sidebar.conversations.fileExists(file))
+            replaceDialog.open()
+        else
+            sidebar.writeExport()
+    }
     function writeExport() {
         const problem = sidebar.conversations.exportConversation(sidebar.actionId, sidebar.exportFile, sidebar.exportFormat)
         exportResult.failed = problem !== ""
@@ -193,6 +201,7 @@ Pane {
 
     Dialog {
         id: renameDialog
+        objectName: "renameDialog"
         title: qsTr("Rename conversation")
         modal: true
         parent: Overlay.overlay
@@ -207,6 +216,7 @@ Pane {
         // Sized through implicitWidth, which the dialog measures: a plain width overflows it.
         contentItem: TextField {
             id: renameField
+            objectName: "renameField"
             implicitWidth: 320
             selectByMouse: true
             onAccepted: renameDialog.accept()
@@ -224,13 +234,7 @@ Pane {
         options: FileDialog.DontConfirmOverwrite
         defaultSuffix: sidebar.exportFormat === "json" ? "json" : "md"
         nameFilters: sidebar.exportFormat === "json" ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
-        onAccepted: {
-            sidebar.exportFile = selectedFile
-            if (sidebar.conversations.fileExists(selectedFile))
-                replaceDialog.open()
-            else
-                sidebar.writeExport()
-        }
+        onAccepted: sidebar.exportChosen(selectedFile)
     }
 
     Dialog {
@@ -240,9 +244,10 @@ Pane {
         modal: true
         parent: Overlay.overlay
         anchors.centerIn: parent
+        width: Math.min(parent.width - 40, 520)  // a set width: the text wraps in it
         standardButtons: Dialog.Yes | Dialog.No
         onAccepted: sidebar.writeExport()
-        Label {
+        contentItem: Label {
             textFormat: Text.PlainText
             wrapMode: Text.Wrap
             text: qsTr("%1 already exists. Replace it with this conversation?").arg(sidebar.conversations.localPath(sidebar.exportFile))
@@ -258,8 +263,9 @@ Pane {
         modal: true
         parent: Overlay.overlay
         anchors.centerIn: parent
+        width: Math.min(parent.width - 40, 520)  // a set width: the text wraps in it
         standardButtons: Dialog.Ok
-        Label {
+        contentItem: Label {
             id: exportResultLabel
             textFormat: Text.PlainText
             wrapMode: Text.Wrap

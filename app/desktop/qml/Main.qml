@@ -91,6 +91,7 @@ ApplicationWindow {
         spacing: 0
 
         ConversationSidebar {
+            objectName: "sidebar"
             visible: window.sidebarShown
             conversations: window.conversations
             Layout.preferredWidth: window.compact ? 210 : 250

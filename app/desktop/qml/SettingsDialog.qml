@@ -223,15 +223,15 @@ Dialog {
         modal: true
         parent: Overlay.overlay
         anchors.centerIn: parent
+        width: Math.min(dialog.width - 40, 480)  // a set width: the text wraps in it
         standardButtons: Dialog.Reset | Dialog.Cancel
         onReset: {
             dialog.settings.resetToDefaults()
             close()
         }
-        Label {
+        contentItem: Label {
             textFormat: Text.PlainText
             wrapMode: Text.Wrap
-            width: Math.min(implicitWidth, 420)
             text: qsTr("Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.")
         }
     }

@@ -81,6 +81,7 @@ QtObject {
         property string lastUserText: "hello"
         property int stops: 0
         property int cancels: 0
+        signal conversationShown()
         function send(t) { draft = ""; return true }
         function stop() { stops++ }
         function clearError() { error = "" }

@@ -1,0 +1,277 @@
+// The whole window (the real QML, offscreen) on the app's C++ models and the fake engine,
+// driven as a user drives it: the export dialog's flow, drafts that stay with their
+// conversation, the cursor after "Edit last" and Ctrl+End, the rename field inside its dialog,
+// "Reset all" asking first, the refused setting framed in red and the PyramidInfer group's
+// note under another policy (issue 38).
+#include <QFile>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "app_test_env.h"
+
+namespace {
+
+// Every item drawn under `root` (QML items' QObject parents do not follow the visual tree).
+QList<QQuickItem*> visualTree(QQuickItem* root)
+{
+    QList<QQuickItem*> out{root};
+    for (QQuickItem* child : root->childItems())
+        out += visualTree(child);
+    return out;
+}
+
+// The app on the fake engine with a model open, its window shown offscreen.
+struct ShownApp {
+    AppTestEnv env;
+    FakeChatEngine* engine = nullptr;
+    std::unique_ptr<DesktopApp> app;
+    QQmlApplicationEngine qml;
+    QQuickWindow* window = nullptr;
+
+    explicit ShownApp(const FakeScript& script = {})
+    {
+        app = env.makeReadyApp(&engine, script);
+        if (!app->showWindow(qml))
+            return;
+        window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        if (window && !QTest::qWaitForWindowExposed(window))
+            window = nullptr;
+        if (window) {
+            window->requestActivate();
+            QTest::qWaitForWindowActive(window);
+        }
+    }
+
+    QObject* find(const char* name) const { return window->findChild<QObject*>(QString::fromLatin1(name)); }
+    // The shown item named `name` (delegates and popups are not found by findChild alone).
+    QQuickItem* shown(const QString& name) const
+    {
+        for (QQuickItem* item : visualTree(window->contentItem()->parentItem() ? window->contentItem()->parentItem()
+                                                                               : window->contentItem()))
+            if (item->objectName() == name && item->isVisible())
+                return item;
+        return nullptr;
+    }
+    QQuickItem* input() const { return shown(QStringLiteral("composerInput")); }
+    bool send(const QString& text) const
+    {
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        return app->chat().send(text) && finished.wait(10000);
+    }
+};
+
+void typeText(QWindow* window, const char* text)
+{
+    for (; *text; ++text)
+        QTest::keyClick(window, *text);
+}
+
+bool isOpen(QObject* popup) { return popup && popup->property("opened").toBool(); }
+
+} // namespace
+
+class WindowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Item 1: the export starts in the documents folder with the title as the name, writes a
+    // new file the dialog names without a scheme, says where it went, and asks before replacing.
+    void exportsFromTheDialog()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QVERIFY(s.send("Plan the trip"));
+        const qint64 id = s.app->conversations().currentId();
+        QObject* sidebar = s.find("sidebar");
+        QObject* dialog = s.find("exportDialog");
+        QVERIFY(sidebar && dialog);
+        sidebar->setProperty("actionId", id);
+        QMetaObject::invokeMethod(sidebar, "startExport", Q_ARG(QVariant, QStringLiteral("markdown")));
+        QTRY_VERIFY(dialog->property("visible").toBool());
+        const QUrl suggested = s.app->conversations().suggestedExportFile(id, "markdown");
+        QCOMPARE(dialog->property("selectedFile").toUrl().fileName(), QStringLiteral("Plan the trip.md"));
+        QCOMPARE(dialog->property("currentFolder").toUrl().adjusted(QUrl::StripTrailingSlash),
+                 suggested.adjusted(QUrl::RemoveFilename | QUrl::StripTrailingSlash));
+        QCOMPARE(dialog->property("acceptLabel").toString(), QStringLiteral("Export"));
+        QMetaObject::invokeMethod(dialog, "reject");
+
+        // What Qt's own dialog gives for a name typed into it: a path, no file:// in front.
+        const QString path = s.env.dir.filePath(QStringLiteral("newfile.md"));
+        QMetaObject::invokeMethod(sidebar, "exportChosen", Q_ARG(QVariant, QUrl(path)));
+        QObject* result = s.find("exportResult");
+        QTRY_VERIFY(isOpen(result));
+        QCOMPARE(result->property("title").toString(), QStringLiteral("Exported"));
+        QCOMPARE(result->property("text").toString(), QStringLiteral("The conversation was saved as %1.").arg(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().startsWith("# Plan the trip"));
+        file.close();
+        QMetaObject::invokeMethod(result, "close");
+        QTRY_VERIFY(!isOpen(result));
+
+        // The same name again: nothing is written until the user agrees.
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("kept");
+        file.close();
+        QMetaObject::invokeMethod(sidebar, "exportChosen", Q_ARG(QVariant, QUrl::fromLocalFile(path)));
+        QObject* replace = s.find("replaceDialog");
+        QTRY_VERIFY(isOpen(replace));
+        QVERIFY(!isOpen(result));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("kept"));
+        file.close();
+        QMetaObject::invokeMethod(replace, "accept");
+        QTRY_VERIFY(isOpen(result));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().startsWith("# Plan the trip"));
+    }
+
+    // Item 2: what is typed stays with its conversation; a reply running elsewhere is said.
+    void draftsStayWithTheirConversation()
+    {
+        FakeScript slow;
+        slow.pieces.assign(100, " w");
+        slow.delay = std::chrono::milliseconds(20);
+        ShownApp s(slow);
+        QVERIFY(s.window);
+        const qint64 first = s.app->conversations().currentId();
+        QQuickItem* input = s.input();
+        QVERIFY(input);
+        input->forceActiveFocus();
+        typeText(s.window, "Tell me a story");
+        QTest::keyClick(s.window, Qt::Key_Return);
+        QTRY_VERIFY(s.app->chat().busy());
+        QCOMPARE(input->property("text").toString(), QString());
+        typeText(s.window, "half a thought");
+
+        const qint64 second = s.app->conversations().createConversation();
+        QVERIFY(second != first);
+        QCOMPARE(input->property("text").toString(), QString());  // Enter here sends nothing of the other's
+        QQuickItem* note = s.shown(QStringLiteral("composerNote"));
+        QVERIFY(note);
+        QVERIFY(note->property("text").toString().contains("another conversation"));
+        typeText(s.window, "other");
+        QTest::keyClick(s.window, Qt::Key_Return);  // refused while the reply runs: the text stays
+        QCOMPARE(input->property("text").toString(), QStringLiteral("other"));
+        QCOMPARE(s.app->store().messageCount(second), 0);
+
+        s.app->conversations().setCurrentId(first);
+        QCOMPARE(input->property("text").toString(), QStringLiteral("half a thought"));
+        QCOMPARE(input->property("cursorPosition").toInt(), 14);
+        QVERIFY(!s.shown(QStringLiteral("composerNote")));
+        QVERIFY(s.app->messages().streaming());  // the reply is still on its way here
+        s.app->conversations().setCurrentId(second);
+        QCOMPARE(input->property("text").toString(), QStringLiteral("other"));
+    }
+
+    // Item 6: "Edit last" leaves the cursor after the text; Ctrl+End and Ctrl+Home move the
+    // cursor in the message box before they scroll the conversation.
+    void theCursorGoesWhereTheUserWantsIt()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QVERIFY(s.send("Hello there"));
+        QQuickItem* input = s.input();
+        QQuickItem* editLast = s.shown(QStringLiteral("editLastButton"));
+        QVERIFY(input && editLast);
+        QTRY_VERIFY(editLast->isEnabled());
+        QMetaObject::invokeMethod(editLast, "clicked");
+        QVERIFY(s.app->chat().editing());
+        QCOMPARE(input->property("text").toString(), QStringLiteral("Hello there"));
+        QCOMPARE(input->property("cursorPosition").toInt(), 11);
+        typeText(s.window, "!");
+        QCOMPARE(input->property("text").toString(), QStringLiteral("Hello there!"));
+
+        input->setProperty("cursorPosition", 0);
+        QTest::keyClick(s.window, Qt::Key_End, Qt::ControlModifier);
+        QCOMPARE(input->property("cursorPosition").toInt(), 12);
+        QTest::keyClick(s.window, Qt::Key_Home, Qt::ControlModifier);
+        QCOMPARE(input->property("cursorPosition").toInt(), 0);
+    }
+
+    // Item 5: the rename field lies inside its dialog.
+    void theRenameFieldFitsItsDialog()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QObject* sidebar = s.find("sidebar");
+        QObject* dialog = s.find("renameDialog");
+        QVERIFY(sidebar && dialog);
+        sidebar->setProperty("actionId", s.app->conversations().currentId());
+        QMetaObject::invokeMethod(dialog, "open");
+        QTRY_VERIFY(isOpen(dialog));
+        auto* field = s.shown(QStringLiteral("renameField"));
+        QVERIFY(field);
+        QVERIFY2(field->width() <= dialog->property("availableWidth").toReal() + 0.5,
+                 qPrintable(QStringLiteral("field %1 wide, room for %2")
+                                .arg(field->width())
+                                .arg(dialog->property("availableWidth").toReal())));
+        QVERIFY(field->width() >= 300);  // room for a title
+    }
+
+    // Item 4: "Reset all" asks before it takes every change back.
+    void resetAllAsksFirst()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QObject* settings = s.find("settingsDialog");
+        QVERIFY(settings);
+        QMetaObject::invokeMethod(settings, "open");
+        QTRY_VERIFY(isOpen(settings));
+        QVERIFY(s.app->settings().setValue("temperature", "0.25"));
+        QQuickItem* reset = s.shown(QStringLiteral("resetAllButton"));
+        QVERIFY(reset);
+        QMetaObject::invokeMethod(reset, "clicked");
+        QObject* ask = s.find("resetDialog");
+        QTRY_VERIFY(isOpen(ask));
+        QCOMPARE(s.app->settings().value("temperature"), QStringLiteral("0.25"));  // not yet
+        QMetaObject::invokeMethod(ask, "reject");
+        QTRY_VERIFY(!isOpen(ask));
+        QCOMPARE(s.app->settings().value("temperature"), QStringLiteral("0.25"));
+        QMetaObject::invokeMethod(reset, "clicked");
+        QTRY_VERIFY(isOpen(ask));
+        QMetaObject::invokeMethod(ask, "reset");
+        QTRY_VERIFY(!isOpen(ask));
+        QCOMPARE(s.app->settings().current().sampling.temperature, pyramid::SamplingParams{}.temperature);
+    }
+
+    // Items 5 and 8: a refused value's field is framed in red; under H2O the PyramidInfer group
+    // says its knobs only set the budget.
+    void settingsShowWhatTheySay()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QObject* settings = s.find("settingsDialog");
+        QMetaObject::invokeMethod(settings, "open");
+        QTRY_VERIFY(isOpen(settings));
+        const auto frameOf = [&](const char* key) -> QQuickItem* {
+            QQuickItem* field = s.shown(QStringLiteral("field_") + QLatin1String(key));
+            if (!field)
+                return nullptr;
+            for (QQuickItem* item : visualTree(field))
+                if (item->objectName() == QLatin1String("errorFrame"))
+                    return item;
+            return nullptr;
+        };
+        QTRY_VERIFY(frameOf("recent_ratio"));  // once the list has laid out its fields
+        QVERIFY(!frameOf("recent_ratio")->isVisible());
+        QVERIFY(!s.app->settings().setValue("recent_ratio", "7"));
+        QTRY_VERIFY(frameOf("recent_ratio")->isVisible());
+        QCOMPARE(frameOf("recent_ratio")->property("border").value<QObject*>()->property("color").value<QColor>(),
+                 settings->property("errorColor").value<QColor>());
+        QVERIFY(!frameOf("distance_weight")->isVisible());
+
+        QVERIFY(!s.shown(QStringLiteral("groupNote")));
+        QVERIFY(s.app->settings().setValue("policy", "h2o"));
+        QTRY_VERIFY(s.shown(QStringLiteral("groupNote")));
+        QVERIFY(s.shown(QStringLiteral("groupNote"))->property("text").toString().contains("only set its budget"));
+        QVERIFY(s.app->settings().setValue("policy", "pyramid"));
+        QTRY_VERIFY(!s.shown(QStringLiteral("groupNote")));
+    }
+};
+
+QTEST_MAIN(WindowTest)
+#include "app_window_test.moc"
