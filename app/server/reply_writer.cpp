@@ -22,24 +22,29 @@ ReplyWriter::ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage
 
 ReplyWriter::Progress ReplyWriter::pump(const Write& write)
 {
+    const auto now = std::chrono::steady_clock::now;
+    const auto sent = [&](bool ok) {
+        last_write_ = now();
+        return ok;
+    };
     const auto failed = [&] {
         channel_->cancel();
         return Progress::Failed;
     };
-    const std::vector<ReplyUpdate> updates = channel_->take(heartbeat_);
-    if (updates.empty())
-        return write(stream_ ? ": keep-alive\n\n" : " ") ? Progress::More : failed();
-    for (const ReplyUpdate& u : updates) {
+    for (const ReplyUpdate& u : channel_->take(heartbeat_)) {
         if (u.finished)
             return write_end(u, write) == Progress::Done ? Progress::Done : failed();
         if (!stream_) {
             text_ += u.text;
         } else if (!u.text.empty()) {
-            if (!write(sse_event(dump(chunk_body(identity_, u.text, first_, std::nullopt)))))
+            if (!sent(write(sse_event(dump(chunk_body(identity_, u.text, first_, std::nullopt))))))
                 return failed();
             first_ = false;
         }
     }
+    // Nothing written for a heartbeat: the queue, a long prompt, or a reply not streamed.
+    if (now() - last_write_ >= heartbeat_ && !sent(write(stream_ ? ": keep-alive\n\n" : " ")))
+        return failed();
     return Progress::More;
 }
 

@@ -4,9 +4,9 @@
 // then "data: [DONE]"), one JSON object for the others.
 //
 // The client's going away is noticed by a write failing, so something is written at least
-// every `heartbeat` while the reply waits (in the queue, or in a long prompt): an SSE comment
-// line (": keep-alive"), or a space before the JSON object of a non-streamed reply (JSON
-// allows white space before a value). The second write into a closed connection fails; the
+// every `heartbeat`: while a reply waits (in the queue, or in a long prompt) an SSE comment
+// line (": keep-alive"), and all along a non-streamed reply a space before its JSON object
+// (JSON allows white space before a value). The second write into a closed connection fails; the
 // reply's channel is then cancelled and so is its sequence. A consequence: a non-streamed
 // reply's status (200) is sent once the request is queued, and an engine failure in the middle
 // of it is reported as an error object in that 200 response (a streamed one gets an error
@@ -43,6 +43,7 @@ private:
     std::chrono::milliseconds heartbeat_;
     bool first_ = true;
     std::string text_;  // a non-streamed reply, as it grows
+    std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
 };
 
 } // namespace pyramid::server

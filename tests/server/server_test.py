@@ -14,7 +14,10 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
   and the running sequences drop to 0;
 - concurrent requests beyond --max-batch + --max-queue: 429 with Retry-After, every other
   request answered whole;
-- /metrics in Prometheus text, /v1/models, /health.
+- /metrics in Prometheus text, /v1/models, /health;
+- with the default chat model SmolLM2-135M-Instruct, when setup fetched it: the file's chat
+  template (ChatML) and a sensible answer; a reply that is not streamed is cancelled by a
+  disconnect too.
 Usage: server_test.py PYRAMID_SERVER MODEL
 """
 import http.client
@@ -42,11 +45,9 @@ def check(condition, message):
 
 
 class Server:
-    def __init__(self, binary, model):
-        self.process = subprocess.Popen(
-            [binary, "--model", model, "--port", "0", "--format", "llama-2-chat", "--api-key", KEY,
-             "--max-batch", "2", "--max-queue", "1", "--max-body", str(MAX_BODY), "--device", "cpu"],
-            stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
+    def __init__(self, binary, model, options):
+        self.process = subprocess.Popen([binary, "--model", model, "--port", "0", "--device", "cpu"] + options,
+                                        stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
         line = self.process.stdout.readline()
         match = re.fullmatch(r"listening on http://127\.0\.0\.1:(\d+)\n", line)
         check(match, f"the server's first line: {line!r}")
@@ -231,30 +232,44 @@ def test_bad_input(server):
     check(status == 200 and body["choices"][0]["message"]["content"], f"unknown fields: {status} {body}")
 
 
-def test_disconnect_cancels(server):
-    before = server.metrics()
-    asked = 1900
+def send_raw(server, path, body):
+    """A request on a socket of our own, to close it midway."""
     sock = socket.create_connection(("127.0.0.1", server.port))
-    body = json.dumps({"prompt": "Once upon a time", "max_tokens": asked, "temperature": 0, "stream": True})
-    sock.sendall((f"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\n"
+    body = json.dumps(body)
+    sock.sendall((f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\n"
                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n{body}").encode())
-    received = b""
-    while b"data: {" not in received:
-        piece = sock.recv(4096)
-        check(piece, "the stream closed before its first event")
-        received += piece
-    sock.close()
+    return sock
+
+
+def wait_for_cancel(server, before, asked):
+    """The reply of a closed connection ends as cancelled, before its max_tokens; returns the
+    tokens it generated."""
+    key = 'pyramid_replies_total{finish_reason="cancelled"}'
     deadline = time.time() + 20
     while True:
         after = server.metrics()
-        cancelled = after.get('pyramid_replies_total{finish_reason="cancelled"}', 0)
-        if cancelled == before.get('pyramid_replies_total{finish_reason="cancelled"}', 0) + 1:
+        if after.get(key, 0) == before.get(key, 0) + 1:
             break
         check(time.time() < deadline, "the disconnected reply was never cancelled")
         time.sleep(0.05)
     generated = after["pyramid_completion_tokens_total"] - before["pyramid_completion_tokens_total"]
     check(generated < asked, f"the disconnected reply generated {generated} of its {asked} tokens anyway")
     check(after["pyramid_running_sequences"] == 0, "a sequence still runs after the disconnect")
+    return generated
+
+
+def test_disconnect_cancels(server):
+    before = server.metrics()
+    asked = 1900
+    sock = send_raw(server, "/v1/completions",
+                    {"prompt": "Once upon a time", "max_tokens": asked, "temperature": 0, "stream": True})
+    received = b""
+    while b"data: {" not in received:
+        piece = sock.recv(4096)
+        check(piece, "the stream closed before its first event")
+        received += piece
+    sock.close()
+    generated = wait_for_cancel(server, before, asked)
     print(f"disconnect: cancelled after {generated:.0f} of {asked} tokens")
 
 
@@ -292,12 +307,41 @@ def test_metrics(server):
     check('pyramid_kv_cache_layer_entries{layer="4"}' in values, "per-layer entries of 5 layers")
 
 
+def test_default_chat_model(binary):
+    """With the default chat model (when setup fetched it): ChatML from the file's template, a
+    sensible answer, and a reply that is not streamed cancelled by a disconnect too (the
+    server writes a space before its JSON object every second, so the closed connection shows)."""
+    data = os.environ.get("XDG_DATA_HOME", os.path.expanduser("~/.local/share"))
+    smollm = os.path.join(data, "pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+    if not os.path.exists(smollm):
+        print(f"no {smollm}: the default chat model's checks are left out")
+        return
+    server = Server(binary, smollm, ["--api-key", KEY])
+    try:
+        status, _, body = server.request("POST", "/v1/chat/completions", {
+            "messages": [{"role": "user", "content": "What is the capital of France?"}], "max_tokens": 32,
+            "temperature": 0})
+        answer = body["choices"][0]["message"]["content"]
+        check(status == 200 and "Paris" in answer, f"SmolLM2 on France: {answer!r}")
+        before = server.metrics()
+        asked = 1000
+        sock = send_raw(server, "/v1/chat/completions", {
+            "messages": [{"role": "user", "content": "Write a long essay about the sea."}], "max_tokens": asked})
+        time.sleep(1.5)
+        sock.close()
+        generated = wait_for_cancel(server, before, asked)
+        print(f"SmolLM2: {answer!r}; a reply not streamed cancelled after {generated:.0f} of {asked} tokens")
+    finally:
+        server.stop()
+
+
 def main():
     binary, model = sys.argv[1], sys.argv[2]
     if not os.path.exists(model):
         print(f"SKIP: {model} not found (shared data not found)")
         sys.exit(77)
-    server = Server(binary, model)
+    server = Server(binary, model, ["--format", "llama-2-chat", "--api-key", KEY, "--max-batch", "2",
+                                    "--max-queue", "1", "--max-body", str(MAX_BODY)])
     try:
         test_api_key(server)
         test_models(server)
@@ -311,6 +355,7 @@ def main():
     finally:
         if server.process.poll() is None:
             server.stop()
+    test_default_chat_model(binary)
     print("pyramid-server: all checks passed")
 
 
