@@ -624,6 +624,57 @@
         <source>Show or hide the cache panel</source>
         <translation>Cache-Ansicht ein- oder ausblenden</translation>
     </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1 — cannot be opened: %2</source>
+        <translation>%1 — lässt sich nicht öffnen: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ModelFileInfo</name>
+    <message>
+        <source>it cannot be read (%1)</source>
+        <translation>sie ist nicht lesbar (%1)</translation>
+    </message>
+    <message>
+        <source>it is not a GGUF file</source>
+        <translation>sie ist keine GGUF-Datei</translation>
+    </message>
+    <message>
+        <source>it holds no weights (a tokenizer&apos;s vocabulary only)</source>
+        <translation>sie enthält keine Gewichte (nur das Vokabular eines Tokenizers)</translation>
+    </message>
+    <message>
+        <source>it is damaged: %1</source>
+        <translation>sie ist beschädigt: %1</translation>
+    </message>
+    <message>
+        <source>its config.json cannot be read (%1)</source>
+        <translation>seine config.json ist nicht lesbar (%1)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n Schicht</numerusform>
+            <numerusform>%n Schichten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 positions</source>
+        <translation>%1 Positionen</translation>
+    </message>
+    <message>
+        <source> · </source>
+        <comment>between the facts of a model</comment>
+        <translation> · </translation>
+    </message>
+    <message>
+        <source>it is not a regular file</source>
+        <translation>sie ist keine reguläre Datei</translation>
+    </message>
 </context>
 <context>
     <name>ModelManager</name>

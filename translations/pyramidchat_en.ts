@@ -38,4 +38,14 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>ModelFileInfo</name>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n layer</numerusform>
+            <numerusform>%n layers</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -620,6 +620,56 @@
         <source>Show or hide the cache panel</source>
         <translation>显示或隐藏缓存面板</translation>
     </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1 — cannot be opened: %2</source>
+        <translation>%1 — 无法打开：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ModelFileInfo</name>
+    <message>
+        <source>it cannot be read (%1)</source>
+        <translation>无法读取（%1）</translation>
+    </message>
+    <message>
+        <source>it is not a GGUF file</source>
+        <translation>不是 GGUF 文件</translation>
+    </message>
+    <message>
+        <source>it holds no weights (a tokenizer&apos;s vocabulary only)</source>
+        <translation>不含权重（只有分词器的词表）</translation>
+    </message>
+    <message>
+        <source>it is damaged: %1</source>
+        <translation>文件已损坏：%1</translation>
+    </message>
+    <message>
+        <source>its config.json cannot be read (%1)</source>
+        <translation>无法读取其 config.json（%1）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n 层</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 positions</source>
+        <translation>%1 个位置</translation>
+    </message>
+    <message>
+        <source> · </source>
+        <comment>between the facts of a model</comment>
+        <translation> · </translation>
+    </message>
+    <message>
+        <source>it is not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
 </context>
 <context>
     <name>ModelManager</name>

@@ -6,10 +6,10 @@
 #include <QSettings>
 #include <QUrl>
 
+#include <algorithm>
 #include <utility>
 
 #include "chat_controller.h"
-#include "model/model_loader.h"
 #include "settings_model.h"
 
 namespace {
@@ -124,22 +124,48 @@ void ModelManager::stopLoading(bool anotherFollows)
 
 void ModelManager::rescan()
 {
-    QStringList found;
+    QVector<ModelFileInfo> files;
+    QHash<QString, Probe> probes;
     for (const QString& dirPath : searchDirs_) {
         const QDir dir(dirPath);
-        for (const QFileInfo& entry : dir.entryInfoList({QStringLiteral("*.gguf")}, QDir::Files, QDir::Name)) {
-            if (pyramid::may_hold_model(entry.filesystemAbsoluteFilePath()))
-                found.push_back(entry.absoluteFilePath());
-        }
-        for (const QFileInfo& entry : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        QFileInfoList entries = dir.entryInfoList({QStringLiteral("*.gguf")}, QDir::Files | QDir::System, QDir::Name);
+        for (const QFileInfo& entry : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
             if (isModelFolder(entry.absoluteFilePath()))
-                found.push_back(entry.absoluteFilePath());
+                entries.push_back(entry);
+        for (const QFileInfo& entry : entries) {
+            const QString path = entry.absoluteFilePath();
+            Probe probe = probes_.value(path);
+            if (probe.size != entry.size() || probe.modified != entry.lastModified())
+                probe = {entry.size(), entry.lastModified(), probeModelFile(path)};
+            probes.insert(path, probe);
+            files.push_back(probe.info);
         }
     }
-    if (found != available_) {
-        available_ = found;
+    probes_ = std::move(probes);
+    QStringList found;
+    for (const ModelFileInfo& file : files)
+        if (file.usable())
+            found.push_back(file.path);
+    const bool changed = found != available_ || files.size() != files_.size() ||
+                         !std::equal(files.cbegin(), files.cend(), files_.cbegin(), [](const auto& a, const auto& b) {
+                             return a.path == b.path && a.summary() == b.summary() && a.problem == b.problem;
+                         });
+    files_ = std::move(files);
+    available_ = found;
+    if (changed)
         emit availableModelsChanged();
-    }
+}
+
+QVariantList ModelManager::modelFiles() const
+{
+    QVariantList out;
+    for (const ModelFileInfo& file : files_)
+        out.push_back(QVariantMap{{QStringLiteral("path"), file.path},
+                                  {QStringLiteral("name"), displayName(file.path)},
+                                  {QStringLiteral("summary"), file.summary()},
+                                  {QStringLiteral("usable"), file.usable()},
+                                  {QStringLiteral("problem"), file.problem}});
+    return out;
 }
 
 void ModelManager::clearError() { setError({}); }

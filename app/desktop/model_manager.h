@@ -1,12 +1,19 @@
 #pragma once
 // Which model is open: opening a GGUF file or a Hugging Face folder (with progress and
 // cancel), the models found in the search folders, the recently used ones, and load errors,
-// which are shown but never fatal (the previous model stays in use).
+// which are shown but never fatal (the previous model stays in use). The files found are
+// described before they are opened (model_file_info.h); those that are no model are listed
+// with the reason and never opened by default.
+#include <QDateTime>
+#include <QHash>
 #include <QObject>
 #include <QStringList>
+#include <QVariantList>
+#include <QVector>
 
 #include "chat/chat_engine.h"
 #include "model/default_model.h"
+#include "model_file_info.h"
 
 class ChatController;
 class QSettings;
@@ -26,6 +33,9 @@ class ModelManager : public QObject {
     Q_PROPERTY(QString backendNote READ backendNote NOTIFY modelChanged)
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
     Q_PROPERTY(QStringList availableModels READ availableModels NOTIFY availableModelsChanged)
+    // Every .gguf file and model folder in the search folders, as the model menu lists them:
+    // {path, name, summary, usable, problem}.
+    Q_PROPERTY(QVariantList modelFiles READ modelFiles NOTIFY availableModelsChanged)
 
 public:
     // The model the app opens when none was opened before (setup fetches it; a chat model with
@@ -62,7 +72,8 @@ public:
     QString backend() const { return QString::fromStdString(info_.backend); }
     QString backendNote() const { return QString::fromStdString(info_.backend_note); }
     QStringList recentModels() const { return recent_; }
-    QStringList availableModels() const { return available_; }
+    QStringList availableModels() const { return available_; }  // the usable ones
+    QVariantList modelFiles() const;
 
 signals:
     void loadingChanged();
@@ -87,6 +98,15 @@ private:
     QStringList searchDirs_;
     QStringList recent_;
     QStringList available_;
+    QVector<ModelFileInfo> files_;  // what the last rescan found, usable or not
+    // Probes by path, kept while the file's size and time are unchanged (rescan runs at every
+    // opening of the menu).
+    struct Probe {
+        qint64 size = -1;
+        QDateTime modified;
+        ModelFileInfo info;
+    };
+    QHash<QString, Probe> probes_;
     QString loadingPath_;
     bool cancelRequested_ = false;
     QString nextPath_;  // requested while loadingPath_ loaded: opens when that load has ended

@@ -1,6 +1,8 @@
 // ModelManager: opening a model through the worker thread, progress, load errors that keep
 // the previous model and the app usable, cancel, recent models, the default model search
 // and the prompt format chosen for base and chat models.
+#include <QFileInfo>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -273,6 +275,50 @@ private slots:
         app->models().openInitial();  // nothing recent: the default model
         QVERIFY(changed.wait(5000));
         QCOMPARE(app->models().modelPath(), preferred);
+    }
+
+    // Issue 38, item 7: the menu lists each file with its size, weight type, layers and
+    // context; what is no model (a text file, a vocabulary, a damaged file) is listed with the
+    // reason and never offered or opened by default.
+    void describesTheModelsFoundAndWhyOthersCannotOpen()
+    {
+        AppTestEnv env;
+        const QString good = env.makeModelFile("tiny.gguf");
+        const auto write = [&](const QString& name, const QByteArray& bytes) {
+            QFile file(env.modelsDir + "/" + name);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        };
+        write("aaa-notes.gguf", "these are my notes, not a model");
+        write("ggml-vocab-llama.gguf", QByteArray("GGUF\x03\0\0\0" "\0\0\0\0\0\0\0\0" "\0\0\0\0\0\0\0\0", 24));
+        write("cut-short.gguf", AppTestEnv::minimalGguf(4, 512, 1).left(60));
+        auto app = env.makeApp();
+        const QVariantList files = app->models().modelFiles();
+        QCOMPARE(files.size(), 4);
+        QMap<QString, QVariantMap> byName;
+        for (const QVariant& file : files)
+            byName.insert(file.toMap().value("name").toString(), file.toMap());
+        const QVariantMap tiny = byName.value("tiny.gguf");
+        QVERIFY(tiny.value("usable").toBool());
+        QCOMPARE(tiny.value("path").toString(), good);
+        QCOMPARE(tiny.value("summary").toString(),
+                 QLocale().formattedDataSize(QFileInfo(good).size()) + " · Q4_K_M · 22 layers · 2,048 positions");
+        const std::pair<const char*, const char*> refused[] = {
+            {"aaa-notes.gguf", "it is not a GGUF file"},
+            {"ggml-vocab-llama.gguf", "it holds no weights"},
+            {"cut-short.gguf", "it is damaged: "}};
+        for (const auto& [name, reason] : refused) {
+            QVERIFY2(!byName.value(name).value("usable").toBool(), name);
+            QVERIFY2(byName.value(name).value("problem").toString().startsWith(reason),
+                     qPrintable(byName.value(name).value("problem").toString()));
+        }
+        QCOMPARE(app->models().availableModels(), QStringList{good});
+        // The first file by name is no model: the start opens the one that is.
+        QCOMPARE(app->models().defaultModelPath(), good);
+        QSignalSpy changed(&app->models(), &ModelManager::modelChanged);
+        app->models().openInitial();
+        QVERIFY(changed.wait(5000));
+        QCOMPARE(app->models().modelPath(), good);
     }
 
     void searchFoldersIncludeTheSharedModels()

@@ -31,15 +31,51 @@ struct AppTestEnv {
         Q_UNUSED(english);
     }
 
-    // A file the fake engine accepts (or refuses, for a name with "broken" in it).
+    // A file the fake engine accepts (or refuses, for a name with "broken" in it): a GGUF
+    // header the model menu reads (22 layers, 2048 positions, Q4_K_M) with one small tensor.
     QString makeModelFile(const QString& name) const
     {
         QDir().mkpath(modelsDir);
         const QString path = QDir(modelsDir).filePath(name);
         QFile file(path);
         file.open(QIODevice::WriteOnly);
-        file.write("GGUF");
+        file.write(minimalGguf(22, 2048, 15));
         return path;
+    }
+
+    // GGUF v3: the llama architecture with its block count and context length, a
+    // general.file_type, and one 4-element float32 tensor.
+    static QByteArray minimalGguf(quint32 layers, quint32 context, quint32 fileType)
+    {
+        QByteArray out;
+        const auto u32 = [&out](quint32 v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+        const auto u64 = [&out](quint64 v) { out.append(reinterpret_cast<const char*>(&v), 8); };
+        const auto str = [&](const QByteArray& s) {
+            u64(quint64(s.size()));
+            out.append(s);
+        };
+        out.append("GGUF");
+        u32(3);
+        u64(1);  // tensors
+        u64(4);  // metadata entries
+        str("general.architecture");
+        u32(8);  // string
+        str("llama");
+        for (const auto& [key, value] : {std::pair{"llama.block_count", layers}, {"llama.context_length", context},
+                                         {"general.file_type", fileType}}) {
+            str(key);
+            u32(4);  // uint32
+            u32(value);
+        }
+        str("token_embd.weight");
+        u32(1);  // dimensions
+        u64(4);
+        u32(0);  // float32
+        u64(0);  // offset in the data
+        while (out.size() % 32 != 0)
+            out.append('\0');
+        out.append(QByteArray(16, '\0'));
+        return out;
     }
 
     // Builds the app on a fake engine; `engine` is left pointing at it for inspection.

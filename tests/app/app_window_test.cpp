@@ -1,8 +1,8 @@
 // The whole window (the real QML, offscreen) on the app's C++ models and the fake engine,
 // driven as a user drives it: the export dialog's flow, drafts that stay with their
 // conversation, the cursor after "Edit last" and Ctrl+End, the rename field inside its dialog,
-// "Reset all" asking first, the refused setting framed in red and the PyramidInfer group's
-// note under another policy (issue 38).
+// "Reset all" asking first, the refused setting framed in red, the PyramidInfer group's
+// note under another policy and the model menu's entries (issue 38).
 #include <QFile>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
@@ -270,6 +270,41 @@ private slots:
         QVERIFY(s.shown(QStringLiteral("groupNote"))->property("text").toString().contains("only set its budget"));
         QVERIFY(s.app->settings().setValue("policy", "pyramid"));
         QTRY_VERIFY(!s.shown(QStringLiteral("groupNote")));
+    }
+    // Item 7: the model menu describes each file, marks the open one and greys what is no model.
+    void theModelMenuDescribesTheFiles()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        s.env.makeModelFile(QStringLiteral("other.gguf"));
+        QFile notes(s.env.modelsDir + QStringLiteral("/notes.gguf"));
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("not a model");
+        notes.close();
+        s.app->models().rescan();  // as opening the menu does
+        QMap<QString, QObject*> entries;
+        QTRY_COMPARE_WITH_TIMEOUT(
+            [&] {
+                entries.clear();
+                for (QObject* entry : s.window->findChildren<QObject*>(QStringLiteral("modelEntry")))
+                    entries.insert(entry->property("text").toString().section(QStringLiteral(" — "), 0, 0), entry);
+                return entries.size();
+            }(),
+            3, 3000);
+        QCOMPARE(s.app->models().modelName(), QStringLiteral("tiny.gguf"));
+        QVERIFY(entries["tiny.gguf"]->property("checked").toBool());
+        QVERIFY(!entries["other.gguf"]->property("checked").toBool());
+        QVERIFY(entries["tiny.gguf"]->property("text").toString().contains("Q4_K_M · 22 layers · 2,048 positions"));
+        QVERIFY(entries["tiny.gguf"]->property("enabled").toBool());
+        QVERIFY(!entries["notes.gguf"]->property("enabled").toBool());
+        QCOMPARE(entries["notes.gguf"]->property("text").toString(),
+                 QStringLiteral("notes.gguf — cannot be opened: it is not a GGUF file"));
+
+        QSignalSpy changed(&s.app->models(), &ModelManager::modelChanged);
+        QMetaObject::invokeMethod(entries["other.gguf"], "triggered");
+        QVERIFY(changed.wait(5000));
+        QVERIFY(entries["other.gguf"]->property("checked").toBool());
+        QVERIFY(!entries["tiny.gguf"]->property("checked").toBool());
     }
 };
 

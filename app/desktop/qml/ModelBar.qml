@@ -111,11 +111,23 @@ ToolBar {
                         enabled: false
                     }
                     Instantiator {
-                        model: bar.models.availableModels
+                        model: bar.models.modelFiles
+                        // The name and what it is; the open one checked; a file that is no
+                        // model greyed, saying why.
                         delegate: MenuItem {
-                            required property string modelData
-                            text: bar.models.displayName(modelData)
-                            onTriggered: bar.models.open(modelData)
+                            required property var modelData
+                            objectName: "modelEntry"
+                            text: modelData.usable ? qsTr("%1 — %2").arg(modelData.name).arg(modelData.summary)
+                                                   : qsTr("%1 — cannot be opened: %2").arg(modelData.name).arg(modelData.problem)
+                            enabled: modelData.usable
+                            checkable: true
+                            checked: modelData.path === bar.models.modelPath
+                            onTriggered: {
+                                // A click toggles the mark; the open model decides it.
+                                checked = Qt.binding(() => modelData.path === bar.models.modelPath)
+                                bar.models.open(modelData.path)
+                            }
+                            Accessible.name: text
                         }
                         onObjectAdded: (index, object) => modelMenu.insertItem(4 + index, object)
                         onObjectRemoved: (index, object) => modelMenu.removeItem(object)

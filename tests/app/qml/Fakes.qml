@@ -102,6 +102,7 @@ QtObject {
         property real progress: 0
         property string error: ""
         property var availableModels: []
+        property var modelFiles: []
         property var recentModels: []
         function rescan() {}
         function displayName(p) { return p }

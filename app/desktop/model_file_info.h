@@ -1,0 +1,27 @@
+#pragma once
+// What the model menu says about a model before it is opened: a GGUF file's size, weight type,
+// layers and context length from its header (mapped, not loaded), a Hugging Face folder's from
+// config.json; or why it cannot be opened, in the user's language. A file that is no model
+// (a text file named .gguf, a tokenizer's vocabulary without weights, a damaged file) is
+// reported with its reason instead of being offered.
+#include <QCoreApplication>
+#include <QString>
+
+struct ModelFileInfo {
+    Q_DECLARE_TR_FUNCTIONS(ModelFileInfo)
+
+public:
+    QString path;
+    qint64 bytes = 0;     // the file, or a folder's weight files
+    QString weightType;   // llama.cpp's name ("Q4_K_M", "F16", ...); empty when unknown
+    int layers = 0;       // 0: unknown
+    int contextLength = 0;
+    QString problem;      // empty when it can be opened; else why not
+
+    bool usable() const { return problem.isEmpty(); }
+    // "1.2 GB · Q4_K_M · 22 layers · 2,048 positions", what is known of it.
+    QString summary() const;
+};
+
+// Reads `path` (a .gguf file or a model folder); never throws.
+ModelFileInfo probeModelFile(const QString& path);
