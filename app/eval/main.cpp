@@ -1,6 +1,7 @@
 // pyramid-eval: quality evaluation of the KV-cache policies. `ppl` runs the perplexity
 // protocol (one policy or a sweep) and writes tables, JSON and plots; `replay` reproduces a
 // golden-format case; `multiturn` compares extending and rebuilding a compressed cache;
+// `recall` scores answers about earlier context (facts across turns, passkeys);
 // `bench-plots` draws the plots of a pyramid-bench run.
 // Results go to stdout, progress and errors to stderr.
 #include <CLI/CLI.hpp>
@@ -9,6 +10,7 @@
 #include "command_line.h"
 #include "multi_turn_command.h"
 #include "ppl_command.h"
+#include "recall_command.h"
 #include "replay_command.h"
 
 int main(int argc, char** argv)
@@ -19,6 +21,7 @@ int main(int argc, char** argv)
     pyramid::PplCommand ppl(app);
     pyramid::ReplayCommand replay(app);
     pyramid::MultiTurnCommand multi_turn(app);
+    pyramid::RecallCommand recall(app);
     pyramid::BenchPlotsCommand bench_plots(app);
     if (const auto status = pyramid::parse_command_line(app, argc, argv, "pyramid-eval"))
         return *status;
@@ -26,5 +29,7 @@ int main(int argc, char** argv)
         return ppl.run();
     if (bench_plots.chosen())
         return bench_plots.run();
+    if (recall.chosen())
+        return recall.run();
     return multi_turn.chosen() ? multi_turn.run() : replay.run();
 }

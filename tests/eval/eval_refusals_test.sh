@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pyramid-eval refuses what it cannot do before it measures anything: result files it cannot
 # write, a plot run that will not exist, budgets for another model, turns that outgrow the
-# context (exit 2, the problem named).
+# context, recall cases that are not cases or a model without a chat format (exit 2, the
+# problem named).
 #   eval_refusals_test.sh PYRAMID_EVAL SHARED_DIR
 set -euo pipefail
 eval_tool=$1 shared=$2
@@ -23,6 +24,13 @@ expect 2 "cannot write /proc/no/m.json" "${multiturn[@]}" --json /proc/no/m.json
 expect 2 "need 2401 positions, after BOS; the model's context holds 2048" \
   "${multiturn[@]}" --turns 3 --prompt-tokens 700 --reply-tokens 100
 expect 2 "layer_budgets has 1 entries" "${multiturn[@]}" --policy h2o --budgets 8
+
+cases=$tmp/cases.jsonl
+printf '%s\n' '{"id": "a", "messages": [{"role": "user", "content": "hi"}], "lead_in": "x", "answer": " y"}' \
+  '{"id": "b", "messages": "hi", "lead_in": "x", "answer": " y"}' > "$cases"
+expect 2 "line 2: \"messages\" must be a non-empty array" "$eval_tool" recall --model "$model" --cases "$cases"
+printf '%s\n' '{"id": "a", "messages": [{"role": "user", "content": "hi"}], "lead_in": "x", "answer": " y"}' > "$cases"
+expect 2 "the model has no chat format" "$eval_tool" recall --model "$model" --cases "$cases"
 
 expect 2 "cannot write /proc/no/out.json" "$eval_tool" replay "$shared/golden/full_cache.json" --out /proc/no/out.json
 echo "eval refusals: all checks passed"
