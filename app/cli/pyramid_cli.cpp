@@ -174,8 +174,9 @@ int main(int argc, char** argv)
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
     pyramid::SamplingOptions sampling;
     sampling.add_to(app);
-    // Full cache by default so greedy output is the model's own; --policy pyramid compresses.
-    pyramid::CompressionOptions compression("full");
+    // PyramidInfer by default, as in the desktop app (one default for the project's chat
+    // programs); --policy full keeps the cache whole, whose greedy output is the model's own.
+    pyramid::CompressionOptions compression("pyramid");
     compression.add_to(app);
     pyramid::DeviceOption device(pyramid::KvPrecision::F16);
     device.add_to(app);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 #include "model/default_model.h"
 #include "model/model_loader.h"
@@ -18,6 +20,20 @@ const char* model_from_environment()
     return env && *env ? env : nullptr;
 }
 
+// A .gguf file worth choosing without being named: one this user can read, that starts as a
+// GGUF file and holds tensors. may_hold_model alone passes files it cannot read or that are no
+// GGUF at all, so that a model named on purpose fails with the loader's message; a search
+// passes them over instead (the first name in a folder must not decide that nothing runs).
+bool readable_gguf(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return false;  // a FIFO would block the read
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    return in.read(magic, sizeof magic) && std::memcmp(magic, "GGUF", 4) == 0 && may_hold_model(path);
+}
+
 // The models in `dir`: the default model, then the bundled test model, then the others in
 // name order (directory order is arbitrary).
 std::vector<std::filesystem::path> models_in(const std::filesystem::path& dir)
@@ -25,7 +41,7 @@ std::vector<std::filesystem::path> models_in(const std::filesystem::path& dir)
     std::vector<std::filesystem::path> out;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-        if (entry.path().extension() == ".gguf" ? may_hold_model(entry.path())
+        if (entry.path().extension() == ".gguf" ? readable_gguf(entry.path())
                                                 : std::filesystem::exists(entry.path() / "config.json"))
             out.push_back(entry.path());
     const auto rank = [](const std::filesystem::path& p) {

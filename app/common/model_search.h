@@ -14,8 +14,9 @@ std::vector<std::filesystem::path> default_model_dirs();
 
 // The models in those folders, in search order: in each folder, the default model
 // (SmolLM2-135M-Instruct, model/default_model.h) first, then stories260K.gguf, then the others
-// in name order. A model is a .gguf file with tensors (not a tokenizer's vocabulary alone) or
-// a folder with config.json.
+// in name order. A model is a .gguf file this user can read that starts with a GGUF header
+// and has tensors (not a text file, not a tokenizer's vocabulary alone), or a folder with
+// config.json; other files are passed over.
 std::vector<std::filesystem::path> default_model_candidates();
 
 // The model to use when none is named. Throws pyramid::Error when $PYRAMID_MODEL names
