@@ -11,9 +11,16 @@ std::string StopStrings::put(std::string_view text)
     if (stopped_)
         return {};
     held_ += text;
-    size_t first = std::string::npos;
-    for (const std::string& stop : stops_)
-        first = std::min(first, held_.find(stop));
+    // The stop string that is complete first (ends first; of two that end together, the longer),
+    // as generation would meet it token by token.
+    size_t first = std::string::npos, first_end = std::string::npos;
+    for (const std::string& stop : stops_) {
+        const size_t at = held_.find(stop);
+        if (at != std::string::npos && (at + stop.size() < first_end || (at + stop.size() == first_end && at < first))) {
+            first = at;
+            first_end = at + stop.size();
+        }
+    }
     if (first != std::string::npos) {
         stopped_ = true;
         std::string shown = held_.substr(0, first);

@@ -6,8 +6,9 @@
 //     put("Hello wor") -> "Hello wor", put("ld\n\nUs") -> "ld" (holds "\n\nUs"),
 //     put("er:") -> "" and stopped()           with stop = {"\n\nUser:"}
 //
-// The concatenation of what put() and finish() return is the reply up to the first stop
-// string (or all of it), whatever the split into pieces.
+// The concatenation of what put() and finish() return is the reply up to the stop string that
+// is complete first (the one that ends first; of two that end together, the longer), or all of
+// it, whatever the split into pieces.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,0 +1,185 @@
+// The server's parts that need no HTTP: stop strings over every split of a reply into pieces,
+// the request reader's refusals (status and the field named), the prompt's length checks, and
+// the replies a ReplyWriter writes for what the serving loop sends.
+#include <QtTest>
+
+#include <random>
+
+#include "api_error.h"
+#include "completion_request.h"
+#include "reply_writer.h"
+#include "stop_strings.h"
+
+using namespace pyramid;
+using namespace pyramid::server;
+
+namespace {
+
+// The reply up to the stop string complete first (by its end, then by its start), and whether
+// there was one: read off the whole text at once.
+std::pair<std::string, bool> cut(const std::string& text, const std::vector<std::string>& stops)
+{
+    std::pair<size_t, size_t> first{std::string::npos, std::string::npos};  // end, start
+    for (const std::string& s : stops)
+        if (const size_t at = text.find(s); at != std::string::npos)
+            first = std::min(first, {at + s.size(), at});
+    return {text.substr(0, first.second), first.second != std::string::npos};
+}
+
+// The ApiError a body gets: its status and param.
+std::pair<int, std::string> refusal(const std::string& body, Endpoint endpoint = Endpoint::Chat)
+{
+    try {
+        parse_completion_request(body, endpoint, {});
+    } catch (const ApiError& e) {
+        return {e.status(), e.param()};
+    }
+    return {0, "accepted"};
+}
+
+} // namespace
+
+class ServerPartsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void stop_strings_cut_whatever_the_pieces()
+    {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const std::vector<std::vector<std::string>> stop_sets{
+            {"ab\na"}, {"bb", "a\n\n"}, {"aaa", "aab"}, {"\n"}, {"ba", "abab"}};
+        for (int round = 0; round < 3000; ++round) {
+            const auto& stops = stop_sets[static_cast<size_t>(round) % stop_sets.size()];
+            std::string text;
+            for (int n = std::uniform_int_distribution<int>(0, 30)(rng); n > 0; --n)
+                text += "ab\n"[std::uniform_int_distribution<int>(0, 2)(rng)];
+            StopStrings matcher(stops);
+            std::string shown;
+            for (size_t at = 0; at < text.size();) {
+                const size_t piece = std::uniform_int_distribution<size_t>(0, 4)(rng);
+                shown += matcher.put(std::string_view(text).substr(at, piece));
+                at += piece;
+            }
+            const bool stopped = matcher.stopped();
+            if (!stopped)
+                shown += matcher.finish();
+            const auto [expected, found] = cut(text, stops);
+            QCOMPARE(shown, expected);
+            QCOMPARE(stopped, found);
+        }
+    }
+
+    void stop_strings_show_what_cannot_begin_one()
+    {
+        StopStrings matcher({"\n\nUser:"});
+        QCOMPARE(matcher.put("Hello wor"), std::string("Hello wor"));
+        QCOMPARE(matcher.put("ld\n\nUs"), std::string("ld"));
+        QCOMPARE(matcher.put("er:"), std::string());
+        QVERIFY(matcher.stopped());
+        QCOMPARE(matcher.put("more"), std::string());
+    }
+
+    void requests_are_read_as_openai_documents_them()
+    {
+        SamplingParams defaults;
+        defaults.temperature = 0.5f;
+        const CompletionRequest r = parse_completion_request(
+            R"({"model": "x", "messages": [{"role": "system", "content": "Be brief."},
+                {"role": "user", "content": [{"type": "text", "text": "Hi "}, {"type": "text", "text": "there"}]},
+                {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Why?"}],
+                "max_completion_tokens": 9, "stop": "END", "seed": 0, "top_p": 0.5, "stream": true,
+                "stream_options": {"include_usage": true}, "pyramid": {"policy": "pyramid"}, "user": "u"})",
+            Endpoint::Chat, defaults);
+        QCOMPARE(r.conversation.system_prompt, std::string("Be brief."));
+        QCOMPARE(r.conversation.messages.size(), size_t(3));
+        QCOMPARE(r.conversation.messages[0].text, std::string("Hi there"));
+        QVERIFY(r.conversation.messages[1].role == ChatRole::Assistant);
+        QCOMPARE(*r.max_tokens, 9);
+        QCOMPARE(r.stop, std::vector<std::string>{"END"});
+        QCOMPARE(r.sampling.seed, uint64_t(1));  // request seed 0 is a seed, not "draw one"
+        QCOMPARE(r.sampling.temperature, 0.5f);  // the default
+        QCOMPARE(r.sampling.top_p, 0.5f);
+        QVERIFY(r.stream && r.include_usage);
+        QVERIFY(r.compression && r.compression->policy == CompressionPolicyKind::Pyramid);
+    }
+
+    void bad_requests_name_the_field()
+    {
+        using Expected = std::pair<int, std::string>;
+        QCOMPARE(refusal("{\"messages\": ["), Expected(400, ""));
+        QCOMPARE(refusal("{\"a\": 1, \"a\": 2}"), Expected(400, ""));  // a repeated key
+        QCOMPARE(refusal(std::string(100, '[') + std::string(100, ']')), Expected(400, ""));  // too deep
+        QCOMPARE(refusal("\"text\""), Expected(400, ""));
+        const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+        QCOMPARE(refusal("{" + user + R"(, "max_tokens": 1.5})"), Expected(400, "max_tokens"));
+        QCOMPARE(refusal("{" + user + R"(, "max_tokens": 99999999999})"), Expected(400, "max_tokens"));
+        QCOMPARE(refusal("{" + user + R"(, "max_tokens": 3, "max_completion_tokens": 4})"),
+                 Expected(400, "max_completion_tokens"));
+        QCOMPARE(refusal("{" + user + R"(, "temperature": -0.1})"), Expected(400, "temperature"));
+        QCOMPARE(refusal("{" + user + R"(, "seed": 18446744073709551615})"), Expected(400, "seed"));
+        QCOMPARE(refusal("{" + user + R"(, "stop": ""})"), Expected(400, "stop"));
+        QCOMPARE(refusal("{" + user + R"(, "n": 1.0})"), Expected(0, "accepted"));
+        QCOMPARE(refusal("{" + user + R"(, "pyramid": {"config": {"recent_ratio": 7}}})"), Expected(400, "pyramid"));
+        QCOMPARE(refusal("{" + user + R"(, "pyramid": {"preset": "reference-7b", "policy": "full"}})"),
+                 Expected(400, "pyramid"));
+        QCOMPARE(refusal(R"({"messages": [{"role": "user", "content": "a"}, {"role": "system", "content": "b"},
+                                          {"role": "user", "content": "c"}]})"),
+                 Expected(400, "messages[1].role"));
+        QCOMPARE(refusal(R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})"),
+                 Expected(400, "messages[0].content[0]"));
+        QCOMPARE(refusal(R"({"messages": [{"role": "user"}]})"), Expected(400, "messages[0].content"));
+        QCOMPARE(refusal(R"({"prompt": ["a", "b"]})", Endpoint::Text), Expected(400, "prompt"));
+        QCOMPARE(refusal(R"({"prompt": ["a"]})", Endpoint::Text), Expected(0, "accepted"));
+    }
+
+    // What the loop sends becomes SSE chunks (role first, finish reason, usage, [DONE]), or one
+    // JSON object; a write that fails cancels the channel.
+    void writers_answer_as_openai_does()
+    {
+        const ReplyIdentity identity{Endpoint::Chat, "chatcmpl-1", 1, "m"};
+        auto channel = std::make_shared<ReplyChannel>();
+        ReplyWriter streamed(identity, true, true, channel, std::chrono::milliseconds(1));
+        std::string out;
+        const auto write = [&](const std::string& bytes) {
+            out += bytes;
+            return true;
+        };
+        QVERIFY(streamed.pump(write) == ReplyWriter::Progress::More);
+        QCOMPARE(out, std::string(": keep-alive\n\n"));  // nothing yet: a heartbeat
+        out.clear();
+        channel->push({"Hel"});
+        ReplyUpdate end;
+        end.text = "lo";
+        end.finished = true;
+        end.finish_reason = "stop";
+        end.prompt_tokens = 5;
+        end.completion_tokens = 2;
+        channel->push(end);
+        QVERIFY(streamed.pump(write) == ReplyWriter::Progress::Done);
+        QStringList events = QString::fromStdString(out).split("\n\n", Qt::SkipEmptyParts);
+        QCOMPARE(events.size(), 5);
+        QVERIFY(events[0].contains(R"("delta":{"content":"Hel","role":"assistant"})"));
+        QVERIFY(events[1].contains(R"("delta":{"content":"lo"})"));
+        QVERIFY(events[2].contains(R"("finish_reason":"stop")"));
+        QVERIFY(events[3].contains(R"("usage":{"completion_tokens":2,"prompt_tokens":5,"total_tokens":7})"));
+        QCOMPARE(events[4], QString("data: [DONE]"));
+
+        auto whole_channel = std::make_shared<ReplyChannel>();
+        ReplyWriter whole(identity, false, false, whole_channel, std::chrono::milliseconds(1));
+        out.clear();
+        whole_channel->push({"Hi"});
+        end.text = "!";
+        whole_channel->push(end);
+        QVERIFY(whole.pump(write) == ReplyWriter::Progress::Done);
+        const auto body = nlohmann::json::parse(out);
+        QCOMPARE(body["choices"][0]["message"]["content"].get<std::string>(), std::string("Hi!"));
+        QCOMPARE(body["usage"]["total_tokens"].get<int>(), 7);
+
+        auto gone = std::make_shared<ReplyChannel>();
+        ReplyWriter to_nobody(identity, true, false, gone, std::chrono::milliseconds(1));
+        QVERIFY(to_nobody.pump([](const std::string&) { return false; }) == ReplyWriter::Progress::Failed);
+        QVERIFY(gone->cancelled());
+    }
+};
+
+QTEST_APPLESS_MAIN(ServerPartsTest)
+#include "test_server_parts.moc"
