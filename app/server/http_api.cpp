@@ -98,6 +98,8 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
                 send_json(res, e.status(), e.body());
                 if (e.status() == 429)
                     res.set_header("Retry-After", "1");
+            } catch (const std::exception& e) {  // a bug: said as one, never a dropped connection
+                send_json(res, 500, error_body(500, std::string("the server failed: ") + e.what()));
             }
         };
     };
