@@ -6,7 +6,6 @@
 
 #include "stop_strings.h"
 #include "tokenizer/text_streamer.h"
-#include "util/error.h"
 
 namespace pyramid::server {
 
@@ -128,7 +127,7 @@ void ServingLoop::admit(std::vector<Submission> submissions)
             metrics_.count_prompt_tokens(static_cast<int>(s.job.prompt.size()));
             open_.push_back(std::make_unique<Open>(id, std::move(s.channel), tokenizer_, std::move(s.job.stop),
                                                    static_cast<int>(s.job.prompt.size())));
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {  // refused (pyramid::Error), or no memory for it
             metrics_.count_reply("error");
             s.channel->push(failure(e.what()));
             std::lock_guard lock(mutex_);
