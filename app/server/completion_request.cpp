@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "api_error.h"
 #include "util/error.h"
 #include "util/json_input.h"
@@ -33,8 +35,8 @@ std::optional<double> read_number(const json& body, const char* name, double low
     const auto it = body.find(name);
     if (it == body.end() || it->is_null())
         return std::nullopt;
-    const std::string range = (low_open ? "a number above " : "a number from ") + json(low).dump() + " to " +
-                              json(high).dump();
+    const std::string range = low_open ? fmt::format("a number above {:g} and at most {:g}", low, high)
+                                       : fmt::format("a number from {:g} to {:g}", low, high);
     if (!it->is_number())
         refuse(name, range, *it);
     const double value = it->get<double>();

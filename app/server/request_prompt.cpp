@@ -34,16 +34,16 @@ RequestPrompt request_prompt(const CompletionRequest& request, const Tokenizer& 
         throw ApiError(400, "the prompt is empty (and this vocabulary adds no BOS token)", "prompt");
     const int prompt = static_cast<int>(p.tokens.size());
     const int room = rules.context_length - prompt;
-    const char* what = request.endpoint == Endpoint::Chat ? "the messages" : "the prompt";
+    const char* what = request.endpoint == Endpoint::Chat ? "the messages take" : "the prompt takes";
     if (room < 1)
         throw ApiError(400,
-                       "this model's context holds " + std::to_string(rules.context_length) + " tokens, but " + what +
-                           " take " + std::to_string(prompt) + " tokens, leaving no room for a reply",
+                       "this model's context holds " + std::to_string(rules.context_length) + " tokens, but " +
+                           what + " " + std::to_string(prompt) + " tokens, leaving no room for a reply",
                        request.endpoint == Endpoint::Chat ? "messages" : "prompt");
     if (request.max_tokens && *request.max_tokens > room)
         throw ApiError(400,
-                       "this model's context holds " + std::to_string(rules.context_length) + " tokens, but " + what +
-                           " take " + std::to_string(prompt) + " and max_tokens asks for " +
+                       "this model's context holds " + std::to_string(rules.context_length) + " tokens, but " +
+                           what + " " + std::to_string(prompt) + " and max_tokens asks for " +
                            std::to_string(*request.max_tokens) + " more (" +
                            std::to_string(prompt + static_cast<long long>(*request.max_tokens)) + " in all)",
                        "max_tokens");

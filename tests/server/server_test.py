@@ -220,7 +220,7 @@ def test_bad_input(server):
     long_prompt = "the cat sat on the mat " * 500
     _, error = expect_error(server, 400, "/v1/completions", body={"prompt": long_prompt}, param="prompt",
                             says=["2048"])
-    check(re.search(r"take \d{4,} tokens", error["message"]), f"the prompt's length: {error['message']}")
+    check(re.search(r"takes \d{4,} tokens", error["message"]), f"the prompt's length: {error['message']}")
     _, error = expect_error(server, 400, "/v1/completions", body={"prompt": "Once", "max_tokens": 5000},
                             param="max_tokens", says=["2048", "5000"])
     response, error = expect_error(server, 413, chat, raw=json.dumps(dict(CHAT, padding="x" * MAX_BODY)),
