@@ -201,6 +201,9 @@ int main(int argc, char** argv)
     const size_t threads = static_cast<size_t>(max_batch + max_queue) + 4;
     http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server::install_api(http, settings, model->tokenizer(), loop, metrics);
+    // Each streamed event leaves as it is written, not held back by Nagle's algorithm until the
+    // client acknowledges the one before.
+    http.set_tcp_nodelay(true);
 
     const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
     if (bound < 0) {
