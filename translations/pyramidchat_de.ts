@@ -632,6 +632,10 @@
         <source>%1 — cannot be opened: %2</source>
         <translation>%1 — lässt sich nicht öffnen: %2</translation>
     </message>
+    <message>
+        <source>Show the models folder</source>
+        <translation>Modellordner anzeigen</translation>
+    </message>
 </context>
 <context>
     <name>ModelFileInfo</name>
@@ -674,6 +678,14 @@
     <message>
         <source>it is not a regular file</source>
         <translation>sie ist keine reguläre Datei</translation>
+    </message>
+    <message>
+        <source>its architecture %1 is not supported (LLaMA only)</source>
+        <translation>ihre Architektur %1 wird nicht unterstützt (nur LLaMA)</translation>
+    </message>
+    <message>
+        <source>About %1: weights %2, KV cache %3 at %4 positions (%5 with PyramidInfer)</source>
+        <translation>Etwa %1: Gewichte %2, KV-Cache %3 bei %4 Positionen (%5 mit PyramidInfer)</translation>
     </message>
 </context>
 <context>

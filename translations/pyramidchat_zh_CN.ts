@@ -628,6 +628,10 @@
         <source>%1 — cannot be opened: %2</source>
         <translation>%1 — 无法打开：%2</translation>
     </message>
+    <message>
+        <source>Show the models folder</source>
+        <translation>显示模型文件夹</translation>
+    </message>
 </context>
 <context>
     <name>ModelFileInfo</name>
@@ -669,6 +673,14 @@
     <message>
         <source>it is not a regular file</source>
         <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>its architecture %1 is not supported (LLaMA only)</source>
+        <translation>不支持其架构 %1（仅支持 LLaMA）</translation>
+    </message>
+    <message>
+        <source>About %1: weights %2, KV cache %3 at %4 positions (%5 with PyramidInfer)</source>
+        <translation>约 %1：权重 %2，%4 个位置时 KV 缓存 %3（使用 PyramidInfer 时为 %5）</translation>
     </message>
 </context>
 <context>

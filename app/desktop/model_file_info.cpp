@@ -11,6 +11,7 @@
 #include <map>
 
 #include "model/gguf_file.h"
+#include "kv/pyramid_schedule.h"
 #include "model/tensor_type.h"
 #include "util/error.h"
 
@@ -66,8 +67,18 @@ void probeGguf(ModelFileInfo& info)
             return;
         }
         const std::string arch(gguf.get_string("general.architecture").value_or("llama"));
+        if (arch != "llama") {  // what the loader accepts (read_gguf_config)
+            info.problem = ModelFileInfo::tr("its architecture %1 is not supported (LLaMA only)")
+                               .arg(QString::fromStdString(arch).left(40));
+            return;
+        }
         info.layers = positiveInt(gguf.get_int(arch + ".block_count"));
         info.contextLength = positiveInt(gguf.get_int(arch + ".context_length"));
+        const int dim = positiveInt(gguf.get_int(arch + ".embedding_length"));
+        const int heads = positiveInt(gguf.get_int(arch + ".attention.head_count"));
+        const int kvHeads = positiveInt(gguf.get_int(arch + ".attention.head_count_kv"));
+        if (dim > 0 && heads > 0)
+            info.kvDim = dim / heads * (kvHeads > 0 ? kvHeads : heads);
         const auto fileType = gguf.get_int("general.file_type");
         info.weightType = fileType ? fileTypeName(*fileType) : QString();
         if (info.weightType.isEmpty())
@@ -92,6 +103,11 @@ void probeFolder(ModelFileInfo& info)
     const QJsonObject root = QJsonDocument::fromJson(config.read(1 << 20)).object();
     info.layers = std::max(0, root.value(QStringLiteral("num_hidden_layers")).toInt());
     info.contextLength = std::max(0, root.value(QStringLiteral("max_position_embeddings")).toInt());
+    const int dim = root.value(QStringLiteral("hidden_size")).toInt();
+    const int heads = root.value(QStringLiteral("num_attention_heads")).toInt();
+    const int kvHeads = root.value(QStringLiteral("num_key_value_heads")).toInt(heads);
+    if (dim > 0 && heads > 0 && kvHeads > 0)
+        info.kvDim = dim / heads * kvHeads;
     const QString dtype = root.value(QStringLiteral("torch_dtype")).toString();
     info.weightType = dtype == QLatin1String("float16") ? QStringLiteral("F16")
                       : dtype == QLatin1String("bfloat16") ? QStringLiteral("BF16")
@@ -112,6 +128,39 @@ QString ModelFileInfo::summary() const
     if (contextLength > 0)
         parts.push_back(tr("%1 positions").arg(locale.toString(contextLength)));
     return parts.join(tr(" · ", "between the facts of a model"));
+}
+
+qint64 ModelFileInfo::fullKvBytes(pyramid::KvPrecision precision) const
+{
+    if (kvDim <= 0 || layers <= 0 || contextLength <= 0)
+        return 0;
+    return qint64(layers) * contextLength * kvDim * 2 * qint64(pyramid::kv_element_bytes(precision));
+}
+
+qint64 ModelFileInfo::pyramidKvBytes(const pyramid::PyramidSettings& pyramid, pyramid::KvPrecision precision) const
+{
+    if (kvDim <= 0 || layers <= 0 || contextLength <= 0)
+        return 0;
+    qint64 entries = 0;
+    try {
+        for (int length : pyramid::plan_pyramid_lengths(pyramid, layers, contextLength, 0).after_prefill)
+            entries += length;
+    } catch (const pyramid::Error&) {
+        return 0;  // settings the schedule refuses: no estimate rather than a wrong one
+    }
+    return entries * kvDim * 2 * qint64(pyramid::kv_element_bytes(precision));
+}
+
+QString ModelFileInfo::memoryText(const pyramid::PyramidSettings& pyramid, pyramid::KvPrecision precision) const
+{
+    const qint64 full = fullKvBytes(precision);
+    const qint64 compressed = pyramidKvBytes(pyramid, precision);
+    if (full == 0 || compressed == 0)
+        return {};
+    const QLocale locale;
+    return tr("About %1: weights %2, KV cache %3 at %4 positions (%5 with PyramidInfer)")
+        .arg(locale.formattedDataSize(bytes + compressed), locale.formattedDataSize(bytes),
+             locale.formattedDataSize(full), locale.toString(contextLength), locale.formattedDataSize(compressed));
 }
 
 ModelFileInfo probeModelFile(const QString& path)

@@ -6,7 +6,6 @@
 #include <QSettings>
 #include <QUrl>
 
-#include <algorithm>
 #include <utility>
 
 #include "chat_controller.h"
@@ -143,34 +142,37 @@ void ModelManager::rescan()
     }
     probes_ = std::move(probes);
     QStringList found;
-    for (const ModelFileInfo& file : files)
+    QVariantList shown;
+    for (const ModelFileInfo& file : files) {
         if (file.usable())
             found.push_back(file.path);
-    const bool changed = found != available_ || files.size() != files_.size() ||
-                         !std::equal(files.cbegin(), files.cend(), files_.cbegin(), [](const auto& a, const auto& b) {
-                             return a.path == b.path && a.summary() == b.summary() && a.problem == b.problem;
-                         });
-    files_ = std::move(files);
+        // The memory at the settings now: the menu rescans as it opens.
+        shown.push_back(QVariantMap{{QStringLiteral("path"), file.path},
+                                    {QStringLiteral("name"), displayName(file.path)},
+                                    {QStringLiteral("summary"), file.summary()},
+                                    {QStringLiteral("memory"), file.memoryText(settings_.current().compression.pyramid,
+                                                                               settings_.current().kvPrecision)},
+                                    {QStringLiteral("usable"), file.usable()},
+                                    {QStringLiteral("problem"), file.problem}});
+    }
+    if (found == available_ && shown == modelFiles_)
+        return;
     available_ = found;
-    if (changed)
-        emit availableModelsChanged();
-}
-
-QVariantList ModelManager::modelFiles() const
-{
-    QVariantList out;
-    for (const ModelFileInfo& file : files_)
-        out.push_back(QVariantMap{{QStringLiteral("path"), file.path},
-                                  {QStringLiteral("name"), displayName(file.path)},
-                                  {QStringLiteral("summary"), file.summary()},
-                                  {QStringLiteral("usable"), file.usable()},
-                                  {QStringLiteral("problem"), file.problem}});
-    return out;
+    modelFiles_ = shown;
+    emit availableModelsChanged();
 }
 
 void ModelManager::clearError() { setError({}); }
 
 QString ModelManager::displayName(const QString& path) const { return QFileInfo(path).fileName(); }
+
+QUrl ModelManager::modelsFolder() const
+{
+    if (searchDirs_.isEmpty())
+        return {};
+    QDir().mkpath(searchDirs_.front());
+    return QUrl::fromLocalFile(searchDirs_.front());
+}
 
 QString ModelManager::defaultModelPath() const
 {

@@ -8,8 +8,8 @@
 #include <QHash>
 #include <QObject>
 #include <QStringList>
+#include <QUrl>
 #include <QVariantList>
-#include <QVector>
 
 #include "chat/chat_engine.h"
 #include "model/default_model.h"
@@ -34,7 +34,7 @@ class ModelManager : public QObject {
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
     Q_PROPERTY(QStringList availableModels READ availableModels NOTIFY availableModelsChanged)
     // Every .gguf file and model folder in the search folders, as the model menu lists them:
-    // {path, name, summary, usable, problem}.
+    // {path, name, summary, memory (an estimate at the current settings), usable, problem}.
     Q_PROPERTY(QVariantList modelFiles READ modelFiles NOTIFY availableModelsChanged)
 
 public:
@@ -58,6 +58,9 @@ public:
     Q_INVOKABLE void rescan();
     Q_INVOKABLE void clearError();
     Q_INVOKABLE QString displayName(const QString& path) const;  // the file or folder name
+    // The first search folder (the user's), made if it is missing, for the file manager: where
+    // models are put to be found.
+    Q_INVOKABLE QUrl modelsFolder() const;
 
     QString defaultModelPath() const;  // empty when none of the search folders has one
 
@@ -73,7 +76,7 @@ public:
     QString backendNote() const { return QString::fromStdString(info_.backend_note); }
     QStringList recentModels() const { return recent_; }
     QStringList availableModels() const { return available_; }  // the usable ones
-    QVariantList modelFiles() const;
+    QVariantList modelFiles() const { return modelFiles_; }
 
 signals:
     void loadingChanged();
@@ -98,7 +101,7 @@ private:
     QStringList searchDirs_;
     QStringList recent_;
     QStringList available_;
-    QVector<ModelFileInfo> files_;  // what the last rescan found, usable or not
+    QVariantList modelFiles_;  // what the last rescan found, usable or not
     // Probes by path, kept while the file's size and time are unchanged (rescan runs at every
     // opening of the menu).
     struct Probe {

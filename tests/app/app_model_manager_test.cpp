@@ -292,9 +292,12 @@ private slots:
         write("aaa-notes.gguf", "these are my notes, not a model");
         write("ggml-vocab-llama.gguf", QByteArray("GGUF\x03\0\0\0" "\0\0\0\0\0\0\0\0" "\0\0\0\0\0\0\0\0", 24));
         write("cut-short.gguf", AppTestEnv::minimalGguf(4, 512, 1).left(60));
+        QByteArray qwen = AppTestEnv::minimalGguf(4, 512, 1);
+        qwen.replace("llama", "qwen2");
+        write("qwen.gguf", qwen);
         auto app = env.makeApp();
         const QVariantList files = app->models().modelFiles();
-        QCOMPARE(files.size(), 4);
+        QCOMPARE(files.size(), 5);
         QMap<QString, QVariantMap> byName;
         for (const QVariant& file : files)
             byName.insert(file.toMap().value("name").toString(), file.toMap());
@@ -306,13 +309,37 @@ private slots:
         const std::pair<const char*, const char*> refused[] = {
             {"aaa-notes.gguf", "it is not a GGUF file"},
             {"ggml-vocab-llama.gguf", "it holds no weights"},
-            {"cut-short.gguf", "it is damaged: "}};
+            {"cut-short.gguf", "it is damaged: "},
+            {"qwen.gguf", "its architecture qwen2 is not supported"}};
         for (const auto& [name, reason] : refused) {
             QVERIFY2(!byName.value(name).value("usable").toBool(), name);
             QVERIFY2(byName.value(name).value("problem").toString().startsWith(reason),
                      qPrintable(byName.value(name).value("problem").toString()));
         }
         QCOMPARE(app->models().availableModels(), QStringList{good});
+        // The memory it will take: 22 layers x 2048 positions x 32 values x key and value, in
+        // fp16 (the default cache precision); PyramidInfer's prefill schedule keeps less.
+        const qint64 fullKv = 22LL * 2048 * 32 * 2 * 2;
+        const ModelFileInfo probed = probeModelFile(good);
+        QCOMPARE(probed.fullKvBytes(pyramid::KvPrecision::F16), fullKv);
+        const qint64 pyramidKv = probed.pyramidKvBytes(app->settings().current().compression.pyramid, pyramid::KvPrecision::F16);
+        QVERIFY2(pyramidKv > 0 && pyramidKv < fullKv, qPrintable(QString::number(pyramidKv)));
+        const QLocale locale;
+        QCOMPARE(tiny.value("memory").toString(),
+                 QStringLiteral("About %1: weights %2, KV cache %3 at 2,048 positions (%4 with PyramidInfer)")
+                     .arg(locale.formattedDataSize(QFileInfo(good).size() + pyramidKv),
+                          locale.formattedDataSize(QFileInfo(good).size()), locale.formattedDataSize(fullKv),
+                          locale.formattedDataSize(pyramidKv)));
+        QVERIFY(app->settings().setValue("kv_precision", "f32"));  // the estimate follows the settings
+        QSignalSpy listed(&app->models(), &ModelManager::availableModelsChanged);
+        app->models().rescan();
+        QCOMPARE(listed.size(), 1);
+        for (const QVariant& file : app->models().modelFiles())
+            if (file.toMap().value("path") == good)
+                QVERIFY(file.toMap().value("memory").toString().contains(locale.formattedDataSize(2 * fullKv)));
+        app->models().rescan();
+        QCOMPARE(listed.size(), 1);  // nothing new: the menu is not rebuilt
+        QCOMPARE(app->models().modelsFolder(), QUrl::fromLocalFile(env.modelsDir));
         // The first file by name is no model: the start opens the one that is.
         QCOMPARE(app->models().defaultModelPath(), good);
         QSignalSpy changed(&app->models(), &ModelManager::modelChanged);

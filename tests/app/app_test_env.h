@@ -43,8 +43,9 @@ struct AppTestEnv {
         return path;
     }
 
-    // GGUF v3: the llama architecture with its block count and context length, a
-    // general.file_type, and one 4-element float32 tensor.
+    // GGUF v3: the llama architecture with its block count and context length, a width of 64
+    // in 4 query and 2 key/value heads (32 KV values per token and layer), a general.file_type,
+    // and one 4-element float32 tensor.
     static QByteArray minimalGguf(quint32 layers, quint32 context, quint32 fileType)
     {
         QByteArray out;
@@ -57,12 +58,13 @@ struct AppTestEnv {
         out.append("GGUF");
         u32(3);
         u64(1);  // tensors
-        u64(4);  // metadata entries
+        u64(7);  // metadata entries
         str("general.architecture");
         u32(8);  // string
         str("llama");
         for (const auto& [key, value] : {std::pair{"llama.block_count", layers}, {"llama.context_length", context},
-                                         {"general.file_type", fileType}}) {
+                                         {"general.file_type", fileType}, {"llama.embedding_length", 64u},
+                                         {"llama.attention.head_count", 4u}, {"llama.attention.head_count_kv", 2u}}) {
             str(key);
             u32(4);  // uint32
             u32(value);

@@ -300,6 +300,11 @@ private slots:
         QCOMPARE(entries["notes.gguf"]->property("text").toString(),
                  QStringLiteral("notes.gguf — cannot be opened: it is not a GGUF file"));
 
+        // The models folder is one click away.
+        QObject* folder = s.find("modelsFolderItem");
+        QVERIFY(folder);
+        QCOMPARE(folder->property("text").toString(), QStringLiteral("Show the models folder"));
+
         QSignalSpy changed(&s.app->models(), &ModelManager::modelChanged);
         QMetaObject::invokeMethod(entries["other.gguf"], "triggered");
         QVERIFY(changed.wait(5000));

@@ -105,6 +105,11 @@ ToolBar {
                         text: qsTr("Open Hugging Face folder…")
                         onTriggered: folderDialog.open()
                     }
+                    MenuItem {
+                        objectName: "modelsFolderItem"
+                        text: qsTr("Show the models folder")
+                        onTriggered: Qt.openUrlExternally(bar.models.modelsFolder())
+                    }
                     MenuSeparator {}
                     MenuItem {
                         text: qsTr("Models found")
@@ -122,6 +127,10 @@ ToolBar {
                             enabled: modelData.usable
                             checkable: true
                             checked: modelData.path === bar.models.modelPath
+                            // What it will take, before it is opened.
+                            ToolTip.visible: hovered && modelData.memory !== ""
+                            ToolTip.text: modelData.memory
+                            Accessible.description: modelData.memory
                             onTriggered: {
                                 // A click toggles the mark; the open model decides it.
                                 checked = Qt.binding(() => modelData.path === bar.models.modelPath)
@@ -129,7 +138,7 @@ ToolBar {
                             }
                             Accessible.name: text
                         }
-                        onObjectAdded: (index, object) => modelMenu.insertItem(4 + index, object)
+                        onObjectAdded: (index, object) => modelMenu.insertItem(5 + index, object)
                         onObjectRemoved: (index, object) => modelMenu.removeItem(object)
                     }
                     MenuSeparator {}

@@ -106,6 +106,7 @@ QtObject {
         property var recentModels: []
         function rescan() {}
         function displayName(p) { return p }
+        function modelsFolder() { return "file:///tmp/models" }
         function open(p) {}
         function cancel() {}
         function clearError() { error = "" }
