@@ -9,6 +9,7 @@ std::string type_of(int status)
     case 400:
     case 404:
     case 405:
+    case 411:
     case 413: return "invalid_request_error";
     case 401: return "authentication_error";
     case 429: return "rate_limit_error";

@@ -20,7 +20,7 @@ public:
 
     int status() const { return status_; }
     const std::string& param() const { return param_; }
-    // "invalid_request_error" (400, 404, 405, 413), "authentication_error" (401),
+    // "invalid_request_error" (400, 404, 405, 411, 413), "authentication_error" (401),
     // "rate_limit_error" (429), "server_error" (500 and the rest).
     std::string type() const;
     nlohmann::json body() const;

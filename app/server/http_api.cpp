@@ -113,15 +113,23 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
         res.set_content(metrics.prometheus_text(), "text/plain; version=0.0.4");
     });
 
+    // Runs before the library reads a body: a request refused here leaves its body unread.
     server.set_pre_routing_handler([&settings](const httplib::Request& req, httplib::Response& res) {
+        const auto refuse = [&](const ApiError& refusal) {
+            send_json(res, refusal.status(), refusal.body());
+            return httplib::Server::HandlerResponse::Handled;
+        };
+        // cpp-httplib 0.11 reads a chunked body whole, however large: --max-body binds only a
+        // body with a Content-Length (which every HTTP client library sends for JSON).
+        if (req.has_header("Transfer-Encoding"))
+            return refuse(ApiError(411, "send the body with a Content-Length: this server does not read chunked "
+                                        "request bodies"));
         if (settings.api_key.empty() || req.get_header_value("Authorization") == "Bearer " + settings.api_key)
             return httplib::Server::HandlerResponse::Unhandled;
-        const ApiError refusal(401, req.has_header("Authorization")
-                                        ? "the API key is not this server's"
-                                        : "an API key is needed: send the header Authorization: Bearer KEY");
-        send_json(res, 401, refusal.body());
         res.set_header("WWW-Authenticate", "Bearer");
-        return httplib::Server::HandlerResponse::Handled;
+        return refuse(ApiError(401, req.has_header("Authorization")
+                                        ? "the API key is not this server's"
+                                        : "an API key is needed: send the header Authorization: Bearer KEY"));
     });
     server.set_error_handler([&settings](const httplib::Request& req, httplib::Response& res) {
         if (res.body.empty())  // ours carry their own
@@ -131,6 +139,11 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
         metrics.count_request(req.path, res.status);
     });
     server.set_payload_max_length(settings.max_body_bytes);
+    // One request per connection: a body left unread (refused above) would otherwise be read as
+    // the next request on it, and cpp-httplib 0.11 does not close a connection on its own after
+    // a refusal. A local client opening a connection per request loses little; streams last
+    // as long as they need.
+    server.set_keep_alive_max_count(1);
 }
 
 } // namespace pyramid::server

@@ -7,8 +7,9 @@
 // Every answer that is not a success carries a JSON error object (api_error.h): 400 for a
 // body that is not JSON, a field of the wrong type or range, a prompt that does not fit the
 // context; 401 without the API key when one is set (Authorization: Bearer KEY, on every route);
-// 404 for an unknown route; 413 for a body over max_body_bytes (the library refuses it before
-// reading it); 429 with Retry-After when the serving loop has no room.
+// 404 for an unknown route; 411 for a chunked body and 413 for one over max_body_bytes (both
+// refused before they are read); 429 with Retry-After when the serving loop has no room. One
+// request per connection: the connection closes after each answer.
 //
 // Why cpp-httplib (Debian's libcpp-httplib-dev 0.11) and not Qt HttpServer 6.4: httplib's
 // chunked content provider sends each server-sent event as it is written, from the thread of

@@ -9,7 +9,8 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
 - stop strings end a reply before them, max_tokens at "length";
 - bad input of each kind: not JSON, not an object, wrong types and ranges, a missing field,
   roles out of order, n > 1, a prompt longer than the context (400 naming the lengths), a
-  body over --max-body (413), an unknown route (404); unknown fields are ignored;
+  body over --max-body (413), a chunked body (411, unread), an unknown route (404); unknown
+  fields are ignored;
 - a streamed client that disconnects: its reply ends as cancelled, long before its max_tokens,
   and the running sequences drop to 0;
 - concurrent requests beyond --max-batch + --max-queue: 429 with Retry-After, every other
@@ -226,6 +227,19 @@ def test_bad_input(server):
     response, error = expect_error(server, 413, chat, raw=json.dumps(dict(CHAT, padding="x" * MAX_BODY)),
                                    says=[str(MAX_BODY)])
     expect_error(server, 404, "/v1/engines")
+    # A chunked body would be read whole past --max-body by the HTTP library: refused unread,
+    # and its connection closed (the server answers one request per connection).
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    big = json.dumps({"prompt": "x" * (2 * MAX_BODY)}).encode()
+    sock.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + KEY.encode() +
+                 b"\r\nTransfer-Encoding: chunked\r\n\r\n" + f"{len(big):x}\r\n".encode() + big + b"\r\n0\r\n\r\n")
+    answer = b""
+    while piece := sock.recv(65536):
+        answer += piece
+    sock.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    check(head.startswith(b"HTTP/1.1 411 ") and b"Connection: close" in head, f"a chunked body: {head!r}")
+    check("Content-Length" in json.loads(body)["error"]["message"], f"a chunked body: {body!r}")
     # Fields this server does not know are ignored, as OpenAI's clients expect.
     status, _, body = server.request("POST", chat, dict(CHAT, user="me", logit_bias={}, presence_penalty=0.5,
                                                         pyramid={"policy": "pyramid"}))
