@@ -901,10 +901,6 @@
         <translation>Komprimierung</translation>
     </message>
     <message>
-        <source>pyramid: PyramidInfer; full: no compression; local, h2o: baselines</source>
-        <translation>pyramid: PyramidInfer; full: keine Komprimierung; local, h2o: Vergleichsverfahren</translation>
-    </message>
-    <message>
         <source>Baseline recent fraction</source>
         <translation>Anteil neuester Einträge (Vergleichsverfahren)</translation>
     </message>
@@ -1141,6 +1137,10 @@
     <message>
         <source>The compression is %1: these settings only set its budget, how many entries it may keep (as many as PyramidInfer would); %1 chooses which.</source>
         <translation>Die Komprimierung ist %1: Diese Einstellungen legen nur ihr Budget fest, also wie viele Einträge sie behalten darf (so viele wie PyramidInfer); welche, wählt %1.</translation>
+    </message>
+    <message>
+        <source>pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, pyramidkv: baselines with PyramidInfer&apos;s budget</source>
+        <translation>pyramid: PyramidInfer; full: keine Komprimierung; local, h2o, snapkv, pyramidkv: Vergleichsverfahren mit dem Budget von PyramidInfer</translation>
     </message>
 </context>
 <context>

@@ -896,10 +896,6 @@
         <translation>压缩</translation>
     </message>
     <message>
-        <source>pyramid: PyramidInfer; full: no compression; local, h2o: baselines</source>
-        <translation>pyramid：PyramidInfer；full：不压缩；local、h2o：基线方法</translation>
-    </message>
-    <message>
         <source>Baseline recent fraction</source>
         <translation>基线方法的最近条目比例</translation>
     </message>
@@ -1136,6 +1132,10 @@
     <message>
         <source>The compression is %1: these settings only set its budget, how many entries it may keep (as many as PyramidInfer would); %1 chooses which.</source>
         <translation>当前压缩方式为 %1：这些设置只决定它的预算，即可保留多少条目（与 PyramidInfer 相同）；保留哪些由 %1 决定。</translation>
+    </message>
+    <message>
+        <source>pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, pyramidkv: baselines with PyramidInfer&apos;s budget</source>
+        <translation>pyramid：PyramidInfer；full：不压缩；local、h2o、snapkv、pyramidkv：使用 PyramidInfer 预算的基线方法</translation>
     </message>
 </context>
 <context>

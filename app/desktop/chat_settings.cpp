@@ -238,9 +238,10 @@ QVector<SettingField> makeFields()
                      QT_TRANSLATE_NOOP("SettingsModel", "Drop the oldest turns"),
                      QT_TRANSLATE_NOOP("SettingsModel", "Re-encode positions")}),
         choiceField("policy", cache, QT_TRANSLATE_NOOP("SettingsModel", "Compression"),
-                    QT_TRANSLATE_NOOP("SettingsModel", "pyramid: PyramidInfer; full: no compression; local, h2o: baselines"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, "
+                                                       "pyramidkv: baselines with PyramidInfer's budget"),
                     {CompressionPolicyKind::Pyramid, CompressionPolicyKind::Full, CompressionPolicyKind::Local,
-                     CompressionPolicyKind::H2O},
+                     CompressionPolicyKind::H2O, CompressionPolicyKind::SnapKV, CompressionPolicyKind::PyramidKV},
                     [](auto& s) -> auto& { return s.compression.policy; }, policyName),
         numberField("baseline_recent_fraction", cache, QT_TRANSLATE_NOOP("SettingsModel", "Baseline recent fraction"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Share of a local or H2O budget kept for the newest entries"),

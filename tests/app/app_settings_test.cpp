@@ -47,7 +47,9 @@ private slots:
                                 "overflow"})
             QVERIFY2(rowOf(model, key) >= 0, key);
         QCOMPARE(role(model, "policy", SettingsModel::KindRole).toString(), QStringLiteral("choice"));
-        QVERIFY(role(model, "policy", SettingsModel::ChoicesRole).toStringList().contains("pyramid"));
+        // Every policy the core has, the newer baselines too.
+        QCOMPARE(role(model, "policy", SettingsModel::ChoicesRole).toStringList(),
+                 QStringList({"pyramid", "full", "local", "h2o", "snapkv", "pyramidkv"}));
         QCOMPARE(role(model, "top_k", SettingsModel::KindRole).toString(), QStringLiteral("integer"));
         // Defaults are the core's defaults.
         const pyramid::CompressionConfig defaults;

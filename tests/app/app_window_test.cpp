@@ -165,6 +165,16 @@ private slots:
         QVERIFY(s.app->messages().streaming());  // the reply is still on its way here
         s.app->conversations().setCurrentId(second);
         QCOMPARE(input->property("text").toString(), QStringLiteral("other"));
+
+        // Stop, from here, ends that reply (the note says whose), stored as stopped in its own.
+        QQuickItem* stop = s.shown(QStringLiteral("stopButton"));
+        QVERIFY(stop);
+        QSignalSpy finished(&s.app->chat(), &ChatController::replyFinished);
+        QMetaObject::invokeMethod(stop, "clicked");
+        QVERIFY(finished.wait(5000));
+        QVERIFY(s.app->store().messages(first).last().stopped());
+        QCOMPARE(s.app->store().messageCount(second), 0);
+        QVERIFY(!s.shown(QStringLiteral("composerNote")));
     }
 
     // Item 6: "Edit last" leaves the cursor after the text; Ctrl+End and Ctrl+Home move the

@@ -149,7 +149,7 @@ Pane {
 
             Button {
                 focusPolicy: Qt.TabFocus
-                visible: !composer.chat.busy || composer.chat.busyElsewhere
+                visible: !composer.chat.busy
                 text: composer.editing ? qsTr("Resend") : qsTr("Send")
                 enabled: composer.chat.canSend && input.text.trim() !== ""
                 highlighted: true
@@ -161,7 +161,8 @@ Pane {
             }
             Button {
                 focusPolicy: Qt.TabFocus
-                visible: composer.chat.busy && !composer.chat.busyElsewhere
+                objectName: "stopButton"
+                visible: composer.chat.busy  // in another conversation too: the note above says whose reply
                 text: qsTr("Stop")
                 onClicked: composer.chat.stop()
                 Accessible.name: text  // starts with what is shown, for voice control
