@@ -89,7 +89,7 @@ ChatSession::Plan ChatSession::plan(const ChatRequest& request, std::string& ref
         p.extend = true;
         p.dropped_turns = fed_dropped_turns_;
         const int needed = static_cast<int>(p.tokens.size()) + room;
-        if (session_->tokens_seen() + needed <= context)
+        if (session_->next_position() + needed <= context)
             return p;
         if (request.overflow == OverflowPolicy::Reencode && needed <= session_->largest_room()) {
             p.room_needed = needed;
@@ -229,7 +229,7 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
             forget();
             return result;
         }
-        if (session_->tokens_seen() == 0) {  // cancelled during the prompt: nothing is cached
+        if (session_->next_position() == 0) {  // cancelled during the prompt: nothing is cached
             forget();
             return result;
         }

@@ -24,7 +24,8 @@ public:
     // (merge_consecutive_messages).
     ChatResult reply(const ChatRequest& asked, const StreamCallbacks& callbacks, const std::atomic<bool>& cancel);
 
-    // Tokens the cache holds, in the order they were fed (for tests and diagnostics).
+    // Every token fed since the cache was last rebuilt, in order, whether or not compression
+    // kept its entries (for tests and diagnostics; KvCache::positions says what it holds).
     const std::vector<int32_t>& fed_tokens() const { return fed_; }
 
 private:

@@ -21,11 +21,11 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
 {
     stats.layer_kv_lengths = session.cache().lengths();
     stats.layers_compressed = session.layers_compressed();
-    stats.full_kv_length = session.tokens_seen();
+    stats.full_kv_length = session.next_position();
     stats.kv_bytes = session.cache().bytes();
     stats.full_kv_bytes = session.full_cache_bytes();
     stats.context_length = session.context_length();
-    stats.positions_used = session.tokens_seen();
+    stats.positions_used = session.next_position();
     const BackendInfo device = session.backend_info();
     stats.device = device.name + (device.device.empty() ? "" : ": " + device.device);
     stats.device_memory = device.memory;
@@ -112,7 +112,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             result.reason = FinishReason::Cancelled;
             break;
         }
-        if (session.tokens_seen() >= session.context_length()) {
+        if (session.next_position() >= session.context_length()) {
             if (!options.make_room_when_full) {
                 result.reason = FinishReason::ContextFull;
                 break;

@@ -66,7 +66,9 @@ public:
 
     const KvCache& cache() const { return cache_; }
     BackendInfo backend_info() const { return backend_.info(); }
-    int tokens_seen() const { return next_position_; }
+    // The position the next token gets: the tokens fed so far, less the positions a context
+    // shift (make_room) gave back.
+    int next_position() const { return next_position_; }
     int context_length() const { return backend_.config().context_length; }
     int n_vocab() const { return backend_.config().n_vocab; }
     // Layers whose cache (or, in the prefill, token set) shrank during the last step.

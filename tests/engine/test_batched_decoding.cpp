@@ -329,8 +329,8 @@ private slots:
         std::vector<InferenceSession*> mixed{&a, &foreign};
         QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch(mixed, std::vector<int32_t>{7, 8}));
         // Nothing ran: the sessions still hold their prompts.
-        QCOMPARE(a.tokens_seen(), 3);
-        QCOMPARE(foreign.tokens_seen(), 3);
+        QCOMPARE(a.next_position(), 3);
+        QCOMPARE(foreign.next_position(), 3);
     }
 
     // check_sequence_rows, which every backend calls first: the sequences must tile the rows in
@@ -377,7 +377,7 @@ private slots:
         const std::vector<std::span<const int32_t>> prompts{p1, p2};
         QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::extend_batch(both, prompts));
         for (InferenceSession* s : both) {
-            QCOMPARE(s->tokens_seen(), 0);
+            QCOMPARE(s->next_position(), 0);
             const auto lengths = s->cache().lengths();
             QVERIFY(std::all_of(lengths.begin(), lengths.end(), [](int n) { return n == 0; }));
         }
@@ -415,7 +415,7 @@ private slots:
             check(InferenceSession::decode_batch(whole_batch, next), InferenceSession::decode_batch_top(top_batch, next, k),
                   k);
         QVERIFY_THROWS_EXCEPTION(Error, InferenceSession::decode_batch_top(top_batch, next, 0));
-        QCOMPARE(top_batch.front()->tokens_seen(), whole_batch.front()->tokens_seen());
+        QCOMPARE(top_batch.front()->next_position(), whole_batch.front()->next_position());
     }
 
 private:

@@ -333,17 +333,17 @@ private slots:
         session.prefill(prompt);
         const int context = session.context_length();
         const int freed = session.make_room(context - 150);  // keep 4 sinks + 146 recent positions
-        QCOMPARE(session.tokens_seen(), 300 - freed);
+        QCOMPARE(session.next_position(), 300 - freed);
         for (int l = 0; l < 5; ++l) {
             const auto pos = session.cache().positions(l);
             QVERIFY(std::is_sorted(pos.begin(), pos.end()));
             QCOMPARE(pos.front(), 0);
-            QVERIFY(pos.back() < session.tokens_seen());
+            QVERIFY(pos.back() < session.next_position());
         }
         QCOMPARE(session.cache().length(0), 150);  // layer 0 keeps every position it had
         const auto logits = session.decode(42);
         QVERIFY(std::all_of(logits.begin(), logits.end(), [](float v) { return std::isfinite(v); }));
-        QCOMPARE(session.cache().positions(0).back(), session.tokens_seen() - 1);
+        QCOMPARE(session.cache().positions(0).back(), session.next_position() - 1);
     }
 
     void reencode_keeps_going_past_the_context()

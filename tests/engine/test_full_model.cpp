@@ -164,7 +164,7 @@ private slots:
             prompt[i] = static_cast<int32_t>(3 + (i * 31) % 500);
         QVERIFY_THROWS_EXCEPTION(Cancelled, session.prefill(prompt, &cancel));
         QCOMPARE(backend.layers_finished, 0);
-        QCOMPARE(session.tokens_seen(), 0);
+        QCOMPARE(session.next_position(), 0);
 
         backend.armed = false;
         cancel = false;

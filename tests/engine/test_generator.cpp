@@ -180,7 +180,7 @@ private slots:
             InferenceSession fresh(model_->backend(), CompressionConfig::full_cache());
             const GenerateResult c = generate(fresh, model_->tokenizer(), all, options, {}, never);
             QCOMPARE(b.tokens, c.tokens);
-            QCOMPARE(session.tokens_seen(), fresh.tokens_seen());
+            QCOMPARE(session.next_position(), fresh.next_position());
         }
     }
 
@@ -203,7 +203,7 @@ private slots:
             generate(session, model_->tokenizer(), with_bos(model_->tokenizer(), "Hello"), options, {}, cancelled);
         QCOMPARE(r.reason, FinishReason::Cancelled);
         QVERIFY(r.tokens.empty());
-        QCOMPARE(session.tokens_seen(), 0);
+        QCOMPARE(session.next_position(), 0);
     }
 
 private:

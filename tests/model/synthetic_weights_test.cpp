@@ -473,7 +473,7 @@ private:
             const auto best = std::max_element(logits.begin(), logits.end()) - logits.begin();
             logits = session.decode(int32_t(best));
         }
-        QCOMPARE(session.tokens_seen(), 102);
+        QCOMPARE(session.next_position(), 102);
     }
 };
 
