@@ -211,6 +211,9 @@ int main(int argc, char** argv)
                    port);
         return 3;
     }
+    if (api_key.empty() && host != "127.0.0.1" && host != "::1" && host != "localhost")
+        fmt::print(stderr, "[notice] listening on {} without --api-key: whoever reaches this machine can use the model\n",
+                   host);
     fmt::print("listening on http://{}:{}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host, bound);
     std::fflush(stdout);
     stop_signals.serving(http);
