@@ -144,7 +144,8 @@ int main(int argc, char** argv)
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
     SamplingOptions sampling;
     sampling.add_to(app);
-    CompressionOptions compression("full");
+    // PyramidInfer by default, as pyramid-cli and the desktop app; --policy full keeps caches whole.
+    CompressionOptions compression("pyramid");
     compression.add_to(app);
     DeviceOption device(KvPrecision::F16);
     device.add_to(app);
