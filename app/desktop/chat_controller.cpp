@@ -297,9 +297,14 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
             store_.deleteMessage(replaced.id);
         conversations_.refresh();
     }
-    // The panel shows these numbers again with the conversation, after a restart too.
-    if (!result.stats.layer_kv_lengths.empty() && store_.conversation(replyConversation_))
-        store_.setLastReplyStats(replyConversation_, statsSnapshotToJson(result.stats));
+    // The panel shows these numbers again with the conversation, after a restart too; a reply
+    // that failed before it had a cache leaves none to show (as on screen, below).
+    if (store_.conversation(replyConversation_)) {
+        if (!result.stats.layer_kv_lengths.empty())
+            store_.setLastReplyStats(replyConversation_, statsSnapshotToJson(result.stats));
+        else if (!result.shortfall)
+            store_.setLastReplyStats(replyConversation_, {});
+    }
     replyText_.clear();
     replyStats_.reset();
     // A reply finishing after the user moved on is stored (or not) in its own conversation:
