@@ -15,7 +15,8 @@ namespace pyramid::server {
 struct ReplyUpdate {
     std::string text;            // final text, possibly empty
     bool finished = false;       // the last update of the reply
-    std::string finish_reason;   // when finished: "stop", "length" or "error"
+    std::string finish_reason;   // when finished: "stop", "length", "error", or "cancelled" (the
+                                 // channel was cancelled: nobody to answer)
     std::string error;           // finish_reason "error": why
     int prompt_tokens = 0;       // when finished
     int completion_tokens = 0;   // when finished: tokens generated, a stopping one included
