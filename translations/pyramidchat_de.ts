@@ -359,6 +359,10 @@
         <source>Exported</source>
         <translation>Exportiert</translation>
     </message>
+    <message>
+        <source>Search conversations (Ctrl+F)</source>
+        <translation>Unterhaltungen durchsuchen (Strg+F)</translation>
+    </message>
 </context>
 <context>
     <name>LayerPyramid</name>
@@ -494,6 +498,10 @@
     <message>
         <source>Copy code, %1: %2</source>
         <translation>Code kopieren, %1: %2</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Kopiert</translation>
     </message>
 </context>
 <context>
@@ -635,6 +643,18 @@
     <message>
         <source>Show the models folder</source>
         <translation>Modellordner anzeigen</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>Tastenkürzel</translation>
+    </message>
+    <message>
+        <source>List the keyboard shortcuts (F1)</source>
+        <translation>Die Tastenkürzel auflisten (F1)</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts (F1)</source>
+        <translation>Tastenkürzel (F1)</translation>
     </message>
 </context>
 <context>
@@ -1141,6 +1161,121 @@
     <message>
         <source>pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, pyramidkv: baselines with PyramidInfer&apos;s budget</source>
         <translation>pyramid: PyramidInfer; full: keine Komprimierung; local, h2o, snapkv, pyramidkv: Vergleichsverfahren mit dem Budget von PyramidInfer</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>Tastenkürzel</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>Nachricht senden</translation>
+    </message>
+    <message>
+        <source>Start a new line</source>
+        <translation>Neue Zeile beginnen</translation>
+    </message>
+    <message>
+        <source>Stop the reply; without one, cancel an edit</source>
+        <translation>Antwort anhalten; ohne Antwort eine Bearbeitung abbrechen</translation>
+    </message>
+    <message>
+        <source>Read the conversation up or down from the message box</source>
+        <translation>Vom Nachrichtenfeld aus in der Unterhaltung nach oben oder unten lesen</translation>
+    </message>
+    <message>
+        <source>Go to the start or end of the message; again, of the conversation</source>
+        <translation>Zum Anfang oder Ende der Nachricht; noch einmal: der Unterhaltung</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>Search the conversations</source>
+        <translation>Unterhaltungen durchsuchen</translation>
+    </message>
+    <message>
+        <source>Previous or next conversation</source>
+        <translation>Vorherige oder nächste Unterhaltung</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>Eine Modelldatei öffnen</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>This list</source>
+        <translation>Diese Liste</translation>
+    </message>
+    <message>
+        <source>Quit (a running reply is kept as stopped)</source>
+        <translation>Beenden (eine laufende Antwort wird als angehalten behalten)</translation>
+    </message>
+    <message>
+        <source>Enter or Ctrl+Enter</source>
+        <comment>keys</comment>
+        <translation>Eingabe oder Strg+Eingabe</translation>
+    </message>
+    <message>
+        <source>Shift+Enter</source>
+        <comment>keys</comment>
+        <translation>Umschalt+Eingabe</translation>
+    </message>
+    <message>
+        <source>Esc</source>
+        <comment>keys</comment>
+        <translation>Esc</translation>
+    </message>
+    <message>
+        <source>PgUp or PgDown</source>
+        <comment>keys</comment>
+        <translation>Bild↑ oder Bild↓</translation>
+    </message>
+    <message>
+        <source>Ctrl+Home or Ctrl+End</source>
+        <comment>keys</comment>
+        <translation>Strg+Pos1 oder Strg+Ende</translation>
+    </message>
+    <message>
+        <source>Ctrl+N</source>
+        <comment>keys</comment>
+        <translation>Strg+N</translation>
+    </message>
+    <message>
+        <source>Ctrl+F</source>
+        <comment>keys</comment>
+        <translation>Strg+F</translation>
+    </message>
+    <message>
+        <source>Ctrl+PgUp or Ctrl+PgDown</source>
+        <comment>keys</comment>
+        <translation>Strg+Bild↑ oder Strg+Bild↓</translation>
+    </message>
+    <message>
+        <source>Ctrl+O</source>
+        <comment>keys</comment>
+        <translation>Strg+O</translation>
+    </message>
+    <message>
+        <source>Ctrl+,</source>
+        <comment>keys</comment>
+        <translation>Strg+,</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <comment>keys</comment>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>Ctrl+Q</source>
+        <comment>keys</comment>
+        <translation>Strg+Q</translation>
     </message>
 </context>
 <context>

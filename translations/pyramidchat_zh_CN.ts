@@ -356,6 +356,10 @@
         <source>Exported</source>
         <translation>已导出</translation>
     </message>
+    <message>
+        <source>Search conversations (Ctrl+F)</source>
+        <translation>搜索对话（Ctrl+F）</translation>
+    </message>
 </context>
 <context>
     <name>LayerPyramid</name>
@@ -491,6 +495,10 @@
     <message>
         <source>Copy code, %1: %2</source>
         <translation>复制代码，%1：%2</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
     </message>
 </context>
 <context>
@@ -631,6 +639,18 @@
     <message>
         <source>Show the models folder</source>
         <translation>显示模型文件夹</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>List the keyboard shortcuts (F1)</source>
+        <translation>列出键盘快捷键（F1）</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts (F1)</source>
+        <translation>键盘快捷键（F1）</translation>
     </message>
 </context>
 <context>
@@ -1136,6 +1156,121 @@
     <message>
         <source>pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, pyramidkv: baselines with PyramidInfer&apos;s budget</source>
         <translation>pyramid：PyramidInfer；full：不压缩；local、h2o、snapkv、pyramidkv：使用 PyramidInfer 预算的基线方法</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Start a new line</source>
+        <translation>换行</translation>
+    </message>
+    <message>
+        <source>Stop the reply; without one, cancel an edit</source>
+        <translation>停止回复；没有回复时取消编辑</translation>
+    </message>
+    <message>
+        <source>Read the conversation up or down from the message box</source>
+        <translation>在消息框中向上或向下浏览对话</translation>
+    </message>
+    <message>
+        <source>Go to the start or end of the message; again, of the conversation</source>
+        <translation>跳到消息的开头或结尾；再按一次则跳到对话的开头或结尾</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新聊天</translation>
+    </message>
+    <message>
+        <source>Search the conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Previous or next conversation</source>
+        <translation>上一个或下一个对话</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>打开模型文件</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>This list</source>
+        <translation>本列表</translation>
+    </message>
+    <message>
+        <source>Quit (a running reply is kept as stopped)</source>
+        <translation>退出（正在生成的回复将保存为已停止）</translation>
+    </message>
+    <message>
+        <source>Enter or Ctrl+Enter</source>
+        <comment>keys</comment>
+        <translation>Enter 或 Ctrl+Enter</translation>
+    </message>
+    <message>
+        <source>Shift+Enter</source>
+        <comment>keys</comment>
+        <translation>Shift+Enter</translation>
+    </message>
+    <message>
+        <source>Esc</source>
+        <comment>keys</comment>
+        <translation>Esc</translation>
+    </message>
+    <message>
+        <source>PgUp or PgDown</source>
+        <comment>keys</comment>
+        <translation>PgUp 或 PgDown</translation>
+    </message>
+    <message>
+        <source>Ctrl+Home or Ctrl+End</source>
+        <comment>keys</comment>
+        <translation>Ctrl+Home 或 Ctrl+End</translation>
+    </message>
+    <message>
+        <source>Ctrl+N</source>
+        <comment>keys</comment>
+        <translation>Ctrl+N</translation>
+    </message>
+    <message>
+        <source>Ctrl+F</source>
+        <comment>keys</comment>
+        <translation>Ctrl+F</translation>
+    </message>
+    <message>
+        <source>Ctrl+PgUp or Ctrl+PgDown</source>
+        <comment>keys</comment>
+        <translation>Ctrl+PgUp 或 Ctrl+PgDown</translation>
+    </message>
+    <message>
+        <source>Ctrl+O</source>
+        <comment>keys</comment>
+        <translation>Ctrl+O</translation>
+    </message>
+    <message>
+        <source>Ctrl+,</source>
+        <comment>keys</comment>
+        <translation>Ctrl+,</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <comment>keys</comment>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>Ctrl+Q</source>
+        <comment>keys</comment>
+        <translation>Ctrl+Q</translation>
     </message>
 </context>
 <context>

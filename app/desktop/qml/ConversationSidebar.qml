@@ -15,6 +15,12 @@ Pane {
     property string exportFormat: "markdown"
     property url exportFile  // chosen in the dialog, written once a replace is confirmed
 
+    // Ctrl+F (Main.qml): the search field takes the keyboard, its text selected to type over.
+    function focusSearch() {
+        searchField.forceActiveFocus(Qt.ShortcutFocusReason)
+        searchField.selectAll()
+    }
+
     // Offers the documents folder and the conversation's title as the name.
     function startExport(format) {
         sidebar.exportFormat = format
@@ -58,7 +64,9 @@ Pane {
         }
 
         TextField {
-            placeholderText: qsTr("Search conversations")
+            id: searchField
+            objectName: "searchField"
+            placeholderText: qsTr("Search conversations (Ctrl+F)")
             text: sidebar.conversations.searchText
             onTextEdited: sidebar.conversations.searchText = text
             selectByMouse: true

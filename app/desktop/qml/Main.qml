@@ -37,6 +37,7 @@ ApplicationWindow {
         onToggleSidebar: window.sidebarShown = !window.sidebarShown
         onTogglePanel: window.panelShown = !window.panelShown
         onOpenSettings: settingsDialog.open()
+        onOpenShortcuts: shortcutsDialog.open()
     }
 
     Shortcut {
@@ -51,6 +52,17 @@ ApplicationWindow {
     Shortcut {
         sequence: "Ctrl+,"
         onActivated: settingsDialog.open()
+    }
+    Shortcut {
+        sequence: StandardKey.Find
+        onActivated: {
+            window.sidebarShown = true
+            sidebar.focusSearch()
+        }
+    }
+    Shortcut {
+        sequence: StandardKey.HelpContents  // F1
+        onActivated: shortcutsDialog.open()
     }
     // Like the others, these stay quiet while a dialog or menu is open: Shortcut skips a
     // window whose top popup is modal or closes on Esc.
@@ -91,6 +103,7 @@ ApplicationWindow {
         spacing: 0
 
         ConversationSidebar {
+            id: sidebar
             objectName: "sidebar"
             visible: window.sidebarShown
             conversations: window.conversations
@@ -113,6 +126,13 @@ ApplicationWindow {
             Layout.preferredWidth: window.compact ? 250 : 310
             Layout.fillHeight: true
         }
+    }
+
+    ShortcutsDialog {
+        id: shortcutsDialog
+        objectName: "shortcutsDialog"
+        anchors.centerIn: parent
+        width: Math.min(window.width - 60, 560)
     }
 
     SettingsDialog {

@@ -81,10 +81,23 @@ Item {
                     Accessible.name: qsTr("Reply in progress")
                 }
                 ToolButton {
-                    text: qsTr("Copy")
+                    id: copyMessage
+                    objectName: "copyMessage"
+                    // "Copied" for a moment after the click, so it is seen to have worked.
+                    property bool copied: false
+                    text: copied ? qsTr("Copied") : qsTr("Copy")
                     visible: !message.streaming && message.text !== ""
                     font.pointSize: message.smallPointSize
-                    onClicked: message.clipboard.copy(message.text)
+                    onClicked: {
+                        message.clipboard.copy(message.text)
+                        copied = true
+                        copiedMessageTimer.restart()
+                    }
+                    Timer {
+                        id: copiedMessageTimer
+                        interval: 1500
+                        onTriggered: copyMessage.copied = false
+                    }
                     onActiveFocusChanged: if (activeFocus) message.reveal(this)
                     Accessible.name: qsTr("Copy, %1: %2").arg(message.author).arg(message.excerpt)
                     Accessible.description: qsTr("Copy the message")
@@ -137,9 +150,20 @@ Item {
                                 Layout.fillWidth: true
                             }
                             ToolButton {
-                                text: qsTr("Copy code")
+                                id: copyCode
+                                property bool copied: false  // as the message's Copy button
+                                text: copied ? qsTr("Copied") : qsTr("Copy code")
                                 font.pointSize: message.smallPointSize
-                                onClicked: message.clipboard.copy(segment.text)
+                                onClicked: {
+                                    message.clipboard.copy(segment.text)
+                                    copied = true
+                                    copiedCodeTimer.restart()
+                                }
+                                Timer {
+                                    id: copiedCodeTimer
+                                    interval: 1500
+                                    onTriggered: copyCode.copied = false
+                                }
                                 onActiveFocusChanged: if (activeFocus) message.reveal(this)
                                 Accessible.name: qsTr("Copy code, %1: %2").arg(message.author)
                                                      .arg(segment.language !== "" ? segment.language : message.excerpt)

@@ -15,6 +15,7 @@ ToolBar {
     signal toggleSidebar()
     signal togglePanel()
     signal openSettings()
+    signal openShortcuts()
 
     // Ctrl+O (Main.qml) does what the menu's "Open GGUF file…" does.
     function openModelFile() {
@@ -164,6 +165,14 @@ ToolBar {
                 onClicked: bar.openSettings()
                 Accessible.name: text  // starts with what is shown, for voice control
                 Accessible.description: qsTr("Open the settings (Ctrl+,)")
+            }
+            ToolButton {
+                text: "?"
+                onClicked: bar.openShortcuts()
+                Accessible.name: qsTr("Keyboard shortcuts")
+                Accessible.description: qsTr("List the keyboard shortcuts (F1)")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Keyboard shortcuts (F1)")
             }
             ToolButton {
                 text: qsTr("Cache panel")

@@ -111,5 +111,8 @@ QtObject {
         function cancel() {}
         function clearError() { error = "" }
     }
-    property QtObject clipboard: QtObject { function copy(t) {} }
+    property QtObject clipboard: QtObject {
+        property string copied: ""
+        function copy(t) { copied = t }
+    }
 }

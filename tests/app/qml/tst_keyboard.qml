@@ -409,6 +409,46 @@ TestCase {
         fakes.messages.clear()
     }
 
+    // Issue 38: Ctrl+F goes to the conversation search, its text selected to type over.
+    function test_16_ctrlFSearches() {
+        const search = one(i => i.objectName === "searchField", "search field")
+        search.text = "old"
+        input().forceActiveFocus()
+        keyClick(Qt.Key_F, Qt.ControlModifier)
+        verify(search.activeFocus, "Ctrl+F did not reach the search field")
+        compare(search.selectedText, "old")
+        search.text = ""
+    }
+
+    // Issue 38: F1 lists the keyboard shortcuts, Ctrl+F among them.
+    function test_17_f1ListsShortcuts() {
+        keyClick(Qt.Key_F1)
+        let d = null
+        for (let i = 0; i < win.contentData.length; ++i)
+            if (win.contentData[i] && win.contentData[i].objectName === "shortcutsDialog")
+                d = win.contentData[i]
+        verify(d, "no shortcuts dialog")
+        tryVerify(() => d.opened, 3000)
+        const keys = all(i => i.visible && i.objectName === "shortcutKeys").map(i => i.text)
+        verify(keys.indexOf("Ctrl+F") >= 0, keys.join(", "))
+        verify(keys.indexOf("Ctrl+N") >= 0, keys.join(", "))
+        compare(all(i => i.visible && i.objectName === "shortcutAction").length, keys.length)
+        keyClick(Qt.Key_Escape)
+        tryVerify(() => !d.visible, 3000)
+    }
+
+    // Issue 38: a Copy button says "Copied" for a moment after it copied.
+    function test_18_copySaysCopied() {
+        addMessages(2)
+        tryVerify(() => all(i => i.visible && i.objectName === "copyMessage").length > 0, 3000)
+        const b = one(i => i.visible && i.objectName === "copyMessage", "Copy button")
+        compare(b.text, "Copy")
+        b.clicked()
+        compare(fakes.clipboard.copied, "Message number 0 with some text")
+        compare(b.text, "Copied")
+        tryCompare(b, "text", "Copy", 3000)
+    }
+
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
     function test_99_quitShortcut() {
         keyClick(Qt.Key_Q, Qt.ControlModifier)
