@@ -132,6 +132,10 @@
         <source>The conversation no longer fits the model&apos;s context: it takes %1 tokens, the reply needs room for %2 more, and the context holds %3.</source>
         <translation>Die Unterhaltung passt nicht mehr in den Kontext des Modells: Sie braucht %1 Token, die Antwort Platz für %2 weitere, und der Kontext fasst %3.</translation>
     </message>
+    <message>
+        <source>This message may not fit: it takes about %1 tokens, and %2 of the context&apos;s %3 positions are left once the reply has room. When the context is full: %4.</source>
+        <translation>Diese Nachricht passt womöglich nicht: Sie braucht etwa %1 Token, und von den %3 Positionen des Kontexts bleiben %2, wenn die Antwort Platz hat. Wenn der Kontext voll ist: %4.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

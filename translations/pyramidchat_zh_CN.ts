@@ -129,6 +129,10 @@
         <source>The conversation no longer fits the model&apos;s context: it takes %1 tokens, the reply needs room for %2 more, and the context holds %3.</source>
         <translation>对话已超出模型的上下文：它占用 %1 个词元，回复还需要 %2 个词元的空间，而上下文只能容纳 %3 个。</translation>
     </message>
+    <message>
+        <source>This message may not fit: it takes about %1 tokens, and %2 of the context&apos;s %3 positions are left once the reply has room. When the context is full: %4.</source>
+        <translation>这条消息可能放不下：它约占 %1 个词元，而为回复留出空间后，上下文的 %3 个位置只剩 %2 个。上下文已满时：%4。</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -73,6 +73,8 @@ public:
     double tokensPerSecond() const { return stats_.decode_tokens_per_second; }
     double timeToFirstTokenMs() const { return stats_.time_to_first_token_ms; }
     double contextFill() const;
+    int contextLength() const { return stats_.context_length; }  // 0 before the first reply
+    int positionsUsed() const { return stats_.positions_used; }
     double memoryBytes() const { return static_cast<double>(memoryBytes_); }
     // The engine reports GPU memory (a CUDA backend): the panel shows it instead of the process's.
     bool showsDeviceMemory() const { return deviceMemory_.has_value(); }

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QLocale>
+#include <algorithm>
 #include <utility>
 
 #include "cache_stats_model.h"
@@ -67,6 +68,10 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
         setError(tr("The chat history could not be read or saved (%1).").arg(message));
     });
     connect(&conversations_, &ConversationListModel::currentIdChanged, this, &ChatController::showCurrentConversation);
+    // The warning depends on the draft, the context the panel shows and the settings.
+    connect(this, &ChatController::draftChanged, this, &ChatController::contextWarningChanged);
+    connect(&stats_, &CacheStatsModel::changed, this, &ChatController::contextWarningChanged);
+    connect(&settings_, &QAbstractItemModel::dataChanged, this, &ChatController::contextWarningChanged);
     connect(&messages_, &MessageListModel::countChanged, this, &ChatController::actionsChanged);
     showCurrentConversation();
 }
@@ -142,6 +147,29 @@ void ChatController::setDraft(const QString& text)
     else
         drafts_.insert(id, text);
     emit draftChanged();
+}
+
+QString ChatController::contextWarning() const
+{
+    const QString text = draft().trimmed();
+    const int context = stats_.contextLength();
+    if (text.isEmpty() || context <= 0)
+        return {};
+    // No tokenizer runs on this thread: a UTF-8 byte count over three is at least the tokens
+    // of English text (about four bytes each) and near them for CJK text (three bytes a
+    // character, a token or so each). A warning, not a refusal: the engine decides.
+    const int tokens = int((text.toUtf8().size() + 2) / 3);
+    const int room = context - stats_.positionsUsed() - settings_.current().maxNewTokens;
+    if (tokens <= room)
+        return {};
+    const QLocale locale;
+    const QModelIndex overflow = settings_.index(settings_.rowOf(QStringLiteral("overflow")));
+    const QString policy = settings_.data(overflow, SettingsModel::ChoiceLabelsRole)
+                               .toStringList()
+                               .value(settings_.data(overflow, SettingsModel::ChoiceIndexRole).toInt());
+    return tr("This message may not fit: it takes about %1 tokens, and %2 of the context's %3 positions are left once "
+              "the reply has room. When the context is full: %4.")
+        .arg(locale.toString(tokens), locale.toString(std::max(0, room)), locale.toString(context), policy);
 }
 
 bool ChatController::send(const QString& text)

@@ -39,6 +39,9 @@ class ChatController : public QObject {
     // A reply runs for a conversation other than the one on screen.
     Q_PROPERTY(bool busyElsewhere READ busyElsewhere NOTIFY busyChanged)
     Q_PROPERTY(QString draft READ draft WRITE setDraft NOTIFY draftChanged)  // of the one on screen
+    // Empty, or a warning that the draft may not fit the context with room for the reply, and
+    // what "When the context is full" will then do.
+    Q_PROPERTY(QString contextWarning READ contextWarning NOTIFY contextWarningChanged)
     Q_PROPERTY(bool canSend READ canSend NOTIFY actionsChanged)
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY actionsChanged)
     Q_PROPERTY(bool canEditLast READ canEditLast NOTIFY actionsChanged)
@@ -56,6 +59,7 @@ public:
     bool busyElsewhere() const;
     QString draft() const;
     void setDraft(const QString& text);
+    QString contextWarning() const;
     bool canSend() const { return !busy_ && !loading_ && hasModel_; }
     bool canRegenerate() const;
     bool canEditLast() const;
@@ -86,6 +90,7 @@ public:
 signals:
     void busyChanged();
     void draftChanged();
+    void contextWarningChanged();
     // Another conversation is on screen, its messages, draft and panel shown. The composer
     // takes its draft from here: QML handlers of ConversationListModel::currentIdChanged run
     // before this controller has shown the conversation.

@@ -62,6 +62,7 @@ public:
     void setDetectedPromptFormat(pyramid::PromptFormat format);
     pyramid::PromptFormat promptFormat() const;  // what the next turn is formatted with
 
+    int rowOf(const QString& key) const;  // -1 for a key no field has
     QStringList presetNames() const;
     bool hasErrors() const { return !drafts_.isEmpty(); }
     bool restartNeeded() const;
@@ -84,7 +85,6 @@ private:
     void refreshAll();
     QString groupNote(int row) const;
     void save() const;
-    int rowOf(const QString& key) const;
 
     QSettings& settings_;
     ChatStore& store_;

@@ -316,6 +316,37 @@ private slots:
         QCOMPARE(app->chat().draft(), QStringLiteral("another"));
     }
 
+    // Issue 38 (context always visible): a draft that will not fit the context with room for
+    // the reply is warned of before it is sent, naming what "When the context is full" does.
+    void aDraftThatWillNotFitIsWarnedOf()
+    {
+        AppTestEnv env;
+        auto app = env.makeReadyApp();
+        QSignalSpy warnings(&app->chat(), &ChatController::contextWarningChanged);
+        app->chat().setDraft(QString(2000, QLatin1Char('x')));
+        QCOMPARE(app->chat().contextWarning(), QString());  // no reply yet: the fill is unknown
+        app->chat().setDraft({});
+        QVERIFY(app->chat().send("Hello"));
+        QVERIFY(waitForReply(*app));
+        // The fake's context holds 512 positions; the reply keeps room for max_new_tokens.
+        QVERIFY(app->settings().setValue("max_new_tokens", "100"));
+        const int left = 512 - app->stats().positionsUsed() - 100;
+        QVERIFY(left > 10);
+        app->chat().setDraft(QString(3 * left, QLatin1Char('x')));  // fits, just
+        QCOMPARE(app->chat().contextWarning(), QString());
+        app->chat().setDraft(QString(3 * left + 3, QLatin1Char('x')));
+        QCOMPARE(app->chat().contextWarning(),
+                 QStringLiteral("This message may not fit: it takes about %1 tokens, and %2 of the context's 512 "
+                                "positions are left once the reply has room. When the context is full: Stop and say so.")
+                     .arg(left + 1)
+                     .arg(left));
+        QVERIFY(warnings.size() >= 3);
+        QVERIFY(app->settings().setValue("overflow", "drop-oldest"));  // the warning follows the setting
+        QVERIFY(app->chat().contextWarning().endsWith("When the context is full: Drop the oldest turns."));
+        app->conversations().createConversation();  // another conversation: its own draft and fill
+        QCOMPARE(app->chat().contextWarning(), QString());
+    }
+
     // Deleting a conversation purges the one deleted before: a reply still stopping there has
     // nowhere to go, and that is no storage failure.
     void aReplyWhoseConversationWasPurgedIsDropped()

@@ -202,6 +202,23 @@ private slots:
         QCOMPARE(input->property("cursorPosition").toInt(), 0);
     }
 
+    // A message that will not fit is warned of under the message box as it is typed.
+    void aMessageTooLongIsWarnedOfBeforeItIsSent()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QVERIFY(s.send("Hello"));
+        QVERIFY(s.app->settings().setValue("max_new_tokens", "100"));  // the fake's context holds 512
+        QQuickItem* input = s.input();
+        QVERIFY(!s.shown(QStringLiteral("contextWarning")));
+        input->setProperty("text", QString(2000, QLatin1Char('x')));
+        QQuickItem* warning = s.shown(QStringLiteral("contextWarning"));
+        QVERIFY(warning);
+        QCOMPARE(warning->property("text").toString(), s.app->chat().contextWarning());
+        input->setProperty("text", QStringLiteral("Short"));
+        QVERIFY(!s.shown(QStringLiteral("contextWarning")));
+    }
+
     // Item 5: the rename field lies inside its dialog.
     void theRenameFieldFitsItsDialog()
     {

@@ -103,6 +103,17 @@ Pane {
             }
         }
 
+        Label {
+            objectName: "contextWarning"
+            textFormat: Text.PlainText
+            visible: !composer.editing && composer.chat.contextWarning !== ""  // it reads the draft, not an edit
+            text: composer.chat.contextWarning
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+
         RowLayout {
             spacing: 6
             Layout.fillWidth: true

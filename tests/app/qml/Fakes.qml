@@ -73,6 +73,7 @@ QtObject {
         property bool busy: false
         property bool busyElsewhere: false
         property string draft: ""
+        property string contextWarning: ""
         property bool editing: false
         property bool canEditLast: true
         property bool canRegenerate: true
