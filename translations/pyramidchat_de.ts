@@ -243,6 +243,29 @@
     </message>
 </context>
 <context>
+    <name>ConversationImport</name>
+    <message>
+        <source>It is no conversation export: it has no list of messages.</source>
+        <translation>Es ist kein Export einer Unterhaltung: Es enthält keine Liste von Nachrichten.</translation>
+    </message>
+    <message>
+        <source>Message %1 has no text, or no role of user or assistant.</source>
+        <translation>Nachricht %1 hat keinen Text oder keine Rolle „user“ oder „assistant“.</translation>
+    </message>
+    <message>
+        <source>It is no conversation export: it does not start with a “# ” title.</source>
+        <translation>Es ist kein Export einer Unterhaltung: Es beginnt nicht mit einem Titel „# “.</translation>
+    </message>
+    <message>
+        <source>It holds no messages: no “## User” or “## Assistant” heading was found.</source>
+        <translation>Es enthält keine Nachrichten: Keine Überschrift „## Benutzer“ oder „## Assistent“ wurde gefunden.</translation>
+    </message>
+    <message>
+        <source>It is not valid JSON (at byte %1).</source>
+        <translation>Es ist kein gültiges JSON (bei Byte %1).</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>Deleted “%1”</source>
@@ -263,6 +286,26 @@
     <message>
         <source>conversation</source>
         <translation>Unterhaltung</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>%1 konnte nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>only files on this computer can be read.</source>
+        <translation>nur Dateien auf diesem Computer lassen sich lesen.</translation>
+    </message>
+    <message>
+        <source>Could not import %1: it is larger than 64 MB, far more than a conversation.</source>
+        <translation>%1 konnte nicht importiert werden: Die Datei ist größer als 64 MB, weit mehr als eine Unterhaltung.</translation>
+    </message>
+    <message>
+        <source>Could not import %1: %2</source>
+        <translation>%1 konnte nicht importiert werden: %2</translation>
+    </message>
+    <message>
+        <source>Could not import %1: the chat history could not be written.</source>
+        <translation>%1 konnte nicht importiert werden: Der Chatverlauf ließ sich nicht schreiben.</translation>
     </message>
 </context>
 <context>
@@ -366,6 +409,30 @@
     <message>
         <source>Search conversations (Ctrl+F)</source>
         <translation>Unterhaltungen durchsuchen (Strg+F)</translation>
+    </message>
+    <message>
+        <source>Import failed</source>
+        <translation>Import fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Read a Markdown or JSON export back as a conversation</source>
+        <translation>Einen Markdown- oder JSON-Export wieder als Unterhaltung einlesen</translation>
+    </message>
+    <message>
+        <source>Import a conversation</source>
+        <translation>Eine Unterhaltung importieren</translation>
+    </message>
+    <message>
+        <source>Conversation exports (*.md *.json)</source>
+        <translation>Exporte von Unterhaltungen (*.md *.json)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
     </message>
 </context>
 <context>

@@ -240,6 +240,29 @@
     </message>
 </context>
 <context>
+    <name>ConversationImport</name>
+    <message>
+        <source>It is no conversation export: it has no list of messages.</source>
+        <translation>这不是导出的对话：其中没有消息列表。</translation>
+    </message>
+    <message>
+        <source>Message %1 has no text, or no role of user or assistant.</source>
+        <translation>第 %1 条消息没有文本，或角色不是 user 或 assistant。</translation>
+    </message>
+    <message>
+        <source>It is no conversation export: it does not start with a “# ” title.</source>
+        <translation>这不是导出的对话：它不是以“# ”标题开头。</translation>
+    </message>
+    <message>
+        <source>It holds no messages: no “## User” or “## Assistant” heading was found.</source>
+        <translation>其中没有消息：未找到“## 用户”或“## 助手”标题。</translation>
+    </message>
+    <message>
+        <source>It is not valid JSON (at byte %1).</source>
+        <translation>不是有效的 JSON（位于第 %1 字节）。</translation>
+    </message>
+</context>
+<context>
     <name>ConversationListModel</name>
     <message>
         <source>Deleted “%1”</source>
@@ -260,6 +283,26 @@
     <message>
         <source>conversation</source>
         <translation>对话</translation>
+    </message>
+    <message>
+        <source>Could not read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>only files on this computer can be read.</source>
+        <translation>只能读取本机上的文件。</translation>
+    </message>
+    <message>
+        <source>Could not import %1: it is larger than 64 MB, far more than a conversation.</source>
+        <translation>无法导入 %1：文件大于 64 MB，远超一段对话的大小。</translation>
+    </message>
+    <message>
+        <source>Could not import %1: %2</source>
+        <translation>无法导入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Could not import %1: the chat history could not be written.</source>
+        <translation>无法导入 %1：无法写入聊天记录。</translation>
     </message>
 </context>
 <context>
@@ -363,6 +406,30 @@
     <message>
         <source>Search conversations (Ctrl+F)</source>
         <translation>搜索对话（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Import failed</source>
+        <translation>导入失败</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Read a Markdown or JSON export back as a conversation</source>
+        <translation>将 Markdown 或 JSON 导出文件读回为对话</translation>
+    </message>
+    <message>
+        <source>Import a conversation</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Conversation exports (*.md *.json)</source>
+        <translation>对话导出文件 (*.md *.json)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 #include <QRegularExpression>
@@ -10,6 +11,7 @@
 #include <QStandardPaths>
 
 #include "conversation_export.h"
+#include "conversation_import.h"
 
 ConversationListModel::ConversationListModel(ChatStore& store, QObject* parent)
     : QAbstractListModel(parent), store_(store)
@@ -192,6 +194,42 @@ QString ConversationListModel::exportConversation(qint64 id, const QUrl& file, c
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
         return tr("Could not write %1: %2").arg(path, out.errorString());
+    return {};
+}
+
+QString ConversationListModel::importConversation(const QUrl& file)
+{
+    const QString path = localPath(file);
+    QFile in(path);
+    if (path.isEmpty() || !in.open(QIODevice::ReadOnly))
+        return tr("Could not read %1: %2").arg(path.isEmpty() ? file.toString() : path,
+                                                 path.isEmpty() ? tr("only files on this computer can be read.")
+                                                                : in.errorString());
+    constexpr qint64 kMaxImport = 64 << 20;  // far beyond any conversation; a wrong file is not read whole
+    if (in.size() > kMaxImport)
+        return tr("Could not import %1: it is larger than 64 MB, far more than a conversation.").arg(path);
+    const QByteArray bytes = in.readAll();
+    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+    const ImportResult read = json ? conversationFromJson(bytes) : conversationFromMarkdown(QString::fromUtf8(bytes));
+    if (const QString* problem = std::get_if<QString>(&read))
+        return tr("Could not import %1: %2").arg(path, *problem);
+    const ConversationExport& imported = std::get<ConversationExport>(read);
+    const qint64 id = store_.createConversation(imported.conversation.title);
+    if (id == 0)
+        return tr("Could not import %1: the chat history could not be written.").arg(path);
+    if (!imported.systemPrompt.isEmpty())
+        store_.setSystemPrompt(id, imported.systemPrompt);
+    for (const StoredMessage& message : imported.messages) {
+        if (store_.addMessage(id, message) == 0) {
+            // Not half a conversation: hidden, and gone at the next purge (purging now would also
+            // take a deletion the user may still undo).
+            store_.setDeleted(id, true);
+            return tr("Could not import %1: the chat history could not be written.").arg(path);
+        }
+    }
+    setSearchText({});
+    refresh();
+    setCurrentId(id);
     return {};
 }
 

@@ -47,6 +47,9 @@ public:
     // format: "markdown" or "json". `file` is a file:// URL or an absolute path (what a file
     // dialog gives for a name typed into it). Returns an error for the user, empty on success.
     Q_INVOKABLE QString exportConversation(qint64 id, const QUrl& file, const QString& format) const;
+    // Reads a Markdown (.md) or JSON export back as a new conversation and shows it. Returns
+    // an error for the user (the file is not an export, or cannot be read), empty on success.
+    Q_INVOKABLE QString importConversation(const QUrl& file);
     // Where an export is offered first: the documents folder, the conversation's title as the name.
     Q_INVOKABLE QUrl suggestedExportFile(qint64 id, const QString& format) const;
     // The file on this computer that `file` names; empty when it names none (a web address).

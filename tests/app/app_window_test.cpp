@@ -127,6 +127,25 @@ private slots:
         QTRY_VERIFY(isOpen(result));
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(file.readAll().startsWith("# Plan the trip"));
+        file.close();
+        QMetaObject::invokeMethod(result, "close");
+        QTRY_VERIFY(!isOpen(result));
+
+        // Imported back: a new conversation on screen with the same messages.
+        QVERIFY(s.find("importDialog"));
+        QMetaObject::invokeMethod(sidebar, "importChosen", Q_ARG(QVariant, QUrl::fromLocalFile(path)));
+        QVERIFY(s.app->conversations().currentId() != id);
+        QCOMPARE(s.app->messages().count(), 2);
+        QCOMPARE(s.app->messages().at(0).text, QStringLiteral("Plan the trip"));
+        QVERIFY(!isOpen(result));
+        // A file that is no export says why.
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("shopping list");
+        file.close();
+        QMetaObject::invokeMethod(sidebar, "importChosen", Q_ARG(QVariant, QUrl::fromLocalFile(path)));
+        QTRY_VERIFY(isOpen(result));
+        QCOMPARE(result->property("title").toString(), QStringLiteral("Import failed"));
+        QVERIFY(result->property("text").toString().contains("does not start with"));
     }
 
     // Item 2: what is typed stays with its conversation; a reply running elsewhere is said.

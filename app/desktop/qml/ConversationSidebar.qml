@@ -39,10 +39,19 @@ Pane {
     }
     function writeExport() {
         const problem = sidebar.conversations.exportConversation(sidebar.actionId, sidebar.exportFile, sidebar.exportFormat)
-        exportResult.failed = problem !== ""
+        exportResult.title = problem !== "" ? qsTr("Export failed") : qsTr("Exported")
         exportResult.text = problem !== "" ? problem
                                            : qsTr("The conversation was saved as %1.").arg(sidebar.conversations.localPath(sidebar.exportFile))
         exportResult.open()
+    }
+    // A Markdown or JSON export chosen in the import dialog becomes a new conversation, shown.
+    function importChosen(file) {
+        const problem = sidebar.conversations.importConversation(file)
+        if (problem !== "") {
+            exportResult.title = qsTr("Import failed")
+            exportResult.text = problem
+            exportResult.open()
+        }
     }
 
     padding: 8
@@ -53,14 +62,26 @@ Pane {
         anchors.fill: parent
         spacing: 6
 
-        Button {
-            text: qsTr("New chat")
-            icon.name: "document-new"
-            onClicked: sidebar.conversations.createConversation()
+        RowLayout {
+            spacing: 4
             Layout.fillWidth: true
-            Accessible.name: qsTr("New chat")
-            ToolTip.visible: hovered
-            ToolTip.text: qsTr("Start a new conversation (Ctrl+N)")
+            Button {
+                text: qsTr("New chat")
+                icon.name: "document-new"
+                onClicked: sidebar.conversations.createConversation()
+                Layout.fillWidth: true
+                Accessible.name: qsTr("New chat")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Start a new conversation (Ctrl+N)")
+            }
+            Button {
+                text: qsTr("Import…")
+                onClicked: importDialog.open()
+                Accessible.name: text  // starts with what is shown, for voice control
+                Accessible.description: qsTr("Read a Markdown or JSON export back as a conversation")
+                ToolTip.visible: hovered
+                ToolTip.text: Accessible.description
+            }
         }
 
         TextField {
@@ -245,6 +266,15 @@ Pane {
         onAccepted: sidebar.exportChosen(selectedFile)
     }
 
+    FileDialog {
+        id: importDialog
+        objectName: "importDialog"
+        title: qsTr("Import a conversation")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("Conversation exports (*.md *.json)"), qsTr("All files (*)")]
+        onAccepted: sidebar.importChosen(selectedFile)
+    }
+
     Dialog {
         id: replaceDialog
         objectName: "replaceDialog"
@@ -265,9 +295,7 @@ Pane {
     Dialog {
         id: exportResult
         objectName: "exportResult"
-        property alias text: exportResultLabel.text
-        property bool failed: false
-        title: failed ? qsTr("Export failed") : qsTr("Exported")
+        property alias text: exportResultLabel.text  // and the title: set by what it reports
         modal: true
         parent: Overlay.overlay
         anchors.centerIn: parent

@@ -35,6 +35,7 @@ QtObject {
         function suggestedExportFile(id, format) { return "file:///tmp/Chat A.md" }
         function localPath(file) { return String(file).replace("file://", "") }
         function fileExists(file) { return false }
+        function importConversation(file) { return "" }
         ListElement { conversationId: 1; title: "Chat A"; updated: "10:00"; current: true }
         ListElement { conversationId: 2; title: "Chat B"; updated: "09:00"; current: false }
         ListElement { conversationId: 3; title: "Chat C"; updated: "08:00"; current: false }

@@ -1,0 +1,158 @@
+#include "conversation_import.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QStringList>
+
+using pyramid::ChatRole;
+using pyramid::FinishReason;
+
+namespace {
+
+// Messages about a file being imported, in the context "ConversationImport".
+struct ImportText {
+    Q_DECLARE_TR_FUNCTIONS(ConversationImport)
+};
+
+// The export's own words, as it wrote them in English and in the user's language.
+struct ExportWords {
+    Q_DECLARE_TR_FUNCTIONS(ConversationExport)
+
+public:
+    static QStringList both(const char* text)
+    {
+        const QString translated = tr(text);
+        return translated == QLatin1String(text) ? QStringList{translated} : QStringList{QLatin1String(text), translated};
+    }
+};
+
+QDateTime dateOf(const QJsonValue& value)
+{
+    const QDateTime at = QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
+    return at.isValid() ? at : QDateTime::currentDateTime();
+}
+
+} // namespace
+
+ImportResult conversationFromJson(const QByteArray& json)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &error);
+    if (error.error != QJsonParseError::NoError)
+        return ImportText::tr("It is not valid JSON (at byte %1).").arg(error.offset);
+    const QJsonObject root = document.object();
+    if (!document.isObject() || !root.value(QStringLiteral("messages")).isArray())
+        return ImportText::tr("It is no conversation export: it has no list of messages.");
+    ConversationExport out;
+    out.conversation.title = root.value(QStringLiteral("title")).toString();
+    out.conversation.createdAt = dateOf(root.value(QStringLiteral("created_at")));
+    out.systemPrompt = root.value(QStringLiteral("system_prompt")).toString();
+    const QJsonArray messages = root.value(QStringLiteral("messages")).toArray();
+    for (qsizetype i = 0; i < messages.size(); ++i) {
+        const QJsonObject m = messages.at(i).toObject();
+        const QString role = m.value(QStringLiteral("role")).toString();
+        if (!m.value(QStringLiteral("text")).isString() || (role != QLatin1String("user") && role != QLatin1String("assistant")))
+            return ImportText::tr("Message %1 has no text, or no role of user or assistant.").arg(i + 1);
+        StoredMessage message;
+        message.role = roleFromName(role);
+        message.text = m.value(QStringLiteral("text")).toString();
+        message.createdAt = dateOf(m.value(QStringLiteral("created_at")));
+        if (message.role == ChatRole::Assistant) {
+            message.finish = finishReasonFromName(m.value(QStringLiteral("finish")).toString());
+            message.notice = m.value(QStringLiteral("notice")).toString();
+            const QJsonObject stats = m.value(QStringLiteral("stats")).toObject();
+            message.stats.promptTokens = stats.value(QStringLiteral("prompt_tokens")).toInt();
+            message.stats.generatedTokens = stats.value(QStringLiteral("generated_tokens")).toInt();
+            message.stats.tokensPerSecond = stats.value(QStringLiteral("tokens_per_second")).toDouble();
+            message.stats.timeToFirstTokenMs = stats.value(QStringLiteral("ttft_ms")).toDouble();
+            message.stats.reusedCache = stats.value(QStringLiteral("reused_cache")).toBool();
+        }
+        out.messages.push_back(message);
+    }
+    return out;
+}
+
+ImportResult conversationFromMarkdown(const QString& markdown)
+{
+    const QStringList user = ExportWords::both("User");
+    const QStringList assistant = ExportWords::both("Assistant");
+    const QStringList stopped = ExportWords::both("(stopped)");
+    const QStringList systemLabel = ExportWords::both("System prompt");
+    QStringList lines = markdown.split(QLatin1Char('\n'));
+    for (QString& line : lines)
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+    if (lines.isEmpty() || !lines.front().startsWith(QLatin1String("# ")))
+        return ImportText::tr("It is no conversation export: it does not start with a “# ” title.");
+
+    ConversationExport out;
+    out.conversation.title = lines.front().mid(2).trimmed();
+    out.conversation.createdAt = QDateTime::currentDateTime();
+    static const QRegularExpression fence(QStringLiteral("^ {0,3}(`{3,}|~{3,})"));
+    QString openFence;  // the fence a code block was opened with; empty outside code
+    QStringList body;
+    bool inTurns = false;
+    const auto finishMessage = [&] {
+        if (out.messages.isEmpty())
+            return;
+        StoredMessage& m = out.messages.last();
+        // The export's lines after the text: "*(stopped)*", "> *notice*", each after a blank line.
+        while (!body.isEmpty() && body.last().trimmed().isEmpty())
+            body.removeLast();
+        if (!body.isEmpty() && body.last().startsWith(QLatin1String("> *")) && body.last().endsWith(QLatin1Char('*'))) {
+            m.notice = body.last().mid(3, body.last().size() - 4);
+            body.removeLast();
+        }
+        while (!body.isEmpty() && body.last().trimmed().isEmpty())
+            body.removeLast();
+        for (const QString& word : stopped)
+            if (m.role == ChatRole::Assistant && !body.isEmpty() && body.last() == QLatin1Char('*') + word + QLatin1Char('*')) {
+                m.finish = FinishReason::Cancelled;
+                body.removeLast();
+                break;
+            }
+        while (!body.isEmpty() && body.last().trimmed().isEmpty())
+            body.removeLast();
+        while (!body.isEmpty() && body.front().trimmed().isEmpty())
+            body.removeFirst();
+        m.text = body.join(QLatin1Char('\n'));
+        body.clear();
+    };
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QString& line = lines.at(i);
+        if (const QRegularExpressionMatch m = fence.match(line); m.hasMatch()) {
+            if (openFence.isEmpty())
+                openFence = m.captured(1);
+            else if (m.captured(1).startsWith(openFence) && line.trimmed() == m.captured(1))
+                openFence.clear();
+        }
+        const QString heading = openFence.isEmpty() && line.startsWith(QLatin1String("## ")) ? line.mid(3).trimmed() : QString();
+        if (user.contains(heading) || assistant.contains(heading)) {
+            finishMessage();
+            StoredMessage message;
+            message.role = user.contains(heading) ? ChatRole::User : ChatRole::Assistant;
+            message.createdAt = QDateTime::currentDateTime();
+            out.messages.push_back(message);
+            inTurns = true;
+            continue;
+        }
+        if (inTurns) {
+            body.push_back(line);
+        } else if (line.startsWith(QLatin1Char('>'))) {  // the system prompt, every line quoted
+            QString text = line.mid(line.startsWith(QLatin1String("> ")) ? 2 : 1);
+            for (const QString& label : systemLabel)
+                if (out.systemPrompt.isEmpty() && text.startsWith(QStringLiteral("**") + label + QStringLiteral(":** ")))
+                    text = text.mid(label.size() + 6);
+            if (text.startsWith(QLatin1String("\\#")))
+                text.remove(0, 1);
+            out.systemPrompt += (out.systemPrompt.isEmpty() ? QString() : QStringLiteral("\n")) + text;
+        }
+    }
+    finishMessage();
+    if (out.messages.isEmpty())
+        return ImportText::tr("It holds no messages: no “## User” or “## Assistant” heading was found.");
+    return out;
+}
