@@ -1,0 +1,104 @@
+// Import (issue 38): the files the export writes, read back through ConversationListModel as
+// new conversations, and files that are no export refused with the reason.
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "chat_store.h"
+#include "conversation_list_model.h"
+
+using pyramid::ChatRole;
+using pyramid::FinishReason;
+
+namespace {
+
+StoredMessage message(ChatRole role, const QString& text, FinishReason finish = FinishReason::EndOfSequence)
+{
+    StoredMessage m;
+    m.role = role;
+    m.text = text;
+    m.finish = finish;
+    m.createdAt = QDateTime::currentDateTime();
+    return m;
+}
+
+} // namespace
+
+class ConversationImportTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    // An export read back is the same conversation: exactly from JSON, as
+    // far as Markdown keeps it from Markdown (who said what, a stopped reply, a notice, the
+    // system prompt, a "## User" inside code staying text).
+    void anExportReadsBackAsTheSameConversation()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 id = model.currentId();
+        model.rename(id, "Round trip");
+        store.setSystemPrompt(id, "Be brief.\n\n# not a heading\nSecond line.");
+        store.addMessage(id, message(ChatRole::User, "Show me Markdown:\n\n```md\n## User\nnot a turn\n```"));
+        StoredMessage reply = message(ChatRole::Assistant, "Here it is.\n\nTwo paragraphs.", FinishReason::Cancelled);
+        reply.notice = "The context was full: 3 of the oldest positions were dropped and the rest renumbered.";
+        reply.stats.generatedTokens = 9;
+        reply.stats.tokensPerSecond = 12.5;
+        reply.stats.reusedCache = true;
+        store.addMessage(id, reply);
+        store.addMessage(id, message(ChatRole::User, "Thanks"));
+        store.addMessage(id, message(ChatRole::Assistant, "You are welcome."));
+        const QVector<StoredMessage> original = store.messages(id);
+
+        for (const char* format : {"json", "markdown"}) {
+            const QString path = dir.filePath(QString("out.") + (format == QString("json") ? "json" : "md"));
+            QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(path), format), QString());
+            QCOMPARE(model.importConversation(QUrl::fromLocalFile(path)), QString());
+            const qint64 copy = model.currentId();
+            QVERIFY(copy != id);
+            QCOMPARE(model.currentTitle(), QStringLiteral("Round trip"));
+            QCOMPARE(store.systemPrompt(copy), store.systemPrompt(id));
+            const QVector<StoredMessage> read = store.messages(copy);
+            QCOMPARE(read.size(), original.size());
+            for (qsizetype i = 0; i < read.size(); ++i) {
+                QCOMPARE(read[i].role, original[i].role);
+                QCOMPARE(read[i].text, original[i].text);
+                QCOMPARE(read[i].stopped(), original[i].stopped());
+                QCOMPARE(read[i].notice, original[i].notice);
+            }
+            if (format == QString("json")) {  // only JSON keeps the numbers and the times
+                QCOMPARE(read[1].stats.generatedTokens, 9);
+                QCOMPARE(read[1].stats.tokensPerSecond, 12.5);
+                QVERIFY(read[1].stats.reusedCache);
+                QCOMPARE(read[0].createdAt, original[0].createdAt);
+            }
+        }
+    }
+
+    // Files that are no export are refused with the reason, and nothing is added.
+    void whatIsNoExportIsNotImported()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const int before = model.count();
+        const auto importing = [&](const char* name, const QByteArray& bytes) {
+            QFile file(dir.filePath(name));
+            file.open(QIODevice::WriteOnly);
+            file.write(bytes);
+            file.close();
+            return model.importConversation(QUrl::fromLocalFile(dir.filePath(name)));
+        };
+        QVERIFY(importing("notes.md", "just some notes\n").contains("does not start with a “# ” title"));
+        QVERIFY(importing("empty.md", "# Title only\n\nno turns\n").contains("holds no messages"));
+        QVERIFY(importing("bad.json", "{\"messages\": [").contains("It is not valid JSON (at byte"));
+        QVERIFY(importing("other.json", "{\"title\": \"x\"}").contains("no list of messages"));
+        QVERIFY(importing("role.json", "{\"messages\": [{\"role\": \"system\", \"text\": \"x\"}]}").contains("Message 1"));
+        QVERIFY(model.importConversation(QUrl::fromLocalFile(dir.filePath("missing.json"))).startsWith("Could not read"));
+        QCOMPARE(model.count(), before);
+    }
+
+};
+
+QTEST_GUILESS_MAIN(ConversationImportTest)
+#include "app_conversation_import_test.moc"
