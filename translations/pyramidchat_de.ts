@@ -155,6 +155,22 @@
         <source>Dismiss the error</source>
         <translation>Fehlermeldung schließen</translation>
     </message>
+    <message>
+        <source>Welcome to PyramidChat</source>
+        <translation>Willkommen bei PyramidChat</translation>
+    </message>
+    <message>
+        <source>No model is open: PyramidChat comes without one. Open a LLaMA-family chat model in GGUF format (such as SmolLM2-135M-Instruct or TinyLlama-1.1B-Chat), or put one in the models folder, where it is found at every start.</source>
+        <translation>Kein Modell ist geöffnet: PyramidChat wird ohne Modell ausgeliefert. Öffnen Sie ein Chatmodell der LLaMA-Familie im GGUF-Format (etwa SmolLM2-135M-Instruct oder TinyLlama-1.1B-Chat), oder legen Sie eines in den Modellordner, wo es bei jedem Start gefunden wird.</translation>
+    </message>
+    <message>
+        <source>Open model file…</source>
+        <translation>Modelldatei öffnen…</translation>
+    </message>
+    <message>
+        <source>Show the models folder</source>
+        <translation>Modellordner anzeigen</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>

@@ -152,6 +152,22 @@
         <source>Dismiss the error</source>
         <translation>关闭错误提示</translation>
     </message>
+    <message>
+        <source>Welcome to PyramidChat</source>
+        <translation>欢迎使用 PyramidChat</translation>
+    </message>
+    <message>
+        <source>No model is open: PyramidChat comes without one. Open a LLaMA-family chat model in GGUF format (such as SmolLM2-135M-Instruct or TinyLlama-1.1B-Chat), or put one in the models folder, where it is found at every start.</source>
+        <translation>尚未打开模型：PyramidChat 不附带模型。请打开一个 GGUF 格式的 LLaMA 系列聊天模型（例如 SmolLM2-135M-Instruct 或 TinyLlama-1.1B-Chat），或将其放入模型文件夹，每次启动时都会在那里找到它。</translation>
+    </message>
+    <message>
+        <source>Open model file…</source>
+        <translation>打开模型文件…</translation>
+    </message>
+    <message>
+        <source>Show the models folder</source>
+        <translation>显示模型文件夹</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>

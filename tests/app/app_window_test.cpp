@@ -238,6 +238,35 @@ private slots:
         QVERIFY(!s.shown(QStringLiteral("contextWarning")));
     }
 
+    // A first run with no model (the packages ship none): a welcome says so and offers the
+    // file dialog and the models folder; it goes once a model is open.
+    void aFirstRunWithoutAModelIsWelcomed()
+    {
+        AppTestEnv env;
+        auto app = env.makeApp();
+        QQmlApplicationEngine qml;
+        QVERIFY(app->showWindow(qml));
+        auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
+        QVERIFY(window && QTest::qWaitForWindowExposed(window));
+        const auto shown = [&](const char* name) -> QQuickItem* {
+            for (QQuickItem* item : visualTree(window->contentItem()))
+                if (item->objectName() == QLatin1String(name) && item->isVisible())
+                    return item;
+            return nullptr;
+        };
+        QVERIFY(shown("welcome"));
+        QQuickItem* open = shown("welcomeOpenModel");
+        QVERIFY(open && shown("welcomeModelsFolder"));
+        QObject* fileDialog = window->findChild<QObject*>(QStringLiteral("modelFileDialog"));
+        QMetaObject::invokeMethod(open, "clicked");
+        QTRY_VERIFY(fileDialog->property("visible").toBool());
+        QMetaObject::invokeMethod(fileDialog, "reject");
+        QSignalSpy loaded(&app->models(), &ModelManager::modelChanged);
+        app->models().open(env.makeModelFile(QStringLiteral("tiny.gguf")));
+        QVERIFY(loaded.wait(5000));
+        QTRY_VERIFY(!shown("welcome"));
+    }
+
     // Item 5: the rename field lies inside its dialog.
     void theRenameFieldFitsItsDialog()
     {

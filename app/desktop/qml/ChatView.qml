@@ -1,5 +1,6 @@
 // The conversation on screen: its messages (the last one streaming while a reply runs),
-// errors from the engine, and the composer.
+// errors from the engine, and the composer. With no model open (the packages ship none) an
+// empty conversation shows a welcome that says so and where to get one.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -11,6 +12,9 @@ Pane {
     required property var messages
     required property var chat
     required property var clipboard
+    required property var models
+
+    signal openModelFile()  // the model bar's file dialog (Ctrl+O)
 
     padding: 0
 
@@ -88,11 +92,50 @@ Pane {
                 clipboard: view.clipboard
             }
 
+            ColumnLayout {
+                objectName: "welcome"
+                anchors.centerIn: parent
+                width: parent.width * 0.7
+                visible: messageList.count === 0 && !view.models.hasModel && !view.models.loading
+                spacing: 10
+                Label {
+                    textFormat: Text.PlainText
+                    text: qsTr("Welcome to PyramidChat")
+                    font.pointSize: Qt.application.font.pointSize * 1.4  // follows the system font size
+                    font.bold: true
+                    horizontalAlignment: Text.AlignHCenter
+                    Layout.fillWidth: true
+                }
+                Label {
+                    textFormat: Text.PlainText
+                    text: qsTr("No model is open: PyramidChat comes without one. Open a LLaMA-family chat model in GGUF "
+                               + "format (such as SmolLM2-135M-Instruct or TinyLlama-1.1B-Chat), or put one in the models "
+                               + "folder, where it is found at every start.")
+                    wrapMode: Text.Wrap
+                    horizontalAlignment: Text.AlignHCenter
+                    Layout.fillWidth: true
+                }
+                RowLayout {
+                    spacing: 8
+                    Layout.alignment: Qt.AlignHCenter
+                    Button {
+                        objectName: "welcomeOpenModel"
+                        text: qsTr("Open model file…")
+                        highlighted: true
+                        onClicked: view.openModelFile()
+                    }
+                    Button {
+                        objectName: "welcomeModelsFolder"
+                        text: qsTr("Show the models folder")
+                        onClicked: Qt.openUrlExternally(view.models.modelsFolder())
+                    }
+                }
+            }
             Label {
                 textFormat: Text.PlainText
                 anchors.centerIn: parent
                 width: parent.width * 0.7
-                visible: messageList.count === 0
+                visible: messageList.count === 0 && (view.models.hasModel || view.models.loading)
                 horizontalAlignment: Text.AlignHCenter
                 wrapMode: Text.Wrap
                 opacity: 0.7

@@ -116,6 +116,8 @@ ApplicationWindow {
             messages: window.messages
             chat: window.chat
             clipboard: window.clipboard
+            models: window.models
+            onOpenModelFile: modelBar.openModelFile()
             Layout.fillWidth: true
             Layout.fillHeight: true
         }

@@ -105,6 +105,7 @@ TestCase {
     }
     // Each test starts from the same state, whatever the one before left (a failure included).
     function cleanup() {
+        fakes.models.hasModel = true
         fakes.chat.busy = false
         fakes.chat.editing = false
         fakes.chat.error = ""
@@ -442,7 +443,7 @@ TestCase {
         addMessages(2)
         const list = messageList()
         // The first message's own button: delegates of earlier tests may linger until deleted.
-        tryVerify(() => list.itemAtIndex(0) !== null
+        tryVerify(() => list.itemAtIndex(0) !== null && list.itemAtIndex(0).text === "Message number 0 with some text"
                         && findAll(list.itemAtIndex(0), i => i.objectName === "copyMessage", []).length > 0, 3000)
         const b = findAll(list.itemAtIndex(0), i => i.objectName === "copyMessage", [])[0]
         compare(b.text, "Copy")
@@ -450,6 +451,18 @@ TestCase {
         compare(fakes.clipboard.copied, "Message number 0 with some text")
         compare(b.text, "Copied")
         tryCompare(b, "text", "Copy", 3000)
+    }
+
+    // Issue 38: without a model the empty chat is a welcome with the way to one.
+    function test_19_welcomeWithoutAModel() {
+        const welcome = () => all(i => i.objectName === "welcome")[0]
+        tryVerify(() => messageList().count === 0, 3000)
+        verify(!welcome().visible)  // the fakes have a model
+        fakes.models.hasModel = false
+        tryVerify(() => welcome().visible, 3000)
+        verify(one(i => i.visible && i.objectName === "welcomeOpenModel", "open button").text.indexOf("Open model file") === 0)
+        fakes.models.hasModel = true
+        tryVerify(() => !welcome().visible, 3000)
     }
 
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
