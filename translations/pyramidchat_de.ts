@@ -524,6 +524,14 @@
         <source>–</source>
         <translation>–</translation>
     </message>
+    <message>
+        <source>entries kept</source>
+        <translation>behaltene Einträge</translation>
+    </message>
+    <message>
+        <source>entries kept; some just dropped</source>
+        <translation>behaltene Einträge; soeben welche verworfen</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>

@@ -521,6 +521,14 @@
         <source>–</source>
         <translation>–</translation>
     </message>
+    <message>
+        <source>entries kept</source>
+        <translation>保留的条目</translation>
+    </message>
+    <message>
+        <source>entries kept; some just dropped</source>
+        <translation>保留的条目；刚刚丢弃了一些</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>

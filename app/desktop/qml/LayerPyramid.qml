@@ -15,6 +15,10 @@ Item {
     readonly property real barHeight: layerCount > 0
         ? Math.max(3, Math.min(34, (height - (layerCount - 1) * bars.spacing) / layerCount)) : 0
     readonly property real labelWidth: 84
+    // A layer's bar, and the lighter one of a layer that dropped entries on the last step (the
+    // panel's legend shows both).
+    readonly property color keptColor: pal.highlight
+    readonly property color droppedColor: Qt.lighter(pal.highlight, 1.25)
 
     // An entry count as the user's locale writes numbers ("2,048", "2.048").
     function count(n) {
@@ -72,7 +76,7 @@ Item {
                 height: parent.height
                 x: track.x + (track.width - width) / 2
                 radius: 2
-                color: bar.compressed ? Qt.lighter(pal.highlight, 1.25) : pal.highlight
+                color: bar.compressed ? pyramid.droppedColor : pyramid.keptColor
                 Behavior on width { NumberAnimation { duration: 120 } }
             }
         }

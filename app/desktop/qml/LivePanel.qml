@@ -54,7 +54,40 @@ Pane {
             Layout.fillWidth: true
         }
 
+        // What the two shades of the bars mean.
+        Flow {
+            objectName: "pyramidLegend"
+            visible: panel.stats.hasStats
+            spacing: 12
+            Layout.fillWidth: true
+            Repeater {
+                model: [
+                    {shade: layers.keptColor, text: qsTr("entries kept")},
+                    {shade: layers.droppedColor, text: qsTr("entries kept; some just dropped")},
+                ]
+                delegate: Row {
+                    required property var modelData
+                    spacing: 4
+                    Rectangle {
+                        objectName: "legendSwatch"
+                        width: 12
+                        height: 12
+                        radius: 2
+                        color: modelData.shade
+                        anchors.verticalCenter: parent.verticalCenter
+                    }
+                    Label {
+                        objectName: "legendText"
+                        textFormat: Text.PlainText
+                        text: modelData.text
+                        font.pointSize: Qt.application.font.pointSize * 0.85  // follows the system font size
+                    }
+                }
+            }
+        }
+
         LayerPyramid {
+            id: layers
             stats: panel.stats
             Layout.fillWidth: true
             Layout.fillHeight: true

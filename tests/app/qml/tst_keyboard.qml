@@ -106,6 +106,7 @@ TestCase {
     // Each test starts from the same state, whatever the one before left (a failure included).
     function cleanup() {
         fakes.models.hasModel = true
+        fakes.stats.hasStats = false
         fakes.chat.busy = false
         fakes.chat.editing = false
         fakes.chat.error = ""
@@ -463,6 +464,20 @@ TestCase {
         verify(one(i => i.visible && i.objectName === "welcomeOpenModel", "open button").text.indexOf("Open model file") === 0)
         fakes.models.hasModel = true
         tryVerify(() => !welcome().visible, 3000)
+    }
+
+    // Issue 38: the panel's legend says what the bars' two shades mean, in those shades.
+    function test_20_pyramidLegend() {
+        const legend = one(i => i.objectName === "pyramidLegend", "legend")
+        verify(!legend.visible)
+        fakes.stats.hasStats = true
+        tryVerify(() => legend.visible, 3000)
+        const swatches = findAll(legend, i => i.objectName === "legendSwatch", [])
+        const texts = findAll(legend, i => i.objectName === "legendText", []).map(i => i.text)
+        compare(swatches.length, 2)
+        verify(!Qt.colorEqual(swatches[0].color, swatches[1].color))
+        compare(texts, ["entries kept", "entries kept; some just dropped"])
+        fakes.stats.hasStats = false
     }
 
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
