@@ -15,12 +15,25 @@ struct ImageAt {
     QString text;
 };
 
+// A single line break in prose stays a line break, as chat apps show it (Markdown itself joins
+// such lines into one): every line that another line follows ends in a hard break. At the
+// end of a heading, a list item or a table row that break has no effect; code blocks are
+// segments of their own (markdown_segments.h) and never come here.
+QString keepLineBreaks(const QString& markdown)
+{
+    QStringList lines = markdown.split(QLatin1Char('\n'));
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i)
+        if (!lines[i].trimmed().isEmpty() && !lines[i + 1].trimmed().isEmpty() && !lines[i].endsWith(QLatin1String("  ")))
+            lines[i] += QStringLiteral("  ");
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace
 
 QString markdownToSafeHtml(const QString& markdown)
 {
     QTextDocument document;
-    document.setMarkdown(markdown, QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub |
+    document.setMarkdown(keepLineBreaks(markdown), QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub |
                                                                    QTextDocument::MarkdownNoHTML));
     QVector<ImageAt> images;
     for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {

@@ -117,6 +117,19 @@ private slots:
         QVERIFY2(plain.contains("[x: file:///etc/x.png]"), qPrintable(plain));
     }
 
+    // Issue 38: a single line break stays one, as chat apps show it; lists, tables and
+    // headings read as before.
+    void singleLineBreaksAreKept()
+    {
+        const QString html = markdownToSafeHtml("Roses are red,\nviolets are blue.\n\nNew paragraph");
+        // Markdown alone would give "Roses are red, violets are blue." on one line.
+        QCOMPARE(plainTextOf(html), QStringLiteral("Roses are red,\nviolets are blue.\nNew paragraph"));
+        const QString table = markdownToSafeHtml("| a | b |\n|---|---|\n| 1 | 2 |\n\n# Title\n- one\n- two");
+        QVERIFY2(table.contains("<table"), qPrintable(table));
+        QCOMPARE(table.count("<td"), 4);  // still two rows of two cells
+        QVERIFY2(plainTextOf(table).contains("Title\none\ntwo"), qPrintable(plainTextOf(table)));
+    }
+
     void markdownStillRenders()
     {
         const QString html = markdownToSafeHtml("**bold** and `code`\n\n- one\n- two");
