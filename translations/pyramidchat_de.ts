@@ -1257,6 +1257,26 @@
         <source>pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, pyramidkv: baselines with PyramidInfer&apos;s budget</source>
         <translation>pyramid: PyramidInfer; full: keine Komprimierung; local, h2o, snapkv, pyramidkv: Vergleichsverfahren mit dem Budget von PyramidInfer</translation>
     </message>
+    <message>
+        <source>Theme</source>
+        <translation>Design</translation>
+    </message>
+    <message>
+        <source>Light or dark colours, or those of the system; it changes at once</source>
+        <translation>Helle oder dunkle Farben oder die des Systems; die Änderung gilt sofort</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>Wie das System</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Hell</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Dunkel</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

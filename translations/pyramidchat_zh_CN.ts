@@ -1252,6 +1252,26 @@
         <source>pyramid: PyramidInfer; full: no compression; local, h2o, snapkv, pyramidkv: baselines with PyramidInfer&apos;s budget</source>
         <translation>pyramid：PyramidInfer；full：不压缩；local、h2o、snapkv、pyramidkv：使用 PyramidInfer 预算的基线方法</translation>
     </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Light or dark colours, or those of the system; it changes at once</source>
+        <translation>浅色、深色或跟随系统的颜色；更改立即生效</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

@@ -155,6 +155,7 @@ QVector<SettingField> makeFields()
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
                                    QStringLiteral("zh_CN")};
     const QStringList devices = {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")};
+    const QStringList themes = {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")};
     return {
         // Languages are listed by their own names, which are never translated.
         {QStringLiteral("language"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "Language"),
@@ -166,6 +167,18 @@ QVector<SettingField> makeFields()
              if (!languages.contains(text.trimmed()))
                  return false;
              s.language = text.trimmed();
+             return true;
+         }},
+        {QStringLiteral("theme"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "Theme"),
+         QT_TRANSLATE_NOOP("SettingsModel", "Light or dark colours, or those of the system; it changes at once"),
+         SettingField::Kind::Choice, themes,
+         {QT_TRANSLATE_NOOP("SettingsModel", "Follow the system"), QT_TRANSLATE_NOOP("SettingsModel", "Light"),
+          QT_TRANSLATE_NOOP("SettingsModel", "Dark")},
+         [](const ChatSettings& s) { return s.theme; },
+         [themes](ChatSettings& s, const QString& text) {
+             if (!themes.contains(text.trimmed()))
+                 return false;
+             s.theme = text.trimmed();
              return true;
          }},
         {QStringLiteral("device"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "Device"),
@@ -354,5 +367,6 @@ ChatSettings resetChatSettings(const ChatSettings& current)
     defaults.language = current.language;
     defaults.device = current.device;
     defaults.kvPrecision = current.kvPrecision;
+    defaults.theme = current.theme;
     return defaults;
 }

@@ -23,6 +23,8 @@ struct ChatSettings {
     // The interface language ("system", or a locale name with a translation: "en", "de",
     // "zh_CN"); read once at start-up (main.cpp), so a change shows at the next start.
     QString language = QStringLiteral("system");
+    // The colours: "system" (the platform's), "light" or "dark" (app_theme.h); applies at once.
+    QString theme = QStringLiteral("system");
     // Where models run: "auto" (the GPU when a CUDA device and runtime exist, else the CPU),
     // "cpu" or "cuda"; read at start-up like the language.
     QString device = QStringLiteral("auto");
@@ -39,7 +41,8 @@ inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision"
 QString validateChatSettings(const ChatSettings& settings);
 
 // What "Reset all" gives: the defaults, except for the settings read at start-up (language,
-// device, cache precision), which say how the app runs rather than how it replies.
+// device, cache precision) and the theme, which say how the app runs and looks rather than
+// how it replies.
 ChatSettings resetChatSettings(const ChatSettings& current);
 
 QString promptFormatName(pyramid::PromptFormat format);  // pyramid::prompt_format_name: "chatml", "raw", ...

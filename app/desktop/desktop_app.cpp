@@ -1,5 +1,6 @@
 #include "desktop_app.h"
 
+#include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QSettings>
 #include <QUrl>
@@ -11,6 +12,13 @@ DesktopApp::DesktopApp(std::unique_ptr<pyramid::ChatEngine> engine, QSettings& s
       chat_(std::move(engine), store_, conversations_, messages_, settings_, stats_),
       models_(chat_, settings_, settings, paths.modelSearchDirs)
 {
+    if (auto* gui = qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
+        theme_.emplace(*gui);
+        theme_->apply(settings_.current().theme);
+        // Any setting's change: applying the theme in force again is a no-op.
+        QObject::connect(&settings_, &QAbstractItemModel::dataChanged, &settings_,
+                         [this] { theme_->apply(settings_.current().theme); });
+    }
 }
 
 bool DesktopApp::showWindow(QQmlApplicationEngine& qml)

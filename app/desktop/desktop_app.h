@@ -4,6 +4,9 @@
 // real engine; tests build one with a fake engine and their own paths.
 #include <QStringList>
 #include <memory>
+#include <optional>
+
+#include "app_theme.h"
 
 #include "cache_stats_model.h"
 #include "chat_controller.h"
@@ -49,4 +52,5 @@ private:
     ChatController chat_;
     ModelManager models_;
     Clipboard clipboard_;
+    std::optional<AppTheme> theme_;  // with a GUI application only (not in the model tests)
 };

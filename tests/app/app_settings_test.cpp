@@ -259,6 +259,7 @@ private slots:
         QVERIFY(model.setValue("language", "de"));
         QVERIFY(model.setValue("device", "cpu"));
         QVERIFY(model.setValue("kv_precision", "f32"));
+        QVERIFY(model.setValue("theme", "dark"));
         QVERIFY(model.setValue("prompt_format", "llama-2-chat"));
         model.setDetectedPromptFormat(pyramid::PromptFormat::Raw);
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Llama2Chat);
@@ -269,6 +270,7 @@ private slots:
         QCOMPARE(model.current().language, QStringLiteral("de"));
         QCOMPARE(model.current().device, QStringLiteral("cpu"));
         QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
+        QCOMPARE(model.current().theme, QStringLiteral("dark"));
         QCOMPARE(model.value("prompt_format"), QStringLiteral("auto"));
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Raw);
         QCOMPARE(role(model, "prompt_format", SettingsModel::ChoicesRole).toStringList().first(), QStringLiteral("auto"));

@@ -112,6 +112,7 @@ ApplicationWindow {
         }
         ChatView {
             id: chatView
+            objectName: "chatView"
             conversations: window.conversations
             messages: window.messages
             chat: window.chat
