@@ -885,8 +885,8 @@
         <translation>Alle Einstellungen zurücksetzen?</translation>
     </message>
     <message>
-        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.</source>
-        <translation>Alle Einstellungen für Generierung, mehrere Runden und Cache kehren zu ihren Standardwerten zurück, das Prompt-Format zu automatisch. Sprache, Gerät und Cache-Genauigkeit bleiben, wie sie sind.</translation>
+        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device and the cache precision stay as they are.</source>
+        <translation>Alle Einstellungen für Generierung, mehrere Runden und Cache kehren zu ihren Standardwerten zurück, das Prompt-Format zu automatisch. Sprache, Design, Gerät und Cache-Genauigkeit bleiben, wie sie sind.</translation>
     </message>
 </context>
 <context>

@@ -880,8 +880,8 @@
         <translation>重置所有设置？</translation>
     </message>
     <message>
-        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.</source>
-        <translation>所有生成、多轮对话和缓存设置都将恢复默认值，提示格式恢复为自动。语言、设备和缓存精度保持不变。</translation>
+        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device and the cache precision stay as they are.</source>
+        <translation>所有生成、多轮对话和缓存设置都将恢复默认值，提示格式恢复为自动。语言、主题、设备和缓存精度保持不变。</translation>
     </message>
 </context>
 <context>

@@ -232,7 +232,7 @@ Dialog {
         contentItem: Label {
             textFormat: Text.PlainText
             wrapMode: Text.Wrap
-            text: qsTr("Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the device and the cache precision stay as they are.")
+            text: qsTr("Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device and the cache precision stay as they are.")
         }
     }
 }
