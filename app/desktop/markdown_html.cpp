@@ -5,6 +5,8 @@
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QTextFragment>
+#include <QTextFrame>
+#include <QTextTable>
 #include <QVector>
 
 namespace {
@@ -45,6 +47,21 @@ QString markdownToSafeHtml(const QString& markdown)
             const QString alt = image.property(QTextFormat::ImageAltText).toString();
             images.push_back({fragment.position(), fragment.length(), QStringLiteral("[%1: %2]").arg(alt, image.name())});
         }
+    }
+    // Tables get a light grid and room in their cells, as chat apps draw them (Qt's importer
+    // draws none). The grid is the text colour at low alpha: readable in a light or dark theme.
+    for (QTextFrame* frame : document.rootFrame()->childFrames()) {
+        auto* table = qobject_cast<QTextTable*>(frame);
+        if (!table)
+            continue;
+        QTextTableFormat format = table->format();
+        format.setBorder(1);
+        format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);
+        format.setBorderBrush(QColor(128, 128, 128, 110));
+        format.setBorderCollapse(true);
+        format.setCellPadding(4);
+        format.setCellSpacing(0);
+        table->setFormat(format);
     }
     // From the end, so earlier positions stay valid.
     for (auto it = images.crbegin(); it != images.crend(); ++it) {

@@ -3,7 +3,7 @@
 // Markdown without raw HTML, so a stray "<br>" or "<span style=...>" shows as typed instead
 // of hiding the text after it, and without images, which would be fetched from the network
 // or read from local files; an image shows as its description and address. A single line
-// break stays a line break, as in chat apps.
+// break stays a line break and tables have a light grid, as in chat apps.
 #include <QString>
 
 QString markdownToSafeHtml(const QString& markdown);

@@ -127,6 +127,9 @@ private slots:
         const QString table = markdownToSafeHtml("| a | b |\n|---|---|\n| 1 | 2 |\n\n# Title\n- one\n- two");
         QVERIFY2(table.contains("<table"), qPrintable(table));
         QCOMPARE(table.count("<td"), 4);  // still two rows of two cells
+        // A light grid, as chat apps draw tables.
+        QVERIFY2(table.contains("border=\"1\""), qPrintable(table));
+        QVERIFY2(table.contains("border-collapse:collapse"), qPrintable(table));
         QVERIFY2(plainTextOf(table).contains("Title\none\ntwo"), qPrintable(plainTextOf(table)));
     }
 
