@@ -171,6 +171,38 @@
         <source>Show the models folder</source>
         <translation>Modellordner anzeigen</translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Downloaded</source>
+        <translation>Heruntergeladen</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>%1 herunterladen</translation>
+    </message>
+    <message>
+        <source>Downloading %1…</source>
+        <translation>%1 wird heruntergeladen…</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>Fortschritt des Downloads</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel the download</source>
+        <translation>Den Download abbrechen</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -750,6 +782,52 @@
     <message>
         <source>Keyboard shortcuts (F1)</source>
         <translation>Tastenkürzel (F1)</translation>
+    </message>
+</context>
+<context>
+    <name>ModelCatalogue</name>
+    <message>
+        <source>%1 is not a catalogue: it needs a “models” list.</source>
+        <translation>%1 ist kein Katalog: Er braucht eine Liste „models“.</translation>
+    </message>
+    <message>
+        <source>Left out of the catalogue, for a missing name, a file name that is not a plain .gguf name, an address that is not http(s) or a SHA-256 that is not 64 hex digits: %1</source>
+        <translation>Aus dem Katalog weggelassen, weil ein Name fehlt, der Dateiname kein einfacher .gguf-Name ist, die Adresse nicht http(s) ist oder der SHA-256 nicht aus 64 Hex-Ziffern besteht: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDownload</name>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 konnte nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>after %1 of %2</source>
+        <translation>nach %1 von %2</translation>
+    </message>
+    <message>
+        <source>after %1</source>
+        <translation>nach %1</translation>
+    </message>
+    <message>
+        <source>the server answered %1</source>
+        <translation>der Server antwortete mit %1</translation>
+    </message>
+    <message>
+        <source>The download stopped %1 (%2). Start it again to go on from there.</source>
+        <translation>Der Download brach %1 ab (%2). Starten Sie ihn erneut, um dort fortzufahren.</translation>
+    </message>
+    <message>
+        <source>Could not read %1 to check it: %2</source>
+        <translation>%1 konnte zur Prüfung nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>The file that arrived is not the one expected (its SHA-256 is %1, not %2), so it was deleted. Try again later, or check the catalogue&apos;s address.</source>
+        <translation>Die angekommene Datei ist nicht die erwartete (ihr SHA-256 ist %1, nicht %2), daher wurde sie gelöscht. Versuchen Sie es später erneut oder prüfen Sie die Adresse im Katalog.</translation>
+    </message>
+    <message>
+        <source>Could not move the download into place as %1.</source>
+        <translation>Der Download konnte nicht als %1 an seinen Platz verschoben werden.</translation>
     </message>
 </context>
 <context>

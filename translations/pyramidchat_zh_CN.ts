@@ -168,6 +168,38 @@
         <source>Show the models folder</source>
         <translation>显示模型文件夹</translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>下载 %1</translation>
+    </message>
+    <message>
+        <source>Downloading %1…</source>
+        <translation>正在下载 %1…</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>下载进度</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel the download</source>
+        <translation>取消下载</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -746,6 +778,52 @@
     <message>
         <source>Keyboard shortcuts (F1)</source>
         <translation>键盘快捷键（F1）</translation>
+    </message>
+</context>
+<context>
+    <name>ModelCatalogue</name>
+    <message>
+        <source>%1 is not a catalogue: it needs a “models” list.</source>
+        <translation>%1 不是目录文件：它需要一个“models”列表。</translation>
+    </message>
+    <message>
+        <source>Left out of the catalogue, for a missing name, a file name that is not a plain .gguf name, an address that is not http(s) or a SHA-256 that is not 64 hex digits: %1</source>
+        <translation>以下条目未列入目录（缺少名称、文件名不是简单的 .gguf 名称、地址不是 http(s)，或 SHA-256 不是 64 位十六进制数字）：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDownload</name>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>after %1 of %2</source>
+        <translation>在 %1 / %2 处</translation>
+    </message>
+    <message>
+        <source>after %1</source>
+        <translation>在 %1 处</translation>
+    </message>
+    <message>
+        <source>the server answered %1</source>
+        <translation>服务器返回 %1</translation>
+    </message>
+    <message>
+        <source>The download stopped %1 (%2). Start it again to go on from there.</source>
+        <translation>下载%1中断（%2）。再次开始即可从中断处继续。</translation>
+    </message>
+    <message>
+        <source>Could not read %1 to check it: %2</source>
+        <translation>无法读取 %1 进行校验：%2</translation>
+    </message>
+    <message>
+        <source>The file that arrived is not the one expected (its SHA-256 is %1, not %2), so it was deleted. Try again later, or check the catalogue&apos;s address.</source>
+        <translation>收到的文件不是预期的文件（其 SHA-256 为 %1，而不是 %2），已将其删除。请稍后重试，或检查目录中的地址。</translation>
+    </message>
+    <message>
+        <source>Could not move the download into place as %1.</source>
+        <translation>无法将下载的文件移动为 %1。</translation>
     </message>
 </context>
 <context>

@@ -10,7 +10,8 @@ DesktopApp::DesktopApp(std::unique_ptr<pyramid::ChatEngine> engine, QSettings& s
       conversations_(store_),
       settings_(settings, store_),
       chat_(std::move(engine), store_, conversations_, messages_, settings_, stats_),
-      models_(chat_, settings_, settings, paths.modelSearchDirs)
+      models_(chat_, settings_, settings, paths.modelSearchDirs),
+      catalogue_(network_, models_, paths.modelSearchDirs.value(0))
 {
     if (auto* gui = qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
         theme_.emplace(*gui);
@@ -26,7 +27,8 @@ bool DesktopApp::showWindow(QQmlApplicationEngine& qml)
     // Handed to the window as its required properties: no globals, no context properties.
     const std::pair<const char*, QObject*> objects[] = {
         {"conversations", &conversations_}, {"messages", &messages_}, {"settings", &settings_},
-        {"stats", &stats_}, {"chat", &chat_}, {"models", &models_}, {"clipboard", &clipboard_},
+        {"stats", &stats_}, {"chat", &chat_}, {"models", &models_}, {"catalogue", &catalogue_},
+        {"clipboard", &clipboard_},
     };
     QVariantMap properties;
     for (const auto& [name, object] : objects) {

@@ -2,6 +2,7 @@
 // The app's objects and how they are wired: one store, the models the window binds to, the
 // controller that talks to the engine, and the model manager. main.cpp builds one with the
 // real engine; tests build one with a fake engine and their own paths.
+#include <QNetworkAccessManager>
 #include <QStringList>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "clipboard.h"
 #include "conversation_list_model.h"
 #include "message_list_model.h"
+#include "model_catalogue.h"
 #include "model_manager.h"
 #include "settings_model.h"
 
@@ -40,6 +42,7 @@ public:
     CacheStatsModel& stats() { return stats_; }
     ChatController& chat() { return chat_; }
     ModelManager& models() { return models_; }
+    ModelCatalogue& catalogue() { return catalogue_; }
 
 private:
     // Declared in build order; destroyed in reverse, so the controller stops its thread while
@@ -51,6 +54,8 @@ private:
     CacheStatsModel stats_;
     ChatController chat_;
     ModelManager models_;
+    QNetworkAccessManager network_;
+    ModelCatalogue catalogue_;
     Clipboard clipboard_;
     std::optional<AppTheme> theme_;  // with a GUI application only (not in the model tests)
 };

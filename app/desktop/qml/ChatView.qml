@@ -1,6 +1,7 @@
 // The conversation on screen: its messages (the last one streaming while a reply runs),
 // errors from the engine, and the composer. With no model open (the packages ship none) an
-// empty conversation shows a welcome that says so and where to get one.
+// empty conversation shows a welcome that says so and where to get one: a file, the models
+// folder, or a download from the catalogue there (model_catalogue.h).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -13,6 +14,7 @@ Pane {
     required property var chat
     required property var clipboard
     required property var models
+    required property var catalogue
 
     signal openModelFile()  // the model bar's file dialog (Ctrl+O)
 
@@ -114,6 +116,68 @@ Pane {
                     wrapMode: Text.Wrap
                     horizontalAlignment: Text.AlignHCenter
                     Layout.fillWidth: true
+                }
+                // The catalogue's models, each a click from the models folder.
+                Repeater {
+                    model: view.catalogue.entries
+                    delegate: RowLayout {
+                        required property var modelData
+                        required property int index
+                        objectName: "catalogueEntry"
+                        spacing: 8
+                        Layout.fillWidth: true
+                        Label {
+                            textFormat: Text.PlainText
+                            text: modelData.size !== "" ? qsTr("%1 (%2)").arg(modelData.name).arg(modelData.size) : modelData.name
+                            font.bold: true
+                        }
+                        Label {
+                            textFormat: Text.PlainText
+                            text: modelData.about
+                            elide: Text.ElideRight
+                            opacity: 0.8
+                            Layout.fillWidth: true
+                        }
+                        Button {
+                            objectName: "catalogueDownload"
+                            text: modelData.present ? qsTr("Downloaded") : qsTr("Download")
+                            enabled: !modelData.present && !view.catalogue.downloading
+                            onClicked: view.catalogue.download(index)
+                            Accessible.name: qsTr("Download %1").arg(modelData.name)
+                            Accessible.description: modelData.url
+                        }
+                    }
+                }
+                RowLayout {
+                    objectName: "catalogueProgress"
+                    visible: view.catalogue.downloading
+                    spacing: 8
+                    Layout.fillWidth: true
+                    Label {
+                        textFormat: Text.PlainText
+                        text: qsTr("Downloading %1…").arg(view.catalogue.downloadingName)
+                    }
+                    ProgressBar {
+                        indeterminate: view.catalogue.progress < 0
+                        value: Math.max(0, view.catalogue.progress)
+                        Layout.fillWidth: true
+                        Accessible.name: qsTr("Download progress")
+                    }
+                    Button {
+                        text: qsTr("Cancel")
+                        onClicked: view.catalogue.cancel()
+                        Accessible.name: qsTr("Cancel the download")
+                    }
+                }
+                Label {
+                    objectName: "catalogueError"
+                    textFormat: Text.PlainText
+                    visible: text !== ""
+                    text: view.catalogue.error !== "" ? view.catalogue.error : view.catalogue.problem
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                    Accessible.role: Accessible.AlertMessage
+                    Accessible.name: text
                 }
                 RowLayout {
                     spacing: 8

@@ -13,6 +13,7 @@ ApplicationWindow {
     required property var stats
     required property var chat
     required property var models
+    required property var catalogue
     required property var clipboard
 
     // Narrow windows (800x600) start without the sidebar; the toolbar brings it back.
@@ -118,6 +119,7 @@ ApplicationWindow {
             chat: window.chat
             clipboard: window.clipboard
             models: window.models
+            catalogue: window.catalogue
             onOpenModelFile: modelBar.openModelFile()
             Layout.fillWidth: true
             Layout.fillHeight: true

@@ -113,6 +113,17 @@ QtObject {
         function cancel() {}
         function clearError() { error = "" }
     }
+    property QtObject catalogue: QtObject {
+        property var entries: []
+        property string problem: ""
+        property bool downloading: false
+        property string downloadingName: ""
+        property real progress: 0
+        property string error: ""
+        property var downloads: []
+        function download(i) { downloads.push(i) }
+        function cancel() {}
+    }
     property QtObject clipboard: QtObject {
         property string copied: ""
         function copy(t) { copied = t }

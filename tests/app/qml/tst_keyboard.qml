@@ -90,7 +90,7 @@ TestCase {
         verify(c.status === Component.Ready, c.errorString())
         win = c.createObject(null, {conversations: fakes.conversations, messages: fakes.messages,
                                     settings: fakes.settings, stats: fakes.stats, chat: fakes.chat,
-                                    models: fakes.models, clipboard: fakes.clipboard})
+                                    models: fakes.models, catalogue: fakes.catalogue, clipboard: fakes.clipboard})
         verify(win)
         win.requestActivate()
         tryVerify(() => win.active, 3000)
@@ -462,6 +462,15 @@ TestCase {
         fakes.models.hasModel = false
         tryVerify(() => welcome().visible, 3000)
         verify(one(i => i.visible && i.objectName === "welcomeOpenModel", "open button").text.indexOf("Open model file") === 0)
+        // The catalogue's models, each with its Download button.
+        fakes.catalogue.entries = [{name: "Tiny", file: "tiny.gguf", url: "https://example.com/tiny.gguf", size: "1 MB",
+                                    about: "a test", present: false}]
+        const download = () => all(i => i.visible && i.objectName === "catalogueDownload")[0]
+        tryVerify(() => download() !== undefined, 3000)
+        compare(download().text, "Download")
+        download().clicked()
+        compare(fakes.catalogue.downloads, [0])
+        fakes.catalogue.entries = []
         fakes.models.hasModel = true
         tryVerify(() => !welcome().visible, 3000)
     }
