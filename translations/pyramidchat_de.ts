@@ -630,6 +630,18 @@
         <source>Copied</source>
         <translation>Kopiert</translation>
     </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Delete, %1: %2</source>
+        <translation>Löschen, %1: %2</translation>
+    </message>
+    <message>
+        <source>Delete this message from the conversation</source>
+        <translation>Diese Nachricht aus der Unterhaltung löschen</translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>

@@ -627,6 +627,18 @@
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete, %1: %2</source>
+        <translation>删除，%1：%2</translation>
+    </message>
+    <message>
+        <source>Delete this message from the conversation</source>
+        <translation>从对话中删除这条消息</translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>

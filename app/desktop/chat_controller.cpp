@@ -275,6 +275,21 @@ void ChatController::startReply(const StoredMessage& replacing)
     QMetaObject::invokeMethod(worker, [worker, turn, request] { worker->reply(turn, request); }, Qt::QueuedConnection);
 }
 
+bool ChatController::deleteMessage(int row)
+{
+    if (busy_ || row < 0 || row >= messages_.count())
+        return false;
+    const qint64 id = messages_.at(row).id;
+    if (id == editedMessage_)
+        cancelEdit();
+    if (!store_.deleteMessage(id))
+        return false;  // the failure is shown; the message stays
+    messages_.removeAt(row);
+    conversations_.refresh();
+    emit actionsChanged();
+    return true;
+}
+
 void ChatController::stop()
 {
     if (busy_)

@@ -78,6 +78,9 @@ public:
     Q_INVOKABLE bool beginEdit();
     Q_INVOKABLE void cancelEdit();
     Q_INVOKABLE bool editAndResend(const QString& text);  // rewrites the message beginEdit chose
+    // Deletes one message of the conversation on screen (a question, or a reply), stored and
+    // shown; the next turn reads the conversation as it is then. Not while a reply runs.
+    Q_INVOKABLE bool deleteMessage(int row);
     Q_INVOKABLE void stop();
     Q_INVOKABLE void clearError();
 

@@ -304,10 +304,10 @@ bool ChatStore::rewriteFrom(qint64 messageId, const QString& text)
     return false;
 }
 
-void ChatStore::deleteMessage(qint64 messageId)
+bool ChatStore::deleteMessage(qint64 messageId)
 {
     QSqlQuery query = prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"), {messageId});
-    run(query);
+    return run(query);
 }
 
 QString ChatStore::setting(qint64 conversationId, const QString& key) const

@@ -47,7 +47,7 @@ public:
     int messageCount(qint64 conversationId) const;
     // Stores the message at the end of the conversation and returns its id.
     qint64 addMessage(qint64 conversationId, const StoredMessage& message);
-    void deleteMessage(qint64 messageId);
+    bool deleteMessage(qint64 messageId);  // false when the database refused (reported)
     // Gives message `messageId` the new text and deletes every later message of its
     // conversation, all or nothing (an edited question and the answers it replaces).
     bool rewriteFrom(qint64 messageId, const QString& text);

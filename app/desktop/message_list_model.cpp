@@ -123,6 +123,19 @@ void MessageListModel::replaceText(int row, const QString& text)
     emit dataChanged(i, i, {TextRole, Qt::DisplayRole});
 }
 
+void MessageListModel::removeAt(int row)
+{
+    if (row < 0 || row >= rows_.size() || row == streamingRow_)
+        return;
+    beginRemoveRows({}, row, row);
+    rows_[row].segments->deleteLater();  // later, as releaseRows does
+    rows_.removeAt(row);
+    if (streamingRow_ > row)
+        --streamingRow_;
+    endRemoveRows();
+    emit countChanged();
+}
+
 void MessageListModel::removeFrom(int row)
 {
     if (row < 0 || row >= rows_.size())

@@ -42,6 +42,7 @@ public:
     void append(const StoredMessage& message);
     void replaceText(int row, const QString& text);
     void removeFrom(int row);  // drops rows [row, end)
+    void removeAt(int row);    // drops one row; not the streaming reply
 
     // Streaming: an assistant row that grows, then becomes the stored reply (or goes away).
     void beginReply();

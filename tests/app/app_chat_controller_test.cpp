@@ -347,6 +347,39 @@ private slots:
         QCOMPARE(app->chat().contextWarning(), QString());
     }
 
+    // Issue 38 (reply versions, in part): one message can be deleted, from the store and the
+    // screen; the next turn reads the conversation without it. Not while a reply runs.
+    void oneMessageCanBeDeleted()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        auto app = env.makeReadyApp(&engine);
+        QVERIFY(app->chat().send("First question"));
+        QVERIFY(waitForReply(*app));
+        QVERIFY(app->chat().send("Second question"));
+        QVERIFY(waitForReply(*app));
+        const qint64 conversation = app->conversations().currentId();
+        QCOMPARE(app->messages().count(), 4);
+        QVERIFY(!app->chat().deleteMessage(7));
+        QVERIFY(app->chat().deleteMessage(1));  // the first reply
+        QCOMPARE(app->messages().count(), 3);
+        QCOMPARE(app->store().messages(conversation).size(), 3);
+        QCOMPARE(app->messages().at(1).text, QStringLiteral("Second question"));
+        QVERIFY(app->chat().regenerate());  // the last reply again, from what is left
+        QVERIFY(waitForReply(*app));
+        const pyramid::ChatRequest last = engine->requests().back();
+        QCOMPARE(last.conversation.messages.size(), size_t(2));
+        QCOMPARE(last.conversation.messages[0].text, std::string("First question"));
+        QCOMPARE(last.conversation.messages[1].text, std::string("Second question"));
+
+        engine->setScript(slowScript(100, 20));
+        QVERIFY(app->chat().send("Third"));
+        QVERIFY(!app->chat().deleteMessage(0));  // a reply runs: nothing moves under it
+        QCOMPARE(app->store().messages(conversation).size(), 4);
+        app->chat().stop();
+        QVERIFY(waitForReply(*app));
+    }
+
     // Deleting a conversation purges the one deleted before: a reply still stopping there has
     // nowhere to go, and that is no storage failure.
     void aReplyWhoseConversationWasPurgedIsDropped()

@@ -92,6 +92,7 @@ Pane {
             delegate: MessageDelegate {
                 width: messageList.width
                 clipboard: view.clipboard
+                chat: view.chat
             }
 
             ColumnLayout {

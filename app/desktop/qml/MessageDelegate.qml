@@ -17,6 +17,8 @@ Item {
     required property string statsText
     required property string notice
     required property var clipboard
+    required property var chat
+    required property int index
 
     readonly property bool fromUser: role === "user"
     readonly property string author: fromUser ? qsTr("You") : qsTr("Assistant")
@@ -101,6 +103,17 @@ Item {
                     onActiveFocusChanged: if (activeFocus) message.reveal(this)
                     Accessible.name: qsTr("Copy, %1: %2").arg(message.author).arg(message.excerpt)
                     Accessible.description: qsTr("Copy the message")
+                }
+                ToolButton {
+                    objectName: "deleteMessage"
+                    text: qsTr("Delete")
+                    visible: !message.streaming
+                    enabled: !message.chat.busy
+                    font.pointSize: message.smallPointSize
+                    onClicked: message.chat.deleteMessage(message.index)
+                    onActiveFocusChanged: if (activeFocus) message.reveal(this)
+                    Accessible.name: qsTr("Delete, %1: %2").arg(message.author).arg(message.excerpt)
+                    Accessible.description: qsTr("Delete this message from the conversation")
                 }
             }
 

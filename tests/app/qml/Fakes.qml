@@ -90,6 +90,8 @@ QtObject {
         function beginEdit() { editing = true; return true }
         function cancelEdit() { cancels++; editing = false }
         function regenerate() { return true }
+        property var deleted: []
+        function deleteMessage(row) { deleted.push(row); return true }
         function editAndResend(t) { editing = false; return true }
     }
     property QtObject models: QtObject {

@@ -489,6 +489,21 @@ TestCase {
         fakes.stats.hasStats = false
     }
 
+    // Issue 38: each message has a Delete button (named for what it deletes), off while a reply runs.
+    function test_21_deleteOneMessage() {
+        addMessages(2)
+        const list = messageList()
+        tryVerify(() => list.itemAtIndex(1) !== null && list.itemAtIndex(1).text === "Message number 1 with some text"
+                        && findAll(list.itemAtIndex(1), i => i.objectName === "deleteMessage", []).length > 0, 3000)
+        const b = findAll(list.itemAtIndex(1), i => i.objectName === "deleteMessage", [])[0]
+        verify(b.Accessible.name.indexOf("Delete, Assistant: Message number 1") === 0, b.Accessible.name)
+        fakes.chat.busy = true
+        verify(!b.enabled)
+        fakes.chat.busy = false
+        b.clicked()
+        compare(fakes.chat.deleted, [1])
+    }
+
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
     function test_99_quitShortcut() {
         keyClick(Qt.Key_Q, Qt.ControlModifier)
