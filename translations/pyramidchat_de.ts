@@ -564,6 +564,10 @@
         <source>entries kept; some just dropped</source>
         <translation>behaltene Einträge; soeben welche verworfen</translation>
     </message>
+    <message>
+        <source>KV memory during the reply: kept (filled) against a full cache (line)</source>
+        <translation>KV-Speicher während der Antwort: behalten (Fläche) im Vergleich zu einem vollen Cache (Linie)</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>

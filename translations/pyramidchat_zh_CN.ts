@@ -561,6 +561,10 @@
         <source>entries kept; some just dropped</source>
         <translation>保留的条目；刚刚丢弃了一些</translation>
     </message>
+    <message>
+        <source>KV memory during the reply: kept (filled) against a full cache (line)</source>
+        <translation>回复过程中的 KV 内存：保留部分（填充）与完整缓存（线条）对比</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>

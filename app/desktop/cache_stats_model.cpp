@@ -48,6 +48,9 @@ void CacheStatsModel::update(const pyramid::GenerationStats& stats)
     stats_ = stats;
     hasStats_ = true;
     readingPrompt_ = false;
+    history_.push_back(QVariantMap{{QStringLiteral("tokens"), stats.prompt_tokens + stats.generated_tokens},
+                                   {QStringLiteral("kv"), double(stats.kv_bytes)},
+                                   {QStringLiteral("full"), double(stats.full_kv_bytes)}});
     if (before != after)
         endResetModel();
     else if (after > 0)
@@ -62,6 +65,8 @@ void CacheStatsModel::restore(const pyramid::GenerationStats& stats)
 {
     const auto memory = deviceMemory_;
     update(stats);
+    history_.clear();  // one point is no history: the reply's course was not kept
+    emit changed();
     setDeviceMemory(memory);
 }
 
@@ -71,6 +76,7 @@ void CacheStatsModel::clear()
     stats_ = {};
     hasStats_ = false;
     readingPrompt_ = false;
+    history_.clear();
     endResetModel();
     emit changed();
 }
@@ -78,6 +84,7 @@ void CacheStatsModel::clear()
 void CacheStatsModel::beginReply()
 {
     readingPrompt_ = true;
+    history_.clear();
     emit changed();
 }
 

@@ -6,6 +6,7 @@
 // The memory is followed while idle too: the process's on the panel's timer, the GPU's as the
 // engine's owner answers deviceMemoryWanted.
 #include <QAbstractListModel>
+#include <QVariantList>
 #include <QVector>
 #include <optional>
 
@@ -35,6 +36,11 @@ class CacheStatsModel : public QAbstractListModel {
     Q_PROPERTY(QString memoryText READ memoryText NOTIFY memoryChanged)
     Q_PROPERTY(QString memoryLabel READ memoryLabel NOTIFY memoryChanged)
     Q_PROPERTY(QString deviceText READ deviceText NOTIFY changed)  // empty before the first reply
+    // The reply's KV memory as it went, one point per panel update since the reply began (or
+    // since its conversation was shown again):
+    // [{tokens (prompt + generated), kv (bytes kept), full (bytes a full cache would hold)}].
+    // Empty for a reply shown again from the store.
+    Q_PROPERTY(QVariantList kvHistory READ kvHistory NOTIFY changed)
 
 public:
     enum Role {
@@ -90,6 +96,7 @@ public:
     QString memoryText() const;   // GPU "used of total" (and this app's part) or the process's resident memory
     QString memoryLabel() const;  // what memoryText is: "GPU memory" / "Process memory"
     QString deviceText() const;  // the engine's description, worded in the user's language
+    QVariantList kvHistory() const { return history_; }
 
 signals:
     void changed();
@@ -100,6 +107,7 @@ private:
     pyramid::GenerationStats stats_;
     bool hasStats_ = false;
     bool readingPrompt_ = false;  // between beginReply() and the reply's first statistics
+    QVariantList history_;         // since beginReply()
     int64_t memoryBytes_ = 0;
     std::optional<pyramid::DeviceMemory> deviceMemory_;  // set only with a total
 };

@@ -300,6 +300,39 @@ private slots:
             QCOMPARE(app->stats().layerLength(layer), layers[layer]);
     }
 
+    // Issue 38 (look): the reply's KV memory over its tokens, for the chart above the pyramid:
+    // one point per update, in token order, ending where the reply ended; a new reply starts
+    // afresh, and a conversation shown again from the store has no course to draw.
+    void theReplysMemoryIsFollowed()
+    {
+        AppTestEnv env;
+        FakeScript script;
+        script.pieces.assign(12, " x");
+        script.delay = std::chrono::milliseconds(40);
+        auto app = env.makeReadyApp(nullptr, script);
+        QSignalSpy finished(&app->chat(), &ChatController::replyFinished);
+        QVERIFY(app->chat().send("Count the memory"));
+        QCOMPARE(app->stats().kvHistory().size(), 0);  // reading the prompt: nothing yet
+        QVERIFY(finished.wait(5000));
+        const QVariantList history = app->stats().kvHistory();
+        QVERIFY2(history.size() >= 3, qPrintable(QString::number(history.size())));
+        for (qsizetype i = 1; i < history.size(); ++i)
+            QVERIFY(history[i].toMap()["tokens"].toInt() >= history[i - 1].toMap()["tokens"].toInt());
+        const QVariantMap last = history.last().toMap();
+        QCOMPARE(last["kv"].toDouble(), app->stats().kvBytes());
+        QCOMPARE(last["full"].toDouble(), app->stats().fullKvBytes());
+        QVERIFY(last["kv"].toDouble() < last["full"].toDouble());  // PyramidInfer keeps less
+
+        QVERIFY(app->chat().send("Again"));
+        QCOMPARE(app->stats().kvHistory().size(), 0);
+        QVERIFY(finished.wait(5000));
+        const qint64 here = app->conversations().currentId();
+        app->conversations().createConversation();
+        app->conversations().setCurrentId(here);
+        QVERIFY(app->stats().hasStats());
+        QCOMPARE(app->stats().kvHistory().size(), 0);
+    }
+
     void fastStreamsAreCoalesced()
     {
         AppTestEnv env;

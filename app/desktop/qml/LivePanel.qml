@@ -86,6 +86,55 @@ Pane {
             }
         }
 
+        // The reply's KV memory over its tokens: what is kept against what a full cache would hold.
+        Canvas {
+            id: memoryChart
+            objectName: "memoryChart"
+            readonly property var points: panel.stats.kvHistory
+            visible: points.length >= 2
+            Layout.fillWidth: true
+            Layout.preferredHeight: 64
+            Accessible.role: Accessible.Chart
+            Accessible.name: qsTr("KV memory during the reply: kept (filled) against a full cache (line)")
+            onPointsChanged: requestPaint()
+            onWidthChanged: requestPaint()
+            onPaint: {
+                const ctx = getContext("2d")
+                ctx.reset()
+                if (points.length < 2)
+                    return
+                const first = points[0].tokens, last = points[points.length - 1].tokens
+                let top = 1
+                for (const p of points)
+                    top = Math.max(top, p.full, p.kv)
+                const x = t => last > first ? (t - first) / (last - first) * (width - 2) + 1 : 1
+                const y = b => height - 1 - b / top * (height - 2)
+                ctx.fillStyle = layers.keptColor
+                ctx.beginPath()
+                ctx.moveTo(x(first), height - 1)
+                for (const p of points)
+                    ctx.lineTo(x(p.tokens), y(p.kv))
+                ctx.lineTo(x(last), height - 1)
+                ctx.closePath()
+                ctx.fill()
+                ctx.strokeStyle = pal.windowText
+                ctx.lineWidth = 1.5
+                ctx.beginPath()
+                ctx.moveTo(x(first), y(points[0].full))
+                for (const p of points)
+                    ctx.lineTo(x(p.tokens), y(p.full))
+                ctx.stroke()
+            }
+        }
+        Label {
+            visible: memoryChart.visible
+            textFormat: Text.PlainText
+            text: memoryChart.Accessible.name
+            wrapMode: Text.Wrap
+            font.pointSize: Qt.application.font.pointSize * 0.85  // follows the system font size
+            Layout.fillWidth: true
+        }
+
         LayerPyramid {
             id: layers
             stats: panel.stats

@@ -68,6 +68,7 @@ QtObject {
         property bool showsDeviceMemory: false
         property real deviceMemoryFraction: 0
         property string deviceText: ""
+        property var kvHistory: []
         function refreshMemory() {}
     }
     property QtObject chat: QtObject {

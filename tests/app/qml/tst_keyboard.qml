@@ -504,6 +504,17 @@ TestCase {
         compare(fakes.chat.deleted, [1])
     }
 
+    // Issue 38: the space above the pyramid charts the reply's KV memory once it has a course.
+    function test_22_memoryChart() {
+        const chart = one(i => i.objectName === "memoryChart", "memory chart")
+        verify(!chart.visible)
+        fakes.stats.kvHistory = [{tokens: 10, kv: 100, full: 100}]
+        verify(!chart.visible)  // one point is no course
+        fakes.stats.kvHistory = [{tokens: 10, kv: 100, full: 100}, {tokens: 20, kv: 120, full: 200}]
+        verify(chart.visible)
+        fakes.stats.kvHistory = []
+    }
+
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
     function test_99_quitShortcut() {
         keyClick(Qt.Key_Q, Qt.ControlModifier)
