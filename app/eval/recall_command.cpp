@@ -115,9 +115,9 @@ int RecallCommand::run()
 {
     init_logging({false, true, "pyramid-eval"});
     std::vector<LoadedCase> cases;
-    CompressionConfig base;
+    std::vector<CompressionConfig> configs;
     try {
-        base = compression_.resolve();
+        configs = compression_.resolve_all();
         if (model_path_.empty())
             model_path_ = find_default_model().string();
         // A case is a few thousand tokens of text: 256 MiB holds thousands.
@@ -160,7 +160,16 @@ int RecallCommand::run()
                 throw Error(fmt::format("recall case {} has {} tokens; the model's context holds {}", c.recall.id,
                                         tokens.back().total(), model->config().context_length));
         }
-        runs = plan_runs(base, {sweep_decay_, {}, sweep_fraction_}, model->config().n_layers);
+        // A sweep sets the policies itself; without one, each named policy runs beside one full
+        // reference.
+        const SweepOptions sweep{sweep_decay_, {}, sweep_fraction_};
+        const int n_layers = model->config().n_layers;
+        if (!sweep.empty())
+            configs.resize(1);
+        for (const CompressionConfig& config : configs)
+            for (EvalRun& run : plan_runs(config, sweep, n_layers))
+                if (runs.empty() || run.series != kSeriesFull)
+                    runs.push_back(std::move(run));
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval recall: {}\n", e.what());
         return 2;

@@ -6,7 +6,8 @@
 //   {"id": "...", "system": "...", "messages": [{"role": "user"|"assistant", "content": "..."}],
 //    "lead_in": "The pass key is", "answer": " 48213", ...}
 // Other keys (kind, depth, length) are copied to the JSON results for grouping.
-// Runs: the configured policy or a sweep (sweep.h), in extend and/or rebuild mode. The table
+// Runs: the configured policies (--policy a,b) or a sweep (sweep.h), always with the full cache
+// as the reference, in extend and/or rebuild mode. The table
 // goes to stdout, progress to stderr, per-case results to --json.
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ private:
     std::vector<std::string> modes_{"extend", "rebuild"};
     int limit_ = 0;  // cases used (0: all)
     std::vector<double> sweep_decay_, sweep_fraction_;
-    CompressionOptions compression_{"pyramid"};
+    CompressionOptions compression_{"pyramid", true};  // --policy a,b: each beside full
     DeviceOption device_{KvPrecision::F32};
 };
 
