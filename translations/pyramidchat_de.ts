@@ -646,6 +646,19 @@
         <source>Delete this message from the conversation</source>
         <translation>Diese Nachricht aus der Unterhaltung löschen</translation>
     </message>
+    <message>
+        <source>Earlier version</source>
+        <translation>Frühere Fassung</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <comment>version of a reply</comment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Later version</source>
+        <translation>Spätere Fassung</translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>
@@ -844,6 +857,10 @@
     <message>
         <source>Could not move the download into place as %1.</source>
         <translation>Der Download konnte nicht als %1 an seinen Platz verschoben werden.</translation>
+    </message>
+    <message>
+        <source>the connection closed early</source>
+        <translation>die Verbindung endete zu früh</translation>
     </message>
 </context>
 <context>

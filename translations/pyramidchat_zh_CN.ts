@@ -643,6 +643,19 @@
         <source>Delete this message from the conversation</source>
         <translation>从对话中删除这条消息</translation>
     </message>
+    <message>
+        <source>Earlier version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <comment>version of a reply</comment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Later version</source>
+        <translation>下一个版本</translation>
+    </message>
 </context>
 <context>
     <name>MessageListModel</name>
@@ -840,6 +853,10 @@
     <message>
         <source>Could not move the download into place as %1.</source>
         <translation>无法将下载的文件移动为 %1。</translation>
+    </message>
+    <message>
+        <source>the connection closed early</source>
+        <translation>连接过早关闭</translation>
     </message>
 </context>
 <context>

@@ -275,6 +275,23 @@ void ChatController::startReply(const StoredMessage& replacing)
     QMetaObject::invokeMethod(worker, [worker, turn, request] { worker->reply(turn, request); }, Qt::QueuedConnection);
 }
 
+bool ChatController::showVersion(int row, int step)
+{
+    if (busy_ || row != messages_.count() - 1 || row < 0 || messages_.at(row).role != ChatRole::Assistant)
+        return false;
+    const qint64 shown = messages_.at(row).id;
+    const QVector<qint64> versions = store_.versionIds(shown);
+    const qsizetype wanted = versions.indexOf(shown) + step;
+    if (wanted < 0 || wanted >= versions.size() || step == 0)
+        return false;
+    if (!store_.showVersion(shown, versions.at(wanted)))
+        return false;  // the failure is shown; the reply stays as it was
+    const qint64 conversation = messages_.conversationId();
+    messages_.setConversation(conversation, store_.messages(conversation));
+    emit actionsChanged();
+    return true;
+}
+
 bool ChatController::deleteMessage(int row)
 {
     if (busy_ || row < 0 || row >= messages_.count())
@@ -336,8 +353,10 @@ void ChatController::onReplyFinished(quint64 turn, const pyramid::ChatResult& re
         reply.notice = noticeText(result.notice);
         reply.createdAt = QDateTime::currentDateTime();
         reply.id = store_.addMessage(replyConversation_, reply);
-        if (reply.id != 0 && replaced.id != 0)
-            store_.deleteMessage(replaced.id);
+        if (reply.id != 0 && replaced.id != 0 && store_.keepAsVersion(replaced.id, reply.id)) {
+            reply.versionCount = replaced.versionCount + 1;
+            reply.versionIndex = reply.versionCount - 1;  // the newest
+        }
         conversations_.refresh();
     }
     // The panel shows these numbers again with the conversation, after a restart too; a reply

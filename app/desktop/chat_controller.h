@@ -71,8 +71,13 @@ public:
 
     // Each returns false (and changes nothing) when it cannot start a reply now.
     Q_INVOKABLE bool send(const QString& text);
-    // Replaces the last reply; the old one stays stored until the new one has text.
+    // Replaces the last reply; the old one stays stored until the new one has text, and then
+    // as an earlier version of it.
     Q_INVOKABLE bool regenerate();
+    // Shows the last reply's version `step` places older (negative) or newer; the next turn
+    // answers the one shown. Not while a reply runs, and only for the last reply: the turns
+    // after an earlier one were answered to the version they saw.
+    Q_INVOKABLE bool showVersion(int row, int step);
     // Editing the last user message: begun for the conversation on screen and ended by showing
     // another one, so an edit can never rewrite a conversation it was not begun in.
     Q_INVOKABLE bool beginEdit();

@@ -38,7 +38,8 @@ const char* const kSchema[] = {
     " role TEXT NOT NULL, text TEXT NOT NULL, finish TEXT NOT NULL DEFAULT 'end',"
     " prompt_tokens INTEGER NOT NULL DEFAULT 0, generated_tokens INTEGER NOT NULL DEFAULT 0,"
     " tokens_per_second REAL NOT NULL DEFAULT 0, ttft_ms REAL NOT NULL DEFAULT 0,"
-    " created_at INTEGER NOT NULL, notice TEXT NOT NULL DEFAULT '', reused_cache INTEGER NOT NULL DEFAULT 0)",
+    " created_at INTEGER NOT NULL, notice TEXT NOT NULL DEFAULT '', reused_cache INTEGER NOT NULL DEFAULT 0,"
+    " version_of INTEGER NOT NULL DEFAULT 0)",
     "CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id)",
     "CREATE TABLE IF NOT EXISTS conversation_settings ("
     " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
@@ -49,7 +50,9 @@ const char* const kSchema[] = {
 // PRAGMA user_version of the tables below. 0 is a database from before versions were kept,
 // which addMissingColumns brings up to date; a higher one than this was written by a newer
 // PyramidChat and is not touched.
-constexpr int kSchemaVersion = 1;
+// Version 2 added earlier versions of replies (version_of), which version 1 would show as
+// messages of their own.
+constexpr int kSchemaVersion = 2;
 
 // Message columns added after the first release: a database written by it gains them.
 const struct {
@@ -58,6 +61,7 @@ const struct {
 } kAddedMessageColumns[] = {
     {"notice", "TEXT NOT NULL DEFAULT ''"},
     {"reused_cache", "INTEGER NOT NULL DEFAULT 0"},
+    {"version_of", "INTEGER NOT NULL DEFAULT 0"},
 };
 
 } // namespace
@@ -240,9 +244,13 @@ std::optional<StoredConversation> ChatStore::conversation(qint64 id) const
 
 QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
 {
+    // The shown messages, each with how many earlier versions it has and how many of them are
+    // older than it (the one shown need not be the newest).
     QSqlQuery query = prepare(QStringLiteral("SELECT id, role, text, finish, prompt_tokens, generated_tokens,"
-                                             " tokens_per_second, ttft_ms, created_at, notice, reused_cache FROM messages"
-                                             " WHERE conversation_id = ? ORDER BY id"),
+                                             " tokens_per_second, ttft_ms, created_at, notice, reused_cache,"
+                                             " (SELECT COUNT(*) FROM messages v WHERE v.version_of = m.id),"
+                                             " (SELECT COUNT(*) FROM messages v WHERE v.version_of = m.id AND v.id < m.id)"
+                                             " FROM messages m WHERE conversation_id = ? AND version_of = 0 ORDER BY id"),
                               {conversationId});
     QVector<StoredMessage> out;
     if (!run(query))
@@ -260,6 +268,8 @@ QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
         m.createdAt = fromMs(query.value(8));
         m.notice = query.value(9).toString();
         m.stats.reusedCache = query.value(10).toBool();
+        m.versionCount = 1 + query.value(11).toInt();
+        m.versionIndex = query.value(12).toInt();
         out.push_back(m);
     }
     reportReadError(query);
@@ -268,7 +278,8 @@ QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
 
 int ChatStore::messageCount(qint64 conversationId) const
 {
-    QSqlQuery query = prepare(QStringLiteral("SELECT COUNT(*) FROM messages WHERE conversation_id = ?"), {conversationId});
+    QSqlQuery query = prepare(QStringLiteral("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND version_of = 0"),
+                              {conversationId});
     return run(query) && query.next() ? query.value(0).toInt() : 0;
 }
 
@@ -306,8 +317,45 @@ bool ChatStore::rewriteFrom(qint64 messageId, const QString& text)
 
 bool ChatStore::deleteMessage(qint64 messageId)
 {
-    QSqlQuery query = prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"), {messageId});
+    QSqlQuery query = prepare(QStringLiteral("DELETE FROM messages WHERE id = ? OR version_of = ?"), {messageId, messageId});
     return run(query);
+}
+
+bool ChatStore::keepAsVersion(qint64 earlierId, qint64 laterId)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE messages SET version_of = ? WHERE id = ? OR version_of = ?"),
+                              {laterId, earlierId, earlierId});
+    return run(query);
+}
+
+QVector<qint64> ChatStore::versionIds(qint64 shownId) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT id FROM messages WHERE id = ? OR version_of = ? ORDER BY id"),
+                              {shownId, shownId});
+    QVector<qint64> out;
+    if (!run(query))
+        return out;
+    while (query.next())
+        out.push_back(query.value(0).toLongLong());
+    reportReadError(query);
+    return out;
+}
+
+bool ChatStore::showVersion(qint64 shownId, qint64 wantedId)
+{
+    QSqlDatabase db = QSqlDatabase::database(connection_, false);
+    if (!db.transaction()) {
+        report(db.lastError(), QStringLiteral("BEGIN"));
+        return false;
+    }
+    QSqlQuery others = prepare(QStringLiteral("UPDATE messages SET version_of = ? WHERE (id = ? OR version_of = ?) AND id != ?"),
+                               {wantedId, shownId, shownId, wantedId});
+    QSqlQuery wanted = prepare(QStringLiteral("UPDATE messages SET version_of = 0 WHERE id = ?"), {wantedId});
+    if (!run(others) || !run(wanted) || !db.commit()) {
+        db.rollback();
+        return false;
+    }
+    return true;
 }
 
 QString ChatStore::setting(qint64 conversationId, const QString& key) const

@@ -43,11 +43,18 @@ public:
     QVector<StoredConversation> conversations(const QString& search = {}) const;
     std::optional<StoredConversation> conversation(qint64 id) const;  // also finds deleted ones
 
-    QVector<StoredMessage> messages(qint64 conversationId) const;  // oldest first
+    QVector<StoredMessage> messages(qint64 conversationId) const;  // the shown ones, oldest first
     int messageCount(qint64 conversationId) const;
     // Stores the message at the end of the conversation and returns its id.
     qint64 addMessage(qint64 conversationId, const StoredMessage& message);
-    bool deleteMessage(qint64 messageId);  // false when the database refused (reported)
+    // Deletes a shown message with its earlier versions; false when the database refused (reported).
+    bool deleteMessage(qint64 messageId);
+    // Versions of a reply: regenerating keeps the one replaced (and its own versions) as earlier
+    // versions of the new one, hidden from messages(); any of them can be shown instead, all
+    // or nothing. versionIds: the shown one and its versions, oldest first.
+    bool keepAsVersion(qint64 earlierId, qint64 laterId);
+    QVector<qint64> versionIds(qint64 shownId) const;
+    bool showVersion(qint64 shownId, qint64 wantedId);
     // Gives message `messageId` the new text and deletes every later message of its
     // conversation, all or nothing (an edited question and the answers it replaces).
     bool rewriteFrom(qint64 messageId, const QString& text);

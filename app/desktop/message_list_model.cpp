@@ -70,6 +70,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const
     case FinishNoteRole: return index.row() == streamingRow_ ? QString() : finishNote(m);
     case StatsTextRole: return statsText(m);
     case NoticeRole: return m.notice;
+    case VersionCountRole: return m.versionCount;
+    case VersionIndexRole: return m.versionIndex;
     default: return {};
     }
 }
@@ -78,7 +80,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const
 {
     return {{IdRole, "messageId"},       {RoleNameRole, "role"},         {TextRole, "text"},
             {SegmentsRole, "segments"},  {StreamingRole, "streaming"},   {StoppedRole, "stopped"},
-            {FinishNoteRole, "finishNote"}, {StatsTextRole, "statsText"}, {NoticeRole, "notice"}};
+            {FinishNoteRole, "finishNote"}, {StatsTextRole, "statsText"}, {NoticeRole, "notice"},
+            {VersionCountRole, "versionCount"}, {VersionIndexRole, "versionIndex"}};
 }
 
 int MessageListModel::lastRow(ChatRole role) const

@@ -24,6 +24,8 @@ public:
         FinishNoteRole,  // why a reply ended early, for the user; empty when it ended normally
         StatsTextRole,   // "42 tokens · 118 tokens/s · first token 35 ms · cache kept"
         NoticeRole,      // what the engine did to fit the conversation; empty when nothing
+        VersionCountRole,  // a regenerated reply's versions (1: none earlier)
+        VersionIndexRole,  // which of them is shown, 0-based
     };
 
     explicit MessageListModel(QObject* parent = nullptr);

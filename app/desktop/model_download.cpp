@@ -98,12 +98,17 @@ void ModelDownload::onReplyFinished()
         end(false, {});
         return;
     }
-    if (reply->error() != QNetworkReply::NoError || (status != 200 && status != 206)) {
+    // A connection closed early can end without an error from Qt: the size the server announced
+    // decides whether the file is whole.
+    const bool shortBody = total_ > 0 && received_ < total_;
+    if (reply->error() != QNetworkReply::NoError || (status != 200 && status != 206) || shortBody) {
         const QLocale locale;
         const QString where = total_ > 0 ? tr("after %1 of %2").arg(locale.formattedDataSize(received_),
                                                                      locale.formattedDataSize(total_))
                                          : tr("after %1").arg(locale.formattedDataSize(received_));
-        const QString why = status >= 400 ? tr("the server answered %1").arg(status) : reply->errorString();
+        const QString why = status >= 400                              ? tr("the server answered %1").arg(status)
+                            : reply->error() != QNetworkReply::NoError ? reply->errorString()
+                                                                       : tr("the connection closed early");
         end(false, tr("The download stopped %1 (%2). Start it again to go on from there.").arg(where, why));
         return;
     }

@@ -26,6 +26,10 @@ struct StoredMessage {
     // worded for the user; empty when nothing happened.
     QString notice;
     QDateTime createdAt;
+    // A reply regenerated keeps its earlier versions (ChatStore): how many there are with this
+    // one, and this one's place among them, oldest first (0-based).
+    int versionCount = 1;
+    int versionIndex = 0;
 
     bool stopped() const { return finish == pyramid::FinishReason::Cancelled; }
 };

@@ -347,6 +347,61 @@ private slots:
         QCOMPARE(app->chat().contextWarning(), QString());
     }
 
+    // Issue 38 (reply versions): Regenerate keeps the earlier replies as versions to page
+    // through on the last reply; the next turn answers the one shown; they survive a restart,
+    // and deleting the reply deletes them all.
+    void regeneratedRepliesAreKeptAsVersions()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        qint64 conversation = 0;
+        {
+            auto app = env.makeReadyApp(&engine);
+            conversation = app->conversations().currentId();
+            QVERIFY(app->chat().send("Tell me"));
+            QVERIFY(waitForReply(*app));
+            for (const char* piece : {" second", " third"}) {
+                FakeScript script;
+                script.pieces = {piece};
+                engine->setScript(script);
+                QVERIFY(app->chat().regenerate());
+                QVERIFY(waitForReply(*app));
+            }
+            QCOMPARE(app->messages().count(), 2);
+            QCOMPARE(app->store().messages(conversation).size(), 2);  // one shown, two kept aside
+            QCOMPARE(app->messages().at(1).text, QStringLiteral(" third"));
+            QCOMPARE(app->messages().at(1).versionCount, 3);
+            QCOMPARE(app->messages().at(1).versionIndex, 2);
+            const QModelIndex last = app->messages().index(1);
+            QCOMPARE(app->messages().data(last, MessageListModel::VersionCountRole).toInt(), 3);
+
+            QVERIFY(!app->chat().showVersion(1, 1));  // none newer
+            QVERIFY(!app->chat().showVersion(0, -1));  // a question has none
+            QVERIFY(app->chat().showVersion(1, -2));
+            QCOMPARE(app->messages().at(1).text, QStringLiteral("Once upon a time."));
+            QCOMPARE(app->messages().at(1).versionIndex, 0);
+            QVERIFY(!app->chat().showVersion(1, -1));
+            QVERIFY(app->chat().showVersion(1, 1));
+            QCOMPARE(app->messages().at(1).text, QStringLiteral(" second"));
+            QCOMPARE(app->messages().at(1).versionIndex, 1);
+
+            engine->setScript(FakeScript{});
+            QVERIFY(app->chat().send("And then?"));  // answers the version shown
+            QVERIFY(waitForReply(*app));
+            QCOMPARE(engine->requests().back().conversation.messages.at(1).text, std::string(" second"));
+            QVERIFY(!app->chat().showVersion(1, 1));  // no longer the last reply: its turn was answered
+        }
+        auto app = env.makeApp();
+        QCOMPARE(app->messages().at(1).text, QStringLiteral(" second"));
+        QCOMPARE(app->messages().at(1).versionCount, 3);
+        QCOMPARE(app->messages().at(1).versionIndex, 1);
+        QVERIFY(app->store().deleteMessage(app->messages().at(1).id));
+        QCOMPARE(app->store().versionIds(app->messages().at(1).id), QVector<qint64>{});
+        const QVector<StoredMessage> left = app->store().messages(conversation);
+        QCOMPARE(left.size(), 3);
+        QCOMPARE(left[1].text, QStringLiteral("And then?"));
+    }
+
     // Issue 38 (reply versions, in part): one message can be deleted, from the store and the
     // screen; the next turn reads the conversation without it. Not while a reply runs.
     void oneMessageCanBeDeleted()

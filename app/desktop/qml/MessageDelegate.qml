@@ -16,6 +16,8 @@ Item {
     required property string finishNote
     required property string statsText
     required property string notice
+    required property int versionCount
+    required property int versionIndex
     required property var clipboard
     required property var chat
     required property int index
@@ -103,6 +105,36 @@ Item {
                     onActiveFocusChanged: if (activeFocus) message.reveal(this)
                     Accessible.name: qsTr("Copy, %1: %2").arg(message.author).arg(message.excerpt)
                     Accessible.description: qsTr("Copy the message")
+                }
+                // A regenerated reply's versions: "‹ 2/3 ›", pageable on the last reply.
+                Row {
+                    objectName: "versions"
+                    visible: message.versionCount > 1 && !message.streaming
+                    readonly property bool pageable: !message.chat.busy && message.ListView.view !== null
+                                                     && message.index === message.ListView.view.count - 1
+                    ToolButton {
+                        objectName: "olderVersion"
+                        text: "‹"
+                        enabled: parent.pageable && message.versionIndex > 0
+                        font.pointSize: message.smallPointSize
+                        onClicked: message.chat.showVersion(message.index, -1)
+                        Accessible.name: qsTr("Earlier version")
+                    }
+                    Label {
+                        objectName: "versionLabel"
+                        textFormat: Text.PlainText
+                        text: qsTr("%1/%2", "version of a reply").arg(message.versionIndex + 1).arg(message.versionCount)
+                        font.pointSize: message.smallPointSize
+                        anchors.verticalCenter: parent.verticalCenter
+                    }
+                    ToolButton {
+                        objectName: "newerVersion"
+                        text: "›"
+                        enabled: parent.pageable && message.versionIndex < message.versionCount - 1
+                        font.pointSize: message.smallPointSize
+                        onClicked: message.chat.showVersion(message.index, 1)
+                        Accessible.name: qsTr("Later version")
+                    }
                 }
                 ToolButton {
                     objectName: "deleteMessage"

@@ -93,6 +93,8 @@ QtObject {
         function regenerate() { return true }
         property var deleted: []
         function deleteMessage(row) { deleted.push(row); return true }
+        property var pages: []
+        function showVersion(row, step) { pages.push([row, step]); return true }
         function editAndResend(t) { editing = false; return true }
     }
     property QtObject models: QtObject {

@@ -72,7 +72,7 @@ TestCase {
                                    segments: [{code: false, text: "Message number " + i, language: "",
                                                html: "Message number " + i}],
                                    streaming: false, stopped: false, finishNote: "", statsText: i % 2 ? "5 tokens" : "",
-                                   notice: ""})
+                                   notice: "", versionCount: 1, versionIndex: 0})
     }
     // Whether a message is all on screen (atYEnd and atYBeginning go by estimated heights).
     function shows(list, row) {
@@ -392,7 +392,8 @@ TestCase {
     function test_15_stoppedNoteAndFonts() {
         fakes.messages.append({role: "assistant", text: "Partial reply", streaming: false, stopped: true,
                                segments: [{code: false, text: "Partial reply", language: "", html: "Partial reply"}],
-                               finishNote: "Stopped", statsText: "3 tokens", notice: "Turns dropped to fit."})
+                               finishNote: "Stopped", statsText: "3 tokens", notice: "Turns dropped to fit.",
+                               versionCount: 1, versionIndex: 0})
         tryVerify(() => all(i => i.visible && i.text === "Stopped").length > 0, 1000)
         const note = one(i => i.visible && i.text === "Stopped", "Stopped note")
         const a = luminance(note.color), b = luminance(pal.base)
@@ -513,6 +514,27 @@ TestCase {
         fakes.stats.kvHistory = [{tokens: 10, kv: 100, full: 100}, {tokens: 20, kv: 120, full: 200}]
         verify(chart.visible)
         fakes.stats.kvHistory = []
+    }
+
+    // Issue 38: a regenerated reply shows "‹ 2/3 ›"; the arrows page its versions, on the last reply only.
+    function test_23_replyVersions() {
+        addMessages(2)
+        fakes.messages.setProperty(1, "versionCount", 3)
+        fakes.messages.setProperty(1, "versionIndex", 1)
+        const list = messageList()
+        tryVerify(() => list.itemAtIndex(1) !== null && list.itemAtIndex(1).versionCount === 3, 3000)
+        const item = list.itemAtIndex(1)
+        const label = findAll(item, i => i.objectName === "versionLabel", [])[0]
+        compare(label.text, "2/3")
+        const older = findAll(item, i => i.objectName === "olderVersion", [])[0]
+        const newer = findAll(item, i => i.objectName === "newerVersion", [])[0]
+        verify(older.enabled && newer.enabled)
+        older.clicked()
+        compare(fakes.chat.pages, [[1, -1]])
+        verify(!findAll(list.itemAtIndex(0), i => i.objectName === "versions", [])[0].visible)  // one version: none shown
+        addMessages(1)  // no longer the last reply
+        tryVerify(() => !older.enabled, 3000)
+        fakes.chat.pages = []
     }
 
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
