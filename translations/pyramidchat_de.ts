@@ -1388,6 +1388,18 @@
         <source>Dark</source>
         <translation>Dunkel</translation>
     </message>
+    <message>
+        <source>Share of the cache kept</source>
+        <translation>Behaltener Anteil des Caches</translation>
+    </message>
+    <message>
+        <source>For local, h2o, snapkv and pyramidkv: the share of a full cache they keep (0: as much as PyramidInfer keeps)</source>
+        <translation>Für local, h2o, snapkv und pyramidkv: der Anteil eines vollen Caches, den sie behalten (0: so viel, wie PyramidInfer behält)</translation>
+    </message>
+    <message>
+        <source>%1, keeps %2% of the cache: %3% perplexity, recalls %4% of what the full cache recalls (measured on SmolLM2-135M-Instruct)</source>
+        <translation>%1, behält %2 % des Caches: %3 % Perplexität, erinnert sich an %4 % dessen, woran sich der volle Cache erinnert (gemessen mit SmolLM2-135M-Instruct)</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

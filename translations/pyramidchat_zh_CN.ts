@@ -1383,6 +1383,18 @@
         <source>Dark</source>
         <translation>深色</translation>
     </message>
+    <message>
+        <source>Share of the cache kept</source>
+        <translation>保留的缓存比例</translation>
+    </message>
+    <message>
+        <source>For local, h2o, snapkv and pyramidkv: the share of a full cache they keep (0: as much as PyramidInfer keeps)</source>
+        <translation>适用于 local、h2o、snapkv 和 pyramidkv：保留完整缓存的比例（0：与 PyramidInfer 保留的一样多）</translation>
+    </message>
+    <message>
+        <source>%1, keeps %2% of the cache: %3% perplexity, recalls %4% of what the full cache recalls (measured on SmolLM2-135M-Instruct)</source>
+        <translation>%1，保留 %2% 的缓存：困惑度 %3%，能回忆起完整缓存所能回忆内容的 %4%（在 SmolLM2-135M-Instruct 上测得）</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "generate/sampler.h"
+#include "kv/compression_presets.h"
 #include "util/error.h"
 #include "util/text_input.h"
 
@@ -38,7 +39,9 @@ void CompressionOptions::add_to(CLI::App& app)
         policy->delimiter(',');
     else
         policy->expected(1);
-    app.add_option("--preset", preset_, "PyramidInfer preset: reference-7b or reference-13b")->group(group);
+    app.add_option("--preset", preset_, fmt::format("{} (docs/quality/smollm2-policies.md)",
+                                                    fmt::join(compression_preset_names(), ", ")))
+        ->group(group);
     app.add_option("--config", config_file_, "JSON compression config (golden-file form)")
         ->check(CLI::ExistingFile)
         ->group(group);

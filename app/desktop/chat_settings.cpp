@@ -141,6 +141,8 @@ QString compressionProblem(const pyramid::CompressionConfig& c)
         return SettingsText::tr("%1 must be greater than 0.").arg(shownLabel("distance_weight"));
     if (!(std::isfinite(c.baseline_recent_fraction) && c.baseline_recent_fraction >= 0 && c.baseline_recent_fraction <= 1))
         return SettingsText::tr("%1 must be at least 0 and at most 1.").arg(shownLabel("baseline_recent_fraction"));
+    if (!(std::isfinite(c.budget_fraction) && c.budget_fraction >= 0 && c.budget_fraction <= 1))
+        return SettingsText::tr("%1 must be at least 0 and at most 1.").arg(shownLabel("budget_fraction"));
     return {};
 }
 
@@ -256,6 +258,10 @@ QVector<SettingField> makeFields()
                     {CompressionPolicyKind::Pyramid, CompressionPolicyKind::Full, CompressionPolicyKind::Local,
                      CompressionPolicyKind::H2O, CompressionPolicyKind::SnapKV, CompressionPolicyKind::PyramidKV},
                     [](auto& s) -> auto& { return s.compression.policy; }, policyName),
+        numberField("budget_fraction", cache, QT_TRANSLATE_NOOP("SettingsModel", "Share of the cache kept"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "For local, h2o, snapkv and pyramidkv: the share of a full cache "
+                                                       "they keep (0: as much as PyramidInfer keeps)"),
+                    [](auto& s) -> auto& { return s.compression.budget_fraction; }),
         numberField("baseline_recent_fraction", cache, QT_TRANSLATE_NOOP("SettingsModel", "Baseline recent fraction"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Share of a local or H2O budget kept for the newest entries"),
                     [](auto& s) -> auto& { return s.compression.baseline_recent_fraction; }),

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "chat_store.h"
+#include "kv/compression_presets.h"
 #include "util/error.h"
 
 namespace {
@@ -207,6 +208,31 @@ void SettingsModel::applyPreset(const QString& name)
         return;
     }
     replaceAll(next);
+}
+
+QString SettingsModel::presetSummary(const QString& name) const
+{
+    pyramid::CompressionPreset preset;
+    try {
+        preset = pyramid::find_compression_preset(name.toStdString());
+    } catch (const pyramid::Error&) {
+        return {};
+    }
+    if (!preset.measured)
+        return {};
+    const pyramid::PresetMeasurement& m = *preset.measured;
+    const QLocale locale;
+    const auto percent = [&](double share) { return locale.toString(100.0 * share, 'f', 0); };
+    const QString policy = preset.config.policy == pyramid::CompressionPolicyKind::SnapKV ? QStringLiteral("SnapKV")
+                           : preset.config.policy == pyramid::CompressionPolicyKind::Pyramid
+                               ? QStringLiteral("PyramidInfer")
+                               : QString::fromStdString(pyramid::to_string(preset.config.policy));
+    return tr("%1, keeps %2% of the cache: %3% perplexity, recalls %4% of what the full cache recalls "
+              "(measured on SmolLM2-135M-Instruct)")
+        .arg(policy, percent(m.kv_share),
+             (m.perplexity_change >= 0 ? QStringLiteral("+") : QString()) +
+                 locale.toString(100.0 * m.perplexity_change, 'f', 1),
+             percent(m.recall_vs_full));
 }
 
 void SettingsModel::resetToDefaults() { replaceAll(resetChatSettings(current_)); }

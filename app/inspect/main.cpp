@@ -16,6 +16,7 @@
 #include "dequant_digest.h"
 #include "inspect_report.h"
 #include "kv/compression_config.h"
+#include "kv/compression_presets.h"
 #include "memory_estimate.h"
 #include "model/model.h"
 #include "model/model_loader.h"
@@ -60,8 +61,12 @@ int main(int argc, char** argv)
     app.add_option("--context", context, "prompt length in tokens for the memory estimate (default: the model's "
                                          "context length)")
         ->check(CLI::PositiveNumber);
+    std::vector<std::string> pyramid_presets;  // the estimate plans PyramidInfer's lengths
+    for (const pyramid::CompressionPreset& p : pyramid::compression_presets())
+        if (p.config.policy == pyramid::CompressionPolicyKind::Pyramid)
+            pyramid_presets.push_back(p.name);
     app.add_option("--preset", preset, "PyramidInfer preset the estimate compares with the full cache")
-        ->check(CLI::IsMember(pyramid::compression_preset_names()))
+        ->check(CLI::IsMember(pyramid_presets))
         ->capture_default_str();
     app.add_option("--gpu-memory", gpu_memory,
                    "GPU memory sizes in GiB (left for the model) to find the longest prompt for, e.g. 6,8,24")

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "api_error.h"
+#include "kv/compression_presets.h"
 #include "util/error.h"
 #include "util/json_input.h"
 

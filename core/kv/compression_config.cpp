@@ -118,21 +118,6 @@ CompressionConfig CompressionConfig::full_cache()
     return config;
 }
 
-std::vector<std::string> compression_preset_names() { return {"reference-7b", "reference-13b"}; }
-
-CompressionConfig compression_preset(const std::string& name)
-{
-    CompressionConfig config;  // the defaults are the 7B reference values
-    if (name == "reference-7b")
-        return config;
-    if (name == "reference-13b") {
-        config.pyramid.prefill_decay_ratio = 0.8;
-        config.pyramid.layerwise_downsample_interval = 2;
-        return config;
-    }
-    throw Error("unknown compression preset '" + name + "' (known: reference-7b, reference-13b)");
-}
-
 std::vector<CompressionPolicyKind> compression_policy_kinds()
 {
     return {CompressionPolicyKind::Full,  CompressionPolicyKind::Pyramid, CompressionPolicyKind::Local,

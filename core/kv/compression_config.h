@@ -53,10 +53,6 @@ struct CompressionConfig {
     static CompressionConfig full_cache();
 };
 
-// Presets named in docs/pyramidinfer.md: "reference-7b", "reference-13b".
-std::vector<std::string> compression_preset_names();
-CompressionConfig compression_preset(const std::string& name);  // throws for an unknown name
-
 std::vector<CompressionPolicyKind> compression_policy_kinds();  // every policy, in menu order
 std::string to_string(CompressionPolicyKind kind);
 std::string to_string(DecaySchedule schedule);

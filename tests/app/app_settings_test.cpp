@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "chat_store.h"
+#include "kv/compression_presets.h"
 #include "settings_model.h"
 
 namespace {
@@ -43,7 +44,7 @@ private slots:
                                 "prefill_decay_ratio", "prefill_decay_strategy", "min_context_length",
                                 "layerwise_downsample_interval", "sink_tokens", "distance_weight",
                                 "gen_decay_ratio", "gen_decay_strategy", "gen_compress_ratio",
-                                "exceed_length_to_compress", "baseline_recent_fraction", "context_mode",
+                                "exceed_length_to_compress", "baseline_recent_fraction", "budget_fraction", "context_mode",
                                 "overflow"})
             QVERIFY2(rowOf(model, key) >= 0, key);
         QCOMPARE(role(model, "policy", SettingsModel::KindRole).toString(), QStringLiteral("choice"));
@@ -123,7 +124,7 @@ private slots:
         const std::pair<const char*, const char*> refused[] = {
             {"prefill_decay_ratio", "0"}, {"gen_decay_ratio", "1.5"}, {"gen_compress_ratio", "-1"},
             {"min_context_length", "-1"}, {"layerwise_downsample_interval", "0"}, {"distance_weight", "0"},
-            {"exceed_length_to_compress", "0"}, {"baseline_recent_fraction", "2"}, {"sink_tokens", "-3"}};
+            {"exceed_length_to_compress", "0"}, {"baseline_recent_fraction", "2"}, {"budget_fraction", "1.5"}, {"sink_tokens", "-3"}};
         for (const auto& [key, value] : refused) {
             QVERIFY2(!model.setValue(key, value), key);
             const QString label = role(model, key, SettingsModel::LabelRole).toString();
@@ -252,6 +253,17 @@ private slots:
                  preset.pyramid.layerwise_downsample_interval);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_ratio, preset.pyramid.prefill_decay_ratio);
         QVERIFY(!model.hasErrors());  // a preset replaces every draft
+
+        // The measured presets say what they cost; the paper's 13B knobs were not measured here.
+        QVERIFY(model.presetNames().contains("balanced"));
+        model.applyPreset("balanced");
+        QCOMPARE(model.current().compression.policy, pyramid::CompressionPolicyKind::SnapKV);
+        QCOMPARE(model.current().compression.budget_fraction, 0.75);
+        QCOMPARE(model.value("budget_fraction").toDouble(), 0.75);  // a setting of its own: it is saved
+        const QString summary = model.presetSummary("balanced");
+        QVERIFY2(summary.contains("76%") && summary.contains("+0.6%") && summary.contains("67%"), qPrintable(summary));
+        QVERIFY(model.presetSummary("reference-13b").isEmpty());
+        QVERIFY(model.presetSummary("no-such-preset").isEmpty());
 
         QVERIFY(model.setValue("temperature", "0"));
         // Issue 38, item 4: Reset all keeps the start-up settings and makes the prompt format

@@ -4,6 +4,7 @@
 // than that were planned for.
 #include <QtTest>
 
+#include "kv/compression_presets.h"
 #include "kv/kv_footprint.h"
 #include "kv_budget.h"
 #include "model/model_shapes.h"

@@ -8,6 +8,7 @@
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
 #include "kv/compression_policy.h"
+#include "kv/compression_presets.h"
 #include "kv/pyramid_schedule.h"
 #include "model/model.h"
 #include "shared_data.h"

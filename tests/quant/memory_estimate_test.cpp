@@ -3,6 +3,7 @@
 // gives a shorter prompt, and the parts add up as the CUDA backend counts them.
 #include <QtTest>
 
+#include "kv/compression_presets.h"
 #include "kv/kv_footprint.h"
 #include "memory_estimate.h"
 #include "model/model_loader.h"

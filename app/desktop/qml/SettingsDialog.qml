@@ -72,6 +72,15 @@ Dialog {
                 Accessible.name: qsTr("Reset all settings to their defaults")
             }
         }
+        Label {
+            objectName: "presetSummary"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            textFormat: Text.PlainText
+            opacity: 0.7
+            text: dialog.settings.presetSummary(preset.currentText)
+            visible: text.length > 0
+        }
 
         Label {
             textFormat: Text.PlainText
