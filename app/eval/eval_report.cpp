@@ -36,12 +36,17 @@ const RunResult* find_run(const EvalReport& report, const std::string& series, d
 
 PairedDelta paired_delta(const PerplexityResult& run, const PerplexityResult& reference)
 {
-    const size_t n = run.window_mean_nll.size();
-    if (n != reference.window_mean_nll.size() || n == 0)
-        throw Error(fmt::format("cannot pair results over {} and {} windows", n, reference.window_mean_nll.size()));
+    return paired_delta(run.window_mean_nll, reference.window_mean_nll);
+}
+
+PairedDelta paired_delta(const std::vector<double>& run, const std::vector<double>& reference)
+{
+    const size_t n = run.size();
+    if (n != reference.size() || n == 0)
+        throw Error(fmt::format("cannot pair results over {} and {} samples", n, reference.size()));
     double sum = 0.0, sum_sq = 0.0;
     for (size_t i = 0; i < n; ++i) {
-        const double d = run.window_mean_nll[i] - reference.window_mean_nll[i];
+        const double d = run[i] - reference[i];
         sum += d;
         sum_sq += d * d;
     }

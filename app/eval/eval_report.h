@@ -27,12 +27,14 @@ struct EvalReport {
     std::vector<RunResult> runs;
 };
 
-// Mean over windows of (run's mean NLL - reference's mean NLL) and its standard error.
+// Mean over paired samples of (run - reference) and its standard error.
 struct PairedDelta {
     double mean = 0.0;
     double standard_error = 0.0;
 };
-// Throws pyramid::Error when the two results cover different numbers of windows.
+// Throws pyramid::Error when the two hold different numbers of samples, or none.
+PairedDelta paired_delta(const std::vector<double>& run, const std::vector<double>& reference);
+// Over windows, of their mean NLLs.
 PairedDelta paired_delta(const PerplexityResult& run, const PerplexityResult& reference);
 
 // The run of series "full", if the report has one.

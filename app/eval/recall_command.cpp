@@ -11,6 +11,7 @@
 #include "eval/recall_eval.h"
 #include "model/model.h"
 #include "command_line.h"
+#include "eval_report.h"
 #include "model_search.h"
 #include "output_file.h"
 #include "sweep.h"
@@ -73,21 +74,6 @@ struct RunTotals {
     double logprob = 0, kv = 0, full_kv = 0;
     std::vector<double> logprobs;  // per case, for the paired difference with full
 };
-
-// Mean and standard error of a - b over cases.
-std::pair<double, double> paired(const std::vector<double>& a, const std::vector<double>& b)
-{
-    const double n = static_cast<double>(a.size());
-    double sum = 0, sum_sq = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        const double d = a[i] - b[i];
-        sum += d;
-        sum_sq += d * d;
-    }
-    const double mean = sum / n;
-    const double variance = n > 1 ? std::max(0.0, (sum_sq - n * mean * mean) / (n - 1)) : 0.0;
-    return {mean, std::sqrt(variance / n)};
-}
 
 } // namespace
 
@@ -206,13 +192,14 @@ int RecallCommand::run()
                 if (run.series == kSeriesFull)
                     full_logprobs = totals.logprobs;
                 const double n = static_cast<double>(cases.size());
-                const auto [delta, se] = paired(totals.logprobs, full_logprobs);
+                const PairedDelta delta = paired_delta(totals.logprobs, full_logprobs);
                 const double seconds =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 fmt::print(stderr, "\r{} {}: {}/{} recalled ({:.1f} s)\n", run.label, mode_name, totals.recalled,
                            cases.size(), seconds);
                 fmt::print("| {} | {} | {}/{} ({:.1f}%) | {:.3f} | {:+.3f} ± {:.3f} | {:.3f} |\n", run.label, mode_name,
-                           totals.recalled, cases.size(), 100.0 * totals.recalled / n, totals.logprob / n, delta, se,
+                           totals.recalled, cases.size(), 100.0 * totals.recalled / n, totals.logprob / n, delta.mean,
+                           delta.standard_error,
                            totals.kv / totals.full_kv);
                 std::fflush(stdout);
                 results.push_back({{"label", run.label},
@@ -224,8 +211,8 @@ int RecallCommand::run()
                                    {"recalled", totals.recalled},
                                    {"cases", cases.size()},
                                    {"mean_answer_logprob", totals.logprob / n},
-                                   {"delta_logprob_vs_full", delta},
-                                   {"delta_standard_error", se},
+                                   {"delta_logprob_vs_full", delta.mean},
+                                   {"delta_standard_error", delta.standard_error},
                                    {"kv_fraction", totals.kv / totals.full_kv},
                                    {"seconds", seconds},
                                    {"per_case", per_case}});
