@@ -19,6 +19,9 @@ void BaselineBudget::begin(int n_tokens)
     n_tokens_ = n_tokens;
     if (config_.layer_budgets.empty() && config_.budget_fraction == 0.0)
         plan_ = plan_pyramid_lengths(config_.pyramid, n_layers_, n_tokens, 0);
+    if (config_.layer_budgets.empty() && config_.policy == CompressionPolicyKind::PyramidKV)
+        pyramidkv_after_prefill_ = pyramidkv_layer_budgets(even_share_after_prefill(), config_.observation_window,
+                                                           n_tokens, n_layers_, config_.pyramidkv_beta);
 }
 
 namespace {
@@ -45,11 +48,9 @@ int BaselineBudget::after_prefill(int layer) const
 {
     if (!config_.layer_budgets.empty())
         return config_.layer_budgets[static_cast<size_t>(layer)];
-    const int even = even_share_after_prefill();
-    if (config_.policy != CompressionPolicyKind::PyramidKV)
-        return even;
-    return pyramidkv_layer_budgets(even, config_.observation_window, n_tokens_, n_layers_,
-                                   config_.pyramidkv_beta)[static_cast<size_t>(layer)];
+    if (config_.policy == CompressionPolicyKind::PyramidKV)
+        return pyramidkv_after_prefill_[static_cast<size_t>(layer)];
+    return even_share_after_prefill();
 }
 
 int BaselineBudget::after_step(int layer, int step)

@@ -19,6 +19,7 @@ class BaselineBudget {
 public:
     BaselineBudget(const CompressionConfig& config, int n_layers);
 
+    // Call before the budgets of a prompt of n_tokens (the cache after it included) are read.
     void begin(int n_tokens);
     int after_prefill(int layer) const;
     // Budget after decode step `step` (0 = the first generated token).
@@ -31,6 +32,7 @@ private:
     int n_layers_;
     int n_tokens_ = 0;
     PyramidLengthPlan plan_;
+    std::vector<int> pyramidkv_after_prefill_;  // PyramidKV's series for this prompt
 };
 
 // PyramidKV's per-layer budgets (Cai et al., 2024, arXiv 2406.02069): every layer keeps the
