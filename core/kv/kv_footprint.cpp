@@ -45,7 +45,8 @@ std::vector<std::vector<int>> plan_lengths(const CompressionConfig& config, int 
         budget.begin(n_tokens);
         std::vector<int> after_prefill;
         for (int l = 0; l < n_layers; ++l)
-            after_prefill.push_back(std::min(n_tokens, budget.after_prefill(l)));
+            after_prefill.push_back(  // the observation window always stays (snapkv_policy.h)
+                std::min(n_tokens, std::max(budget.after_prefill(l), config.observation_window)));
         for (int s = 0; s <= steps; ++s) {
             std::vector<int> lengths = after_prefill;
             for (int& length : lengths)

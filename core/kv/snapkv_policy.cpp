@@ -8,10 +8,13 @@ namespace pyramid {
 
 std::optional<std::vector<int>> snapkv_keep(std::span<const float> scores, int window, int pooling_kernel, int budget)
 {
+    // As in SnapKV's reference, the window always stays: a budget below it (a short message
+    // under a fractional budget) would cut the newest words of the question itself.
     const int len = static_cast<int>(scores.size());
+    window = std::clamp(window, 0, len);
+    budget = std::max(budget, window);
     if (len <= budget)
         return std::nullopt;
-    window = std::clamp(window, 0, budget);
     const int candidates = len - window;
     // Pooling spreads a peak to its neighbours, so a kept entry brings the words around it.
     const int half = pooling_kernel / 2;

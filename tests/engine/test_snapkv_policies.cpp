@@ -72,8 +72,10 @@ private slots:
         QVERIFY(keep);
         QCOMPARE(*keep, (std::vector<int>{2, 9, 17, 23, 30, 33, 36, 37, 38, 39}));
         QVERIFY(!snapkv_keep(scores, 4, 1, 40));  // all fit
-        // A budget below the window keeps the newest entries only.
-        QCOMPARE(*snapkv_keep(scores, 4, 1, 3), (std::vector<int>{37, 38, 39}));
+        // A budget below the window still keeps the whole window (the newest words of the
+        // question), and a prompt no longer than the window is kept whole.
+        QCOMPARE(*snapkv_keep(scores, 4, 1, 3), (std::vector<int>{36, 37, 38, 39}));
+        QVERIFY(!snapkv_keep(std::vector<float>(16, 1.0f), 32, 7, 12));
     }
 
     void pooling_keeps_a_cluster_over_a_lone_spike()
