@@ -108,12 +108,14 @@ set(CPACK_DEBIAN_${main}_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_${main}_DESCRIPTION "${main_summary}\n${main_description}")
 # Libraries come from dpkg-shlibdeps; QML modules and Qt plugins are loaded at run time, so
 # they are named here (Qt's own file dialogs, drawn where no native one exists, need
-# Qt.labs.folderlistmodel).
+# Qt.labs.folderlistmodel). The code blocks' highlighting reads Source-highlight's language
+# definitions at run time, so their package is named too.
 set(CPACK_DEBIAN_${main}_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_${main}_PACKAGE_DEPENDS
     "qml6-module-qtquick, qml6-module-qtquick-controls, qml6-module-qtquick-templates, \
 qml6-module-qtquick-layouts, qml6-module-qtquick-window, qml6-module-qtquick-dialogs, \
-qml6-module-qtqml-workerscript, qml6-module-qt-labs-folderlistmodel, libqt6sql6-sqlite, libqt6svg6")
+qml6-module-qtqml-workerscript, qml6-module-qt-labs-folderlistmodel, libqt6sql6-sqlite, libqt6svg6, \
+libsource-highlight-common")
 # Qt's own translations, for the standard dialogs in German and Chinese; Qt's Wayland client,
 # without which a Wayland session runs the app through XWayland (blurred when scaled, and no
 # activation token: a second start cannot bring the window forward).
@@ -137,7 +139,7 @@ set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")  # no debuginfo p
 set(CPACK_RPM_${main}_PACKAGE_NAME pyramidchat)
 set(CPACK_RPM_${main}_PACKAGE_SUMMARY "${main_summary}")
 set(CPACK_RPM_${main}_PACKAGE_DESCRIPTION "${main_description}")
-set(CPACK_RPM_${main}_PACKAGE_REQUIRES "qt6-qtdeclarative, qt6-qtsvg")
+set(CPACK_RPM_${main}_PACKAGE_REQUIRES "qt6-qtdeclarative, qt6-qtsvg, source-highlight")
 set(CPACK_RPM_CUDA_PACKAGE_NAME pyramidchat-cuda)
 set(CPACK_RPM_CUDA_PACKAGE_SUMMARY "${cuda_summary}")
 set(CPACK_RPM_CUDA_PACKAGE_DESCRIPTION "${cuda_description}")

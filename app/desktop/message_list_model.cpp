@@ -2,6 +2,7 @@
 
 #include <QLocale>
 
+#include "code_highlighter.h"
 #include "segment_list_model.h"
 
 using pyramid::ChatRole;
@@ -35,11 +36,17 @@ QString statsText(const StoredMessage& m)
 
 } // namespace
 
-MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
+MessageListModel::MessageListModel(QObject* parent)
+    : QAbstractListModel(parent), highlighter_(std::make_unique<CodeHighlighter>())
+{
+}
+
+// The segment models are children, deleted after the highlighter they point to: none is used then.
+MessageListModel::~MessageListModel() = default;
 
 MessageListModel::Row MessageListModel::makeRow(const StoredMessage& message)
 {
-    auto* segments = new SegmentListModel(message.role == ChatRole::Assistant, this);
+    auto* segments = new SegmentListModel(message.role == ChatRole::Assistant, highlighter_.get(), this);
     segments->setText(message.text);
     return {message, segments};
 }

@@ -3,9 +3,11 @@
 // ChatController fills it; QML only reads it.
 #include <QAbstractListModel>
 #include <QVector>
+#include <memory>
 
 #include "stored_message.h"
 
+class CodeHighlighter;
 class SegmentListModel;
 
 class MessageListModel : public QAbstractListModel {
@@ -29,6 +31,7 @@ public:
     };
 
     explicit MessageListModel(QObject* parent = nullptr);
+    ~MessageListModel() override;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
@@ -64,6 +67,7 @@ private:
     Row makeRow(const StoredMessage& message);
     void releaseRows(qsizetype from);  // drops the rows' segment models from `from` on
 
+    std::unique_ptr<CodeHighlighter> highlighter_;  // shared by the rows' segment models
     QVector<Row> rows_;
     qint64 conversationId_ = 0;
     int streamingRow_ = -1;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include "code_highlighter.h"
 #include "markdown_html.h"
 
-SegmentListModel::SegmentListModel(bool rendered, QObject* parent) : QAbstractListModel(parent), rendered_(rendered)
+SegmentListModel::SegmentListModel(bool rendered, CodeHighlighter* highlighter, QObject* parent)
+    : QAbstractListModel(parent), rendered_(rendered), highlighter_(highlighter)
 {
     renderLater_.setSingleShot(true);
     connect(&renderLater_, &QTimer::timeout, this, [this] { renderStale(items_.size() - 1); });
@@ -23,13 +25,16 @@ QVariant SegmentListModel::data(const QModelIndex& index, int role) const
     case TextRole: return item.segment.text;
     case LanguageRole: return item.segment.language;
     case HtmlRole: return item.html;
+    case CodeLightRole: return item.codeLight;
+    case CodeDarkRole: return item.codeDark;
     default: return {};
     }
 }
 
 QHash<int, QByteArray> SegmentListModel::roleNames() const
 {
-    return {{CodeRole, "code"}, {TextRole, "text"}, {LanguageRole, "language"}, {HtmlRole, "html"}};
+    return {{CodeRole, "code"}, {TextRole, "text"}, {LanguageRole, "language"}, {HtmlRole, "html"},
+            {CodeLightRole, "codeLight"}, {CodeDarkRole, "codeDark"}};
 }
 
 QString SegmentListModel::render(const QString& markdown)
@@ -45,8 +50,12 @@ QString SegmentListModel::render(const QString& markdown)
 
 SegmentListModel::Item SegmentListModel::makeItem(const MarkdownSegment& segment)
 {
-    const bool prose = segment.kind == MarkdownSegment::Kind::Prose;
-    return {segment, rendered_ && prose ? render(segment.text) : QString()};
+    if (segment.kind == MarkdownSegment::Kind::Code) {
+        const CodeHighlighter::Html code = highlighter_ ? highlighter_->highlight(segment.text, segment.language)
+                                                        : CodeHighlighter::Html{};
+        return {segment, {}, code.light, code.dark};
+    }
+    return {segment, rendered_ ? render(segment.text) : QString(), {}, {}};
 }
 
 void SegmentListModel::renderStale(qsizetype row)

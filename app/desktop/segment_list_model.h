@@ -5,13 +5,16 @@
 // again, so each streamed piece costs the last segment, not the whole reply. The growing last
 // segment is rendered again at most once per kRenderSpacing times what its last rendering
 // took (a long paragraph costs tens of milliseconds), so streaming leaves the UI thread
-// mostly free; its latest text is always rendered soon after.
+// mostly free; its latest text is always rendered soon after. Code blocks are coloured by
+// the message list's CodeHighlighter, for a light and a dark background.
 #include <QAbstractListModel>
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QVector>
 
 #include "markdown_segments.h"
+
+class CodeHighlighter;
 
 class SegmentListModel : public QAbstractListModel {
     Q_OBJECT
@@ -22,10 +25,14 @@ public:
         TextRole,                     // prose as written, or the code
         LanguageRole,                 // the fence's info string
         HtmlRole,                     // prose rendered safely (markdown_html.h); empty as typed
+        CodeLightRole,                // code coloured for a light background (code_highlighter.h);
+                                      // empty: a language not known, shown plain
+        CodeDarkRole,                 // the same for a dark background
     };
 
     // `rendered`: prose is Markdown to render (a reply), else shown as typed (a user's message).
-    explicit SegmentListModel(bool rendered, QObject* parent = nullptr);
+    // `highlighter` colours the code blocks (null: none), and must outlive this model.
+    explicit SegmentListModel(bool rendered, CodeHighlighter* highlighter = nullptr, QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
@@ -41,6 +48,7 @@ private:
     struct Item {
         MarkdownSegment segment;
         QString html;
+        QString codeLight, codeDark;
         bool stale = false;  // html is of an earlier text of the segment
     };
     Item makeItem(const MarkdownSegment& segment);
@@ -48,6 +56,7 @@ private:
     void renderStale(qsizetype row);
 
     bool rendered_;
+    CodeHighlighter* highlighter_;
     QVector<Item> items_;
     QElapsedTimer sinceRender_;
     qint64 renderNs_ = 0;  // what the last rendering took

@@ -1,10 +1,14 @@
 // splitMarkdown: prose and fenced code blocks, an unclosed fence while a reply streams;
 // markdownToSafeHtml: no raw HTML, no images; SegmentListModel: changes only what changed.
 #include <QRegularExpression>
+#include <QTextBlock>
+#include <cmath>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextDocument>
 
+#include "app_theme.h"
+#include "code_highlighter.h"
 #include "markdown_html.h"
 #include "markdown_segments.h"
 #include "segment_list_model.h"
@@ -18,6 +22,31 @@ QString plainTextOf(const QString& html)
     QTextDocument document;
     document.setHtml(html);
     return document.toPlainText();
+}
+
+// The colour `html` gives the first fragment whose text contains `word` (invalid: none).
+QColor colourOf(const QString& html, const QString& word)
+{
+    QTextDocument document;
+    document.setHtml(html);
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next())
+        for (auto it = block.begin(); !it.atEnd(); ++it)
+            if (it.fragment().text().contains(word))
+                return it.fragment().charFormat().hasProperty(QTextFormat::ForegroundBrush)
+                           ? it.fragment().charFormat().foreground().color()
+                           : QColor();
+    return QColor();
+}
+
+// WCAG 2 contrast ratio.
+double contrast(const QColor& a, const QColor& b)
+{
+    const auto luminance = [](const QColor& c) {
+        const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
 } // namespace
@@ -199,6 +228,75 @@ private slots:
         model.setText(text);
         model.setText(text + QStringLiteral("\n```sh\nls"));
         QVERIFY(model.data(model.index(0), SegmentListModel::HtmlRole).toString().contains("last words"));
+    }
+
+    // Issue 38: code blocks are coloured by GNU Source-highlight, by what each piece is; the
+    // text stays the code as written (escaped, line breaks kept).
+    void codeIsHighlightedByItsLanguage()
+    {
+        CodeHighlighter highlighter;
+        const QString code = QStringLiteral("def area(r):\n    # a <circle> & more\n    return 3.14 * r * r + len(\"x\")");
+        const CodeHighlighter::Html html = highlighter.highlight(code, QStringLiteral("Python"));
+        QVERIFY2(!html.light.isEmpty() && !html.dark.isEmpty(), "python is known");
+        QCOMPARE(plainTextOf(html.light), code);
+        QCOMPARE(plainTextOf(html.dark), code);
+        using C = CodeHighlighter::Category;
+        QCOMPARE(colourOf(html.light, "def"), CodeHighlighter::colour(C::Keyword, false));
+        QCOMPARE(colourOf(html.dark, "def"), CodeHighlighter::colour(C::Keyword, true));
+        QCOMPARE(colourOf(html.light, "<circle>"), CodeHighlighter::colour(C::Comment, false));
+        QCOMPARE(colourOf(html.light, "3.14"), CodeHighlighter::colour(C::Number, false));
+        QCOMPARE(colourOf(html.light, "\"x\""), CodeHighlighter::colour(C::String, false));
+        QCOMPARE(colourOf(html.light, "area"), CodeHighlighter::colour(C::Function, false));
+
+        // A comment that spans lines stays one (the library keeps its state across lines).
+        const CodeHighlighter::Html c = highlighter.highlight("int x; /* one\ntwo */ int y;", "c++");
+        QCOMPARE(colourOf(c.light, "two"), CodeHighlighter::colour(C::Comment, false));
+        QCOMPARE(colourOf(c.light, "int"), CodeHighlighter::colour(C::Type, false));
+        QVERIFY(!highlighter.highlight("fn main() {}", "rust").light.isEmpty());  // lang.map says rs
+    }
+
+    void anUnknownLanguageStaysPlain()
+    {
+        CodeHighlighter highlighter;
+        QCOMPARE(highlighter.highlight("+++[>]", "brainfudge").light, QString());
+        QCOMPARE(highlighter.highlight("x = 1", "").light, QString());
+        CodeHighlighter missing(QStringLiteral("/nonexistent/source-highlight"));  // no definitions
+        QCOMPARE(missing.highlight("x = 1", "python").light, QString());
+    }
+
+    // Each colour keeps 4.5:1 on the code block's background (the view's tint of the base
+    // colour) in the app's light and dark themes.
+    void codeColoursKeepContrastInBothThemes()
+    {
+        using C = CodeHighlighter::Category;
+        for (const QString theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
+            const QPalette palette = themePalette(theme, QPalette());
+            const QColor base = palette.color(QPalette::Base), text = palette.color(QPalette::Text);
+            const QColor block = QColor::fromRgbF(base.redF() * 0.93 + text.redF() * 0.07,
+                                                  base.greenF() * 0.93 + text.greenF() * 0.07,
+                                                  base.blueF() * 0.93 + text.blueF() * 0.07);
+            for (C category : {C::Keyword, C::Type, C::String, C::Comment, C::Number, C::Function}) {
+                const QColor colour = CodeHighlighter::colour(category, theme == QLatin1String("dark"));
+                QVERIFY2(contrast(colour, block) >= 4.5 && contrast(colour, base) >= 4.5,
+                         qPrintable(QStringLiteral("%1 %2 on %3: %4").arg(theme, colour.name(), block.name())
+                                        .arg(contrast(colour, block))));
+            }
+        }
+    }
+
+    // The chat view reads the coloured code from the message's segments.
+    void segmentsCarryHighlightedCode()
+    {
+        CodeHighlighter highlighter;
+        SegmentListModel model(true, &highlighter);
+        model.setText("Run:\n```sh\necho \"hi\"\n```\n```nosuchlanguage\nx\n```");
+        QCOMPARE(model.rowCount(), 3);
+        const QString light = model.data(model.index(1), SegmentListModel::CodeLightRole).toString();
+        QCOMPARE(plainTextOf(light), QStringLiteral("echo \"hi\""));
+        QCOMPARE(colourOf(light, "\"hi\""), CodeHighlighter::colour(CodeHighlighter::Category::String, false));
+        QVERIFY(!model.data(model.index(1), SegmentListModel::CodeDarkRole).toString().isEmpty());
+        QCOMPARE(model.data(model.index(2), SegmentListModel::CodeLightRole).toString(), QString());  // plain
+        QCOMPARE(model.data(model.index(0), SegmentListModel::CodeLightRole).toString(), QString());  // prose
     }
 
     void aUsersMessageIsNotRendered()

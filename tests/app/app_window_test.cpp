@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include "app_test_env.h"
+#include "code_highlighter.h"
 
 namespace {
 
@@ -385,6 +386,34 @@ private slots:
         QVERIFY(changed.wait(5000));
         QVERIFY(entries["other.gguf"]->property("checked").toBool());
         QVERIFY(!entries["tiny.gguf"]->property("checked").toBool());
+    }
+    // Code in a reply is coloured by its language, in the scheme of the theme shown; a language
+    // the highlighter does not know stays plain monospace.
+    void codeBlocksAreHighlightedInTheTheme()
+    {
+        FakeScript script;
+        script.pieces = {"Here:\n```python\n", "def f():\n    return 1\n```\n", "```nosuchlanguage\nx = 1\n```"};
+        ShownApp s(script);
+        QVERIFY(s.window);
+        QVERIFY(s.app->settings().setValue("theme", "light"));
+        QVERIFY(s.send("Show me code"));
+        const auto codeTexts = [&] {
+            QList<QQuickItem*> out;
+            for (QQuickItem* item : visualTree(s.window->contentItem()))
+                if (item->objectName() == QLatin1String("codeText") && item->isVisible())
+                    out += item;
+            return out;
+        };
+        QTRY_COMPARE(codeTexts().size(), 2);
+        using C = CodeHighlighter::Category;
+        QQuickItem* python = codeTexts().at(0);
+        QCOMPARE(python->property("textFormat").toInt(), int(Qt::RichText));
+        QVERIFY(python->property("text").toString().contains(CodeHighlighter::colour(C::Keyword, false).name()));
+        QCOMPARE(codeTexts().at(1)->property("textFormat").toInt(), int(Qt::PlainText));
+        QCOMPARE(codeTexts().at(1)->property("text").toString(), QStringLiteral("x = 1"));
+
+        QVERIFY(s.app->settings().setValue("theme", "dark"));
+        QTRY_VERIFY(python->property("text").toString().contains(CodeHighlighter::colour(C::Keyword, true).name()));
     }
 };
 

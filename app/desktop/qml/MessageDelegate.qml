@@ -157,6 +157,10 @@ Item {
                     required property string text
                     required property string language
                     required property string html  // a reply's prose, rendered without HTML or images
+                    required property string codeLight  // the code coloured; empty: shown plain
+                    required property string codeDark
+                    // The scheme that keeps its contrast on this palette's code background.
+                    readonly property string codeHtml: pal.base.hslLightness < 0.5 ? codeDark : codeLight
                     Layout.fillWidth: true
 
                     TextEdit {
@@ -220,8 +224,9 @@ Item {
                             x: 8
                             y: codeHeader.y + codeHeader.height + 2
                             width: parent.width - 16
-                            text: segment.code ? segment.text : ""
-                            textFormat: TextEdit.PlainText
+                            objectName: "codeText"
+                            text: segment.code ? (segment.codeHtml !== "" ? segment.codeHtml : segment.text) : ""
+                            textFormat: segment.codeHtml !== "" ? TextEdit.RichText : TextEdit.PlainText
                             font.family: "monospace"
                             wrapMode: TextEdit.WrapAnywhere
                             readOnly: true
