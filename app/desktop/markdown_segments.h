@@ -1,17 +1,23 @@
 #pragma once
-// Splits a reply into Markdown prose and fenced code blocks, so the chat view can draw each
-// code block on its own with a copy button. Fences follow CommonMark: three or more backticks
-// or tildes, closed by a line of the same character at least as long; a fence still open (a
-// reply mid-stream or cut off) runs to the end of the text.
+// Splits a reply into Markdown prose, fenced code blocks and block quotes, so the chat view can
+// draw each code block on its own with a copy button and each quote with a bar beside it (Qt's
+// rich text has no border on one side of a paragraph). Fences follow CommonMark: three or more
+// backticks or tildes, closed by a line of the same character at least as long; a fence still
+// open (a reply mid-stream or cut off) runs to the end of the text. A quote is a run of lines
+// starting with ">" (after up to 3 spaces), with the lines that lazily continue its paragraph;
+// its text is the Markdown inside, one level of ">" taken off, so a quote in a quote is drawn
+// by the Markdown renderer, indented.
 #include <QString>
 #include <QVector>
 
 struct MarkdownSegment {
-    enum class Kind { Prose, Code };
+    enum class Kind { Prose, Code, Quote };
     Kind kind = Kind::Prose;
-    QString text;      // prose as Markdown; code without its fences
+    QString text;      // prose and a quote's inside as Markdown; code without its fences
     QString language;  // the fence's info string, code only
     QString openFence; // code only: the line that would close it, while the text has not (yet)
 };
 
-QVector<MarkdownSegment> splitMarkdown(const QString& text);
+// Quotes::AsProse leaves quotes in the prose around them (a user's message, shown as typed).
+enum class Quotes { Split, AsProse };
+QVector<MarkdownSegment> splitMarkdown(const QString& text, Quotes quotes = Quotes::Split);

@@ -21,6 +21,7 @@ QVariant SegmentListModel::data(const QModelIndex& index, int role) const
     const Item& item = items_.at(index.row());
     switch (role) {
     case CodeRole: return item.segment.kind == MarkdownSegment::Kind::Code;
+    case QuoteRole: return item.segment.kind == MarkdownSegment::Kind::Quote;
     case Qt::DisplayRole:
     case TextRole: return item.segment.text;
     case LanguageRole: return item.segment.language;
@@ -33,7 +34,7 @@ QVariant SegmentListModel::data(const QModelIndex& index, int role) const
 
 QHash<int, QByteArray> SegmentListModel::roleNames() const
 {
-    return {{CodeRole, "code"}, {TextRole, "text"}, {LanguageRole, "language"}, {HtmlRole, "html"},
+    return {{CodeRole, "code"}, {QuoteRole, "quote"}, {TextRole, "text"}, {LanguageRole, "language"}, {HtmlRole, "html"},
             {CodeLightRole, "codeLight"}, {CodeDarkRole, "codeDark"}};
 }
 
@@ -69,14 +70,14 @@ void SegmentListModel::renderStale(qsizetype row)
 
 void SegmentListModel::setText(const QString& text)
 {
-    const QVector<MarkdownSegment> next = splitMarkdown(text);
+    const QVector<MarkdownSegment> next = splitMarkdown(text, rendered_ ? Quotes::Split : Quotes::AsProse);
     const qsizetype common = std::min(items_.size(), next.size());
     for (qsizetype i = 0; i < common; ++i) {
         const MarkdownSegment& old = items_.at(i).segment;
         if (old.kind == next[i].kind && old.text == next[i].text && old.language == next[i].language)
             continue;
         const bool growingProse = rendered_ && i == next.size() - 1 && old.kind == next[i].kind &&
-                                  next[i].kind == MarkdownSegment::Kind::Prose;
+                                  next[i].kind != MarkdownSegment::Kind::Code;
         const qint64 waitNs = kRenderSpacing * renderNs_ - (sinceRender_.isValid() ? sinceRender_.nsecsElapsed() : 0);
         if (growingProse && waitNs > 0) {
             items_[i].segment = next[i];

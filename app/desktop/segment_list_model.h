@@ -22,15 +22,17 @@ class SegmentListModel : public QAbstractListModel {
 public:
     enum Role {
         CodeRole = Qt::UserRole + 1,  // a fenced code block
+        QuoteRole,                    // a block quote (a reply's only), drawn with a bar
         TextRole,                     // prose as written, or the code
         LanguageRole,                 // the fence's info string
-        HtmlRole,                     // prose rendered safely (markdown_html.h); empty as typed
+        HtmlRole,                     // prose or a quote rendered safely (markdown_html.h); empty as typed
         CodeLightRole,                // code coloured for a light background (code_highlighter.h);
                                       // empty: a language not known, shown plain
         CodeDarkRole,                 // the same for a dark background
     };
 
-    // `rendered`: prose is Markdown to render (a reply), else shown as typed (a user's message).
+    // `rendered`: prose is Markdown to render (a reply), else shown as typed (a user's message,
+    // whose quotes stay in its text).
     // `highlighter` colours the code blocks (null: none), and must outlive this model.
     explicit SegmentListModel(bool rendered, CodeHighlighter* highlighter = nullptr, QObject* parent = nullptr);
 

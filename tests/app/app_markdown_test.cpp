@@ -299,6 +299,48 @@ private slots:
         QCOMPARE(model.data(model.index(0), SegmentListModel::CodeLightRole).toString(), QString());  // prose
     }
 
+    // Issue 38: block quotes are segments of their own (the view draws a bar beside them),
+    // with the Markdown inside them; a line that continues the quote's paragraph stays in it.
+    void blockQuotesAreSegments()
+    {
+        const auto segments = splitMarkdown("As Knuth said:\n> Premature **optimization**\nis the root\n>\n> > of all evil\n\nIndeed.\n```\n> not a quote\n```");
+        QCOMPARE(segments.size(), 4);
+        QCOMPARE(segments[0].kind, Kind::Prose);
+        QCOMPARE(segments[0].text, QStringLiteral("As Knuth said:"));
+        QCOMPARE(segments[1].kind, Kind::Quote);
+        QCOMPARE(segments[1].text, QStringLiteral("Premature **optimization**\nis the root\n\n> of all evil"));
+        QCOMPARE(segments[2].kind, Kind::Prose);
+        QCOMPARE(segments[2].text, QStringLiteral("\nIndeed."));
+        QCOMPARE(segments[3].kind, Kind::Code);
+        QCOMPARE(segments[3].text, QStringLiteral("> not a quote"));
+        // A user's message is shown as typed: its quotes stay in the prose.
+        const auto typed = splitMarkdown("> quoted\nreply", Quotes::AsProse);
+        QCOMPARE(typed.size(), 1);
+        QCOMPARE(typed[0].kind, Kind::Prose);
+
+        SegmentListModel model(true);
+        model.setText("Intro\n> *quoted*\n\nafter");
+        QCOMPARE(model.rowCount(), 3);
+        QVERIFY(model.data(model.index(1), SegmentListModel::QuoteRole).toBool());
+        QVERIFY(!model.data(model.index(0), SegmentListModel::QuoteRole).toBool());
+        QCOMPARE(plainTextOf(model.data(model.index(1), SegmentListModel::HtmlRole).toString()), QStringLiteral("quoted"));
+    }
+
+    // Issue 38: TeX between dollars is shown as written; Markdown would take its * for
+    // emphasis and its backslashes for escapes. Prices and code stay what they were.
+    void mathIsLeftReadable()
+    {
+        const QString inlineMath = markdownToSafeHtml("Area: $a*b*c$ and $\\{x \\mid x_1 > 0\\}$, done.");
+        QCOMPARE(plainTextOf(inlineMath), QStringLiteral("Area: $a*b*c$ and $\\{x \\mid x_1 > 0\\}$, done."));
+        QVERIFY2(!inlineMath.contains("font-style:italic"), qPrintable(inlineMath));
+        const QString display = markdownToSafeHtml("Sum:\n$$\n\\sum_{i=1}^n i = \\frac{n(n+1)}{2}\n$$\nok");
+        QCOMPARE(plainTextOf(display), QStringLiteral("Sum:\n$$\n\\sum_{i=1}^n i = \\frac{n(n+1)}{2}\n$$\nok"));
+        // Not math: a price, a dollar before a space, dollars in code; emphasis still works.
+        QCOMPARE(plainTextOf(markdownToSafeHtml("It costs $5 and $10 *today*.")), QStringLiteral("It costs $5 and $10 today."));
+        QVERIFY(markdownToSafeHtml("It costs $5 and $10 *today*.").contains("font-style:italic"));
+        QCOMPARE(plainTextOf(markdownToSafeHtml("Use `$a*b*c$` or $ x$.")), QStringLiteral("Use $a*b*c$ or $ x$."));
+    }
+
     void aUsersMessageIsNotRendered()
     {
         SegmentListModel model(false);

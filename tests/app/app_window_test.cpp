@@ -415,6 +415,27 @@ private slots:
         QVERIFY(s.app->settings().setValue("theme", "dark"));
         QTRY_VERIFY(python->property("text").toString().contains(CodeHighlighter::colour(C::Keyword, true).name()));
     }
+    // A block quote in a reply is drawn with a bar beside its text; math stays as written.
+    void quotesHaveABarAndMathStaysReadable()
+    {
+        FakeScript script;
+        script.pieces = {"He wrote:\n> To be *or* not", "\n\nand $a*b*c$."};
+        ShownApp s(script);
+        QVERIFY(s.window);
+        QVERIFY(s.send("Quote Hamlet"));
+        QQuickItem* bar = nullptr;
+        QTRY_VERIFY((bar = s.shown(QStringLiteral("quoteBar"))));
+        QQuickItem* quote = s.shown(QStringLiteral("quoteText"));
+        QVERIFY(quote);
+        QCOMPARE(quote->property("text").toString().contains("To be"), true);
+        QVERIFY(bar->width() >= 2 && bar->height() >= quote->height() - 1);
+        QVERIFY(bar->mapToScene({}).x() < quote->mapToScene({}).x());
+        bool mathShown = false;
+        for (QQuickItem* item : visualTree(s.window->contentItem()))
+            if (item->objectName() == QLatin1String("proseText") && item->isVisible())
+                mathShown = mathShown || item->property("text").toString().contains("$a*b*c$");
+        QVERIFY(mathShown);
+    }
 };
 
 QTEST_MAIN(WindowTest)

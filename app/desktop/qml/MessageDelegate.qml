@@ -154,6 +154,7 @@ Item {
                 delegate: ColumnLayout {
                     id: segment
                     required property bool code
+                    required property bool quote
                     required property string text
                     required property string language
                     required property string html  // a reply's prose, rendered without HTML or images
@@ -163,19 +164,33 @@ Item {
                     readonly property string codeHtml: pal.base.hslLightness < 0.5 ? codeDark : codeLight
                     Layout.fillWidth: true
 
-                    TextEdit {
+                    // Prose, or a block quote: the same text with a bar before it.
+                    RowLayout {
                         visible: !segment.code
-                        text: segment.code ? "" : (message.fromUser ? segment.text : segment.html)
-                        textFormat: message.fromUser ? TextEdit.PlainText : TextEdit.RichText
-                        wrapMode: TextEdit.Wrap
-                        readOnly: true
-                        selectByMouse: true
-                        color: pal.text
-                        selectionColor: pal.highlight
-                        selectedTextColor: pal.highlightedText
+                        spacing: 9
                         Layout.fillWidth: true
-                        Accessible.name: getText(0, length)
-                        Accessible.role: Accessible.StaticText
+                        Rectangle {
+                            objectName: "quoteBar"
+                            visible: segment.quote
+                            radius: 1.5
+                            color: Qt.rgba(pal.text.r, pal.text.g, pal.text.b, 0.4)
+                            Layout.preferredWidth: 3
+                            Layout.fillHeight: true
+                        }
+                        TextEdit {
+                            objectName: segment.quote ? "quoteText" : "proseText"
+                            text: segment.code ? "" : (message.fromUser ? segment.text : segment.html)
+                            textFormat: message.fromUser ? TextEdit.PlainText : TextEdit.RichText
+                            wrapMode: TextEdit.Wrap
+                            readOnly: true
+                            selectByMouse: true
+                            color: pal.text
+                            selectionColor: pal.highlight
+                            selectedTextColor: pal.highlightedText
+                            Layout.fillWidth: true
+                            Accessible.name: getText(0, length)
+                            Accessible.role: Accessible.StaticText
+                        }
                     }
 
                     Rectangle {
