@@ -5,21 +5,20 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "chat/chat_engine.h"
 #include "command_line.h"
 #include "engine_options.h"
-#include "http_api.h"
+#include "api_server.h"
 #include "model/model.h"
 #include "model_search.h"
 #include "util/error.h"
@@ -50,8 +49,7 @@ PromptFormat choose_format(const std::string& option, const Model& model)
 
 // SIGINT and SIGTERM, blocked in every thread (this is made first thing in main, before any
 // other thread starts), are awaited by one thread: until the server runs it ends the process
-// (status 128 + the signal); then it stops the server, again and again until unwatch() (a
-// signal that came just before listen() began would otherwise be lost).
+// (status 128 + the signal); then it stops the server.
 class StopSignals {
 public:
     StopSignals()
@@ -63,24 +61,29 @@ public:
         waiter_ = std::thread([this] {
             int signal = 0;
             sigwait(&signals_, &signal);
-            if (done_.load())
+            std::lock_guard lock(mutex_);
+            if (done_)
                 return;
-            httplib::Server* server = server_.load();
-            if (!server)
+            if (!server_)
                 std::_Exit(128 + signal);
-            while (!done_.load()) {
-                server->stop();
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            }
+            server_->stop();
         });
     }
     // From now on a signal stops `server`.
-    void serving(httplib::Server& server) { server_.store(&server); }
+    void serving(server::ApiServer& server)
+    {
+        std::lock_guard lock(mutex_);
+        server_ = &server;
+    }
     // Before the server is destroyed.
     void unwatch()
     {
-        if (done_.exchange(true))
-            return;
+        {
+            std::lock_guard lock(mutex_);
+            if (done_)
+                return;
+            done_ = true;
+        }
         pthread_kill(waiter_.native_handle(), SIGTERM);  // wakes it if no signal came
         waiter_.join();
     }
@@ -88,8 +91,9 @@ public:
 
 private:
     sigset_t signals_;
-    std::atomic<httplib::Server*> server_{nullptr};
-    std::atomic<bool> done_{false};
+    std::mutex mutex_;  // guards what follows it
+    server::ApiServer* server_ = nullptr;
+    bool done_ = false;
     std::thread waiter_;
 };
 
@@ -189,37 +193,29 @@ int main(int argc, char** argv)
 
     // A client that closed its connection makes a write fail with EPIPE, not kill the server.
     signal(SIGPIPE, SIG_IGN);
-    httplib::Server http;
-    server::ServerMetrics metrics;
     server::ServingOptions serving;
     serving.batch.max_batch = max_batch;
     serving.batch.max_prompt_tokens = max_prompt_tokens;
     serving.batch.kv_byte_limit = static_cast<size_t>(kv_memory_mib) << 20;
     serving.max_queue = max_queue;
-    server::ServingLoop loop(model->backend(), model->tokenizer(), serving, metrics);
-    // A connection holds a thread while its reply streams: one for every request that may be
-    // open, and a few for /health, /metrics and the 429 answers beyond them.
-    const size_t threads = static_cast<size_t>(max_batch + max_queue) + 4;
-    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server::install_api(http, settings, model->tokenizer(), loop, metrics);
-    // Each streamed event leaves as it is written, not held back by Nagle's algorithm until the
-    // client acknowledges the one before.
-    http.set_tcp_nodelay(true);
-
-    const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
-    if (bound < 0) {
-        fmt::print(stderr, "pyramid-server: cannot listen on {}:{} (in use, or not an address of this machine)\n", host,
-                   port);
+    std::unique_ptr<server::ApiServer> api;
+    try {
+        api = std::make_unique<server::ApiServer>(model->backend(), model->tokenizer(), settings, serving,
+                                                  server::ListenAddress{host, port});
+    } catch (const Error& e) {
+        fmt::print(stderr, "pyramid-server: {}\n", e.what());
         return 3;
     }
     if (api_key.empty() && host != "127.0.0.1" && host != "::1" && host != "localhost")
         fmt::print(stderr, "[notice] listening on {} without --api-key: whoever reaches this machine can use the model\n",
                    host);
-    fmt::print("listening on http://{}:{}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host, bound);
+    fmt::print("listening on http://{}:{}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host,
+               api->port());
     std::fflush(stdout);
-    stop_signals.serving(http);
-    http.listen_after_bind();
+    stop_signals.serving(*api);
+    api->wait();
     stop_signals.unwatch();
+    api.reset();
     fmt::print(stderr, "pyramid-server: stopped\n");
     return 0;
 }

@@ -92,4 +92,19 @@ std::string ServerMetrics::prometheus_text(Clock::time_point now) const
     return out;
 }
 
+EngineGauges ServerMetrics::engine() const
+{
+    std::lock_guard lock(mutex_);
+    return engine_;
+}
+
+long long ServerMetrics::replies_total() const
+{
+    std::lock_guard lock(mutex_);
+    long long total = 0;
+    for (const auto& [reason, count] : replies_)
+        total += count;
+    return total;
+}
+
 } // namespace pyramid::server

@@ -51,6 +51,10 @@ public:
 
     std::string prometheus_text(Clock::time_point now = Clock::now()) const;
 
+    // The figures beside the text, for the desktop app's live panel.
+    EngineGauges engine() const;
+    long long replies_total() const;  // replies ended, whatever the reason
+
 private:
     static constexpr std::chrono::seconds kRateWindow{10};
 

@@ -42,18 +42,31 @@ ReplyUpdate failure(std::string why)
 
 ServingLoop::ServingLoop(Backend& backend, const Tokenizer& tokenizer, ServingOptions options, ServerMetrics& metrics)
     : tokenizer_(tokenizer), options_(options), metrics_(metrics),
-      scheduler_(backend, options.batch), worker_([this] { run(); })
+      scheduler_(std::in_place, backend, options.batch), worker_([this] { run(); })
 {
 }
 
 ServingLoop::~ServingLoop()
+{
+    close();
+    // The sequences' caches live on the backend, which the app may be running right now.
+    std::unique_lock<TurnLock> turn;
+    if (options_.turns)
+        turn = std::unique_lock(*options_.turns);
+    scheduler_.reset();
+}
+
+void ServingLoop::close()
 {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
-    worker_.join();
+    if (options_.turns)
+        options_.turns->wake_waiters();
+    if (worker_.joinable())
+        worker_.join();
 }
 
 std::shared_ptr<ReplyChannel> ServingLoop::submit(ServingJob job)
@@ -61,6 +74,10 @@ std::shared_ptr<ReplyChannel> ServingLoop::submit(ServingJob job)
     auto channel = std::make_shared<ReplyChannel>();
     {
         std::lock_guard lock(mutex_);
+        if (stopping_) {
+            channel->push(failure("the server is shutting down"));
+            return channel;
+        }
         if (open_count_ >= options_.batch.max_batch + options_.max_queue)
             return nullptr;
         ++open_count_;
@@ -81,21 +98,31 @@ void ServingLoop::run()
                 break;
             arrived.swap(inbox_);
         }
+        std::unique_lock<TurnLock> turn;
+        if (options_.turns) {
+            if (!options_.turns->lock_unless(&stopping_)) {
+                std::lock_guard lock(mutex_);
+                inbox_.insert(inbox_.begin(), std::make_move_iterator(arrived.begin()),
+                              std::make_move_iterator(arrived.end()));
+                break;
+            }
+            turn = std::unique_lock(*options_.turns, std::adopt_lock);
+        }
         try {
             admit(std::move(arrived));
             for (const auto& open : open_)
                 if (!open->cancel_sent && open->channel->cancelled()) {
-                    scheduler_.cancel(open->id);
+                    scheduler_->cancel(open->id);
                     open->cancel_sent = true;
                 }
-            if (!scheduler_.idle())
-                take_events(scheduler_.step());
+            if (!scheduler_->idle())
+                take_events(scheduler_->step());
         } catch (const std::exception& e) {
             // Not the engine's errors (the scheduler ends those sequences itself): a bug. The
             // replies end; their sequences are cancelled so the batch empties.
             spdlog::error("serving loop: {}", e.what());
             for (const auto& open : open_) {
-                scheduler_.cancel(open->id);
+                scheduler_->cancel(open->id);
                 metrics_.count_reply("error");
                 open->channel->push(failure(std::string("the server failed: ") + e.what()));
             }
@@ -123,7 +150,7 @@ void ServingLoop::admit(std::vector<Submission> submissions)
         if (tokenizer_.eos_id() >= 0)
             request.eos_token = tokenizer_.eos_id();
         try {
-            const int id = scheduler_.submit(std::move(request));
+            const int id = scheduler_->submit(std::move(request));
             metrics_.count_prompt_tokens(static_cast<int>(s.job.prompt.size()));
             open_.push_back(std::make_unique<Open>(id, std::move(s.channel), tokenizer_, std::move(s.job.stop),
                                                    static_cast<int>(s.job.prompt.size())));
@@ -157,7 +184,7 @@ void ServingLoop::take_events(const std::vector<BatchEvent>& events)
                     open.channel->push({std::move(text)});
             }
             if (!open.ended.empty() && !e.finished) {
-                scheduler_.cancel(open.id);
+                scheduler_->cancel(open.id);
                 open.cancel_sent = true;
             }
         }
@@ -202,8 +229,8 @@ void ServingLoop::finish(Open& open, const BatchEvent& event)
 
 void ServingLoop::publish_gauges()
 {
-    metrics_.set_engine({scheduler_.running(), scheduler_.waiting(), scheduler_.kv_bytes(), scheduler_.full_kv_bytes(),
-                         scheduler_.layer_lengths()});
+    metrics_.set_engine({scheduler_->running(), scheduler_->waiting(), scheduler_->kv_bytes(), scheduler_->full_kv_bytes(),
+                         scheduler_->layer_lengths()});
 }
 
 } // namespace pyramid::server

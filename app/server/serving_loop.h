@@ -12,10 +12,16 @@
 //
 // At most max_batch + max_queue requests are open at once; submit() refuses more (the HTTP
 // side answers 429), so the queue and its memory stay bounded.
+//
+// A model shared with the desktop app's conversations (ServingOptions::turns) is used in turns:
+// the worker takes one turn for each step (with its admissions and cancellations) and lets go
+// while it has nothing to do, so the app's own replies come in between the steps.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,12 +30,14 @@
 #include "reply_channel.h"
 #include "server_metrics.h"
 #include "tokenizer/tokenizer.h"
+#include "util/turn_lock.h"
 
 namespace pyramid::server {
 
 struct ServingOptions {
     BatchOptions batch;
     int max_queue = 64;  // requests that may wait beyond a full batch
+    std::shared_ptr<TurnLock> turns;  // the model's turns when it is shared (chat_engine.h); null: ours alone
 };
 
 struct ServingJob {
@@ -44,7 +52,7 @@ class ServingLoop {
 public:
     // Starts the worker. The backend, tokenizer and metrics must outlive the loop.
     ServingLoop(Backend& backend, const Tokenizer& tokenizer, ServingOptions options, ServerMetrics& metrics);
-    // Stops the worker; replies still open end with finish_reason "error".
+    // close(), then lets the scheduler's sequences go (in a turn of the model when shared).
     ~ServingLoop();
     ServingLoop(const ServingLoop&) = delete;
     ServingLoop& operator=(const ServingLoop&) = delete;
@@ -52,6 +60,11 @@ public:
     // Queues a job; its reply arrives on the channel returned. nullptr when max_batch +
     // max_queue requests are open already: no room is an answer, not an error.
     std::shared_ptr<ReplyChannel> submit(ServingJob job);
+
+    // Stops the worker after the step it is in (or as it waits for a turn): every reply still
+    // open ends with finish_reason "error", and so does every job submitted from now on.
+    // Returns without waiting for a turn of the model. Idempotent.
+    void close();
 
 private:
     struct Submission {
@@ -69,13 +82,13 @@ private:
     const Tokenizer& tokenizer_;
     ServingOptions options_;
     ServerMetrics& metrics_;
-    BatchScheduler scheduler_;  // the worker's alone
+    std::optional<BatchScheduler> scheduler_;  // the worker's alone; reset in a turn by the destructor
 
     std::mutex mutex_;  // guards what follows it
     std::condition_variable wake_;
     std::vector<Submission> inbox_;
     int open_count_ = 0;  // submitted and not yet finished
-    bool stopping_ = false;
+    std::atomic<bool> stopping_{false};  // set under mutex_; read without it by a turn's waiter
 
     std::vector<std::unique_ptr<Open>> open_;  // the worker's alone
     std::thread worker_;                       // last: starts after everything it uses

@@ -7,6 +7,7 @@
 // Callbacks run on that same thread. `cancel` may be set from any thread.
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@
 #include "kv/compression_config.h"
 
 namespace pyramid {
+
+class Model;
+class TurnLock;
 
 struct ModelInfo {
     std::string path;
@@ -96,6 +100,12 @@ struct StreamCallbacks {
     std::function<void(const GenerationStats&)> on_stats;       // after prefill and each token
 };
 
+// The open model, lent to run requests beside the conversations (the desktop app's server).
+struct SharedModel {
+    std::shared_ptr<Model> model;  // kept alive while held; null when no model is open
+    std::shared_ptr<TurnLock> turns;  // every use of the model takes a turn of it (util/turn_lock.h)
+};
+
 class ChatEngine {
 public:
     virtual ~ChatEngine() = default;
@@ -117,6 +127,12 @@ public:
     // reply is running: those report it in their statistics, and this never waits for them.
     // Not to be called from a load's or a reply's callbacks.
     virtual std::optional<DeviceMemory> device_memory() const = 0;
+
+    // The open model, for a server to run its requests on. Each load and reply of this engine
+    // is one turn of `turns`, and the borrower takes turns of it for every use, so the two never
+    // run the model at once. The borrower lets go before a load needs the memory back (a GPU
+    // holds one model). Empty when no model is open or the engine does not lend it (default).
+    virtual SharedModel shared_model() const { return {}; }
 };
 
 } // namespace pyramid

@@ -13,12 +13,18 @@
 namespace pyramid {
 
 LocalChatEngine::LocalChatEngine(const BackendOptions& backend) : backend_(backend) {}
-LocalChatEngine::~LocalChatEngine() = default;
+LocalChatEngine::~LocalChatEngine()
+{
+    // A borrower of the model (shared_model) may be running it: let the cache go in a turn.
+    std::lock_guard call(*calls_);
+    chat_.reset();
+    model_.reset();
+}
 
 ModelInfo LocalChatEngine::load_model(const std::string& path, const LoadCallbacks& callbacks,
                                       const std::atomic<bool>& cancel)
 {
-    std::lock_guard call(calls_);
+    std::lock_guard call(*calls_);
     if (cancel.load())  // cancelled while waiting for a reply to end: the open model stays as it is
         throw Cancelled();
     // A model on a GPU is let go first: two seldom fit its memory together, and the new one
@@ -105,7 +111,7 @@ ModelInfo LocalChatEngine::model_info() const
 ChatResult LocalChatEngine::reply(const ChatRequest& request, const StreamCallbacks& callbacks,
                                   const std::atomic<bool>& cancel)
 {
-    std::lock_guard call(calls_);
+    std::lock_guard call(*calls_);
     std::shared_ptr<Model> model;
     {
         std::lock_guard lock(mutex_);
@@ -124,7 +130,7 @@ ChatResult LocalChatEngine::reply(const ChatRequest& request, const StreamCallba
 
 std::optional<DeviceMemory> LocalChatEngine::device_memory() const
 {
-    std::unique_lock call(calls_, std::try_to_lock);
+    std::unique_lock call(*calls_, std::try_to_lock);
     if (!call.owns_lock())
         return std::nullopt;
     std::shared_ptr<Model> model;
@@ -135,6 +141,14 @@ std::optional<DeviceMemory> LocalChatEngine::device_memory() const
     if (!model)
         return std::nullopt;
     return model->backend().info().memory;
+}
+
+SharedModel LocalChatEngine::shared_model() const
+{
+    std::lock_guard lock(mutex_);
+    if (!model_)
+        return {};
+    return {model_, calls_};
 }
 
 } // namespace pyramid
