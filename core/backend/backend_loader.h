@@ -13,14 +13,15 @@ namespace pyramid {
 
 enum class BackendPreference { Auto, Cpu, Cuda };
 
-// Where a model runs and how. A BackendPreference alone means float32 CPU entries.
+// Where a model runs and how. A BackendPreference alone means float32 CPU entries; one
+// KvPrecision sets keys and values alike.
 struct BackendOptions {
-    BackendOptions(BackendPreference device = BackendPreference::Auto, KvPrecision cpu_kv = KvPrecision::F32)
+    BackendOptions(BackendPreference device = BackendPreference::Auto, KvTypes cpu_kv = KvPrecision::F32)
         : device(device), cpu_kv(cpu_kv)
     {
     }
     BackendPreference device;
-    KvPrecision cpu_kv;  // the CPU backend's KV cache; the CUDA backend's is always fp16
+    KvTypes cpu_kv;  // the CPU backend's KV cache; the CUDA backend's is always fp16
 };
 
 struct BackendChoice {

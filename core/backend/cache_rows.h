@@ -1,9 +1,12 @@
 #pragma once
 // What attention does with a KV cache's rows: dot a query with each of them, and add them up
-// weighted. Over an fp16 cache the results are exactly those over the rows' float32 values, in
-// the same order, so fp16 attention gives the very floats of float32 attention over the
-// converted entries. The AVX2 kernels work eight lanes at a time and convert eight halves an
-// instruction (F16C), with the generic kernels' results.
+// weighted. Rows are float32, fp16 (Half), or q8/q4 blocks (kv_entry_types.h); a quantized row
+// is read as it is stored, each value decoded (scale * code) where it is used and the sums kept
+// in float32. Over every stored type the results are exactly those over the rows' float32
+// values, in the same order, so attention over fp16 or quantized entries gives the very floats
+// of float32 attention over the decoded entries. The AVX2 kernels work eight lanes at a time and
+// decode eight values an instruction or three (F16C, or widening the codes), with the generic
+// kernels' results.
 #include <cstdint>
 
 #include "backend/float_dot.h"
@@ -12,7 +15,8 @@
 
 namespace pyramid::cpu {
 
-// out[j] = dot(q, rows + j * stride, n) for j < count.
+// out[j] = dot(q, rows + j * stride, n) for j < count: n values a row, `stride` stored elements
+// (kValuesPerElement values each) from one row to the next.
 template <typename Stored>
 void rows_dot(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out)
 {
@@ -28,11 +32,11 @@ void rows_accumulate(const float* weights, const Stored* rows, int64_t stride, i
         const Stored* row = rows + j * stride;
 #pragma omp simd
         for (int d = 0; d < n; ++d)
-            out[d] += weights[j] * as_float(row[d]);
+            out[d] += weights[j] * value_at(row, d);
     }
 }
 
-// The two over Stored rows (float or Half), as an instruction set runs them: the generic
+// The two over Stored rows (float, Half, KvQ8Block, KvQ4Block), as an instruction set runs them: the generic
 // templates above, or AVX2 kernels giving their very floats.
 template <typename Stored>
 struct RowKernels {

@@ -1,4 +1,4 @@
-// AVX2 kernels over float32 and fp16 cache rows (cache_rows.h). Bit-identical to the generic ones: the same
+// AVX2 kernels over float32, fp16, q8 and q4 cache rows (cache_rows.h). Bit-identical to the generic ones: the same
 // eight lanes, a multiply then an add (no fused multiply-add: "fma" is left out of the target
 // on purpose, so the compiler cannot fuse them), and the same scalar tail and final sum.
 //
@@ -17,10 +17,40 @@
 namespace pyramid::cpu {
 namespace {
 
-PYRAMID_AVX2_F16C inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-PYRAMID_AVX2_F16C inline __m256 load8(const Half* p)
+// Values i to i + 7 of a row as float32, value_at's floats; i is a multiple of 8.
+PYRAMID_AVX2_F16C inline __m256 load8(const float* row, int i) { return _mm256_loadu_ps(row + i); }
+PYRAMID_AVX2_F16C inline __m256 load8(const Half* row, int i)
 {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i)));
+}
+// A block's codes times its scale, one multiply as value_at does it.
+PYRAMID_AVX2_F16C inline __m256 scaled(Half scale, __m256i codes)
+{
+    return _mm256_mul_ps(_mm256_set1_ps(to_float(scale)), _mm256_cvtepi32_ps(codes));
+}
+PYRAMID_AVX2_F16C inline __m256 load8(const KvQ8Block* row, int i)
+{
+    const KvQ8Block& b = row[i / kKvBlockValues];
+    const __m128i codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.q + i % kKvBlockValues));
+    return scaled(b.scale, _mm256_cvtepi8_epi32(codes));
+}
+PYRAMID_AVX2_F16C inline __m256 load8(const KvQ4Block* row, int i)
+{
+    constexpr int kHalf = kKvBlockValues / 2;
+    const KvQ4Block& b = row[i / kKvBlockValues];
+    const int at = i % kKvBlockValues;
+    __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.q + at % kHalf));
+    if (at >= kHalf)  // the block's second half is in the high nibbles
+        bytes = _mm_srli_epi16(bytes, 4);
+    const __m128i nibbles = _mm_and_si128(bytes, _mm_set1_epi8(0x0F));
+    return scaled(b.scale, _mm256_sub_epi32(_mm256_cvtepu8_epi32(nibbles), _mm256_set1_epi32(8)));
+}
+
+// Where value `values` of a row starts, in bytes (at its block's start for quantized rows).
+template <typename Stored>
+constexpr size_t byte_offset(int values)
+{
+    return static_cast<size_t>(values / kValuesPerElement<Stored>) * sizeof(Stored);
 }
 
 // The generic kernel's final sum of a row's eight lanes, its scalar tail added first. Always
@@ -33,19 +63,19 @@ PYRAMID_AVX2_F16C __attribute__((always_inline)) inline float finish_dot(__m256 
     float lanes[8];
     _mm256_storeu_ps(lanes, sums);
     for (int i = whole; i < n; ++i)
-        lanes[i - whole] += q[i] * as_float(row[i]);
+        lanes[i - whole] += q[i] * value_at(row, i);
     return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
 
-// fp16 rows four at a time: each row's sum is still its own chain of adds in the generic
-// order, but four independent chains keep the adder busy (one chain waits on the previous add's
-// latency) and share each load of the query. Float32 rows go one at a time: taken four at a
-// time they made a decode step slower, where reading twice the bytes is what takes the time
-// (docs/perf/cpu-attention.md).
+// fp16 and quantized rows four at a time: each row's sum is still its own chain of adds in the
+// generic order, but four independent chains keep the adder busy (one chain waits on the
+// previous add's latency; decoding a quantized row adds more of them) and share each load of
+// the query. Float32 rows go one at a time: taken four at a time they made a decode step
+// slower, where reading twice the bytes is what takes the time (docs/perf/cpu-attention.md).
 template <typename Stored>
 PYRAMID_AVX2_F16C void dot_avx2(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out)
 {
-    constexpr bool kFourRows = std::is_same_v<Stored, Half>;
+    constexpr bool kFourRows = !std::is_same_v<Stored, float>;
     const int whole = n - n % 8;
     int j = 0;
     for (; kFourRows && j + 4 <= count; j += 4) {
@@ -57,10 +87,10 @@ PYRAMID_AVX2_F16C void dot_avx2(const float* q, const Stored* rows, int64_t stri
                s3 = _mm256_setzero_ps();
         for (int i = 0; i < whole; i += 8) {
             const __m256 x = _mm256_loadu_ps(q + i);
-            s0 = _mm256_add_ps(s0, _mm256_mul_ps(x, load8(r0 + i)));
-            s1 = _mm256_add_ps(s1, _mm256_mul_ps(x, load8(r1 + i)));
-            s2 = _mm256_add_ps(s2, _mm256_mul_ps(x, load8(r2 + i)));
-            s3 = _mm256_add_ps(s3, _mm256_mul_ps(x, load8(r3 + i)));
+            s0 = _mm256_add_ps(s0, _mm256_mul_ps(x, load8(r0, i)));
+            s1 = _mm256_add_ps(s1, _mm256_mul_ps(x, load8(r1, i)));
+            s2 = _mm256_add_ps(s2, _mm256_mul_ps(x, load8(r2, i)));
+            s3 = _mm256_add_ps(s3, _mm256_mul_ps(x, load8(r3, i)));
         }
         out[j] = finish_dot(s0, q, r0, whole, n);
         out[j + 1] = finish_dot(s1, q, r1, whole, n);
@@ -71,7 +101,7 @@ PYRAMID_AVX2_F16C void dot_avx2(const float* q, const Stored* rows, int64_t stri
         const Stored* row = rows + j * stride;
         __m256 sums = _mm256_setzero_ps();
         for (int i = 0; i < whole; i += 8)
-            sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(row + i)));
+            sums = _mm256_add_ps(sums, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(row, i)));
         out[j] = finish_dot(sums, q, row, whole, n);
     }
 }
@@ -93,16 +123,17 @@ PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Stored* rows,
             for (int v = 0; v < 8; ++v)
                 acc[v] = _mm256_loadu_ps(out + d0 + 8 * v);
             for (int j = j0; j < j1; ++j) {
-                const Stored* row = rows + j * stride + d0;
+                const Stored* row = rows + j * stride;
                 // The first block asks for the rest of the row: read in blocks, a row arrives
                 // in pieces the hardware prefetcher does not foresee (a decode step ran slower).
                 if (d0 == 0) {
-                    for (int p = kBlock; p < n; p += 64 / int(sizeof(Stored)))
-                        _mm_prefetch(reinterpret_cast<const char*>(row + p), _MM_HINT_T0);
+                    const char* bytes = reinterpret_cast<const char*>(row);
+                    for (size_t at = byte_offset<Stored>(kBlock); at < byte_offset<Stored>(n); at += 64)
+                        _mm_prefetch(bytes + at, _MM_HINT_T0);
                 }
                 const __m256 w = _mm256_set1_ps(weights[j]);
                 for (int v = 0; v < 8; ++v)
-                    acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(w, load8(row + 8 * v)));
+                    acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(w, load8(row, d0 + 8 * v)));
             }
             for (int v = 0; v < 8; ++v)
                 _mm256_storeu_ps(out + d0 + 8 * v, acc[v]);
@@ -111,9 +142,9 @@ PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Stored* rows,
             const Stored* row = rows + j * stride;
             const __m256 w = _mm256_set1_ps(weights[j]);
             for (int d = blocks; d < whole; d += 8)
-                _mm256_storeu_ps(out + d, _mm256_add_ps(_mm256_loadu_ps(out + d), _mm256_mul_ps(w, load8(row + d))));
+                _mm256_storeu_ps(out + d, _mm256_add_ps(_mm256_loadu_ps(out + d), _mm256_mul_ps(w, load8(row, d))));
             for (int d = whole; d < n; ++d)
-                out[d] += weights[j] * as_float(row[d]);
+                out[d] += weights[j] * value_at(row, d);
         }
     }
 }
@@ -127,6 +158,8 @@ RowKernels<Stored> detail::row_kernels_avx2()
 }
 template RowKernels<float> detail::row_kernels_avx2();
 template RowKernels<Half> detail::row_kernels_avx2();
+template RowKernels<KvQ8Block> detail::row_kernels_avx2();
+template RowKernels<KvQ4Block> detail::row_kernels_avx2();
 
 } // namespace pyramid::cpu
 
@@ -140,6 +173,8 @@ RowKernels<Stored> detail::row_kernels_avx2()
 }
 template RowKernels<float> detail::row_kernels_avx2();
 template RowKernels<Half> detail::row_kernels_avx2();
+template RowKernels<KvQ8Block> detail::row_kernels_avx2();
+template RowKernels<KvQ4Block> detail::row_kernels_avx2();
 } // namespace pyramid::cpu
 
 #endif

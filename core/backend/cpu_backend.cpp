@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "backend/cpu_kernels.h"
+#include "backend/kv_entry_types.h"
 #include "backend/layer_slices.h"
 #include "backend/quant_matmul.h"
 #include "backend/row_buffer.h"
@@ -37,13 +38,16 @@ public:
     virtual void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) = 0;
 };
 
-// T: float, or Half for fp16 entries. Kept head by head (cpu::CacheHeads): attention scans one
-// head's entries at a time, which then lie in order in memory.
-template <typename T>
+// K, V: the stored types of keys and of values (kv_entry_types.h). Kept head by head
+// (cpu::CacheHeads): attention scans one head's entries at a time, which then lie in order in
+// memory.
+template <typename K, typename V>
 class StoredKvLayer final : public CpuKvLayerStore {
 public:
     StoredKvLayer(int n_kv_heads, int head_dim)
-        : head_dim_(head_dim), keys_(static_cast<size_t>(n_kv_heads), RowBuffer<T>(head_dim)), values_(keys_)
+        : head_dim_(head_dim),
+          keys_(static_cast<size_t>(n_kv_heads), RowBuffer<K>(head_dim / kValuesPerElement<K>)),
+          values_(static_cast<size_t>(n_kv_heads), RowBuffer<V>(head_dim / kValuesPerElement<V>))
     {
     }
     int size() const override { return keys_.front().rows(); }
@@ -54,7 +58,7 @@ public:
             values_[g].keep(indices);
         }
     }
-    size_t bytes() const override { return keys_.size() * 2 * keys_.front().bytes(); }
+    size_t bytes() const override { return keys_.size() * (keys_.front().bytes() + values_.front().bytes()); }
 
     void append(const float* keys, const float* values, int rows) override
     {
@@ -68,34 +72,60 @@ public:
     void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out, const AttentionProbe* probe,
                 float* probe_out) const override
     {
-        std::vector<const T*> k, v;
+        std::vector<const K*> k;
+        std::vector<const V*> v;
         for (size_t g = 0; g < keys_.size(); ++g) {
             k.push_back(keys_[g].data());
             v.push_back(values_[g].data());
         }
-        cpu::attention(q, n_q, cpu::CacheHeads<T>{k, head_dim_}, cpu::CacheHeads<T>{v, head_dim_}, size(), shape,
-                       out, probe, probe_out);
+        cpu::attention(q, n_q, cpu::CacheHeads<K>{k, head_dim_ / kValuesPerElement<K>},
+                       cpu::CacheHeads<V>{v, head_dim_ / kValuesPerElement<V>}, size(), shape, out, probe, probe_out);
     }
+    // fp16 and quantized keys are decoded, rotated and stored again: a quantized key gets the
+    // scales of its rotated values.
     void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) override
     {
-        for (RowBuffer<T>& head : keys_) {
-            if constexpr (std::is_same_v<T, float>) {
+        for (RowBuffer<K>& head : keys_) {
+            if constexpr (std::is_same_v<K, float>) {
                 cpu::rope(head.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
             } else {
-                const size_t count = static_cast<size_t>(size()) * c.head_dim;
-                std::vector<float> keys(count);
-                std::transform(head.data(), head.data() + count, keys.begin(), [](T h) { return to_float(h); });
+                const int64_t count = static_cast<int64_t>(size()) * c.head_dim;
+                std::vector<float> keys(static_cast<size_t>(count));
+                load_values(head.data(), count, keys.data());
                 cpu::rope(keys.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
-                std::transform(keys.begin(), keys.end(), head.data(), to_half);
+                store_values(keys.data(), count, head.data());
             }
         }
     }
 
 private:
     int head_dim_;
-    std::vector<RowBuffer<T>> keys_;  // one per KV head
-    std::vector<RowBuffer<T>> values_;
+    std::vector<RowBuffer<K>> keys_;  // one per KV head
+    std::vector<RowBuffer<V>> values_;
 };
+
+template <typename K>
+std::unique_ptr<KvLayerStore> layer_with_keys(KvPrecision values, int n_kv_heads, int head_dim)
+{
+    switch (values) {
+    case KvPrecision::F32: return std::make_unique<StoredKvLayer<K, float>>(n_kv_heads, head_dim);
+    case KvPrecision::F16: return std::make_unique<StoredKvLayer<K, Half>>(n_kv_heads, head_dim);
+    case KvPrecision::Q8: return std::make_unique<StoredKvLayer<K, KvQ8Block>>(n_kv_heads, head_dim);
+    case KvPrecision::Q4: return std::make_unique<StoredKvLayer<K, KvQ4Block>>(n_kv_heads, head_dim);
+    }
+    throw Error("unknown KV value type");
+}
+
+std::unique_ptr<KvLayerStore> kv_layer(const KvTypes& types, int n_kv_heads, int head_dim)
+{
+    switch (types.k) {
+    case KvPrecision::F32: return layer_with_keys<float>(types.v, n_kv_heads, head_dim);
+    case KvPrecision::F16: return layer_with_keys<Half>(types.v, n_kv_heads, head_dim);
+    case KvPrecision::Q8: return layer_with_keys<KvQ8Block>(types.v, n_kv_heads, head_dim);
+    case KvPrecision::Q4: return layer_with_keys<KvQ4Block>(types.v, n_kv_heads, head_dim);
+    }
+    throw Error("unknown KV key type");
+}
 
 // Rows a projection or the feed-forward block takes at a time: whole token tiles, so slicing
 // changes no result.
@@ -106,10 +136,14 @@ const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<co
 
 } // namespace
 
-CpuBackend::CpuBackend(const ModelWeights& weights, KvPrecision kv_precision, const cpu::KernelConfig& kernels,
-                       int slice_rows)
-    : weights_(weights), kv_precision_(kv_precision), kernels_(kernels), slice_rows_(slice_rows)
+CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu::KernelConfig& kernels, int slice_rows)
+    : weights_(weights), kv_types_(kv_types), kernels_(kernels), slice_rows_(slice_rows)
 {
+    for (KvPrecision type : {kv_types.k, kv_types.v})
+        if (!kv_values_fit(type, weights.config.head_dim))
+            throw Error(std::string("a ") + kv_precision_name(type) + " KV cache needs heads of a multiple of " +
+                        std::to_string(kKvBlockValues) + " values; this model's have " +
+                        std::to_string(weights.config.head_dim) + " (use f16 or f32)");
     // Weights generated off the host (model/synthetic_weights.h) have views without data.
     std::vector<const WeightView*> views = {&weights.token_embedding, &weights.output_norm, &weights.output};
     for (const LayerWeights& l : weights.layers)
@@ -124,7 +158,7 @@ CpuBackend::CpuBackend(const ModelWeights& weights, KvPrecision kv_precision, co
 BackendInfo CpuBackend::info() const
 {
     std::string device = std::to_string(omp_get_max_threads()) + " threads, ";
-    return {"cpu", device + kv_precision_name(kv_precision_) + " KV cache", std::nullopt};
+    return {"cpu", device + kv_types_name(kv_types_) + " KV cache", std::nullopt};
 }
 
 std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
@@ -141,9 +175,7 @@ std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
 
 std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
 {
-    if (kv_precision_ == KvPrecision::F16)
-        return std::make_unique<StoredKvLayer<Half>>(config().n_kv_heads, config().head_dim);
-    return std::make_unique<StoredKvLayer<float>>(config().n_kv_heads, config().head_dim);
+    return kv_layer(kv_types_, config().n_kv_heads, config().head_dim);
 }
 
 void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)

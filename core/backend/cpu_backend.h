@@ -10,13 +10,14 @@ namespace pyramid {
 
 class CpuBackend final : public Backend {
 public:
-    // The weights must outlive the backend. `kv_precision`: how the KV cache is stored (float32,
-    // the reference, by default). `kernels`: how the matmuls run (kernel_config.h); by default
+    // The weights must outlive the backend. `kv_types`: how the KV cache's keys and values are
+    // stored (float32, the reference, by default); q8 and q4 need heads of a multiple of 32
+    // values, else pyramid::Error. `kernels`: how the matmuls run (kernel_config.h); by default
     // as the process's environment chooses.
     // `slice_rows`: how many rows of a step go through a layer at a time (layer_slices.h); any
     // number gives the same result, tests compare them.
     static constexpr int kSliceRows = 256;
-    explicit CpuBackend(const ModelWeights& weights, KvPrecision kv_precision = KvPrecision::F32,
+    explicit CpuBackend(const ModelWeights& weights, KvTypes kv_types = KvPrecision::F32,
                         const cpu::KernelConfig& kernels = cpu::active_kernel_config(), int slice_rows = kSliceRows);
 
     BackendInfo info() const override;
@@ -26,7 +27,7 @@ public:
     std::unique_ptr<KvLayerStore> new_kv_layer() override;
     size_t kv_entry_bytes() const override
     {
-        return 2 * static_cast<size_t>(config().kv_dim()) * kv_element_bytes(kv_precision_);
+        return pyramid::kv_entry_bytes(kv_types_, config().n_kv_heads, config().head_dim);
     }
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void set_cancel_flag(const std::atomic<bool>* flag) override { cancel_ = flag; }
@@ -37,7 +38,7 @@ public:
 
 private:
     const ModelWeights& weights_;
-    KvPrecision kv_precision_;
+    KvTypes kv_types_;
     cpu::KernelConfig kernels_;
     const std::atomic<bool>* cancel_ = nullptr;
 

@@ -118,10 +118,10 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
 
 namespace {
 
-template <typename Stored>
-void attention_over(const float* q, int n_q, CacheHeads<Stored> k, CacheHeads<Stored> v, int len,
+template <typename KStored, typename VStored>
+void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                     const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
-                    const RowKernels<Stored>& rows)
+                    const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
@@ -154,7 +154,7 @@ void attention_over(const float* q, int n_q, CacheHeads<Stored> k, CacheHeads<St
             const float* qh = q + static_cast<int64_t>(i) * q_width + h * hd;
             const size_t g = static_cast<size_t>(h / group);
 
-            rows.dot(qh, k.heads[g], k.row_stride, visible, hd, p.data());
+            key_rows.dot(qh, k.heads[g], k.row_stride, visible, hd, p.data());
             float max_score = -std::numeric_limits<float>::infinity();
             for (int j = 0; j < visible; ++j) {
                 p[j] *= scale;
@@ -170,7 +170,7 @@ void attention_over(const float* q, int n_q, CacheHeads<Stored> k, CacheHeads<St
             std::fill_n(oh, hd, 0.0f);
             for (int j = 0; j < visible; ++j)
                 p[j] *= inv_sum;
-            rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
+            value_rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
             if (probe && i >= probe->first_row) {
                 const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
                 for (int j = 0; j < visible; ++j)
@@ -198,19 +198,30 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
               probe_out);
 }
 
-void attention(const float* q, int n_q, CacheHeads<float> k, CacheHeads<float> v, int len,
+template <typename KStored, typename VStored>
+void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out)
 {
-    static const RowKernels<float> float_rows = row_kernels<float>(active_kernel_config().isa);
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, float_rows);
+    static const RowKernels<KStored> key_rows = row_kernels<KStored>(active_kernel_config().isa);
+    static const RowKernels<VStored> value_rows = row_kernels<VStored>(active_kernel_config().isa);
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, key_rows, value_rows);
 }
 
-void attention(const float* q, int n_q, CacheHeads<Half> k, CacheHeads<Half> v, int len,
-               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out)
-{
-    static const RowKernels<Half> half_rows = row_kernels<Half>(active_kernel_config().isa);
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, half_rows);
-}
+// Every pairing of the stored types: keys and values are set apart (kv_precision.h).
+#define PYRAMID_ATTENTION_OVER(K, V)                                                                           \
+    template void attention(const float*, int, CacheHeads<K>, CacheHeads<V>, int, const AttentionShape&, float*, \
+                            const AttentionProbe*, float*);
+#define PYRAMID_ATTENTION_WITH_KEYS(K)                                                                          \
+    PYRAMID_ATTENTION_OVER(K, float)                                                                            \
+    PYRAMID_ATTENTION_OVER(K, Half)                                                                             \
+    PYRAMID_ATTENTION_OVER(K, KvQ8Block)                                                                        \
+    PYRAMID_ATTENTION_OVER(K, KvQ4Block)
+PYRAMID_ATTENTION_WITH_KEYS(float)
+PYRAMID_ATTENTION_WITH_KEYS(Half)
+PYRAMID_ATTENTION_WITH_KEYS(KvQ8Block)
+PYRAMID_ATTENTION_WITH_KEYS(KvQ4Block)
+#undef PYRAMID_ATTENTION_WITH_KEYS
+#undef PYRAMID_ATTENTION_OVER
 
 void swiglu(float* gate, const float* up, int64_t count)
 {

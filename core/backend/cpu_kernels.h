@@ -8,6 +8,7 @@
 #include "backend/kernel_config.h"
 #include "model/model_config.h"
 #include "model/weight_view.h"
+#include "backend/kv_entry_types.h"
 #include "util/float16.h"
 
 namespace pyramid::cpu {
@@ -51,11 +52,12 @@ struct CacheHeads {
     std::span<const Stored* const> heads;  // one per KV head
     int64_t row_stride = 0;
 };
-// attention() over caches in that layout, float32 or fp16 (Half). Over fp16 it is exactly the
-// result over the entries converted to float32.
-void attention(const float* q, int n_q, CacheHeads<float> k, CacheHeads<float> v, int len,
-               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out);
-void attention(const float* q, int n_q, CacheHeads<Half> k, CacheHeads<Half> v, int len,
+// attention() over caches in that layout, keys and values each float32, fp16 (Half) or q8/q4
+// blocks (kv_entry_types.h; row_stride then counts blocks). It is exactly the result over the
+// entries decoded to float32: the probe's scores too, so a policy selects by the keys as stored.
+// Defined for those four types of keys and of values.
+template <typename KStored, typename VStored>
+void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out);
 
 // gate[t, :] = silu(gate[t, :]) * up[t, :]

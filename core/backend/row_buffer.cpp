@@ -1,10 +1,8 @@
 #include "backend/row_buffer.h"
 
 #include <algorithm>
-#include <iterator>
-#include <type_traits>
 
-#include "util/float16.h"
+#include "backend/kv_entry_types.h"
 
 namespace pyramid {
 
@@ -32,10 +30,9 @@ void RowBuffer<T>::append(const float* rows, int count)
     const size_t needed = values_.size() + added;
     if (needed > values_.capacity())
         values_.reserve(room_for(needed));
-    if constexpr (std::is_same_v<T, Half>)
-        std::transform(rows, rows + added, std::back_inserter(values_), to_half);
-    else
-        values_.insert(values_.end(), rows, rows + added);
+    const size_t start = values_.size();
+    values_.resize(needed);
+    store_values(rows, static_cast<int64_t>(added) * kValuesPerElement<T>, values_.data() + start);
 }
 
 template <typename T>
@@ -53,5 +50,7 @@ void RowBuffer<T>::keep(std::span<const int> indices)
 template void keep_rows(std::vector<float>&, int, std::span<const int>);
 template class RowBuffer<float>;
 template class RowBuffer<Half>;
+template class RowBuffer<KvQ8Block>;
+template class RowBuffer<KvQ4Block>;
 
 } // namespace pyramid

@@ -1,0 +1,85 @@
+#include "backend/kv_entry_types.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace pyramid {
+namespace {
+
+// The fp16 scale that maps the block's largest magnitude to max_code, and its inverse as the
+// codes are rounded with: the stored scale's, so that decoding undoes it.
+struct BlockScale {
+    Half stored;
+    float inverse;
+};
+
+BlockScale block_scale(const float* values, int max_code)
+{
+    float largest = 0.0f;
+    for (int i = 0; i < kKvBlockValues; ++i)
+        largest = std::max(largest, std::fabs(values[i]));
+    constexpr float kLargestHalf = 65504.0f;  // a larger scale would round to infinity
+    const Half stored = to_half(std::min(largest / static_cast<float>(max_code), kLargestHalf));
+    const float scale = to_float(stored);
+    return {stored, scale > 0.0f ? 1.0f / scale : 0.0f};
+}
+
+// Rounded to nearest; clamped, since the rounded scale may be a little smaller than exact.
+int code_of(float value, float inverse, int max_code)
+{
+    const long code = std::lrint(value * inverse);
+    return static_cast<int>(std::clamp<long>(code, -max_code, max_code));
+}
+
+void store_block(const float* values, KvQ8Block& block)
+{
+    constexpr int kMax = 127;
+    const BlockScale s = block_scale(values, kMax);
+    block.scale = s.stored;
+    for (int i = 0; i < kKvBlockValues; ++i)
+        block.q[i] = static_cast<int8_t>(code_of(values[i], s.inverse, kMax));
+}
+
+void store_block(const float* values, KvQ4Block& block)
+{
+    constexpr int kMax = 7, kHalf = kKvBlockValues / 2;
+    const BlockScale s = block_scale(values, kMax);
+    block.scale = s.stored;
+    for (int i = 0; i < kHalf; ++i) {
+        const int low = code_of(values[i], s.inverse, kMax) + 8;
+        const int high = code_of(values[i + kHalf], s.inverse, kMax) + 8;
+        block.q[i] = static_cast<uint8_t>(low | (high << 4));
+    }
+}
+
+} // namespace
+
+template <typename Stored>
+void store_values(const float* values, int64_t n, Stored* out)
+{
+    if constexpr (std::is_same_v<Stored, float>)
+        std::copy_n(values, n, out);
+    else if constexpr (std::is_same_v<Stored, Half>)
+        std::transform(values, values + n, out, to_half);
+    else
+        for (int64_t b = 0; b < n / kKvBlockValues; ++b)
+            store_block(values + b * kKvBlockValues, out[b]);
+}
+
+template <typename Stored>
+void load_values(const Stored* stored, int64_t n, float* out)
+{
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = value_at(stored, i);
+}
+
+template void store_values(const float*, int64_t, float*);
+template void store_values(const float*, int64_t, Half*);
+template void store_values(const float*, int64_t, KvQ8Block*);
+template void store_values(const float*, int64_t, KvQ4Block*);
+template void load_values(const Half*, int64_t, float*);
+template void load_values(const KvQ8Block*, int64_t, float*);
+template void load_values(const KvQ4Block*, int64_t, float*);
+
+} // namespace pyramid
