@@ -175,10 +175,27 @@ void DeviceOption::add_to(CLI::App& app)
     app.add_option("--device", device_, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
+    kv_types_.add_to(app, "how the CPU stores the KV cache (a GPU always uses f16)");
+}
+
+void KvTypeOption::add_to(CLI::App& app, const std::string& what)
+{
+    const auto known = CLI::IsMember({"f32", "f16", "q8", "q4"});
     app.add_option("--kv-type", kv_type_,
-                   "how the CPU stores the KV cache: f16 (half the memory) or f32 (exact); a GPU always uses f16")
-        ->check(CLI::IsMember({"f16", "f32"}))
+                   what + ", keys and values: f32 (exact), f16 (half the memory), q8 (8-bit, 0.27x f32) or "
+                          "q4 (4-bit, 0.14x f32)")
+        ->check(known)
         ->capture_default_str();
+    app.add_option("--kv-type-k", kv_type_k_, "the keys' type, instead of --kv-type's (f32, f16, q8, q4)")
+        ->check(known);
+    app.add_option("--kv-type-v", kv_type_v_, "the values' type, instead of --kv-type's (f32, f16, q8, q4)")
+        ->check(known);
+}
+
+KvTypes KvTypeOption::types() const
+{
+    const KvPrecision both = parse_kv_precision(kv_type_);
+    return {kv_type_k_ ? parse_kv_precision(*kv_type_k_) : both, kv_type_v_ ? parse_kv_precision(*kv_type_v_) : both};
 }
 
 } // namespace pyramid

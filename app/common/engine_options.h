@@ -2,6 +2,7 @@
 // Command-line options the tools share: sampling, KV-cache compression (policy, preset,
 // JSON config, individual knobs) and the device with its cache precision. Registered on a CLI11 app; resolved after
 // parsing into the core's settings (validated, with messages naming the flag).
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -50,18 +51,33 @@ private:
     std::string seed_ = "0";
 };
 
-// --device and --kv-type.
+// --kv-type f32|f16|q8|q4 for keys and values alike, --kv-type-k and --kv-type-v for one of
+// them (each overrides --kv-type for its half). CLI11 rejects another name, naming the known ones.
+class KvTypeOption {
+public:
+    // `kv_default`: the types without any of the options.
+    explicit KvTypeOption(KvPrecision kv_default) : kv_type_(kv_precision_name(kv_default)) {}
+    // `what`: the start of --kv-type's help, saying whose cache it is.
+    void add_to(CLI::App& app, const std::string& what);
+    KvTypes types() const;
+
+private:
+    std::string kv_type_;
+    std::optional<std::string> kv_type_k_, kv_type_v_;
+};
+
+// --device and the KV cache types (KvTypeOption).
 class DeviceOption {
 public:
-    // `kv_default`: the CPU's KV cache precision without --kv-type: fp16 in the tools that run
+    // `kv_default`: the CPU's KV cache type without --kv-type: fp16 in the tools that run
     // what the app runs, float32 in those that measure against the reference.
-    explicit DeviceOption(KvPrecision kv_default) : kv_type_(kv_precision_name(kv_default)) {}
+    explicit DeviceOption(KvPrecision kv_default) : kv_types_(kv_default) {}
     void add_to(CLI::App& app);
-    BackendOptions options() const { return {parse_backend_preference(device_), parse_kv_precision(kv_type_)}; }
+    BackendOptions options() const { return {parse_backend_preference(device_), kv_types_.types()}; }
 
 private:
     std::string device_ = "auto";
-    std::string kv_type_;
+    KvTypeOption kv_types_;
 };
 
 } // namespace pyramid

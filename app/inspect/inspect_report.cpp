@@ -138,16 +138,16 @@ void print_summary(std::FILE* out, const ModelContents& m)
 }
 
 void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
-                           const CudaScratch& cuda_scratch, const std::string& preset, KvPrecision cpu_kv)
+                           const CudaScratch& cuda_scratch, const std::string& preset)
 {
-    const size_t cpu_entry = cpu_kv == KvPrecision::F16 ? kv.bytes_per_entry_f16 : kv.bytes_per_entry_f32;
+    const size_t cpu_entry = kv.bytes_per_entry_cpu;
     const size_t full_cpu = KvEstimate::total(kv.full_lengths, cpu_entry);
     const size_t full16 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f16);
     const size_t pyr_cpu = KvEstimate::total(kv.pyramid_lengths, cpu_entry);
     const size_t pyr16 = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_f16);
 
     fmt::print(out, "\nMemory for a {}-token prompt, full KV cache vs PyramidInfer ({})\n", kv.prompt_tokens, preset);
-    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV " + std::string(kv_precision_name(cpu_kv)) + ")",
+    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV " + kv_types_name(kv.cpu_types) + ")",
                "CUDA backend (KV fp16)");
     const auto row = [&](const std::string& what, size_t cpu, size_t cuda) {
         fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", what, byte_size_text(cpu), byte_size_text(cuda));
@@ -166,8 +166,8 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
         lengths += (lengths.empty() ? "" : " ") + std::to_string(n);
     fmt::print(out, "    full          {} in each of {} layers\n", kv.prompt_tokens, kv.full_lengths.size());
     fmt::print(out, "    PyramidInfer  {}\n", lengths);
-    fmt::print(out, "  One entry is {} bytes per layer in f32, {} in fp16 (key and value).\n", kv.bytes_per_entry_f32,
-               kv.bytes_per_entry_f16);
+    fmt::print(out, "  One entry is {} bytes per layer on the CPU ({}), {} in fp16 (key and value, scales included).\n",
+               kv.bytes_per_entry_cpu, kv_types_name(kv.cpu_types), kv.bytes_per_entry_f16);
     fmt::print(out,
                "  CUDA activations and scratch: {} for the prompt's step, {} of dequantization tiles, {} of cuBLAS\n"
                "  workspace; the CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU\n"

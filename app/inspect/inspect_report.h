@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "backend/kv_precision.h"
 #include "memory_estimate.h"
 #include "model_contents.h"
 
@@ -13,10 +12,10 @@ namespace pyramid::inspect {
 
 void print_summary(std::FILE* out, const ModelContents& contents);
 
-// `preset` names the PyramidInfer settings the estimate used; `cpu_kv`: how the CPU backend
-// would store the cache (the CUDA backend always stores fp16).
+// `preset` names the PyramidInfer settings the estimate used; the CPU column stores the cache
+// as kv.cpu_types says (the CUDA backend always stores fp16).
 void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const KvEstimate& kv,
-                           const CudaScratch& cuda_scratch, const std::string& preset, KvPrecision cpu_kv);
+                           const CudaScratch& cuda_scratch, const std::string& preset);
 
 // For each GPU memory size (GiB left for the model), the longest prompt the CUDA backend runs
 // in one step with a full cache and with `pyramid` (named `preset`).

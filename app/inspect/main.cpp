@@ -14,6 +14,7 @@
 
 #include "command_line.h"
 #include "dequant_digest.h"
+#include "engine_options.h"
 #include "inspect_report.h"
 #include "kv/compression_config.h"
 #include "kv/compression_presets.h"
@@ -55,7 +56,7 @@ int main(int argc, char** argv)
     int context = 0;
     std::string preset = "reference-7b";
     bool digests = false;
-    std::string kv_type = "f16";
+    pyramid::KvTypeOption kv_types(pyramid::KvPrecision::F16);
     std::vector<double> gpu_memory{6, 8, 12, 16, 24};
     app.add_option("model", model_path, "GGUF file or Hugging Face folder")->required();
     app.add_option("--context", context, "prompt length in tokens for the memory estimate (default: the model's "
@@ -73,9 +74,7 @@ int main(int argc, char** argv)
         ->delimiter(',')
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    app.add_option("--kv-type", kv_type, "how the CPU backend would store the KV cache: f16 or f32")
-        ->check(CLI::IsMember({"f16", "f32"}))
-        ->capture_default_str();
+    kv_types.add_to(app, "how the CPU backend would store the KV cache");
     bool tokenize = false;
     app.add_flag("--tokenize", tokenize,
                  "read UTF-8 text on standard input and print its token ids as one JSON array (no chat "
@@ -124,9 +123,9 @@ int main(int argc, char** argv)
     pyramid::inspect::KvEstimate kv;
     try {
         kv = pyramid::inspect::estimate_kv(contents.config, pyramid::compression_preset(preset).pyramid,
-                                           context > 0 ? context : contents.config.context_length);
+                                           context > 0 ? context : contents.config.context_length, kv_types.types());
     } catch (const pyramid::Error& e) {
-        return fail(kBadOptions, "--context: " + std::string(e.what()));
+        return fail(kBadOptions, std::string(e.what()));
     }
 
     pyramid::inspect::print_summary(stdout, contents);
@@ -135,7 +134,7 @@ int main(int argc, char** argv)
         const pyramid::inspect::CudaScratch scratch =
             pyramid::inspect::estimate_cuda_scratch(loaded->weights, kv.prompt_tokens);
         pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded->weights), kv, scratch,
-                                                preset, pyramid::parse_kv_precision(kv_type));
+                                                preset);
         pyramid::inspect::print_gpu_fit(stdout, loaded->weights, pyramid::compression_preset(preset), preset,
                                         gpu_memory);
     } catch (const pyramid::Error& e) {

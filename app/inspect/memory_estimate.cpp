@@ -49,17 +49,23 @@ size_t KvEstimate::total(const std::vector<int>& lengths, size_t bytes_per_entry
     return entries * bytes_per_entry;
 }
 
-KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens)
+KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens,
+                       const KvTypes& cpu_types)
 {
     if (prompt_tokens < 1 || prompt_tokens > config.context_length)
-        throw Error("a context of " + std::to_string(prompt_tokens) + " tokens is outside what the model takes (1 to " +
+        throw Error("--context: a context of " + std::to_string(prompt_tokens) + " tokens is outside what the model takes (1 to " +
                     std::to_string(config.context_length) + ")");
     KvEstimate e;
     e.prompt_tokens = prompt_tokens;
     e.full_lengths.assign(static_cast<size_t>(config.n_layers), prompt_tokens);
     e.pyramid_lengths = plan_pyramid_lengths(pyramid, config.n_layers, prompt_tokens, 0).after_prefill;
-    e.bytes_per_entry_f32 = static_cast<size_t>(config.kv_dim()) * 2 * 4;
-    e.bytes_per_entry_f16 = static_cast<size_t>(config.kv_dim()) * 2 * 2;
+    e.cpu_types = cpu_types;
+    try {
+        e.bytes_per_entry_cpu = kv_entry_bytes(cpu_types, config.n_kv_heads, config.head_dim);
+    } catch (const Error& error) {
+        throw Error("--kv-type: " + std::string(error.what()));
+    }
+    e.bytes_per_entry_f16 = kv_entry_bytes(KvPrecision::F16, config.n_kv_heads, config.head_dim);
     return e;
 }
 

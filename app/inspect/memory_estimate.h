@@ -3,7 +3,7 @@
 // cache after a prompt of N tokens, uncompressed or as a PyramidInfer preset leaves it.
 //
 // CPU backend: weights used in place from the memory-mapped file (quantized stays quantized;
-// only norm vectors become float32), KV cache in float32. CUDA backend (its default precision,
+// only norm vectors become float32), KV cache in the types asked for (kv_precision.h). CUDA backend (its default precision,
 // fp16), as it stores them on the device: quantized matrices (Q4_0 ... Q6_K) as their blocks,
 // float matrices (F32, F16, BF16) in fp16, norms in float32; KV cache in fp16 (its block pool
 // rounds up a little more than counted here); besides, the activations and scratch of a step
@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "backend/kv_precision.h"
 #include "backend/step_memory.h"
 #include "kv/compression_config.h"
 #include "model/model_weights.h"
@@ -32,14 +33,17 @@ struct KvEstimate {
     int prompt_tokens = 0;
     std::vector<int> full_lengths;     // entries per layer without compression
     std::vector<int> pyramid_lengths;  // entries per layer after a PyramidInfer prefill
-    size_t bytes_per_entry_f32 = 0;    // one layer's key and value of one token
-    size_t bytes_per_entry_f16 = 0;
+    KvTypes cpu_types;                 // how the CPU backend stores keys and values
+    size_t bytes_per_entry_cpu = 0;    // one layer's key and value of one token, stored so
+    size_t bytes_per_entry_f16 = 0;    // the same in fp16, as the CUDA backend stores it
 
     static size_t total(const std::vector<int>& lengths, size_t bytes_per_entry);
 };
 
-// Throws pyramid::Error when prompt_tokens is not in [1, config.context_length].
-KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens);
+// Throws pyramid::Error when prompt_tokens is not in [1, config.context_length], or when the
+// model's heads cannot be stored in cpu_types (kv_values_fit).
+KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens,
+                       const KvTypes& cpu_types);
 
 // What the CUDA backend (fp16) takes beside weights and KV cache to run one sequence whose
 // prompt of prompt_tokens runs in one step, under any policy: the dequantization tiles of

@@ -53,6 +53,9 @@ expect 2 "no place in the raw format" "$cli" -m "$model" --raw -s "Be brief." -p
 expect 0 "" "$cli" -m "$model" --raw -n 2 --top-k -1 -p hi  # llama.cpp's "off"
 expect 0 "" "$cli" -m "$model" --raw -n 2 --kv-type f32 -p hi
 expect 2 "kv-type" "$cli" -m "$model" --kv-type q8_0 -p hi
+expect 2 "kv-type-v" "$cli" -m "$model" --kv-type-v q5 -p hi
+# stories260K's heads are 8 values, less than one q8 block.
+expect 3 "multiple of 32" "$cli" -m "$model" --kv-type-k q8 -p hi
 # With no --model the search passes over a tokenizer's vocabulary-only GGUF (llama.cpp ships
 # them as ggml-vocab-*.gguf) in the user's folder and finds the bundled model.
 vocab=$(dirname "$model")/ggml-vocab-llama-spm.gguf
