@@ -16,6 +16,7 @@
 #include "backend/cpu_kernels.h"
 #include "backend/kv_entry_types.h"
 #include "backend/row_buffer.h"
+#include "generate/batch_scheduler.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
 #include "kv/compression_presets.h"
@@ -358,6 +359,32 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("multiple of 32") != std::string::npos, e.what());
         }
+    }
+
+    // The scheduler admits sequences by the bytes their entries take as stored: a budget that
+    // holds two and a half fp16 prompts takes 2 of them, 4 in q8 (0.53 of fp16's bytes) and all 8
+    // in q4 (0.28).
+    void scheduler_admits_by_the_stored_bytes()
+    {
+        const ModelWeights weights = generate_model_weights(small_config(), TensorType::F32, 3, true);
+        constexpr int kPrompt = 64;
+        const size_t f16_prompt = size_t(kPrompt) * small_config().n_layers * kv_entry_bytes(KvPrecision::F16, 1, 64);
+        const auto admitted = [&](KvPrecision type) {
+            CpuBackend backend(weights, type);
+            BatchScheduler scheduler(backend, {16, f16_prompt * 5 / 2, 8192});
+            BatchRequest r;
+            for (int t = 0; t < kPrompt; ++t)
+                r.prompt.push_back(int32_t(1 + t % 90));
+            r.max_new_tokens = 4;
+            r.compression.policy = CompressionPolicyKind::Full;
+            for (int i = 0; i < 8; ++i)
+                scheduler.submit(r);
+            scheduler.step();
+            return scheduler.running();
+        };
+        QCOMPARE(admitted(KvPrecision::F16), 2);
+        QCOMPARE(admitted(KvPrecision::Q8), 4);
+        QCOMPARE(admitted(KvPrecision::Q4), 8);
     }
 };
 
