@@ -153,6 +153,8 @@ QVector<SettingField> makeFields()
     const char* cache = QT_TRANSLATE_NOOP("SettingsModel", "KV cache");
     const char* pyramidGroup = kPyramidSettingsGroup;
     const char* interfaceGroup = QT_TRANSLATE_NOOP("SettingsModel", "Interface");
+    const char* serverGroup = QT_TRANSLATE_NOOP("SettingsModel", "Server");
+    const QStringList offOn = {QStringLiteral("off"), QStringLiteral("on")};
     const std::vector<DecaySchedule> decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
                                    QStringLiteral("zh_CN")};
@@ -309,6 +311,21 @@ QVector<SettingField> makeFields()
                     QT_TRANSLATE_NOOP("SettingsModel", "Compress after (tokens)"),
                     QT_TRANSLATE_NOOP("SettingsModel", "New entries that trigger a compression while generating"),
                     [](auto& s) -> auto& { return s.compression.pyramid.exceed_length_to_compress; }),
+        {QStringLiteral("serve"), serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Serve this model on localhost"),
+         QT_TRANSLATE_NOOP("SettingsModel", "Other programs on this computer (editors, scripts, OpenAI clients) can use "
+                                            "the open model over an OpenAI-compatible API; your own replies come first"),
+         SettingField::Kind::Choice, offOn,
+         {QT_TRANSLATE_NOOP("SettingsModel", "Off"), QT_TRANSLATE_NOOP("SettingsModel", "On")},
+         [](const ChatSettings& s) { return s.serve ? QStringLiteral("on") : QStringLiteral("off"); },
+         [offOn](ChatSettings& s, const QString& text) {
+             if (!offOn.contains(text.trimmed()))
+                 return false;
+             s.serve = text.trimmed() == QLatin1String("on");
+             return true;
+         }},
+        numberField("serve_port", serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Port"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "The TCP port on 127.0.0.1 the server listens on"),
+                    [](auto& s) -> auto& { return s.servePort; }),
     };
 }
 
@@ -357,6 +374,8 @@ QString validateChatSettings(const ChatSettings& s)
         return SettingsText::tr("The repetition penalty must be positive.");
     if (p.repetition_window < 0)
         return SettingsText::tr("The repetition window must not be negative.");
+    if (s.servePort < 1 || s.servePort > 65535)
+        return SettingsText::tr("The server port must be between 1 and 65535.");
     if (const QString problem = compressionProblem(s.compression); !problem.isEmpty())
         return problem;
     try {
@@ -374,5 +393,7 @@ ChatSettings resetChatSettings(const ChatSettings& current)
     defaults.device = current.device;
     defaults.kvPrecision = current.kvPrecision;
     defaults.theme = current.theme;
+    defaults.serve = current.serve;
+    defaults.servePort = current.servePort;
     return defaults;
 }

@@ -30,6 +30,10 @@ struct ChatSettings {
     QString device = QStringLiteral("auto");
     // How the CPU stores the KV cache (a GPU always uses fp16); read at start-up like the device.
     pyramid::KvPrecision kvPrecision = pyramid::KvPrecision::F16;
+    // Settings -> Server: the open model served to other programs over the OpenAI-compatible
+    // API on 127.0.0.1:servePort (desktop_server.h); applies at once.
+    bool serve = false;
+    int servePort = 8080;
 };
 
 // The QSettings keys main.cpp reads the start-up settings from (the settings panel writes them).
@@ -41,8 +45,8 @@ inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision"
 QString validateChatSettings(const ChatSettings& settings);
 
 // What "Reset all" gives: the defaults, except for the settings read at start-up (language,
-// device, cache precision) and the theme, which say how the app runs and looks rather than
-// how it replies.
+// device, cache precision), the theme and the server, which say how the app runs and looks
+// rather than how it replies.
 ChatSettings resetChatSettings(const ChatSettings& current);
 
 QString promptFormatName(pyramid::PromptFormat format);  // pyramid::prompt_format_name: "chatml", "raw", ...

@@ -6,13 +6,15 @@
 #include <QUrl>
 
 DesktopApp::DesktopApp(std::unique_ptr<pyramid::ChatEngine> engine, QSettings& settings, const Paths& paths)
-    : store_(paths.database),
+    : engine_(engine.get()),
+      store_(paths.database),
       conversations_(store_),
       settings_(settings, store_),
       chat_(std::move(engine), store_, conversations_, messages_, settings_, stats_),
       models_(chat_, settings_, settings, paths.modelSearchDirs),
       catalogue_(network_, models_, paths.modelSearchDirs.value(0))
 {
+    server_ = std::make_unique<DesktopServer>(*engine_, settings_, models_);
     if (auto* gui = qobject_cast<QGuiApplication*>(QCoreApplication::instance())) {
         theme_.emplace(*gui);
         theme_->apply(settings_.current().theme);
@@ -28,7 +30,7 @@ bool DesktopApp::showWindow(QQmlApplicationEngine& qml)
     const std::pair<const char*, QObject*> objects[] = {
         {"conversations", &conversations_}, {"messages", &messages_}, {"settings", &settings_},
         {"stats", &stats_}, {"chat", &chat_}, {"models", &models_}, {"catalogue", &catalogue_},
-        {"clipboard", &clipboard_},
+        {"clipboard", &clipboard_}, {"server", server_.get()},
     };
     QVariantMap properties;
     for (const auto& [name, object] : objects) {

@@ -14,6 +14,7 @@
 #include "chat_store.h"
 #include "clipboard.h"
 #include "conversation_list_model.h"
+#include "desktop_server.h"
 #include "message_list_model.h"
 #include "model_catalogue.h"
 #include "model_manager.h"
@@ -43,15 +44,20 @@ public:
     ChatController& chat() { return chat_; }
     ModelManager& models() { return models_; }
     ModelCatalogue& catalogue() { return catalogue_; }
+    DesktopServer& server() { return *server_; }
 
 private:
     // Declared in build order; destroyed in reverse, so the controller stops its thread while
     // the models it writes to still exist.
+    pyramid::ChatEngine* engine_;  // the chat controller's
     ChatStore store_;
     ConversationListModel conversations_;
     MessageListModel messages_;
     SettingsModel settings_;
     CacheStatsModel stats_;
+    // Made once the model manager exists; let go after the controller, whose engine's reply in
+    // progress would otherwise hold the model that the server's stop waits its turn for.
+    std::unique_ptr<DesktopServer> server_;
     ChatController chat_;
     ModelManager models_;
     QNetworkAccessManager network_;

@@ -272,6 +272,12 @@ private slots:
         QVERIFY(model.setValue("device", "cpu"));
         QVERIFY(model.setValue("kv_precision", "f32"));
         QVERIFY(model.setValue("theme", "dark"));
+        // Issue 37: the server switch and its port, checked like every field, are kept too.
+        QVERIFY(!model.setValue("serve", "yes"));
+        QVERIFY(!model.setValue("serve_port", "70000"));
+        QVERIFY(model.error("serve_port").contains("65535"));
+        QVERIFY(model.setValue("serve_port", "8181"));
+        QVERIFY(model.setValue("serve", "on"));
         QVERIFY(model.setValue("prompt_format", "llama-2-chat"));
         model.setDetectedPromptFormat(pyramid::PromptFormat::Raw);
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Llama2Chat);
@@ -283,6 +289,8 @@ private slots:
         QCOMPARE(model.current().device, QStringLiteral("cpu"));
         QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
         QCOMPARE(model.current().theme, QStringLiteral("dark"));
+        QVERIFY(model.current().serve);
+        QCOMPARE(model.current().servePort, 8181);
         QCOMPARE(model.value("prompt_format"), QStringLiteral("auto"));
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Raw);
         QCOMPARE(role(model, "prompt_format", SettingsModel::ChoicesRole).toStringList().first(), QStringLiteral("auto"));

@@ -10,6 +10,7 @@ Pane {
 
     required property var stats
     required property var models
+    property var server: null  // Settings -> Server (desktop_server.h); null: not shown
 
     SystemPalette { id: pal }
 
@@ -209,6 +210,23 @@ Pane {
                     wrapMode: Text.Wrap
                     Layout.fillWidth: !panel.stats.showsDeviceMemory
                 }
+            }
+
+            // Requests of other programs on the same model (Settings -> Server).
+            Label {
+                textFormat: Text.PlainText
+                visible: serverActivity.visible
+                text: qsTr("Server")
+                opacity: 0.8
+            }
+            Label {
+                id: serverActivity
+                objectName: "serverActivity"
+                textFormat: Text.PlainText
+                visible: panel.server !== null && panel.server.state !== "off"
+                text: panel.server ? panel.server.activityText : ""
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
             }
 
             Label { textFormat: Text.PlainText; text: qsTr("Device"); opacity: 0.8 }

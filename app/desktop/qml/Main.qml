@@ -15,6 +15,7 @@ ApplicationWindow {
     required property var models
     required property var catalogue
     required property var clipboard
+    required property var server
 
     // Narrow windows (800x600) start without the sidebar; the toolbar brings it back.
     readonly property bool compact: width < 1100
@@ -128,6 +129,7 @@ ApplicationWindow {
             visible: window.panelShown
             stats: window.stats
             models: window.models
+            server: window.server
             Layout.preferredWidth: window.compact ? 250 : 310
             Layout.fillHeight: true
         }
@@ -144,6 +146,7 @@ ApplicationWindow {
         id: settingsDialog
         objectName: "settingsDialog"
         settings: window.settings
+        server: window.server
         anchors.centerIn: parent
         width: Math.min(window.width - 60, 680)
         height: window.height - 60

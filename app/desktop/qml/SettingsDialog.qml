@@ -8,6 +8,7 @@ Dialog {
     id: dialog
 
     required property var settings
+    property var server: null  // shows its address under the server switch (desktop_server.h)
 
     title: qsTr("Settings")
     modal: true
@@ -212,6 +213,22 @@ Dialog {
                         Accessible.description: field.accessibleText
                     }
                 }
+                // Where other programs reach the model, selectable to copy.
+                TextEdit {
+                    objectName: "serverStatus"
+                    visible: field.key === "serve" && dialog.server !== null && dialog.server.state !== "off"
+                    text: dialog.server ? dialog.server.statusText : ""
+                    readOnly: true
+                    selectByMouse: true
+                    textFormat: TextEdit.PlainText
+                    wrapMode: TextEdit.Wrap
+                    color: dialog.server && dialog.server.state === "failed" ? dialog.errorColor : pal.text
+                    selectionColor: pal.highlight
+                    selectedTextColor: pal.highlightedText
+                    Layout.fillWidth: true
+                    Accessible.role: Accessible.StaticText
+                    Accessible.name: text
+                }
                 Label {
                     textFormat: Text.PlainText
                     visible: field.error !== ""
@@ -241,7 +258,7 @@ Dialog {
         contentItem: Label {
             textFormat: Text.PlainText
             wrapMode: Text.Wrap
-            text: qsTr("Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device and the cache precision stay as they are.")
+            text: qsTr("Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device, the cache precision and the server stay as they are.")
         }
     }
 }

@@ -133,4 +133,9 @@ QtObject {
         property string copied: ""
         function copy(t) { copied = t }
     }
+    property QtObject server: QtObject {
+        property string state: "off"
+        property string statusText: "Not serving"
+        property string activityText: "Not serving"
+    }
 }

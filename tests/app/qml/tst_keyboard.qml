@@ -90,7 +90,8 @@ TestCase {
         verify(c.status === Component.Ready, c.errorString())
         win = c.createObject(null, {conversations: fakes.conversations, messages: fakes.messages,
                                     settings: fakes.settings, stats: fakes.stats, chat: fakes.chat,
-                                    models: fakes.models, catalogue: fakes.catalogue, clipboard: fakes.clipboard})
+                                    models: fakes.models, catalogue: fakes.catalogue, clipboard: fakes.clipboard,
+                                    server: fakes.server})
         verify(win)
         win.requestActivate()
         tryVerify(() => win.active, 3000)
@@ -538,6 +539,28 @@ TestCase {
     }
 
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
+    // Settings -> Server: the address under the switch, and the server's requests in the live
+    // panel, only while it serves.
+    function test_24_serverStatus() {
+        fakes.settings.append({key: "serve", group: "Server", label: "Serve this model on localhost",
+                               help: "help", kind: "choice", text: "on", error: "", choices: ["off", "on"],
+                               choiceLabels: ["Off", "On"], choiceIndex: 1, groupNote: "", active: true})
+        const activity = one(i => i.objectName === "serverActivity", "server activity")
+        verify(!activity.visible)
+        fakes.server.state = "serving"
+        fakes.server.statusText = "Serving model.gguf at http://127.0.0.1:8080"
+        fakes.server.activityText = "2 running, 1 waiting, 5 answered"
+        tryVerify(() => activity.visible, 1000)
+        compare(activity.text, "2 running, 1 waiting, 5 answered")
+        openSettings()
+        tryVerify(() => all(i => i.visible && i.objectName === "serverStatus").length === 1, 2000)
+        compare(one(i => i.visible && i.objectName === "serverStatus", "server status").text,
+                "Serving model.gguf at http://127.0.0.1:8080")
+        keyClick(Qt.Key_Escape)
+        fakes.server.state = "off"
+        tryVerify(() => !activity.visible, 1000)
+    }
+
     function test_99_quitShortcut() {
         keyClick(Qt.Key_Q, Qt.ControlModifier)
         tryVerify(() => !win.visible, 1000)
