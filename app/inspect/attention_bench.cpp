@@ -1,18 +1,17 @@
-// pyramid-attention-bench: the CPU backend's attention over a float32 and over an fp16 KV cache
-// of the same entries, side by side in one process (the two alternate within each repeat, so a
-// busy machine slows both alike), both kept head by head as the backend keeps them. Shapes
-// default to LLaMA-2-7B's (32 heads of 128); queries are a decode step's single row or a prompt
-// slice's rows (layer_slices.h), attending causally to the cache's last entries. Before timing,
-// the two outputs are compared: fp16 attention must be float32 attention over the rounded
-// entries, so the table shows how far rounding moved it.
+// pyramid-attention-bench: the CPU backend's attention over the same KV cache entries stored as
+// float32, fp16, q8 and q4 (kv_entry_types.h), side by side in one process (the four alternate
+// within each repeat, so a busy machine slows them alike), all kept head by head as the backend
+// keeps them. Shapes default to LLaMA-2-7B's (32 heads of 128); queries are a decode step's
+// single row or a prompt slice's rows (layer_slices.h), attending causally to the cache's last
+// entries. Before timing, each output is compared with float32's: attention over stored entries
+// is float32 attention over the decoded entries, so the table shows how far storing moved it.
 //
 // Prints a Markdown table on stdout; --json writes the same numbers. Exit codes: 0 done, 2 bad
-// options. PYRAMID_CPU_KERNELS=generic measures the portable fp16 kernels (kernel_config.h).
+// options. PYRAMID_CPU_KERNELS=generic measures the portable kernels (kernel_config.h).
 #include <chrono>
 #include <fstream>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +21,7 @@
 
 #include "backend/cpu_kernels.h"
 #include "backend/kernel_config.h"
+#include "backend/kv_entry_types.h"
 #include "command_line.h"
 #include "eval/replay.h"
 #include "util/float16.h"
@@ -32,10 +32,14 @@ namespace {
 using namespace pyramid;
 using Clock = std::chrono::steady_clock;
 
+// The stored types, in the order of the table's columns.
+constexpr const char* kTypeNames[] = {"f32", "f16", "q8", "q4"};
+constexpr int kTypes = 4;
+
 struct Row {
     int length = 0, queries = 0;
-    double f32_ms = 0, f16_ms = 0;  // medians
-    double difference = 0;          // max |f16 - f32| / max |f32|
+    double ms[kTypes] = {};          // medians
+    double difference[kTypes] = {};  // relative_error against float32
 };
 
 // Keys or values kept head by head, as the CPU backend keeps its cache.
@@ -43,43 +47,51 @@ template <typename Stored>
 struct HeadRows {
     std::vector<std::vector<Stored>> rows;  // one per KV head
     std::vector<const Stored*> heads;
+    int64_t stride = 0;  // elements a row
 };
 
 template <typename Stored>
 HeadRows<Stored> head_rows(const std::vector<float>& packed, int len, const cpu::AttentionShape& shape)
 {
     HeadRows<Stored> out;
+    out.stride = shape.head_dim / kValuesPerElement<Stored>;
     out.rows.resize(static_cast<size_t>(shape.n_kv_heads));
     for (int g = 0; g < shape.n_kv_heads; ++g) {
         auto& rows = out.rows[static_cast<size_t>(g)];
+        rows.resize(static_cast<size_t>(len * out.stride));
         for (int j = 0; j < len; ++j)
-            for (int d = 0; d < shape.head_dim; ++d) {
-                const float x = packed[(static_cast<size_t>(j) * shape.n_kv_heads + g) * shape.head_dim + d];
-                if constexpr (std::is_same_v<Stored, Half>)
-                    rows.push_back(to_half(x));
-                else
-                    rows.push_back(x);
-            }
+            store_values(packed.data() + (static_cast<size_t>(j) * shape.n_kv_heads + g) * shape.head_dim,
+                         shape.head_dim, rows.data() + j * out.stride);
         out.heads.push_back(rows.data());
     }
     return out;
 }
 
+// One stored type's keys and values, timed.
 template <typename Stored>
-double seconds_of(const std::vector<float>& q, int n_q, const HeadRows<Stored>& k, const HeadRows<Stored>& v,
-                  int len, const cpu::AttentionShape& shape, std::vector<float>& out)
-{
-    const auto t0 = Clock::now();
-    cpu::attention(q.data(), n_q, cpu::CacheHeads<Stored>{k.heads, shape.head_dim},
-                   cpu::CacheHeads<Stored>{v.heads, shape.head_dim}, len, shape, out.data(), nullptr, nullptr);
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+struct StoredCache {
+    HeadRows<Stored> k, v;
+
+    StoredCache(const std::vector<float>& keys, const std::vector<float>& values, int len,
+                const cpu::AttentionShape& shape)
+        : k(head_rows<Stored>(keys, len, shape)), v(head_rows<Stored>(values, len, shape))
+    {
+    }
+    double seconds(const std::vector<float>& q, int n_q, int len, const cpu::AttentionShape& shape,
+                   std::vector<float>& out) const
+    {
+        const auto t0 = Clock::now();
+        cpu::attention(q.data(), n_q, cpu::CacheHeads<Stored>{k.heads, k.stride},
+                       cpu::CacheHeads<Stored>{v.heads, v.stride}, len, shape, out.data(), nullptr, nullptr);
+        return std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+};
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    CLI::App app{"Measure the CPU attention over a float32 against an fp16 KV cache.", "pyramid-attention-bench"};
+    CLI::App app{"Measure the CPU attention over a KV cache in float32, fp16, q8 and q4.", "pyramid-attention-bench"};
     cpu::AttentionShape shape{32, 32, 128};
     std::vector<int> lengths{512, 2048, 4096}, query_counts{1, 256};
     int repeats = 5;
@@ -107,6 +119,11 @@ int main(int argc, char** argv)
         fmt::print(stderr, "pyramid-attention-bench: --kv-heads must divide --heads\n");
         return 2;
     }
+    if (shape.head_dim % kKvBlockValues != 0) {
+        fmt::print(stderr, "pyramid-attention-bench: --head-dim must be a multiple of {} (q8 and q4 blocks)\n",
+                   kKvBlockValues);
+        return 2;
+    }
 
     std::mt19937 rng(1);
     std::normal_distribution<float> value(0.0f, 1.0f);
@@ -118,26 +135,36 @@ int main(int argc, char** argv)
             x = value(rng);
         for (float& x : v)
             x = value(rng);
-        const auto k32 = head_rows<float>(k, len, shape), v32 = head_rows<float>(v, len, shape);
-        const auto k16 = head_rows<Half>(k, len, shape), v16 = head_rows<Half>(v, len, shape);
+        const StoredCache<float> f32(k, v, len, shape);
+        const StoredCache<Half> f16(k, v, len, shape);
+        const StoredCache<KvQ8Block> q8(k, v, len, shape);
+        const StoredCache<KvQ4Block> q4(k, v, len, shape);
         for (int n_q : query_counts) {
             if (n_q > len)
                 continue;
             std::vector<float> q(static_cast<size_t>(n_q) * q_width);
             for (float& x : q)
                 x = value(rng);
-            std::vector<float> out32(q.size()), out16(q.size());
-            seconds_of(q, n_q, k32, v32, len, shape, out32);  // warm-up, and the comparison
-            seconds_of(q, n_q, k16, v16, len, shape, out16);
+            std::vector<std::vector<float>> out(kTypes, std::vector<float>(q.size()));
+            const auto run = [&](int type) {
+                switch (type) {
+                case 0: return f32.seconds(q, n_q, len, shape, out[0]);
+                case 1: return f16.seconds(q, n_q, len, shape, out[1]);
+                case 2: return q8.seconds(q, n_q, len, shape, out[2]);
+                default: return q4.seconds(q, n_q, len, shape, out[3]);
+                }
+            };
             Row row{len, n_q};
-            row.difference = relative_error(out16, out32);
-            std::vector<double> f32_times, f16_times;
-            for (int r = 0; r < repeats; ++r) {
-                f32_times.push_back(seconds_of(q, n_q, k32, v32, len, shape, out32));
-                f16_times.push_back(seconds_of(q, n_q, k16, v16, len, shape, out16));
-            }
-            row.f32_ms = 1e3 * median(f32_times);
-            row.f16_ms = 1e3 * median(f16_times);
+            for (int t = 0; t < kTypes; ++t)  // warm-up, and the comparison
+                run(t);
+            for (int t = 0; t < kTypes; ++t)
+                row.difference[t] = relative_error(out[static_cast<size_t>(t)], out[0]);
+            std::vector<std::vector<double>> times(kTypes);
+            for (int r = 0; r < repeats; ++r)
+                for (int t = 0; t < kTypes; ++t)
+                    times[static_cast<size_t>(t)].push_back(run(t));
+            for (int t = 0; t < kTypes; ++t)
+                row.ms[t] = 1e3 * median(times[static_cast<size_t>(t)]);
             results.push_back(row);
         }
     }
@@ -147,18 +174,22 @@ int main(int argc, char** argv)
                local_date());
     fmt::print("{} heads, {} KV heads of {}; median of {} calls of each variant, alternating.\n\n", shape.n_heads,
                shape.n_kv_heads, shape.head_dim, repeats);
-    fmt::print("| cache entries | queries | KV MiB f32 | f32 ms | f16 ms | f16 / f32 time | f16 vs f32 |\n"
-               "|---:|---:|---:|---:|---:|---:|---:|\n");
+    fmt::print("| cache entries | queries | KV MiB f32 | f32 ms | f16 ms | q8 ms | q4 ms | q8 / f16 time | q4 / f16 time "
+               "| f16 vs f32 | q8 vs f32 | q4 vs f32 |\n"
+               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     nlohmann::json rows_json = nlohmann::json::array();
     for (const Row& r : results) {
         const double mib = 2.0 * r.length * kv_width * sizeof(float) / (1 << 20);
-        fmt::print("| {} | {} | {:.1f} | {:.3f} | {:.3f} | {:.2f} | {:.1e} |\n", r.length, r.queries, mib, r.f32_ms,
-                   r.f16_ms, r.f16_ms / r.f32_ms, r.difference);
-        rows_json.push_back({{"cache_entries", r.length},
-                             {"queries", r.queries},
-                             {"f32_ms", r.f32_ms},
-                             {"f16_ms", r.f16_ms},
-                             {"relative_difference", r.difference}});
+        fmt::print("| {} | {} | {:.1f} | {:.3f} | {:.3f} | {:.3f} | {:.3f} | {:.2f} | {:.2f} | {:.1e} | {:.1e} | {:.1e} |\n",
+                   r.length, r.queries, mib, r.ms[0], r.ms[1], r.ms[2], r.ms[3], r.ms[2] / r.ms[1], r.ms[3] / r.ms[1],
+                   r.difference[1], r.difference[2], r.difference[3]);
+        nlohmann::json row = {{"cache_entries", r.length}, {"queries", r.queries}};
+        for (int t = 0; t < kTypes; ++t) {
+            row[std::string(kTypeNames[t]) + "_ms"] = r.ms[t];
+            if (t > 0)
+                row[std::string(kTypeNames[t]) + "_relative_difference"] = r.difference[t];
+        }
+        rows_json.push_back(row);
     }
     if (!json_path.empty()) {
         const nlohmann::json doc = {{"tool", "pyramid-attention-bench"},

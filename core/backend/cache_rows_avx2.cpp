@@ -23,10 +23,11 @@ PYRAMID_AVX2_F16C inline __m256 load8(const Half* row, int i)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i)));
 }
-// A block's codes times its scale, one multiply as value_at does it.
+// A block's codes times its scale, one multiply as value_at does it. F16C converts the scale
+// in one instruction, exactly as to_float does.
 PYRAMID_AVX2_F16C inline __m256 scaled(Half scale, __m256i codes)
 {
-    return _mm256_mul_ps(_mm256_set1_ps(to_float(scale)), _mm256_cvtepi32_ps(codes));
+    return _mm256_mul_ps(_mm256_set1_ps(_cvtsh_ss(scale.bits)), _mm256_cvtepi32_ps(codes));
 }
 PYRAMID_AVX2_F16C inline __m256 load8(const KvQ8Block* row, int i)
 {
