@@ -77,7 +77,7 @@ QString DesktopServer::activityText() const
     QString text = tr("%1 running, %2 waiting, %3 answered").arg(running_).arg(waiting_).arg(served_);
     if (fullKvBytes_ > 0) {
         const QLocale locale;
-        text += QLatin1Char('\n') + tr("KV cache %1 of %2 full")
+        text += QLatin1Char('\n') + tr("KV cache %1 (a full one: %2)")
                                        .arg(locale.formattedDataSize(kvBytes_), locale.formattedDataSize(fullKvBytes_));
     }
     return text;

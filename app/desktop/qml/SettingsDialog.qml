@@ -213,10 +213,10 @@ Dialog {
                         Accessible.description: field.accessibleText
                     }
                 }
-                // Where other programs reach the model, selectable to copy.
+                // Under the port: where other programs reach the model, selectable to copy.
                 TextEdit {
                     objectName: "serverStatus"
-                    visible: field.key === "serve" && dialog.server !== null && dialog.server.state !== "off"
+                    visible: field.key === "serve_port" && dialog.server !== null && dialog.server.state !== "off"
                     text: dialog.server ? dialog.server.statusText : ""
                     readOnly: true
                     selectByMouse: true

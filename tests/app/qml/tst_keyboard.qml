@@ -539,12 +539,12 @@ TestCase {
     }
 
     // Fix 7: Ctrl+Q closes the window, the path on which a running reply is stored. Last.
-    // Settings -> Server: the address under the switch, and the server's requests in the live
+    // Settings -> Server: the address under the port, and the server's requests in the live
     // panel, only while it serves.
     function test_24_serverStatus() {
-        fakes.settings.append({key: "serve", group: "Server", label: "Serve this model on localhost",
-                               help: "help", kind: "choice", text: "on", error: "", choices: ["off", "on"],
-                               choiceLabels: ["Off", "On"], choiceIndex: 1, groupNote: "", active: true})
+        fakes.settings.append({key: "serve_port", group: "Server", label: "Port",
+                               help: "help", kind: "integer", text: "8080", error: "", choices: [],
+                               choiceLabels: [], choiceIndex: -1, groupNote: "", active: true})
         const activity = one(i => i.objectName === "serverActivity", "server activity")
         verify(!activity.visible)
         fakes.server.state = "serving"
