@@ -213,11 +213,19 @@ bool ChatController::regenerate()
     return true;
 }
 
-bool ChatController::beginEdit()
+bool ChatController::canEdit(int row) const
 {
-    if (!canEditLast())
+    return canSend() && row >= 0 && row < messages_.count() && messages_.at(row).role == ChatRole::User;
+}
+
+bool ChatController::beginEdit(int row)
+{
+    if (row < 0)
+        row = messages_.lastRow(ChatRole::User);
+    if (!canEdit(row))
         return false;
-    editedMessage_ = messages_.at(messages_.lastRow(ChatRole::User)).id;
+    editedMessage_ = messages_.at(row).id;
+    editedText_ = messages_.at(row).text;
     emit editingChanged();
     return true;
 }
@@ -227,20 +235,37 @@ void ChatController::cancelEdit()
     if (editedMessage_ == 0)
         return;
     editedMessage_ = 0;
+    editedText_.clear();
     emit editingChanged();
+}
+
+int ChatController::editingRow() const
+{
+    for (int row = 0; row < messages_.count(); ++row)
+        if (messages_.at(row).id == editedMessage_)
+            return row;
+    return -1;
 }
 
 bool ChatController::editAndResend(const QString& text)
 {
     const QString trimmed = text.trimmed();
-    const int row = messages_.lastRow(ChatRole::User);
-    if (trimmed.isEmpty() || !canEditLast() || messages_.at(row).id != editedMessage_)
+    const int row = editingRow();
+    if (trimmed.isEmpty() || editedMessage_ == 0 || !canEdit(row))
         return false;
-    if (!store_.rewriteFrom(messages_.at(row).id, trimmed))
+    StoredMessage edited;
+    edited.role = ChatRole::User;
+    edited.text = trimmed;
+    edited.createdAt = QDateTime::currentDateTime();
+    edited.id = store_.forkFrom(editedMessage_, edited);
+    if (edited.id == 0)
         return false;  // the failure is shown; the text stays in the composer
+    edited.versionCount = messages_.at(row).versionCount + 1;
+    edited.versionIndex = edited.versionCount - 1;  // the newest
     cancelEdit();
-    messages_.removeFrom(row + 1);
-    messages_.replaceText(row, trimmed);
+    messages_.removeFrom(row);
+    messages_.append(edited);
+    conversations_.refresh();
     startReply();
     return true;
 }
@@ -277,7 +302,10 @@ void ChatController::startReply(const StoredMessage& replacing)
 
 bool ChatController::showVersion(int row, int step)
 {
-    if (busy_ || row != messages_.count() - 1 || row < 0 || messages_.at(row).role != ChatRole::Assistant)
+    if (busy_ || row < 0 || row >= messages_.count())
+        return false;
+    // A question's versions bring their branches along; a reply's are only for the last one.
+    if (messages_.at(row).role == ChatRole::Assistant && row != messages_.count() - 1)
         return false;
     const qint64 shown = messages_.at(row).id;
     const QVector<qint64> versions = store_.versionIds(shown);
@@ -286,6 +314,7 @@ bool ChatController::showVersion(int row, int step)
         return false;
     if (!store_.showVersion(shown, versions.at(wanted)))
         return false;  // the failure is shown; the reply stays as it was
+    cancelEdit();  // the message edited may have gone with its branch
     const qint64 conversation = messages_.conversationId();
     messages_.setConversation(conversation, store_.messages(conversation));
     emit actionsChanged();

@@ -46,6 +46,7 @@ class ChatController : public QObject {
     Q_PROPERTY(bool canRegenerate READ canRegenerate NOTIFY actionsChanged)
     Q_PROPERTY(bool canEditLast READ canEditLast NOTIFY actionsChanged)
     Q_PROPERTY(bool editing READ editing NOTIFY editingChanged)
+    Q_PROPERTY(QString editedText READ editedText NOTIFY editingChanged)  // the message's text when begun
     Q_PROPERTY(QString lastUserText READ lastUserText NOTIFY actionsChanged)
     Q_PROPERTY(QString error READ error NOTIFY errorChanged)
 
@@ -65,6 +66,8 @@ public:
     bool canEditLast() const;
     QString lastUserText() const;
     bool editing() const { return editedMessage_ != 0; }
+    QString editedText() const { return editedText_; }
+    bool canEdit(int row) const;  // a question of the conversation on screen, while nothing runs
     QString error() const { return error_; }
     // The line under a reply that says what the engine did to fit the context, in the user's language.
     static QString noticeText(const pyramid::ContextNotice& notice);
@@ -74,15 +77,19 @@ public:
     // Replaces the last reply; the old one stays stored until the new one has text, and then
     // as an earlier version of it.
     Q_INVOKABLE bool regenerate();
-    // Shows the last reply's version `step` places older (negative) or newer; the next turn
-    // answers the one shown. Not while a reply runs, and only for the last reply: the turns
-    // after an earlier one were answered to the version they saw.
+    // Shows the version `step` places older (negative) or newer of the message at `row`: of
+    // the last reply (the next turn answers the one shown; the turns after an earlier reply
+    // were answered to the version they saw), or of any question, shown with the branch of
+    // the conversation that followed it. Not while a reply runs.
     Q_INVOKABLE bool showVersion(int row, int step);
-    // Editing the last user message: begun for the conversation on screen and ended by showing
-    // another one, so an edit can never rewrite a conversation it was not begun in.
-    Q_INVOKABLE bool beginEdit();
+    // Editing a user message (`row`; -1: the last one): begun for the conversation on screen
+    // and ended by showing another one or another version, so an edit can never rewrite a
+    // conversation it was not begun in. Resending forks the conversation there: the edited
+    // text becomes the message's newest version and is answered; what followed the earlier
+    // text stays with it, shown again with ‹ › on the message (ChatStore::forkFrom).
+    Q_INVOKABLE bool beginEdit(int row = -1);
     Q_INVOKABLE void cancelEdit();
-    Q_INVOKABLE bool editAndResend(const QString& text);  // rewrites the message beginEdit chose
+    Q_INVOKABLE bool editAndResend(const QString& text);
     // Deletes one message of the conversation on screen (a question, or a reply), stored and
     // shown; the next turn reads the conversation as it is then. Not while a reply runs.
     Q_INVOKABLE bool deleteMessage(int row);
@@ -113,6 +120,7 @@ signals:
 
 private:
     void showCurrentConversation();
+    int editingRow() const;  // of the message being edited; -1: none shown
     // `replacing`: the stored reply this one regenerates (id 0: none).
     void startReply(const StoredMessage& replacing = {});
     void onReplyText(quint64 turn, const QString& text);
@@ -144,6 +152,7 @@ private:
     quint64 turn_ = 0;               // the reply in flight (or the last one)
     StoredMessage replaced_;         // the reply the one in flight regenerates (id 0: none)
     qint64 editedMessage_ = 0;       // the user message being edited (0: none)
+    QString editedText_;             // its text when the edit began
     qint64 replyConversation_ = 0;   // where that reply is stored
     QString replyText_;              // what that reply has said so far, for showing it again
     std::optional<pyramid::GenerationStats> replyStats_;  // its latest statistics

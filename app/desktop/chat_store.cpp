@@ -39,7 +39,7 @@ const char* const kSchema[] = {
     " prompt_tokens INTEGER NOT NULL DEFAULT 0, generated_tokens INTEGER NOT NULL DEFAULT 0,"
     " tokens_per_second REAL NOT NULL DEFAULT 0, ttft_ms REAL NOT NULL DEFAULT 0,"
     " created_at INTEGER NOT NULL, notice TEXT NOT NULL DEFAULT '', reused_cache INTEGER NOT NULL DEFAULT 0,"
-    " version_of INTEGER NOT NULL DEFAULT 0)",
+    " version_of INTEGER NOT NULL DEFAULT 0, branch_of INTEGER NOT NULL DEFAULT 0)",
     "CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id)",
     "CREATE TABLE IF NOT EXISTS conversation_settings ("
     " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
@@ -51,8 +51,9 @@ const char* const kSchema[] = {
 // which addMissingColumns brings up to date; a higher one than this was written by a newer
 // PyramidChat and is not touched.
 // Version 2 added earlier versions of replies (version_of), which version 1 would show as
-// messages of their own.
-constexpr int kSchemaVersion = 2;
+// messages of their own; version 3 the branches after an edited question's earlier versions
+// (branch_of), which version 2 would show in the conversation.
+constexpr int kSchemaVersion = 3;
 
 // Message columns added after the first release: a database written by it gains them.
 const struct {
@@ -62,7 +63,16 @@ const struct {
     {"notice", "TEXT NOT NULL DEFAULT ''"},
     {"reused_cache", "INTEGER NOT NULL DEFAULT 0"},
     {"version_of", "INTEGER NOT NULL DEFAULT 0"},
+    {"branch_of", "INTEGER NOT NULL DEFAULT 0"},
 };
+
+// Hides the branch after a shown message (binds its id three times): the shown messages after
+// it and their earlier versions get branch_of = its id. A shown line's ids grow along it, as
+// each message added (a reply, a regenerated reply, an edited question) takes the next id.
+const char* const kHideBranchAfter =
+    "WITH branch(id) AS (SELECT id FROM messages WHERE conversation_id ="
+    " (SELECT conversation_id FROM messages WHERE id = ?) AND version_of = 0 AND branch_of = 0 AND id > ?)"
+    " UPDATE messages SET branch_of = ? WHERE branch_of = 0 AND (id IN branch OR version_of IN branch)";
 
 } // namespace
 
@@ -250,7 +260,7 @@ QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
                                              " tokens_per_second, ttft_ms, created_at, notice, reused_cache,"
                                              " (SELECT COUNT(*) FROM messages v WHERE v.version_of = m.id),"
                                              " (SELECT COUNT(*) FROM messages v WHERE v.version_of = m.id AND v.id < m.id)"
-                                             " FROM messages m WHERE conversation_id = ? AND version_of = 0 ORDER BY id"),
+                                             " FROM messages m WHERE conversation_id = ? AND version_of = 0 AND branch_of = 0 ORDER BY id"),
                               {conversationId});
     QVector<StoredMessage> out;
     if (!run(query))
@@ -278,7 +288,7 @@ QVector<StoredMessage> ChatStore::messages(qint64 conversationId) const
 
 int ChatStore::messageCount(qint64 conversationId) const
 {
-    QSqlQuery query = prepare(QStringLiteral("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND version_of = 0"),
+    QSqlQuery query = prepare(QStringLiteral("SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND version_of = 0 AND branch_of = 0"),
                               {conversationId});
     return run(query) && query.next() ? query.value(0).toInt() : 0;
 }
@@ -298,26 +308,39 @@ qint64 ChatStore::addMessage(qint64 conversationId, const StoredMessage& m)
     return query.lastInsertId().toLongLong();
 }
 
-bool ChatStore::rewriteFrom(qint64 messageId, const QString& text)
+qint64 ChatStore::forkFrom(qint64 messageId, const StoredMessage& edited)
 {
+    const std::optional<qint64> conversation = conversationOf(messageId);
+    if (!conversation)
+        return 0;
     QSqlDatabase db = QSqlDatabase::database(connection_, false);
     if (!db.transaction()) {
         report(db.lastError(), QStringLiteral("BEGIN"));
-        return false;
+        return 0;
     }
-    QSqlQuery later = prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id ="
-                                             " (SELECT conversation_id FROM messages WHERE id = ?) AND id > ?"),
-                              {messageId, messageId});
-    QSqlQuery rewrite = prepare(QStringLiteral("UPDATE messages SET text = ? WHERE id = ?"), {nonNull(text), messageId});
-    if (run(later) && run(rewrite) && db.commit())
-        return true;
+    QSqlQuery hide = prepare(QString::fromLatin1(kHideBranchAfter), {messageId, messageId, messageId});
+    qint64 id = 0;
+    if (run(hide) && (id = addMessage(*conversation, edited)) != 0 && keepAsVersion(messageId, id) && db.commit())
+        return id;
     db.rollback();
-    return false;
+    return 0;
+}
+
+std::optional<qint64> ChatStore::conversationOf(qint64 messageId) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT conversation_id FROM messages WHERE id = ?"), {messageId});
+    if (!run(query) || !query.next())
+        return std::nullopt;
+    return query.value(0).toLongLong();
 }
 
 bool ChatStore::deleteMessage(qint64 messageId)
 {
-    QSqlQuery query = prepare(QStringLiteral("DELETE FROM messages WHERE id = ? OR version_of = ?"), {messageId, messageId});
+    // With its versions, and the branches that followed them (and theirs).
+    QSqlQuery query = prepare(QStringLiteral("WITH RECURSIVE doomed(id) AS (SELECT ? UNION SELECT m.id FROM messages m"
+                                             " JOIN doomed d ON m.version_of = d.id OR m.branch_of = d.id)"
+                                             " DELETE FROM messages WHERE id IN doomed"),
+                              {messageId});
     return run(query);
 }
 
@@ -348,10 +371,12 @@ bool ChatStore::showVersion(qint64 shownId, qint64 wantedId)
         report(db.lastError(), QStringLiteral("BEGIN"));
         return false;
     }
+    QSqlQuery hide = prepare(QString::fromLatin1(kHideBranchAfter), {shownId, shownId, shownId});
     QSqlQuery others = prepare(QStringLiteral("UPDATE messages SET version_of = ? WHERE (id = ? OR version_of = ?) AND id != ?"),
                                {wantedId, shownId, shownId, wantedId});
     QSqlQuery wanted = prepare(QStringLiteral("UPDATE messages SET version_of = 0 WHERE id = ?"), {wantedId});
-    if (!run(others) || !run(wanted) || !db.commit()) {
+    QSqlQuery show = prepare(QStringLiteral("UPDATE messages SET branch_of = 0 WHERE branch_of = ?"), {wantedId});
+    if (!run(hide) || !run(others) || !run(wanted) || !run(show) || !db.commit()) {
         db.rollback();
         return false;
     }

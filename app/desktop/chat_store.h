@@ -47,17 +47,21 @@ public:
     int messageCount(qint64 conversationId) const;
     // Stores the message at the end of the conversation and returns its id.
     qint64 addMessage(qint64 conversationId, const StoredMessage& message);
-    // Deletes a shown message with its earlier versions; false when the database refused (reported).
+    // Deletes a shown message with its earlier versions and the branches that followed them;
+    // false when the database refused (reported).
     bool deleteMessage(qint64 messageId);
-    // Versions of a reply: regenerating keeps the one replaced (and its own versions) as earlier
-    // versions of the new one, hidden from messages(); any of them can be shown instead, all
-    // or nothing. versionIds: the shown one and its versions, oldest first.
+    // Versions: regenerating a reply keeps the one replaced (and its own versions) as earlier
+    // versions of the new one, hidden from messages(); so does editing a question, whose
+    // earlier versions keep the branch of the conversation that followed each of them, hidden
+    // with it. Showing another version shows its branch after it instead of the one shown,
+    // all or nothing. versionIds: the shown one and its versions, oldest first.
     bool keepAsVersion(qint64 earlierId, qint64 laterId);
     QVector<qint64> versionIds(qint64 shownId) const;
     bool showVersion(qint64 shownId, qint64 wantedId);
-    // Gives message `messageId` the new text and deletes every later message of its
-    // conversation, all or nothing (an edited question and the answers it replaces).
-    bool rewriteFrom(qint64 messageId, const QString& text);
+    // An edited question: `edited` is stored after the conversation's messages as the newest
+    // version of shown message `messageId`, and the messages after that one are kept as its
+    // branch, hidden; all or nothing. Returns the new message's id (0: refused, reported).
+    qint64 forkFrom(qint64 messageId, const StoredMessage& edited);
 
     // Per-conversation settings, kept as key/value rows so later settings need no new columns.
     QString systemPrompt(qint64 conversationId) const;  // empty if unset
@@ -83,6 +87,7 @@ private:
     void report(const QSqlError& error, const QString& statement) const;
     QSqlQuery prepare(const QString& sql, const QVariantList& values) const;
     void touch(qint64 conversationId);
+    std::optional<qint64> conversationOf(qint64 messageId) const;
     QString setting(qint64 conversationId, const QString& key) const;
     void setSetting(qint64 conversationId, const QString& key, const QString& value);
 

@@ -211,6 +211,78 @@ private slots:
         QCOMPARE(last.conversation.messages[1].role, ChatRole::Assistant);
     }
 
+    // Issue 38: editing any earlier question forks the conversation there: the edited text is
+    // its newest version and is answered; the earlier text, with everything that followed it,
+    // is shown again by paging the question's versions, after a restart too.
+    void editingAnEarlierQuestionForks()
+    {
+        AppTestEnv env;
+        FakeChatEngine* engine = nullptr;
+        qint64 conversation = 0;
+        const auto texts = [](const MessageListModel& messages) {
+            QStringList out;
+            for (int row = 0; row < messages.count(); ++row)
+                out << messages.at(row).text;
+            return out;
+        };
+        const QString reply = QStringLiteral("Once upon a time.");
+        {
+            auto app = env.makeReadyApp(&engine);
+            conversation = app->conversations().currentId();
+            for (const char* question : {"Q1", "Q2", "Q3"}) {
+                QVERIFY(app->chat().send(question));
+                QVERIFY(waitForReply(*app));
+            }
+            QVERIFY(!app->chat().beginEdit(1));  // a reply is not edited
+            QVERIFY(app->chat().beginEdit(2));
+            QCOMPARE(app->chat().editedText(), QStringLiteral("Q2"));
+            QVERIFY(app->chat().editAndResend("Q2 again"));
+            QVERIFY(waitForReply(*app));
+            QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2 again", reply}));
+            const pyramid::ChatRequest asked = engine->requests().back();
+            QCOMPARE(asked.conversation.messages.size(), size_t(3));
+            QCOMPARE(asked.conversation.messages[2].text, std::string("Q2 again"));
+            QCOMPARE(app->messages().at(2).versionCount, 2);
+            QCOMPARE(app->messages().at(2).versionIndex, 1);
+
+            // The earlier branch, whole.
+            QVERIFY(app->chat().showVersion(2, -1));
+            QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2", reply, "Q3", reply}));
+            QCOMPARE(app->messages().at(2).versionIndex, 0);
+            // A fork inside it, then back and forth: each branch keeps its own.
+            QVERIFY(app->chat().beginEdit(4));
+            QVERIFY(app->chat().editAndResend("Q3 again"));
+            QVERIFY(waitForReply(*app));
+            QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2", reply, "Q3 again", reply}));
+            QVERIFY(app->chat().showVersion(2, 1));
+            QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2 again", reply}));
+            QVERIFY(app->chat().showVersion(2, -1));
+            QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2", reply, "Q3 again", reply}));
+            QCOMPARE(app->messages().at(4).versionCount, 2);
+            QVERIFY(app->chat().showVersion(4, -1));
+            QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2", reply, "Q3", reply}));
+
+            // The next turn reads the branch shown.
+            QVERIFY(app->chat().send("Q4"));
+            QVERIFY(waitForReply(*app));
+            QCOMPARE(engine->requests().back().conversation.messages.size(), size_t(7));
+            QCOMPARE(engine->requests().back().conversation.messages[4].text, std::string("Q3"));
+        }
+        auto app = env.makeApp();
+        QCOMPARE(app->conversations().currentId(), conversation);
+        QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, "Q2", reply, "Q3", reply, "Q4", reply}));
+        QCOMPARE(app->messages().at(2).versionCount, 2);
+        QCOMPARE(app->messages().at(4).versionCount, 2);
+        // Deleting a question deletes its versions and the branches after them, not the
+        // messages shown after it.
+        const qint64 q2 = app->messages().at(2).id;
+        const QVector<qint64> versions = app->store().versionIds(q2);
+        QCOMPARE(versions.size(), 2);
+        QVERIFY(app->chat().deleteMessage(2));
+        QCOMPARE(texts(app->messages()), (QStringList{"Q1", reply, reply, "Q3", reply, "Q4", reply}));
+        QCOMPARE(app->store().versionIds(versions.at(1)), QVector<qint64>{});
+    }
+
     void settingsApplyToTheNextTurn()
     {
         AppTestEnv env;

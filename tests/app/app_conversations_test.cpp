@@ -332,7 +332,7 @@ private slots:
         QCOMPARE(stored[1].notice, reply.notice);
         QSqlQuery version(QSqlDatabase::database(QSqlDatabase::connectionNames().value(0)));
         QVERIFY(version.exec("PRAGMA user_version") && version.next());
-        QCOMPARE(version.value(0).toInt(), 2);
+        QCOMPARE(version.value(0).toInt(), 3);
     }
 
     // A file written by a newer PyramidChat is left exactly as it is.
@@ -344,10 +344,10 @@ private slots:
             ChatStore store(path);
             store.addMessage(store.createConversation("Kept"), message(ChatRole::User, "Hi"));
         }
-        runOnDatabase(path, {"PRAGMA user_version = 3"});
+        runOnDatabase(path, {"PRAGMA user_version = 4"});
         const QByteArray before = fileBytes(path);
         const QString error = openingError(path);
-        QVERIFY2(error.contains("was written by a newer PyramidChat (database version 3"), qPrintable(error));
+        QVERIFY2(error.contains("was written by a newer PyramidChat (database version 4"), qPrintable(error));
         QCOMPARE(fileBytes(path), before);
         QVERIFY(!QFile::exists(path + "-wal"));
     }

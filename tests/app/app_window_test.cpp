@@ -436,6 +436,46 @@ private slots:
                 mathShown = mathShown || item->property("text").toString().contains("$a*b*c$");
         QVERIFY(mathShown);
     }
+    // Edit on an earlier message: its text comes into the message box, Enter forks the
+    // conversation there, and the question's ‹ › pages back to the earlier branch.
+    void editingAnEarlierMessageForksFromTheWindow()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QVERIFY(s.send("Hello"));
+        QVERIFY(s.send("Second"));
+        const auto named = [&](const char* name) {
+            QList<QQuickItem*> out;
+            for (QQuickItem* item : visualTree(s.window->contentItem()))
+                if (item->objectName() == QLatin1String(name) && item->isVisible())
+                    out += item;
+            return out;
+        };
+        QTRY_COMPARE(named("editMessage").size(), 2);  // on the two questions only
+        QQuickItem* first = named("editMessage").at(0);
+        QTRY_VERIFY(first->isEnabled());
+        QMetaObject::invokeMethod(first, "clicked");
+        QVERIFY(s.app->chat().editing());
+        QQuickItem* input = s.input();
+        QCOMPARE(input->property("text").toString(), QStringLiteral("Hello"));
+        QCOMPARE(input->property("cursorPosition").toInt(), 5);
+        typeText(s.window, " again");
+        QSignalSpy finished(&s.app->chat(), &ChatController::replyFinished);
+        QTest::keyClick(s.window, Qt::Key_Return);
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(s.app->messages().count(), 2);
+        QCOMPARE(s.app->messages().at(0).text, QStringLiteral("Hello again"));
+        QCOMPARE(input->property("text").toString(), QString());
+
+        QTRY_COMPARE(named("versionLabel").size(), 1);
+        QCOMPARE(named("versionLabel").at(0)->property("text").toString(), QStringLiteral("2/2"));
+        QQuickItem* older = named("olderVersion").at(0);
+        QVERIFY(older->isEnabled());
+        QMetaObject::invokeMethod(older, "clicked");
+        QCOMPARE(s.app->messages().count(), 4);
+        QCOMPARE(s.app->messages().at(0).text, QStringLiteral("Hello"));
+        QCOMPARE(s.app->messages().at(2).text, QStringLiteral("Second"));
+    }
 };
 
 QTEST_MAIN(WindowTest)

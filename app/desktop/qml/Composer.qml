@@ -1,6 +1,7 @@
 // Where the user writes: Enter or Ctrl+Enter sends, Shift+Enter adds a line. While a reply
-// runs the send button becomes Stop; after it, the last reply can be regenerated and the
-// last message edited and sent again. What is typed is the conversation's draft (chat.draft):
+// runs the send button becomes Stop; after it, the last reply can be regenerated and any of
+// the user's messages edited (Edit last here, Edit on a message) and sent again, which goes
+// on from there while the earlier text stays a version of it. What is typed is the conversation's draft (chat.draft):
 // it stays with that conversation when another one is shown.
 import QtQuick
 import QtQuick.Controls
@@ -10,7 +11,7 @@ Pane {
     id: composer
 
     required property var chat
-    readonly property bool editing: chat.editing  // the text replaces the last user message
+    readonly property bool editing: chat.editing  // the text becomes a new version of a user message
 
     signal sent()
     // PageUp/PageDown read the history while the cursor stays here; so do Ctrl+Home/Ctrl+End
@@ -45,6 +46,18 @@ Pane {
         input.forceActiveFocus()
     }
 
+    // An edit begun here or on a message brings the message's text, ready to go on typing.
+    Connections {
+        target: composer.chat
+        function onEditingChanged() {
+            if (!composer.chat.editing)
+                return
+            input.text = composer.chat.editedText
+            input.cursorPosition = input.length
+            input.forceActiveFocus()
+        }
+    }
+
     SystemPalette { id: pal }
 
     ColumnLayout {
@@ -59,7 +72,7 @@ Pane {
                 objectName: "composerNote"
                 textFormat: Text.PlainText
                 visible: composer.editing || composer.chat.busyElsewhere
-                text: composer.editing ? qsTr("Editing your last message")
+                text: composer.editing ? qsTr("Editing your message: sending it goes on from there, and the earlier text stays as a version")
                                        : qsTr("A reply is still being written in another conversation: send when it is done, or stop it.")
                 font.italic: true
                 wrapMode: Text.Wrap
@@ -75,7 +88,7 @@ Pane {
                 text: qsTr("Cancel edit")
                 onClicked: composer.cancelEdit()
                 Accessible.name: text  // starts with what is shown, for voice control
-                Accessible.description: qsTr("Cancel editing and keep the last message as it was (Esc)")
+                Accessible.description: qsTr("Cancel editing and keep the message as it was (Esc)")
             }
             Button {
                 objectName: "editLastButton"
@@ -83,13 +96,7 @@ Pane {
                 visible: !composer.editing
                 text: qsTr("Edit last")
                 enabled: composer.chat.canEditLast
-                onClicked: {
-                    if (composer.chat.beginEdit()) {
-                        input.text = composer.chat.lastUserText
-                        input.cursorPosition = input.length  // ready to go on typing
-                        input.forceActiveFocus()
-                    }
-                }
+                onClicked: composer.chat.beginEdit()
                 Accessible.name: text  // starts with what is shown, for voice control
                 Accessible.description: qsTr("Edit the last message and send it again")
             }

@@ -106,12 +106,13 @@ Item {
                     Accessible.name: qsTr("Copy, %1: %2").arg(message.author).arg(message.excerpt)
                     Accessible.description: qsTr("Copy the message")
                 }
-                // A regenerated reply's versions: "‹ 2/3 ›", pageable on the last reply.
+                // Versions: "‹ 2/3 ›" on a regenerated reply, pageable on the last one; on an
+                // edited question, pageable anywhere, each with the conversation that followed it.
                 Row {
                     objectName: "versions"
                     visible: message.versionCount > 1 && !message.streaming
                     readonly property bool pageable: !message.chat.busy && message.ListView.view !== null
-                                                     && message.index === message.ListView.view.count - 1
+                                                     && (message.fromUser || message.index === message.ListView.view.count - 1)
                     ToolButton {
                         objectName: "olderVersion"
                         text: "‹"
@@ -135,6 +136,17 @@ Item {
                         onClicked: message.chat.showVersion(message.index, 1)
                         Accessible.name: qsTr("Later version")
                     }
+                }
+                ToolButton {
+                    objectName: "editMessage"
+                    text: qsTr("Edit")
+                    visible: message.fromUser && !message.streaming
+                    enabled: message.chat.canSend
+                    font.pointSize: message.smallPointSize
+                    onClicked: message.chat.beginEdit(message.index)
+                    onActiveFocusChanged: if (activeFocus) message.reveal(this)
+                    Accessible.name: qsTr("Edit, %1: %2").arg(message.author).arg(message.excerpt)
+                    Accessible.description: qsTr("Edit this message and send it again; the conversation goes on from there")
                 }
                 ToolButton {
                     objectName: "deleteMessage"

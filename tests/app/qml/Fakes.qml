@@ -82,13 +82,14 @@ QtObject {
         property bool canSend: true
         property string error: ""
         property string lastUserText: "hello"
+        property string editedText: lastUserText
         property int stops: 0
         property int cancels: 0
         signal conversationShown()
         function send(t) { draft = ""; return true }
         function stop() { stops++ }
         function clearError() { error = "" }
-        function beginEdit() { editing = true; return true }
+        function beginEdit(row) { editing = true; return true }
         function cancelEdit() { cancels++; editing = false }
         function regenerate() { return true }
         property var deleted: []
