@@ -36,6 +36,15 @@ void CudaKvLayerStore::reserve_append(int n)
         memory_.pool().acquire(needed - blocks_.size(), blocks_);
 }
 
+void CudaKvLayerStore::reserve(int more)
+{
+    try {
+        reserve_append(more);
+    } catch (const DeviceOutOfMemory& e) {
+        throw KvMemoryExhausted(e.what());
+    }
+}
+
 void* CudaKvLayerStore::reserve_decode_append()
 {
     reserve_append(1);

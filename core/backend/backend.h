@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/device_memory.h"
+#include "backend/kv_block_allocator.h"
 #include "backend/step_memory.h"
 #include "backend/top_logits.h"
 #include "model/model_weights.h"
@@ -36,6 +37,11 @@ public:
     virtual int size() const = 0;
     // Keeps only the entries at these ascending indices, in that order.
     virtual void keep(std::span<const int> indices) = 0;
+    // Makes room for `more` entries beyond size(), so that appending them cannot fail for want
+    // of memory. All or none: throws KvMemoryExhausted (kv_block_allocator.h), the store as it
+    // was, when the memory cannot hold them. A scheduler reserves each sequence's next step
+    // before it runs, so memory running out preempts or ends one sequence, not the batch.
+    virtual void reserve(int more) = 0;
     virtual size_t bytes() const = 0;  // bytes held for the live entries
 };
 

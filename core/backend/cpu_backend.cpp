@@ -44,12 +44,16 @@ public:
 template <typename K, typename V>
 class StoredKvLayer final : public CpuKvLayerStore {
 public:
-    StoredKvLayer(int n_kv_heads, int head_dim)
-        : head_dim_(head_dim),
+    StoredKvLayer(int n_kv_heads, int head_dim, KvBlockAllocator& blocks)
+        : blocks_(blocks), head_dim_(head_dim),
           keys_(static_cast<size_t>(n_kv_heads), RowBuffer<K>(head_dim / kValuesPerElement<K>)),
           values_(static_cast<size_t>(n_kv_heads), RowBuffer<V>(head_dim / kValuesPerElement<V>))
     {
     }
+    ~StoredKvLayer() override { blocks_.release(blocks_held_); }
+    StoredKvLayer(const StoredKvLayer&) = delete;
+    StoredKvLayer& operator=(const StoredKvLayer&) = delete;
+
     int size() const override { return keys_.front().rows(); }
     void keep(std::span<const int> indices) override
     {
@@ -57,11 +61,26 @@ public:
             keys_[g].keep(indices);
             values_[g].keep(indices);
         }
+        // The blocks compaction emptied go back at once.
+        const size_t needed = blocks_.blocks_for(size());
+        if (needed < blocks_held_) {
+            blocks_.release(blocks_held_ - needed);
+            blocks_held_ = needed;
+        }
+    }
+    void reserve(int more) override
+    {
+        const size_t needed = blocks_.blocks_for(size() + more);
+        if (needed > blocks_held_) {
+            blocks_.acquire(needed - blocks_held_);
+            blocks_held_ = needed;
+        }
     }
     size_t bytes() const override { return keys_.size() * (keys_.front().bytes() + values_.front().bytes()); }
 
     void append(const float* keys, const float* values, int rows) override
     {
+        reserve(rows);
         const int64_t width = static_cast<int64_t>(keys_.size()) * head_dim_;
         for (int r = 0; r < rows; ++r)
             for (size_t g = 0; g < keys_.size(); ++g) {
@@ -99,30 +118,33 @@ public:
     }
 
 private:
+    KvBlockAllocator& blocks_;
+    size_t blocks_held_ = 0;
     int head_dim_;
     std::vector<RowBuffer<K>> keys_;  // one per KV head
     std::vector<RowBuffer<V>> values_;
 };
 
 template <typename K>
-std::unique_ptr<KvLayerStore> layer_with_keys(KvPrecision values, int n_kv_heads, int head_dim)
+std::unique_ptr<KvLayerStore> layer_with_keys(KvPrecision values, int n_kv_heads, int head_dim,
+                                              KvBlockAllocator& blocks)
 {
     switch (values) {
-    case KvPrecision::F32: return std::make_unique<StoredKvLayer<K, float>>(n_kv_heads, head_dim);
-    case KvPrecision::F16: return std::make_unique<StoredKvLayer<K, Half>>(n_kv_heads, head_dim);
-    case KvPrecision::Q8: return std::make_unique<StoredKvLayer<K, KvQ8Block>>(n_kv_heads, head_dim);
-    case KvPrecision::Q4: return std::make_unique<StoredKvLayer<K, KvQ4Block>>(n_kv_heads, head_dim);
+    case KvPrecision::F32: return std::make_unique<StoredKvLayer<K, float>>(n_kv_heads, head_dim, blocks);
+    case KvPrecision::F16: return std::make_unique<StoredKvLayer<K, Half>>(n_kv_heads, head_dim, blocks);
+    case KvPrecision::Q8: return std::make_unique<StoredKvLayer<K, KvQ8Block>>(n_kv_heads, head_dim, blocks);
+    case KvPrecision::Q4: return std::make_unique<StoredKvLayer<K, KvQ4Block>>(n_kv_heads, head_dim, blocks);
     }
     throw Error("unknown KV value type");
 }
 
-std::unique_ptr<KvLayerStore> kv_layer(const KvTypes& types, int n_kv_heads, int head_dim)
+std::unique_ptr<KvLayerStore> kv_layer(const KvTypes& types, int n_kv_heads, int head_dim, KvBlockAllocator& blocks)
 {
     switch (types.k) {
-    case KvPrecision::F32: return layer_with_keys<float>(types.v, n_kv_heads, head_dim);
-    case KvPrecision::F16: return layer_with_keys<Half>(types.v, n_kv_heads, head_dim);
-    case KvPrecision::Q8: return layer_with_keys<KvQ8Block>(types.v, n_kv_heads, head_dim);
-    case KvPrecision::Q4: return layer_with_keys<KvQ4Block>(types.v, n_kv_heads, head_dim);
+    case KvPrecision::F32: return layer_with_keys<float>(types.v, n_kv_heads, head_dim, blocks);
+    case KvPrecision::F16: return layer_with_keys<Half>(types.v, n_kv_heads, head_dim, blocks);
+    case KvPrecision::Q8: return layer_with_keys<KvQ8Block>(types.v, n_kv_heads, head_dim, blocks);
+    case KvPrecision::Q4: return layer_with_keys<KvQ4Block>(types.v, n_kv_heads, head_dim, blocks);
     }
     throw Error("unknown KV key type");
 }
@@ -136,8 +158,25 @@ const CpuHiddenStates& cpu_states(const HiddenStates& h) { return static_cast<co
 
 } // namespace
 
-CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu::KernelConfig& kernels, int slice_rows)
-    : weights_(weights), kv_types_(kv_types), kernels_(kernels), slice_rows_(slice_rows)
+namespace {
+
+KvBlockAllocator cpu_kv_blocks(const ModelConfig& c, const KvTypes& types, const CpuKvMemory& memory)
+{
+    const size_t block_bytes =
+        pyramid::kv_entry_bytes(types, c.n_kv_heads, c.head_dim) * static_cast<size_t>(std::max(memory.block_entries, 1));
+    const size_t capacity = memory.capacity_bytes / block_bytes;
+    if (memory.capacity_bytes != 0 && capacity == 0)
+        throw Error("a KV capacity of " + std::to_string(memory.capacity_bytes) + " bytes holds no block of " +
+                    std::to_string(block_bytes) + " bytes");
+    return KvBlockAllocator(memory.block_entries, block_bytes, capacity);
+}
+
+} // namespace
+
+CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu::KernelConfig& kernels, int slice_rows,
+                       const CpuKvMemory& kv_memory)
+    : weights_(weights), kv_types_(kv_types), kernels_(kernels),
+      kv_blocks_(cpu_kv_blocks(weights.config, kv_types, kv_memory)), slice_rows_(slice_rows)
 {
     for (KvPrecision type : {kv_types.k, kv_types.v})
         if (!kv_values_fit(type, weights.config.head_dim))
@@ -175,7 +214,7 @@ std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
 
 std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
 {
-    return kv_layer(kv_types_, config().n_kv_heads, config().head_dim);
+    return kv_layer(kv_types_, config().n_kv_heads, config().head_dim, kv_blocks_);
 }
 
 void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)

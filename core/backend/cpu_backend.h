@@ -8,6 +8,13 @@
 
 namespace pyramid {
 
+// How the CPU backend counts its KV memory: in blocks, as the GPU's pool hands it out
+// (kv_block_allocator.h).
+struct CpuKvMemory {
+    int block_entries = 16;     // entries of one layer per block, as the CUDA pool's
+    size_t capacity_bytes = 0;  // what the caches may hold together; 0: the host's memory
+};
+
 class CpuBackend final : public Backend {
 public:
     // The weights must outlive the backend. `kv_types`: how the KV cache's keys and values are
@@ -15,10 +22,12 @@ public:
     // values, else pyramid::Error. `kernels`: how the matmuls run (kernel_config.h); by default
     // as the process's environment chooses.
     // `slice_rows`: how many rows of a step go through a layer at a time (layer_slices.h); any
-    // number gives the same result, tests compare them.
+    // number gives the same result, tests compare them. `kv_memory`: the blocks its caches are
+    // counted in, and their capacity (a capacity below one block is refused).
     static constexpr int kSliceRows = 256;
     explicit CpuBackend(const ModelWeights& weights, KvTypes kv_types = KvPrecision::F32,
-                        const cpu::KernelConfig& kernels = cpu::active_kernel_config(), int slice_rows = kSliceRows);
+                        const cpu::KernelConfig& kernels = cpu::active_kernel_config(), int slice_rows = kSliceRows,
+                        const CpuKvMemory& kv_memory = {});
 
     BackendInfo info() const override;
     const ModelConfig& config() const override { return weights_.config; }
@@ -36,10 +45,14 @@ public:
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
     double copy_bandwidth() override;
 
+    // The blocks the caches hold now, of the capacity.
+    const KvBlockAllocator& kv_blocks() const { return kv_blocks_; }
+
 private:
     const ModelWeights& weights_;
     KvTypes kv_types_;
     cpu::KernelConfig kernels_;
+    KvBlockAllocator kv_blocks_;  // outlives the stores (their contract: not the backend)
     const std::atomic<bool>* cancel_ = nullptr;
 
     int slice_rows_;

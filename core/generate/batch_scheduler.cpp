@@ -192,8 +192,29 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
         tokens += n;
         admitted.push_back(take(waiting_, 0));
     }
+    // The memory decides too: each admitted prompt's room is taken before any runs. The first
+    // that does not get it waits for memory with those after it, or, holding nothing it could
+    // wait for (nothing runs, nothing came before it), ends alone: it can never fit.
+    for (size_t i = 0; i < admitted.size();) {
+        try {
+            admitted[i]->session->reserve_step(static_cast<int>(admitted[i]->tokens.size()));
+            ++i;
+        } catch (const KvMemoryExhausted& e) {
+            if (running_.empty() && i == 0) {
+                finish(take(admitted, 0), FinishReason::Error, e.what(), events);
+                continue;
+            }
+            while (admitted.size() > i) {
+                admitted.back()->session->reset();  // what it took goes back
+                waiting_.push_front(take(admitted, admitted.size() - 1));
+            }
+        }
+    }
     if (admitted.empty())
         return;
+    tokens = 0;
+    for (const SequencePtr& s : admitted)
+        tokens += static_cast<int>(s->tokens.size());
 
     std::vector<InferenceSession*> sessions;
     std::vector<std::span<const int32_t>> spans;
@@ -207,7 +228,7 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
         run_and_store(
             admitted, [&] { return InferenceSession::extend_batch(sessions, spans); },
             [&](int k) { return InferenceSession::extend_batch_top(sessions, spans, k); });
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // not for want of KV memory (reserved above): the step failed
         error = e.what();
     }
     last_step_.prompt_seconds += seconds_since(start);
@@ -264,6 +285,20 @@ std::vector<BatchEvent> BatchScheduler::step()
     }
 
     make_room_for_decode();
+    // Room for every running sequence's next entry, taken before the step (the allocator
+    // decides): when the memory runs out, the newest sequence is preempted, its blocks freed,
+    // and the others go on untouched; the last one left that still does not fit ends alone.
+    for (size_t i = 0; i < running_.size();) {
+        try {
+            running_[i]->session->reserve_step(1);
+            ++i;
+        } catch (const KvMemoryExhausted& e) {
+            if (running_.size() == 1)
+                finish(take(running_, 0), FinishReason::Error, e.what(), events);
+            else
+                preempt(take(running_, running_.size() - 1));
+        }
+    }
     if (!running_.empty() && !fits(static_cast<size_t>(backend_.config().n_layers) * backend_.kv_entry_bytes()))
         finish(take(running_, 0), FinishReason::Error,
                "out of KV-cache memory: one sequence needs more than the " +
@@ -282,8 +317,9 @@ std::vector<BatchEvent> BatchScheduler::step()
                 running_, [&] { return InferenceSession::decode_batch(sessions, tokens); },
                 [&](int k) { return InferenceSession::decode_batch_top(sessions, tokens, k); });
             last_step_.decoded = static_cast<int>(running_.size());
-        } catch (const Error& e) {
-            // The whole batch was reset: every sequence ends, with what it generated so far.
+        } catch (const std::exception& e) {
+            // Not for want of KV memory (reserved above): a failure the step cannot pin on one
+            // sequence. The whole batch was reset: every sequence ends, with what it generated.
             while (!running_.empty())
                 finish(take(running_, running_.size() - 1), FinishReason::Error, e.what(), events);
         }

@@ -10,6 +10,14 @@
 // preempted: its cache is dropped and it waits at the head of the queue to run again, its
 // prompt and the tokens it already generated fed as one prompt (nothing it produced is lost
 // or repeated; a compressing policy then selects over them as over a prompt).
+//
+// The backend's memory has the last word: before a step runs, each of its sequences reserves
+// the room its new entries take (KvLayerStore::reserve, in the backend's blocks). When one
+// cannot, the newest running sequence is preempted the same way and the rest go on untouched
+// (they generate exactly what they would have); a prompt that does not fit waits, and one that
+// could never fit, or the last sequence left still outgrowing the memory, ends alone with
+// FinishReason::Error. Any other failure of a step (any exception) ends that step's sequences
+// with its message; the scheduler itself goes on.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

@@ -65,6 +65,9 @@ public:
                                                    std::span<const int32_t> tokens, int k);
 
     const KvCache& cache() const { return cache_; }
+    // Makes room in every layer for a step of `rows` new tokens (KvCache::reserve): once it
+    // returns, that step cannot run out of KV memory. Throws KvMemoryExhausted otherwise.
+    void reserve_step(int rows) { cache_.reserve(rows); }
     BackendInfo backend_info() const { return backend_.info(); }
     // The position the next token gets: the tokens fed so far, less the positions a context
     // shift (make_room) gave back.

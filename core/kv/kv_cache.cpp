@@ -49,6 +49,12 @@ void KvCache::set_positions(int layer, std::vector<int32_t> positions)
     layers_[layer].positions = std::move(positions);
 }
 
+void KvCache::reserve(int n)
+{
+    for (Layer& layer : layers_)
+        layer.store->reserve(n);
+}
+
 void KvCache::check_room(int layer, int n) const
 {
     if (byte_limit_ == 0)

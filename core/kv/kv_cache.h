@@ -34,6 +34,10 @@ public:
     void set_byte_limit(size_t bytes) { byte_limit_ = bytes; }
     // Throws pyramid::Error when appending n entries to `layer` would pass the cap.
     void check_room(int layer, int n) const;
+    // Makes room for n more entries in every layer (KvLayerStore::reserve), so that a step
+    // appending them cannot run out of the backend's memory. Throws KvMemoryExhausted when it
+    // cannot hold them; what was taken stays with the cache (freed by clear() or compaction).
+    void reserve(int n);
     // Bytes of one entry in one layer (keys and values), as the backend stores them.
     size_t bytes_per_entry() const;
     void clear();

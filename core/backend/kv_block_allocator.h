@@ -1,0 +1,49 @@
+#pragma once
+// The KV cache's memory counted as the GPU's block pool hands it out: per layer and per
+// sequence, whole blocks of `block_entries` entries. A cache of n entries holds ceil(n / B)
+// blocks; compaction (PyramidInfer's shrinking layers) gives the emptied blocks back at once.
+// The CPU backend counts its stores' memory here, so that a capacity set for it runs out at
+// the very entry a pool of that size would, and "out of memory" reaches one sequence as a
+// value it can be preempted or ended for, not as the end of a batch.
+//
+// Thread-safe: stores of sequences on different threads take and give back blocks at once.
+#include <atomic>
+#include <cstddef>
+
+#include "util/error.h"
+
+namespace pyramid {
+
+// A cache could not grow: the memory for its next entries is taken. The cache is as it was
+// before the call that threw (all or none), so its sequence can be preempted and resumed.
+class KvMemoryExhausted : public Error {
+public:
+    using Error::Error;
+};
+
+class KvBlockAllocator {
+public:
+    // block_bytes: one block of one layer (keys and values); capacity_blocks 0: no limit (host
+    // memory, until an allocation fails).
+    KvBlockAllocator(int block_entries, size_t block_bytes, size_t capacity_blocks);
+
+    int block_entries() const { return block_entries_; }
+    size_t block_bytes() const { return block_bytes_; }
+    size_t capacity_blocks() const { return capacity_blocks_; }
+    size_t blocks_in_use() const { return in_use_.load(); }
+    // Blocks a layer of `entries` entries holds.
+    size_t blocks_for(int entries) const;
+
+    // Takes `count` more blocks, all or none: throws KvMemoryExhausted naming the bytes needed
+    // and free when the capacity cannot hold them.
+    void acquire(size_t count);
+    void release(size_t count);
+
+private:
+    int block_entries_;
+    size_t block_bytes_;
+    size_t capacity_blocks_;
+    std::atomic<size_t> in_use_{0};
+};
+
+} // namespace pyramid
