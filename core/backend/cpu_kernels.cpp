@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -118,10 +119,43 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
 
 namespace {
 
+// Query rows from which a slice decodes a quantized KV head's rows once (DecodedHead) instead of
+// in every row's dot and sum: each row would decode every entry again, and the slice's time
+// went to decoding (1.8x fp16's at 256 rows, docs/perf/cpu-kv-types.md). A decode step's one
+// row reads the blocks directly, where reading half the bytes is the gain.
+constexpr int kDecodeOnceRows = 16;
+
+// One KV head's rows decoded to float32, kept while a thread's work stays on that head. Over
+// them the float32 kernels give the quantized kernels' very floats (cache_rows.h), so where a
+// slice decodes changes no result.
+class DecodedHead {
+public:
+    template <typename Stored>
+    const float* rows(CacheHeads<Stored> heads, size_t g, int len, int head_dim)
+    {
+        if (head_ != g) {
+            values_.resize(static_cast<size_t>(len) * head_dim);
+            for (int j = 0; j < len; ++j)
+                load_values(heads.heads[g] + j * heads.row_stride, head_dim,
+                            values_.data() + static_cast<size_t>(j) * head_dim);
+            head_ = g;
+        }
+        return values_.data();
+    }
+
+private:
+    std::vector<float> values_;
+    size_t head_ = SIZE_MAX;
+};
+
+template <typename Stored>
+constexpr bool kBlocks = kValuesPerElement<Stored> > 1;
+
 template <typename KStored, typename VStored>
 void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                     const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
-                    const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows)
+                    const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows,
+                    const RowKernels<float>& float_rows)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
@@ -140,6 +174,8 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
 #pragma omp parallel num_threads(n_threads) if (parallel)
     {
         std::vector<float> p(static_cast<size_t>(len));
+        DecodedHead decoded_keys, decoded_values;
+        const bool decode_once = n_q >= kDecodeOnceRows;
         float* partial = probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num()) * len : nullptr;
         // Items go head by head: a chunk is consecutive query rows of one head, which read the
         // same entries while they are in cache. Small chunks dealt round-robin balance causal
@@ -154,7 +190,13 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
             const float* qh = q + static_cast<int64_t>(i) * q_width + h * hd;
             const size_t g = static_cast<size_t>(h / group);
 
-            key_rows.dot(qh, k.heads[g], k.row_stride, visible, hd, p.data());
+            const float* keys = nullptr;  // the head's keys decoded, when the slice decodes once
+            if constexpr (kBlocks<KStored>)
+                keys = decode_once ? decoded_keys.rows(k, g, len, hd) : nullptr;
+            if (keys)
+                float_rows.dot(qh, keys, hd, visible, hd, p.data());
+            else
+                key_rows.dot(qh, k.heads[g], k.row_stride, visible, hd, p.data());
             float max_score = -std::numeric_limits<float>::infinity();
             for (int j = 0; j < visible; ++j) {
                 p[j] *= scale;
@@ -170,7 +212,13 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
             std::fill_n(oh, hd, 0.0f);
             for (int j = 0; j < visible; ++j)
                 p[j] *= inv_sum;
-            value_rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
+            const float* values = nullptr;
+            if constexpr (kBlocks<VStored>)
+                values = decode_once ? decoded_values.rows(v, g, len, hd) : nullptr;
+            if (values)
+                float_rows.accumulate(p.data(), values, hd, visible, hd, oh);
+            else
+                value_rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
             if (probe && i >= probe->first_row) {
                 const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
                 for (int j = 0; j < visible; ++j)
@@ -204,7 +252,8 @@ void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStore
 {
     static const RowKernels<KStored> key_rows = row_kernels<KStored>(active_kernel_config().isa);
     static const RowKernels<VStored> value_rows = row_kernels<VStored>(active_kernel_config().isa);
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, key_rows, value_rows);
+    static const RowKernels<float> float_rows = row_kernels<float>(active_kernel_config().isa);
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, key_rows, value_rows, float_rows);
 }
 
 // Every pairing of the stored types: keys and values are set apart (kv_precision.h).
