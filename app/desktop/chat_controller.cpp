@@ -67,6 +67,9 @@ ChatController::ChatController(std::unique_ptr<pyramid::ChatEngine> engine, Chat
     store_.setFailureHandler([this](const QString& message) {
         setError(tr("The chat history could not be read or saved (%1).").arg(message));
     });
+    saveDrafts_.setSingleShot(true);
+    saveDrafts_.setInterval(kDraftSaveDelayMs);
+    connect(&saveDrafts_, &QTimer::timeout, this, &ChatController::saveDrafts);
     connect(&conversations_, &ConversationListModel::currentIdChanged, this, &ChatController::showCurrentConversation);
     // The warning depends on the draft, the context the panel shows and the settings.
     connect(this, &ChatController::draftChanged, this, &ChatController::contextWarningChanged);
@@ -85,6 +88,7 @@ ChatController::~ChatController()
     thread_.wait();
     // The cancelled reply's result is still queued for this object: store it, as Stop would.
     QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    saveDrafts();
     store_.setFailureHandler({});
 }
 
@@ -102,7 +106,10 @@ void ChatController::showCurrentConversation()
 {
     // A reply runs on in its own conversation; an edit belongs to the one it was begun in.
     cancelEdit();
+    saveDrafts();
     const qint64 id = conversations_.currentId();
+    if (!drafts_.contains(id))
+        drafts_.insert(id, store_.draft(id));
     QVector<StoredMessage> stored = store_.messages(id);
     const bool replyHere = busy_ && id == replyConversation_;
     if (replyHere && replaced_.id != 0)  // the reply being regenerated, stored until the new one is
@@ -142,11 +149,18 @@ void ChatController::setDraft(const QString& text)
     const qint64 id = messages_.conversationId();
     if (text == drafts_.value(id))
         return;
-    if (text.isEmpty())
-        drafts_.remove(id);
-    else
-        drafts_.insert(id, text);
+    drafts_.insert(id, text);
+    unsavedDrafts_.insert(id);
+    saveDrafts_.start();
     emit draftChanged();
+}
+
+void ChatController::saveDrafts()
+{
+    saveDrafts_.stop();
+    for (const qint64 id : std::exchange(unsavedDrafts_, {}))
+        if (store_.conversation(id))  // a conversation deleted for good has no place for it
+            store_.setDraft(id, drafts_.value(id));
 }
 
 QString ChatController::contextWarning() const

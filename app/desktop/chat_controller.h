@@ -13,12 +13,16 @@
 //
 // A reply goes on when the user shows another conversation (busyElsewhere says so there, and
 // nothing can be sent until it ends); showing its conversation again shows it streaming. Each
-// conversation keeps the text typed but not sent (draft), for as long as the app runs. The
+// conversation keeps the text typed but not sent (draft), stored with it in the ChatStore a
+// moment after the typing stops (kDraftSaveDelayMs), when another conversation is shown and
+// when the app quits, so it is there again after a restart. The
 // live panel shows the cache of the conversation on screen: the reply running there, else the
 // last reply's numbers, kept in the ChatStore so they survive a restart.
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QThread>
+#include <QTimer>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -69,6 +73,7 @@ public:
     QString editedText() const { return editedText_; }
     bool canEdit(int row) const;  // a question of the conversation on screen, while nothing runs
     QString error() const { return error_; }
+    static constexpr int kDraftSaveDelayMs = 1000;
     // The line under a reply that says what the engine did to fit the context, in the user's language.
     static QString noticeText(const pyramid::ContextNotice& notice);
 
@@ -120,6 +125,7 @@ signals:
 
 private:
     void showCurrentConversation();
+    void saveDrafts();  // the drafts changed since they were last stored
     int editingRow() const;  // of the message being edited; -1: none shown
     // `replacing`: the stored reply this one regenerates (id 0: none).
     void startReply(const StoredMessage& replacing = {});
@@ -156,7 +162,9 @@ private:
     qint64 replyConversation_ = 0;   // where that reply is stored
     QString replyText_;              // what that reply has said so far, for showing it again
     std::optional<pyramid::GenerationStats> replyStats_;  // its latest statistics
-    QHash<qint64, QString> drafts_;  // unsent text by conversation
+    QHash<qint64, QString> drafts_;  // unsent text by conversation, as read from the store or typed since
+    QSet<qint64> unsavedDrafts_;     // conversations whose draft changed since it was stored
+    QTimer saveDrafts_;
     pyramid::OverflowPolicy replyOverflow_ = pyramid::OverflowPolicy::Stop;  // what that reply ran with
     bool busy_ = false;
     bool loading_ = false;

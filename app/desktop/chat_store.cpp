@@ -408,6 +408,13 @@ void ChatStore::setLastReplyStats(qint64 conversationId, const QString& snapshot
     setSetting(conversationId, QStringLiteral("last_reply_stats"), snapshot);
 }
 
+QString ChatStore::draft(qint64 conversationId) const { return setting(conversationId, QStringLiteral("draft")); }
+
+void ChatStore::setDraft(qint64 conversationId, const QString& text)
+{
+    setSetting(conversationId, QStringLiteral("draft"), text);
+}
+
 QString ChatStore::systemPrompt(qint64 conversationId) const
 {
     return setting(conversationId, QStringLiteral("system_prompt"));

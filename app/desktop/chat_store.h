@@ -66,6 +66,9 @@ public:
     // Per-conversation settings, kept as key/value rows so later settings need no new columns.
     QString systemPrompt(qint64 conversationId) const;  // empty if unset
     void setSystemPrompt(qint64 conversationId, const QString& text);
+    // What was typed in the conversation but not sent (empty if nothing).
+    QString draft(qint64 conversationId) const;
+    void setDraft(qint64 conversationId, const QString& text);
     // The live panel's numbers after the conversation's last reply (stats_snapshot.h), so they
     // show again after a restart; empty if none was kept.
     QString lastReplyStats(qint64 conversationId) const;

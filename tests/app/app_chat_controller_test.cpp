@@ -283,6 +283,39 @@ private slots:
         QCOMPARE(app->store().versionIds(versions.at(1)), QVector<qint64>{});
     }
 
+    // Issue 38: each conversation's unsent text is kept with it: a moment after the typing
+    // stops, and at quitting; the next start shows it again in its own conversation.
+    void draftsSurviveARestart()
+    {
+        AppTestEnv env;
+        qint64 first = 0, second = 0;
+        {
+            auto app = env.makeReadyApp();
+            first = app->conversations().currentId();
+            QVERIFY(app->chat().send("Hello"));  // an empty conversation would be shown for the next one
+            QVERIFY(waitForReply(*app));
+            app->chat().setDraft("half a thought");
+            QCOMPARE(app->store().draft(first), QString());  // not on every key
+            QTRY_COMPARE_WITH_TIMEOUT(app->store().draft(first), QStringLiteral("half a thought"),
+                                      ChatController::kDraftSaveDelayMs * 5);
+            second = app->conversations().createConversation();
+            QVERIFY(second != first);
+            app->chat().setDraft("other words");
+            app->chat().setDraft("other words, typed on");
+            app->conversations().setCurrentId(first);
+            app->chat().setDraft("half a thought, then more");
+        }  // quits before the delay is over
+        auto app = env.makeApp();
+        QCOMPARE(app->conversations().currentId(), first);
+        QCOMPARE(app->chat().draft(), QStringLiteral("half a thought, then more"));
+        app->conversations().setCurrentId(second);
+        QCOMPARE(app->chat().draft(), QStringLiteral("other words, typed on"));
+        // Sending empties it, also for the next start.
+        app->chat().setDraft(QString());
+        app->conversations().setCurrentId(first);
+        QCOMPARE(app->store().draft(second), QString());
+    }
+
     void settingsApplyToTheNextTurn()
     {
         AppTestEnv env;

@@ -1,8 +1,9 @@
 // Where the user writes: Enter or Ctrl+Enter sends, Shift+Enter adds a line. While a reply
 // runs the send button becomes Stop; after it, the last reply can be regenerated and any of
 // the user's messages edited (Edit last here, Edit on a message) and sent again, which goes
-// on from there while the earlier text stays a version of it. What is typed is the conversation's draft (chat.draft):
-// it stays with that conversation when another one is shown.
+// on from there while the earlier text stays a version of it. What is typed is the
+// conversation's draft (chat.draft): it stays with that conversation when another one is
+// shown, and is kept with it for the next start.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
