@@ -102,8 +102,13 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     const size_t chunk_blocks = std::clamp<size_t>(static_cast<size_t>(table_capacity) * c.n_layers, 1,
                                                    std::max<size_t>(1, kMaxPoolChunkBytes / geometry.block_bytes()));
     uploads_ = std::make_unique<HostUploads>(*work_);
+    const size_t capacity_blocks = options.kv_capacity_bytes / geometry.block_bytes();
+    if (options.kv_capacity_bytes != 0 && capacity_blocks == 0)
+        throw Error("a KV capacity of " + std::to_string(options.kv_capacity_bytes) + " bytes holds no block of " +
+                    std::to_string(geometry.block_bytes()) + " bytes");
     kv_ = std::make_unique<KvMemory>(geometry, chunk_blocks, table_capacity,
-                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), *work_, *uploads_);
+                                     kv_compaction_entries(step_layout(), geometry.entry_bytes()), *work_, *uploads_,
+                                     capacity_blocks);
     workspace_ = std::make_unique<Workspace>(c, step_layout(), *work_);
     hidden_pool_ = std::make_unique<HiddenBufferPool>(*work_);
     probe_downloads_ = std::make_unique<ProbeDownloads>(*work_);

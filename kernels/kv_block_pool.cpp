@@ -4,12 +4,13 @@
 #include <functional>
 #include <limits>
 
+#include "backend/kv_block_allocator.h"
 #include "util/error.h"
 
 namespace pyramid::cuda {
 
-KvBlockPool::KvBlockPool(size_t block_bytes, size_t chunk_blocks)
-    : block_bytes_(block_bytes), chunk_blocks_(std::max<size_t>(chunk_blocks, 1))
+KvBlockPool::KvBlockPool(size_t block_bytes, size_t chunk_blocks, size_t capacity_blocks)
+    : block_bytes_(block_bytes), chunk_blocks_(std::max<size_t>(chunk_blocks, 1)), capacity_blocks_(capacity_blocks)
 {
     if (block_bytes == 0)
         throw Error("KV block pool: blocks of 0 bytes");
@@ -30,7 +31,13 @@ void KvBlockPool::reserve(size_t count)
     if (free_.size() >= count)
         return;
     const size_t missing = count - free_.size();
+    if (capacity_blocks_ != 0 && total_ + missing > capacity_blocks_)
+        throw KvMemoryExhausted("out of KV-cache memory: " + std::to_string(missing) + " more blocks of " +
+                                std::to_string(block_bytes_) + " bytes are needed, and the pool holds its capacity of " +
+                                std::to_string(capacity_blocks_) + " with " + std::to_string(free_.size()) + " free");
     size_t blocks = std::max(chunk_blocks_, missing);
+    if (capacity_blocks_ != 0)
+        blocks = std::min(blocks, capacity_blocks_ - total_);
     DeviceBuffer chunk;
     try {
         chunk = allocate(blocks);

@@ -12,11 +12,13 @@ namespace pyramid::cuda {
 
 class KvBlockPool {
 public:
-    // block_bytes: one block's size; chunk_blocks: how many blocks each growth allocates at least.
-    KvBlockPool(size_t block_bytes, size_t chunk_blocks);
+    // block_bytes: one block's size; chunk_blocks: how many blocks each growth allocates at least;
+    // capacity_blocks: the most blocks it ever holds (0: as many as the device has room for).
+    KvBlockPool(size_t block_bytes, size_t chunk_blocks, size_t capacity_blocks = 0);
 
     // Appends `count` blocks to `out`: all of them or, when the device is out of memory, none
-    // (throws pyramid::Error with the bytes needed and free).
+    // (throws DeviceOutOfMemory with the bytes needed and free, or KvMemoryExhausted past the
+    // capacity).
     void acquire(size_t count, std::vector<void*>& out);
     void release(void* block);
     // Makes sure `count` blocks are free without allocating later; throws like acquire().
@@ -37,6 +39,7 @@ private:
 
     size_t block_bytes_;
     size_t chunk_blocks_;
+    size_t capacity_blocks_;
     size_t total_ = 0;
     std::vector<DeviceBuffer> chunks_;
     std::vector<void*> free_;

@@ -9,8 +9,8 @@
 namespace pyramid::cuda {
 
 KvMemory::KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
-                   WorkStream& stream, HostUploads& uploads)
-    : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks), stream_(stream), uploads_(uploads),
+                   WorkStream& stream, HostUploads& uploads, size_t capacity_blocks)
+    : geometry_(geometry), pool_(geometry.block_bytes(), chunk_blocks, capacity_blocks), stream_(stream), uploads_(uploads),
       table_capacity_(table_capacity), compaction_entries_(std::max(compaction_entries, 1))
 {
 }

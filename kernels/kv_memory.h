@@ -32,8 +32,9 @@ public:
     // allocates up front (enough for a full context, so tables never grow in practice);
     // compaction_entries: the most entries one compaction pass moves through scratch
     // (kv_compaction_entries in backend/step_memory.h), which bounds the scratch.
+    // capacity_blocks: the pool's (kv_block_pool.h; 0: the device's memory).
     KvMemory(const KvGeometry& geometry, size_t chunk_blocks, int table_capacity, int compaction_entries,
-             WorkStream& stream, HostUploads& uploads);
+             WorkStream& stream, HostUploads& uploads, size_t capacity_blocks = 0);
 
     const KvGeometry& geometry() const { return geometry_; }
     KvBlockPool& pool() { return pool_; }

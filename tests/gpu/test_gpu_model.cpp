@@ -12,6 +12,7 @@
 // The quantized models run in quantized_model_tests.cpp, decode steps as CUDA graphs in
 // graph_model_tests.cpp, device memory and plugin loading in resource_tests.cpp.
 #include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <span>
@@ -367,6 +368,72 @@ void top_logits_rows_match_logits_rows()
 
 } // namespace
 
+// One cache that cannot grow never ends the batch (issue 34), on the device as on the CPU
+// (tests/engine/test_batch_exhaustion.cpp): a pool capped at about two and a half sequences of
+// 60 entries, fp32. The newest sequences are preempted as the pool runs out and every request
+// generates what it does alone; a prompt larger than the whole pool ends alone with the reason.
+void a_batch_runs_out_of_kv_memory()
+{
+    const ModelConfig& c = weights().config;
+    cuda::CudaBackendOptions options{Precision::Fp32};
+    const size_t block_bytes =
+        static_cast<size_t>(options.kv_block_entries) * 2 * static_cast<size_t>(c.kv_dim()) * sizeof(float);
+    const size_t per_sequence = static_cast<size_t>((60 + options.kv_block_entries - 1) / options.kv_block_entries) *
+                                static_cast<size_t>(c.n_layers);
+    options.kv_capacity_bytes = per_sequence * 5 / 2 * block_bytes;
+    cuda::CudaBackend limited(weights(), options);
+
+    const std::vector<int32_t>& text = golden("full_cache").prompt_tokens;
+    const auto request = [&](size_t begin, size_t length, int new_tokens) {
+        BatchRequest r;
+        r.prompt.assign(text.begin() + static_cast<ptrdiff_t>(begin),
+                        text.begin() + static_cast<ptrdiff_t>(begin + length));
+        r.max_new_tokens = new_tokens;
+        r.sampling.temperature = 0;
+        r.compression = CompressionConfig::full_cache();
+        return r;
+    };
+    const auto alone = [&](const BatchRequest& r) {
+        BatchScheduler scheduler(gpu(Precision::Fp32), {});
+        scheduler.submit(r);
+        std::vector<int32_t> out;
+        while (!scheduler.idle())
+            for (const BatchEvent& e : scheduler.step())
+                if (e.token)
+                    out.push_back(*e.token);
+        return out;
+    };
+
+    BatchScheduler scheduler(limited, {8, 0, 8192});
+    std::map<int, BatchRequest> requests;
+    for (size_t i = 0; i < 4; ++i) {
+        const BatchRequest r = request(i * 7, 20, 40);
+        requests[scheduler.submit(r)] = r;
+    }
+    const int huge = scheduler.submit(request(0, per_sequence * 3 / static_cast<size_t>(c.n_layers) *
+                                                     static_cast<size_t>(options.kv_block_entries), 2));
+    std::map<int, std::vector<int32_t>> tokens;
+    std::map<int, BatchEvent> finish;
+    while (!scheduler.idle())
+        for (const BatchEvent& e : scheduler.step()) {
+            if (e.token)
+                tokens[e.id].push_back(*e.token);
+            if (e.finished)
+                finish[e.id] = e;
+        }
+    GPU_CHECK(scheduler.preemptions() > 0, "no sequence was preempted: the pool never ran out");
+    GPU_CHECK(limited.kv_pool().blocks_total() * block_bytes <= options.kv_capacity_bytes, "the pool kept its cap");
+    GPU_CHECK(finish.at(huge).reason == FinishReason::Error &&
+                  finish.at(huge).error.find("out of KV-cache memory") != std::string::npos,
+              "the prompt larger than the pool: " + finish.at(huge).error);
+    for (const auto& [id, r] : requests) {
+        GPU_CHECK(finish.at(id).reason == FinishReason::MaxTokens, "request " + std::to_string(id) + ": " +
+                                                                       finish.at(id).error);
+        GPU_CHECK(tokens.at(id) == alone(r), "request " + std::to_string(id) + " generated other tokens than alone");
+    }
+    GPU_CHECK(limited.kv_pool().blocks_in_use() == 0, "blocks in use after the batch");
+}
+
 int main(int argc, char** argv)
 {
     std::vector<TestCase> tests{
@@ -379,6 +446,7 @@ int main(int argc, char** argv)
         {"chunks_do_not_change_results", chunks_do_not_change_results},
         {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
         {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
+        {"a_batch_runs_out_of_kv_memory", a_batch_runs_out_of_kv_memory},
     };
     for (TestCase& t : quantized_model_tests())
         tests.push_back(std::move(t));
