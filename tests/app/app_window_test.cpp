@@ -256,6 +256,15 @@ private slots:
             return nullptr;
         };
         QVERIFY(shown("welcome"));
+        // The built-in catalogue's models, those without a digest said to be not verified.
+        const auto count = [&](const char* name) {
+            int n = 0;
+            for (QQuickItem* item : visualTree(window->contentItem()))
+                n += item->objectName() == QLatin1String(name) && item->isVisible();
+            return n;
+        };
+        QTRY_COMPARE(count("catalogueEntry"), 3);
+        QCOMPARE(count("catalogueUnverified"), 2);
         QQuickItem* open = shown("welcomeOpenModel");
         QVERIFY(open && shown("welcomeModelsFolder"));
         QObject* fileDialog = window->findChild<QObject*>(QStringLiteral("modelFileDialog"));

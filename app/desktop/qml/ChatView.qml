@@ -139,6 +139,22 @@ Pane {
                             opacity: 0.8
                             Layout.fillWidth: true
                         }
+                        // No digest to check the file against: said, and still offered.
+                        Label {
+                            objectName: "catalogueUnverified"
+                            visible: !modelData.verified
+                            textFormat: Text.PlainText
+                            text: qsTr("not verified")
+                            font.italic: true
+                            opacity: 0.8
+                            ToolTip.visible: unverifiedHover.hovered
+                            ToolTip.text: unverifiedNote
+                            readonly property string unverifiedNote:
+                                qsTr("No SHA-256 is known for this file, so the download cannot be checked: it is kept as it arrives.")
+                            HoverHandler { id: unverifiedHover }
+                            Accessible.name: text
+                            Accessible.description: unverifiedNote
+                        }
                         Button {
                             objectName: "catalogueDownload"
                             text: modelData.present ? qsTr("Downloaded") : qsTr("Download")

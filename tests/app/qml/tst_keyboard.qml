@@ -466,7 +466,7 @@ TestCase {
         verify(one(i => i.visible && i.objectName === "welcomeOpenModel", "open button").text.indexOf("Open model file") === 0)
         // The catalogue's models, each with its Download button.
         fakes.catalogue.entries = [{name: "Tiny", file: "tiny.gguf", url: "https://example.com/tiny.gguf", size: "1 MB",
-                                    about: "a test", present: false}]
+                                    about: "a test", present: false, verified: true}]
         const download = () => all(i => i.visible && i.objectName === "catalogueDownload")[0]
         tryVerify(() => download() !== undefined, 3000)
         compare(download().text, "Download")
