@@ -82,7 +82,7 @@ int BatchScheduler::submit(BatchRequest request)
                         ", outside the vocabulary of " + std::to_string(n_vocab));
     request.compression.validate();
     auto sequence = std::make_unique<Sequence>(next_id_++, std::move(request), n_vocab);
-    sequence->session = std::make_unique<InferenceSession>(backend_, sequence->request.compression);
+    sequence->state = std::make_unique<SequenceState>(backend_, sequence->request.compression);
     waiting_.push_back(std::move(sequence));
     return waiting_.back()->id;
 }
@@ -113,7 +113,7 @@ size_t BatchScheduler::kv_bytes() const
 {
     size_t total = 0;
     for (const SequencePtr& s : running_)
-        total += s->session->cache().bytes();
+        total += s->state->cache().bytes();
     return total;
 }
 
@@ -121,7 +121,7 @@ size_t BatchScheduler::full_kv_bytes() const
 {
     size_t total = 0;
     for (const SequencePtr& s : running_)
-        total += s->session->full_cache_bytes();
+        total += s->state->full_cache_bytes();
     return total;
 }
 
@@ -129,7 +129,7 @@ std::vector<int> BatchScheduler::layer_lengths() const
 {
     std::vector<int> total(static_cast<size_t>(backend_.config().n_layers), 0);
     for (const SequencePtr& s : running_) {
-        const std::vector<int> lengths = s->session->cache().lengths();
+        const std::vector<int> lengths = s->state->cache().lengths();
         for (size_t l = 0; l < total.size(); ++l)
             total[l] += lengths[l];
     }
@@ -143,7 +143,7 @@ bool BatchScheduler::fits(size_t more_bytes) const
 
 void BatchScheduler::finish(SequencePtr s, FinishReason reason, std::string error, std::vector<BatchEvent>& events)
 {
-    s->session.reset();  // its KV memory goes back now
+    s->state.reset();  // its KV memory goes back now
     auto event = std::find_if(events.begin(), events.end(), [&](const BatchEvent& e) { return e.id == s->id; });
     if (event == events.end()) {
         events.emplace_back().id = s->id;
@@ -157,7 +157,7 @@ void BatchScheduler::finish(SequencePtr s, FinishReason reason, std::string erro
 
 void BatchScheduler::preempt(SequencePtr sequence)
 {
-    sequence->session->reset();
+    sequence->state->reset();
     sequence->logits.clear();
     sequence->top = {};
     ++preemptions_;
@@ -197,7 +197,7 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
     // wait for (nothing runs, nothing came before it), ends alone: it can never fit.
     for (size_t i = 0; i < admitted.size();) {
         try {
-            admitted[i]->session->reserve_step(static_cast<int>(admitted[i]->tokens.size()));
+            admitted[i]->state->reserve_step(static_cast<int>(admitted[i]->tokens.size()));
             ++i;
         } catch (const KvMemoryExhausted& e) {
             if (running_.empty() && i == 0) {
@@ -205,7 +205,7 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
                 continue;
             }
             while (admitted.size() > i) {
-                admitted.back()->session->reset();  // what it took goes back
+                admitted.back()->state->reset();  // what it took goes back
                 waiting_.push_front(take(admitted, admitted.size() - 1));
             }
         }
@@ -216,18 +216,18 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
     for (const SequencePtr& s : admitted)
         tokens += static_cast<int>(s->tokens.size());
 
-    std::vector<InferenceSession*> sessions;
+    std::vector<SequenceState*> states;
     std::vector<std::span<const int32_t>> spans;
     for (const SequencePtr& s : admitted) {
-        sessions.push_back(s->session.get());
+        states.push_back(s->state.get());
         spans.emplace_back(s->tokens);
     }
     const auto start = Clock::now();
     std::string error;
     try {
         run_and_store(
-            admitted, [&] { return InferenceSession::extend_batch(sessions, spans); },
-            [&](int k) { return InferenceSession::extend_batch_top(sessions, spans, k); });
+            admitted, [&] { return step_.run(states, spans, StepPhase::Prompt, 0).logits; },
+            [&](int k) { return step_.run(states, spans, StepPhase::Prompt, k).top; });
     } catch (const std::exception& e) {  // not for want of KV memory (reserved above): the step failed
         error = e.what();
     }
@@ -290,7 +290,7 @@ std::vector<BatchEvent> BatchScheduler::step()
     // and the others go on untouched; the last one left that still does not fit ends alone.
     for (size_t i = 0; i < running_.size();) {
         try {
-            running_[i]->session->reserve_step(1);
+            running_[i]->state->reserve_step(1);
             ++i;
         } catch (const KvMemoryExhausted& e) {
             if (running_.size() == 1)
@@ -305,17 +305,17 @@ std::vector<BatchEvent> BatchScheduler::step()
                    std::to_string(options_.kv_byte_limit >> 10) + " KiB the batch may hold",
                events);
     if (!running_.empty()) {
-        std::vector<InferenceSession*> sessions;
-        std::vector<int32_t> tokens;
+        std::vector<SequenceState*> states;
+        std::vector<std::span<const int32_t>> inputs;
         for (const SequencePtr& s : running_) {
-            sessions.push_back(s->session.get());
-            tokens.push_back(s->tokens.back());
+            states.push_back(s->state.get());
+            inputs.emplace_back(&s->tokens.back(), 1);
         }
         const auto start = Clock::now();
         try {
             run_and_store(
-                running_, [&] { return InferenceSession::decode_batch(sessions, tokens); },
-                [&](int k) { return InferenceSession::decode_batch_top(sessions, tokens, k); });
+                running_, [&] { return step_.run(states, inputs, StepPhase::Decode, 0).logits; },
+                [&](int k) { return step_.run(states, inputs, StepPhase::Decode, k).top; });
             last_step_.decoded = static_cast<int>(running_.size());
         } catch (const std::exception& e) {
             // Not for want of KV memory (reserved above): a failure the step cannot pin on one

@@ -29,7 +29,8 @@
 #include <vector>
 
 #include "generate/finish_reason.h"
-#include "generate/inference_session.h"
+#include "generate/batch_step.h"
+#include "generate/sequence_state.h"
 #include "generate/sampler.h"
 #include "generate/sampling_params.h"
 #include "kv/compression_config.h"
@@ -103,7 +104,7 @@ private:
         std::vector<int32_t> tokens;  // the prompt, then what was generated
         size_t prompt_length = 0;
         BatchRequest request;  // its prompt moved into `tokens`
-        std::unique_ptr<InferenceSession> session;
+        std::unique_ptr<SequenceState> state;
         Sampler sampler;
         // After the last token fed, to draw the next one from: the whole row, or only its
         // highest logits when every sampler of that step's batch needed no more.
@@ -130,6 +131,7 @@ private:
 
     Backend& backend_;
     BatchOptions options_;
+    BatchStep step_;  // every step's buffers, reused
     int next_id_ = 1;
     std::deque<SequencePtr> waiting_;
     std::vector<SequencePtr> running_;  // in admission order

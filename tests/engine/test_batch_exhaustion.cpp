@@ -9,6 +9,7 @@
 
 #include "backend/cpu_backend.h"
 #include "generate/batch_scheduler.h"
+#include "generate/inference_session.h"
 #include "model/model.h"
 #include "shared_data.h"
 

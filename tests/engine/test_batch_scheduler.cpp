@@ -11,6 +11,7 @@
 #include <random>
 
 #include "generate/batch_scheduler.h"
+#include "generate/inference_session.h"
 #include "kv/kv_footprint.h"
 #include "model/model.h"
 #include "shared_data.h"
