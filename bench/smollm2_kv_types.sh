@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Quality of the KV cache types on SmolLM2-135M-Instruct (docs/quality/kv-types.md): perplexity
+# on WikiText-2 at 2048 prompt + 128 scored tokens, and recall of turn-1 facts across turns, for
+# each --kv-type with the full cache and PyramidInfer's reference-7b preset (pyramid-eval runs the
+# full cache beside the policy in both).
+# Usage: bench/smollm2_kv_types.sh OUT_DIR [WINDOWS [CASES [TYPES]]]
+#   WINDOWS  perplexity windows (default 8); CASES  recall conversations (default 4)
+#   TYPES    comma-separated --kv-type values (default f16,q8,q4)
+set -euo pipefail
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}  # see smollm2_ppl_vs_kv.sh
+cd "$(dirname "$0")/.."
+out=${1:?output folder}
+windows=${2:-8}
+cases=${3:-4}
+types=${4:-f16,q8,q4}
+model=${PYRAMID_MODEL:-$HOME/.local/share/pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf}
+text=${PYRAMID_SHARED:-../shared}/data/wikitext-2-raw-v1.test.txt
+mkdir -p "$out"
+# The conversations of bench/smollm2_recall.sh (the same generator and arguments, so the same cases).
+python3 bench/make_recall_cases.py conversation --text "$text" --count 200 --turns 4 --filler-tokens 1000:1600 \
+    --out "$out/recall-conversations.jsonl"
+for type in ${types//,/ }; do
+    build/app/eval/pyramid-eval ppl --model "$model" --text "$text" --align tokens --prefill 2048 \
+        --continuation 128 --windows "$windows" --preset reference-7b --kv-type "$type" \
+        --json "$out/ppl-$type.json" | tee "$out/ppl-$type.md"
+done
+for type in ${types//,/ }; do
+    build/app/eval/pyramid-eval recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
+        --mode extend --preset reference-7b --kv-type "$type" \
+        --json "$out/recall-$type.json" | tee "$out/recall-$type.md"
+done
