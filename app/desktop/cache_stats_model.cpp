@@ -1,9 +1,9 @@
 #include "cache_stats_model.h"
 
 #include <QLocale>
-#include <QRegularExpression>
 #include <algorithm>
 
+#include "device_text.h"
 #include "process_memory.h"
 
 using pyramid::GenerationPhase;
@@ -203,15 +203,5 @@ QString CacheStatsModel::memoryLabel() const
 
 QString CacheStatsModel::deviceText() const
 {
-    if (!hasStats_)
-        return {};
-    const QString device = QString::fromStdString(stats_.device);
-    // The engine words it in English ("cpu: 2 threads, f16 KV cache", "cuda: NVIDIA H100"):
-    // the forms it has are said again here; anything else is shown as it comes.
-    static const QRegularExpression cpu(QStringLiteral("^cpu: (\\d+) threads, (\\w+) KV cache$"));
-    if (const QRegularExpressionMatch m = cpu.match(device); m.hasMatch())
-        return tr("CPU, %n thread(s), %1 KV cache", nullptr, m.captured(1).toInt()).arg(m.captured(2));
-    if (device.startsWith(QLatin1String("cuda: ")))
-        return tr("GPU (CUDA): %1").arg(device.mid(6));
-    return device;
+    return hasStats_ ? ::deviceText(QString::fromStdString(stats_.device)) : QString();
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "chat_controller.h"
+#include "device_text.h"
 #include "settings_model.h"
 
 namespace {
@@ -189,6 +190,8 @@ QString ModelManager::modelName() const
     // The file or folder name: the name inside a GGUF file is often just the architecture.
     return displayName(modelPath_);
 }
+
+QString ModelManager::backend() const { return deviceText(QString::fromStdString(info_.backend)); }
 
 QString ModelManager::modelSummary() const
 {

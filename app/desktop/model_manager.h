@@ -72,7 +72,7 @@ public:
     QString modelName() const;
     QString modelPath() const { return modelPath_; }
     QString modelSummary() const;
-    QString backend() const { return QString::fromStdString(info_.backend); }
+    QString backend() const;  // where the model runs, in the user's language (device_text.h)
     QString backendNote() const { return QString::fromStdString(info_.backend_note); }
     QStringList recentModels() const { return recent_; }
     QStringList availableModels() const { return available_; }  // the usable ones

@@ -12,6 +12,17 @@ class ModelManagerTest : public QObject {
     Q_OBJECT
 
 private slots:
+    // Issue 38, item 5: the model bar says where the model runs in the user's words, as the
+    // live panel does, not in the engine's English.
+    void whereTheModelRunsIsSaidInTheUsersWords()
+    {
+        AppTestEnv env;
+        FakeScript script;
+        script.device = "cpu: 1 threads, f16 KV cache";
+        auto app = env.makeReadyApp(nullptr, script);
+        QCOMPARE(app->models().backend(), QStringLiteral("CPU, 1 thread, f16 KV cache"));
+    }
+
     void loadsWithProgress()
     {
         AppTestEnv env;

@@ -55,7 +55,7 @@ ModelInfo FakeChatEngine::load_model(const std::string& path, const LoadCallback
     info.path = path;
     info.name = std::filesystem::path(path).stem().string();
     info.format = "gguf";
-    info.backend = "cpu";
+    info.backend = script.device;
     info.backend_note = "fake engine";
     info.n_layers = script.layers;
     info.n_vocab = 512;

@@ -1,0 +1,17 @@
+#include "device_text.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+QString deviceText(const QString& engineDevice)
+{
+    // The texts keep the live panel's translation context, where they were first translated.
+    static const QRegularExpression cpu(QStringLiteral("^cpu: (\\d+) threads, (\\w+) KV cache$"));
+    if (const QRegularExpressionMatch m = cpu.match(engineDevice); m.hasMatch())
+        return QCoreApplication::translate("CacheStatsModel", "CPU, %n thread(s), %1 KV cache", nullptr,
+                                           m.captured(1).toInt())
+            .arg(m.captured(2));
+    if (engineDevice.startsWith(QLatin1String("cuda: ")))
+        return QCoreApplication::translate("CacheStatsModel", "GPU (CUDA): %1").arg(engineDevice.mid(6));
+    return engineDevice;
+}
