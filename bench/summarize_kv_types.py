@@ -4,7 +4,9 @@ bench/smollm2_kv_types.sh writes: for each type and policy, the KV bytes against
 cache, perplexity and its change against f16 under the same policy (paired over the same
 windows), and recall across turns with its answer log-probability.
 
-Usage: bench/summarize_kv_types.py OUT_DIR [TYPES]   (TYPES default f16,q8,q4)
+Usage: bench/summarize_kv_types.py OUT_DIR [TYPES]   (TYPES default f16,q8,q4; the first is the
+reference; a name like kf16-vq8 reads ppl-kf16-vq8.json, keys and values apart). A run missing
+from a type's file (only the full cache, say) is left out.
 """
 import json
 import math
@@ -42,6 +44,8 @@ def main():
         runs = {r["label"]: r for r in ppl[t]["runs"]}
         rec = {r["label"]: r for r in recall[t]["runs"]} if recall[t] else {}
         for label in ("full", "pyramid"):
+            if label not in runs:
+                continue
             r, b = runs[label], base[label]
             nll, se = paired(b["window_mean_nll"], r["window_mean_nll"])
             cells = [t, label, f"{r['mean_kv_bytes'] / base_full_bytes:.3f}", f"{r['perplexity']:.4f}",

@@ -3,8 +3,9 @@
 // what grows with the conversation: on LLaMA-2-7B a token takes 512 KiB in float32, 256 KiB in
 // fp16 (as the CUDA backend and llama.cpp store it), 136 KiB in q8 and 72 KiB in q4
 // (kv_entry_types.h has the blocks). float32 is the reference the golden results are
-// reproduced with; keys are the more sensitive half (a key's error moves every softmax weight,
-// a value's only its own share of the sum), so keys and values can be set apart.
+// reproduced with. Keys and values can be set apart: which half tolerates fewer bits depends on
+// the model (on SmolLM2-135M q8 values cost 0.3% perplexity, q8 keys nothing measurable;
+// docs/quality/kv-types.md).
 #include <cstddef>
 #include <string>
 
