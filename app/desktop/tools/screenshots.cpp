@@ -1,10 +1,12 @@
 // pyramidchat-screenshots: draws the README's pictures of the desktop app (docs/screenshots)
 // from the real app on the real engine, offscreen, so they can be made again whenever the
 // window changes. A multi-turn chat with the default model, SmolLM2-135M-Instruct (30 layers
-// of pyramid in the live panel, each later turn extending the cache it kept) at 1280x800, a
-// refused over-long message at 800x600, and the settings.
+// of pyramid in the live panel, each later turn extending the cache it kept), ending in a
+// code block, at 1280x800 and at 800x600, and the settings; in the language and theme asked
+// for, named <language>-<theme>-<picture>.png.
 //
-//   pyramidchat-screenshots OUT_DIR [SHARED_DIR [MODEL]]   (MODEL: the one setup fetched)
+//   pyramidchat-screenshots [--language en|de|zh_CN] [--theme light|dark] OUT_DIR [SHARED_DIR [MODEL]]
+//   (MODEL: the one setup fetched)
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
@@ -83,15 +85,29 @@ int main(int argc, char* argv[])
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication qtApp(argc, argv);
-    if (argc < 2)
-        fail(QStringLiteral("usage: pyramidchat-screenshots OUT_DIR [SHARED_DIR [MODEL]]"));
-    const QDir out(QString::fromLocal8Bit(argv[1]));
-    const QDir shared(argc > 2 ? QString::fromLocal8Bit(argv[2]) : QStringLiteral(PYRAMID_SHARED_DIR));
+    QString language = QStringLiteral("en");
+    QString theme = QStringLiteral("light");
+    QStringList positional;
+    const QStringList args = qtApp.arguments().mid(1);
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        if (args[i] == QLatin1String("--language") && i + 1 < args.size())
+            language = args[++i];
+        else if (args[i] == QLatin1String("--theme") && i + 1 < args.size())
+            theme = args[++i];
+        else
+            positional << args[i];
+    }
+    if (positional.isEmpty())
+        fail(QStringLiteral("usage: pyramidchat-screenshots [--language en|de|zh_CN] [--theme light|dark] "
+                            "OUT_DIR [SHARED_DIR [MODEL]]"));
+    const QDir out(positional[0]);
+    const QDir shared(positional.size() > 1 ? positional[1] : QStringLiteral(PYRAMID_SHARED_DIR));
     if (!QDir().mkpath(out.path()))
         fail(QStringLiteral("cannot create %1").arg(out.path()));
+    const QString prefix = language + QLatin1Char('-') + theme + QLatin1Char('-');
 
     AppTranslations translations;
-    translations.install(qtApp, QStringLiteral("en_US"));
+    translations.install(qtApp, language == QLatin1String("en") ? QStringLiteral("en_US") : language);
     QQuickStyle::setStyle(QStringLiteral("Fusion"));
 
     QFile storyFile(shared.filePath(QStringLiteral("data/tinystories_val_prefix.txt")));
@@ -112,7 +128,7 @@ int main(int argc, char* argv[])
     auto* window = qobject_cast<QQuickWindow*>(qml.rootObjects().front());
     window->resize(1280, 800);
 
-    const QString model = argc > 3 ? QString::fromLocal8Bit(argv[3])
+    const QString model = positional.size() > 2 ? positional[2]
                                    : QString::fromStdString((pyramid::user_data_dir() / "models" /
                                                              std::string(pyramid::kDefaultModelFile)).string());
     if (!QFile::exists(model))
@@ -123,6 +139,7 @@ int main(int argc, char* argv[])
     set(app, "max_new_tokens", "96");
     set(app, "temperature", "0");
     set(app, "repetition_penalty", "1.1");
+    set(app, "theme", theme.toLatin1().constData());
 
     // A story to read, then questions about it: each later turn extends the compressed cache,
     // whose deeper layers kept fewer of the story's tokens.
@@ -135,22 +152,17 @@ int main(int argc, char* argv[])
                   QStringLiteral("\n\nWho is the main character, and what did she want to do?"));
     send(app, QStringLiteral("Who helped her, and how?"));
     send(app, QStringLiteral("Give the story a short title."));
-    grab(window, out, QStringLiteral("chat-1280x800.png"));
+    send(app, QStringLiteral("Write a short Python function that returns the square of a number."));
+    grab(window, out, prefix + QStringLiteral("chat-1280x800.png"));
 
-    // A message too long for the whole 8192-token context, refused with what to do about it.
+    // The same conversation in a small window: the panel narrows, the code block still reads.
     window->resize(800, 600);
-    set(app, "overflow", "stop");
-    if (!app.chat().send(stories.mid(11000, 48000)))
-        fail(QStringLiteral("the app would not send the long message"));
-    waitFor(&app.chat(), &ChatController::replyFinished, "the refusal");
-    if (app.chat().error().isEmpty())
-        fail(QStringLiteral("the long message was not refused"));
-    grab(window, out, QStringLiteral("chat-800x600.png"));
+    grab(window, out, prefix + QStringLiteral("chat-800x600.png"));
 
     window->resize(1280, 800);
     QObject* dialog = window->findChild<QObject*>(QStringLiteral("settingsDialog"));
     if (!dialog || !QMetaObject::invokeMethod(dialog, "open"))
         fail(QStringLiteral("no settings dialog"));
-    grab(window, out, QStringLiteral("settings-1280x800.png"));
+    grab(window, out, prefix + QStringLiteral("settings-1280x800.png"));
     return 0;
 }
