@@ -10,7 +10,7 @@
 //                                  nibble i < 16: low 4 bits of b[i]; nibble i >= 16: high 4 bits of b[i - 16]
 //
 // Why blocks of 32 along the head dimension rather than one scale per head row: a head's values
-// differ widely in size (a few outlier channels in every key), and 4 bits with one scale for
+// can differ widely in size (outlier channels), and 4 bits with one scale for
 // 64 or 128 of them leave the small ones at zero; a block of 32 keeps their scale close, for
 // 2 bytes in 32 (q8: 1.06 bytes a value, q4: 0.56), as llama.cpp's q8_0 and q4_0 do. For the
 // attention kernels a block is four 8-lane vectors under one scale, and a row is still a
