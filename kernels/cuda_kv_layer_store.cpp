@@ -36,6 +36,12 @@ void CudaKvLayerStore::reserve_append(int n)
         memory_.pool().acquire(needed - blocks_.size(), blocks_);
 }
 
+void CudaKvLayerStore::release_unused()
+{
+    const size_t per_block = static_cast<size_t>(memory_.geometry().block_entries);
+    release_blocks_beyond((static_cast<size_t>(size_) + per_block - 1) / per_block);
+}
+
 void CudaKvLayerStore::reserve(int more)
 {
     try {

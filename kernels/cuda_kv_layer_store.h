@@ -23,6 +23,7 @@ public:
     size_t bytes() const override { return static_cast<size_t>(size_) * memory_.geometry().entry_bytes(); }
     // reserve_append(), with the device's being out of memory said as KvMemoryExhausted.
     void reserve(int more) override;
+    void release_unused() override;
 
     // Takes blocks for n more entries (all or none: throws pyramid::Error when out of memory).
     void reserve_append(int n);

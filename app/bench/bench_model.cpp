@@ -46,7 +46,9 @@ BenchModel::BenchModel(const ModelSource& source, const BackendOptions& backend)
         if (!choice.backend) {
             std::string fallback = std::move(choice.note);
             generate(true);
-            choice = choose_backend(weights(), {BackendPreference::Cpu, backend.cpu_kv});
+            BackendOptions on_cpu = backend;
+            on_cpu.device = BackendPreference::Cpu;
+            choice = choose_backend(weights(), on_cpu);
             if (!fallback.empty())
                 choice.note = std::move(fallback);
         }

@@ -13,7 +13,8 @@ std::string mib(size_t bytes) { return fmt::format("{:.1f}", static_cast<double>
 void add_rows(std::string& out, const std::vector<RunResult>& runs, const Workload& w, bool max_batch)
 {
     for (const RunResult& r : runs) {
-        const std::string batch = max_batch ? fmt::format("{} (max)", r.batch) : std::to_string(r.batch);
+        const std::string batch =
+            max_batch ? fmt::format("{} (max; planned {})", r.batch, r.planned_batch) : std::to_string(r.batch);
         if (!r.ok) {
             out += fmt::format("| {} | {} | {}+{} | failed: {} ||||||||||\n", r.label, batch, w.prompt_len, w.gen_len,
                                r.error);
@@ -126,6 +127,7 @@ void write_json(const std::filesystem::path& path, const BenchReport& report, co
         doc["max_batch"].push_back({{"policy", r.policy},
                                     {"label", r.label},
                                     {"batch", r.batch},
+                                    {"planned_batch", r.planned_batch},
                                     {"throughput_tokens_per_s", r.throughput_tokens_per_s}});
     }
     write_text_file(path, doc.dump(2) + '\n');

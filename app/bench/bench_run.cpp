@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "backend/cpu_backend.h"
 #include "generate/batch_scheduler.h"
 #include "kv/kv_footprint.h"
 #include "step_timing_backend.h"
@@ -178,7 +179,9 @@ bool fits(const RunResult& run, const Workload& workload)
 RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, const std::string& label,
                          Workload workload, int limit)
 {
-    if (workload.kv_byte_limit == 0)
+    const auto* cpu = dynamic_cast<const CpuBackend*>(&model.backend());
+    const KvBlockAllocator* blocks = cpu && cpu->kv_blocks().capacity_blocks() != 0 ? &cpu->kv_blocks() : nullptr;
+    if (workload.kv_byte_limit == 0 && !blocks)
         throw Error("finding the largest batch needs a KV memory budget");
     // One sequence first: when not even that fits, there is no batch.
     workload.batch = 1;
@@ -187,14 +190,25 @@ RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, con
         one.batch = 0;
         return one;
     }
-    const KvFootprint plan =
-        plan_kv_footprint(config, model.config().n_layers, workload.prompt_len, workload.gen_len);
-    const size_t per_sequence = static_cast<size_t>(plan.peak) * model.backend().kv_entry_bytes();
+    const int n_layers = model.config().n_layers;
+    size_t predicted = 0;
+    if (blocks) {
+        const int per_sequence = plan_kv_peak_blocks(config, n_layers, workload.prompt_len, workload.gen_len,
+                                                     blocks->block_entries());
+        predicted = blocks->capacity_blocks() / static_cast<size_t>(per_sequence);
+    }
+    if (workload.kv_byte_limit != 0) {
+        const KvFootprint plan = plan_kv_footprint(config, n_layers, workload.prompt_len, workload.gen_len);
+        const size_t by_entries =
+            workload.kv_byte_limit / (static_cast<size_t>(plan.peak) * model.backend().kv_entry_bytes());
+        predicted = blocks ? std::min(predicted, by_entries) : by_entries;
+    }
     int fit = 1;  // the largest batch known to fit, and its run
     RunResult best = one;
-    const int planned = std::clamp(static_cast<int>(workload.kv_byte_limit / per_sequence), 1, limit);
-    // The plan is exact but for rounding: run it, and bisect between what fits and what does
-    // not while it does not.
+    const int planned = std::clamp(static_cast<int>(std::min<size_t>(predicted, static_cast<size_t>(limit))), 1, limit);
+    // Run the plan; bisect between what fits and what does not while it does not, and go up
+    // one at a time while one more fits, so that the batch found is the largest, whatever the
+    // plan said.
     int too_big = planned + 1;
     for (int batch = planned; batch > fit; batch = fit + (too_big - fit) / 2) {
         workload.batch = batch;
@@ -210,6 +224,15 @@ RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, con
         if (too_big - fit <= 1)
             break;
     }
+    for (int batch = fit + 1; fit == planned && batch <= limit; ++batch) {
+        workload.batch = batch;
+        RunResult run = run_workload(model, config, label, workload);
+        if (!fits(run, workload))
+            break;
+        fit = batch;
+        best = std::move(run);
+    }
+    best.planned_batch = static_cast<int>(predicted);
     return best;
 }
 

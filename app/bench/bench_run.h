@@ -49,6 +49,7 @@ struct RunResult {
     double decode_bandwidth_gbs = 0;    // (weights + KV) bytes read per decode-only step / its time
     int max_running = 0;
     int preemptions = 0;
+    int planned_batch = 0;  // find_max_batch: the batch its plan predicted before running any
 };
 
 // Runs the workload once. Never throws for the engine's errors (out of memory included): the
@@ -78,9 +79,11 @@ std::vector<RunResult> measure_side_by_side(BenchModel& model, const std::vector
 // Whether a run used the batch it was given from start to end, with nothing preempted.
 bool fits(const RunResult& run, const Workload& workload);
 
-// The largest batch whose workload fits `workload.kv_byte_limit`: planned from the policy's
-// KV footprint (kv/kv_footprint.h), then confirmed by running it, bisecting down while it
-// does not fit. Returns the confirmed run; its batch is 0 when not even one fits.
+// The largest batch whose workload fits the KV memory: planned from the policy's KV footprint
+// (kv/kv_footprint.h), then confirmed by running it, bisecting down while it does not fit.
+// On a CPU backend with a KV capacity the plan counts its blocks as the scheduler reserves
+// them (plan_kv_peak_blocks, backend/kv_block_allocator.h); otherwise `workload.kv_byte_limit`
+// in entries. Returns the confirmed run, planned_batch set; its batch is 0 when not even one fits.
 RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, const std::string& label,
                          Workload workload, int limit);
 

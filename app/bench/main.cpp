@@ -102,6 +102,9 @@ int main(int argc, char** argv)
         storage = SyntheticStorage::parse(weight_type);
         configs = compression.resolve_all();
         backend = device.options();
+        // On the CPU the budget is the backend's own: its caches' blocks run out where a GPU
+        // pool of that size would (backend/kv_block_allocator.h).
+        backend.cpu_kv_memory.capacity_bytes = static_cast<size_t>(kv_memory_gib * (1ull << 30));
         if (workload.prompt_len < 1 || workload.gen_len < 1)
             throw Error("--prompt-len and --gen-len must be at least 1");
         if (std::any_of(batches.begin(), batches.end(), [](int b) { return b < 1; }))

@@ -42,6 +42,9 @@ public:
     // was, when the memory cannot hold them. A scheduler reserves each sequence's next step
     // before it runs, so memory running out preempts or ends one sequence, not the batch.
     virtual void reserve(int more) = 0;
+    // Gives back the room beyond what the entries fill: what a reserve() took that the step did
+    // not use (a prompt's rows that PyramidInfer dropped before this layer).
+    virtual void release_unused() = 0;
     virtual size_t bytes() const = 0;  // bytes held for the live entries
 };
 

@@ -128,14 +128,16 @@ BackendChoice choose_backend(const ModelWeights& weights, const BackendOptions& 
                              const std::function<void(double)>& upload_progress)
 {
     if (options.device == BackendPreference::Cpu)
-        return {std::make_unique<CpuBackend>(weights, options.cpu_kv), "the CPU, as chosen"};
+        return {std::make_unique<CpuBackend>(weights, options.cpu_kv, cpu::active_kernel_config(),
+                                             CpuBackend::kSliceRows, options.cpu_kv_memory), "the CPU, as chosen"};
     std::string note;
     if (auto cuda = load_cuda_backend(weights, note, upload_progress))
         return {std::move(cuda), std::move(note)};
     if (options.device == BackendPreference::Cuda)
         throw Error("CUDA was requested but is not available: " + note);
     spdlog::info("running on the CPU: {}", note);
-    return {std::make_unique<CpuBackend>(weights, options.cpu_kv), "running on the CPU: " + note};
+    return {std::make_unique<CpuBackend>(weights, options.cpu_kv, cpu::active_kernel_config(),
+                                             CpuBackend::kSliceRows, options.cpu_kv_memory), "running on the CPU: " + note};
 }
 
 } // namespace pyramid

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "backend/cpu_backend.h"
 #include "backend/kv_precision.h"
 
 namespace pyramid {
@@ -22,6 +23,7 @@ struct BackendOptions {
     }
     BackendPreference device;
     KvTypes cpu_kv;  // the CPU backend's KV cache; the CUDA backend's is always fp16
+    CpuKvMemory cpu_kv_memory;  // the CPU backend's KV blocks and their capacity
 };
 
 struct BackendChoice {

@@ -68,6 +68,12 @@ public:
             blocks_held_ = needed;
         }
     }
+    void release_unused() override
+    {
+        const size_t needed = blocks_.blocks_for(size());
+        blocks_.release(blocks_held_ - needed);
+        blocks_held_ = needed;
+    }
     void reserve(int more) override
     {
         const size_t needed = blocks_.blocks_for(size() + more);

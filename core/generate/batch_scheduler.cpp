@@ -197,7 +197,7 @@ void BatchScheduler::admit(std::vector<BatchEvent>& events)
     // wait for (nothing runs, nothing came before it), ends alone: it can never fit.
     for (size_t i = 0; i < admitted.size();) {
         try {
-            admitted[i]->state->reserve_step(static_cast<int>(admitted[i]->tokens.size()));
+            admitted[i]->state->reserve_prompt(static_cast<int>(admitted[i]->tokens.size()));
             ++i;
         } catch (const KvMemoryExhausted& e) {
             if (running_.empty() && i == 0) {
@@ -290,7 +290,7 @@ std::vector<BatchEvent> BatchScheduler::step()
     // and the others go on untouched; the last one left that still does not fit ends alone.
     for (size_t i = 0; i < running_.size();) {
         try {
-            running_[i]->state->reserve_step(1);
+            running_[i]->state->reserve_decode();
             ++i;
         } catch (const KvMemoryExhausted& e) {
             if (running_.size() == 1)

@@ -54,6 +54,10 @@ StepOutputs BatchStep::run(std::span<SequenceState* const> sequences, std::span<
             if (phase == StepPhase::Prompt)
                 select_prompt_layer(sequences, l, *hidden);
         }
+        // Room reserved for prompt rows that a policy dropped before they reached a layer.
+        if (phase == StepPhase::Prompt)
+            for (SequenceState* s : sequences)
+                s->cache_.release_unused();
         // The logits do not depend on these selections: the compactions they queue come after
         // the layers that read the caches.
         if (phase == StepPhase::Decode)

@@ -59,7 +59,6 @@ public:
     void reset() { state_.reset(); }
     int make_room(int room) { return state_.make_room(room); }
     int largest_room() const { return state_.largest_room(); }
-    void reserve_step(int rows) { state_.reserve_step(rows); }
     const KvCache& cache() const { return state_.cache(); }
     BackendInfo backend_info() const { return state_.backend().info(); }
     int next_position() const { return state_.next_position(); }

@@ -64,6 +64,11 @@ int SequenceState::make_room(int room)
     return freed;
 }
 
+void SequenceState::reserve_prompt(int n)
+{
+    cache_.reserve(policy_->prompt_rows(n, cache_.n_layers()));
+}
+
 size_t SequenceState::full_cache_bytes() const
 {
     return cache_.bytes_per_entry() * static_cast<size_t>(next_position_) * static_cast<size_t>(cache_.n_layers());

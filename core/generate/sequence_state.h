@@ -31,9 +31,11 @@ public:
     int make_room(int room);
     // The most room make_room can make: the context less the sinks and one recent position.
     int largest_room() const { return context_length() - config_.pyramid.sink_tokens - 1; }
-    // Makes room in every layer for a step of `rows` new tokens (KvCache::reserve): once it
-    // returns, that step cannot run out of KV memory. Throws KvMemoryExhausted otherwise.
-    void reserve_step(int rows) { cache_.reserve(rows); }
+    // Make room for the next step (KvCache::reserve): a prompt step of n tokens (in each layer
+    // the rows the policy lets enter it), or a decode step (one entry a layer). Once they
+    // return, that step cannot run out of KV memory; they throw KvMemoryExhausted otherwise.
+    void reserve_prompt(int n);
+    void reserve_decode() { cache_.reserve(1); }
 
     const KvCache& cache() const { return cache_; }
     Backend& backend() const { return backend_; }

@@ -39,6 +39,15 @@ public:
     // The cache kept only these ascending indices of `layer` for a reason of its own (room
     // made in a full context): per-entry state must follow.
     virtual void entries_removed(int layer, const std::vector<int>& kept) = 0;
+
+    // The new tokens that will enter each layer in a prompt step of n_new tokens: what each
+    // layer's cache grows by before its own selection, so a scheduler can reserve the step's
+    // memory (KvLayerStore::reserve). Every layer sees every row unless the policy passes fewer
+    // rows on (PyramidInfer). Decided by the config and the counts alone, never the scores.
+    virtual std::vector<int> prompt_rows(int n_new, int n_layers) const
+    {
+        return std::vector<int>(static_cast<size_t>(n_layers), n_new);
+    }
 };
 
 std::unique_ptr<CompressionPolicy> make_compression_policy(const CompressionConfig& config, int n_layers);

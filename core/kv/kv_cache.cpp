@@ -55,6 +55,18 @@ void KvCache::reserve(int n)
         layer.store->reserve(n);
 }
 
+void KvCache::reserve(std::span<const int> per_layer)
+{
+    for (size_t l = 0; l < layers_.size(); ++l)
+        layers_[l].store->reserve(per_layer[l]);
+}
+
+void KvCache::release_unused()
+{
+    for (Layer& layer : layers_)
+        layer.store->release_unused();
+}
+
 void KvCache::check_room(int layer, int n) const
 {
     if (byte_limit_ == 0)

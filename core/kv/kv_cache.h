@@ -38,6 +38,10 @@ public:
     // appending them cannot run out of the backend's memory. Throws KvMemoryExhausted when it
     // cannot hold them; what was taken stays with the cache (freed by clear() or compaction).
     void reserve(int n);
+    // The same with n for each layer, in layer order.
+    void reserve(std::span<const int> per_layer);
+    // Gives back, in every layer, the room a reserve() took that no entry filled.
+    void release_unused();
     // Bytes of one entry in one layer (keys and values), as the backend stores them.
     size_t bytes_per_entry() const;
     void clear();

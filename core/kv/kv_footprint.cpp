@@ -68,6 +68,22 @@ int rows_entering(const CompressionConfig& config, const std::vector<int>& after
 
 } // namespace
 
+int plan_kv_peak_blocks(const CompressionConfig& config, int n_layers, int n_tokens, int steps, int block_entries)
+{
+    const auto blocks = [block_entries](int entries) { return (entries + block_entries - 1) / block_entries; };
+    const std::vector<std::vector<int>> plan = plan_lengths(config, n_layers, n_tokens, steps);
+    int peak = 0;  // the prompt's room, reserved for every layer before it runs
+    for (int l = 0; l < n_layers; ++l)
+        peak += blocks(rows_entering(config, plan.front(), l, n_tokens));
+    for (size_t s = 0; s < plan.size(); ++s) {
+        int held = 0;
+        for (int length : plan[s])
+            held += blocks(s + 1 < plan.size() ? length + 1 : length);
+        peak = std::max(peak, held);
+    }
+    return peak;
+}
+
 KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int n_tokens, int steps)
 {
     const std::vector<std::vector<int>> plan = plan_lengths(config, n_layers, n_tokens, steps);

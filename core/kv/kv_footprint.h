@@ -20,4 +20,10 @@ struct KvFootprint {
 // For a prompt of n_tokens followed by `steps` decode steps.
 KvFootprint plan_kv_footprint(const CompressionConfig& config, int n_layers, int n_tokens, int steps);
 
+// The most blocks of `block_entries` entries (backend/kv_block_allocator.h) the same sequence
+// holds at once, as the batch scheduler reserves them: before a prompt runs, room in every layer
+// for the rows that will enter it (CompressionPolicy::prompt_rows); before each decode step,
+// one more entry in every layer, compressed after it.
+int plan_kv_peak_blocks(const CompressionConfig& config, int n_layers, int n_tokens, int steps, int block_entries);
+
 } // namespace pyramid

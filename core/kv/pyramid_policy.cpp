@@ -74,6 +74,12 @@ PrefillDecision PyramidPolicy::after_prefill_layer(int layer, int n_rows, int ca
     return {std::move(keep), std::nullopt};
 }
 
+std::vector<int> PyramidPolicy::prompt_rows(int n_new, int n_layers) const
+{
+    // Each layer keeps every row that enters it and passes fewer on (after_prefill_layer).
+    return plan_pyramid_lengths(settings_, n_layers, n_new, 0).after_prefill;
+}
+
 void PyramidPolicy::entries_removed(int layer, const std::vector<int>& kept)
 {
     LayerState& state = layers_[static_cast<size_t>(layer)];

@@ -19,6 +19,7 @@ public:
     std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) override;
 
     void entries_removed(int layer, const std::vector<int>& kept) override;
+    std::vector<int> prompt_rows(int n_new, int n_layers) const override;
 
 private:
     // Generation-phase state of one layer. Only entries from index tail_start on can ever be

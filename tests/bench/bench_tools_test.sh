@@ -12,7 +12,14 @@ diff <("$bench" --list-shapes) <("$python" "$src/bench/hf_baseline.py" --list-sh
 "$bench" --shape tiny --device cpu --prompt-len 40 --gen-len 8 --batch 1,2 --policy full,pyramid \
   --max-batch --kv-memory 0.01 --warmup 0 --json "$tmp/r.json" >"$tmp/table.md"
 grep -q '| pyramid | 2 | 40+8 |' "$tmp/table.md" || fail "no pyramid row in the table: $(cat "$tmp/table.md")"
-grep -q '(max)' "$tmp/table.md" || fail "no max-batch row in the table"
+grep -q '(max; planned' "$tmp/table.md" || fail "no max-batch row in the table"
+# On the CPU the budget is the backend's blocks: the largest batch that runs is the one the
+# block plan predicted (one more was tried and did not fit).
+"$python" -c 'import json, sys
+runs = json.load(open(sys.argv[1]))["max_batch"]
+bad = [m for m in runs if not m["batch"] == m["planned_batch"] > 0]
+sys.exit("largest batch is not the planned one: %s" % bad if bad else 0)' "$tmp/r.json" ||
+  fail "pyramid-bench --max-batch on the CPU found another batch than the allocator predicts"
 
 "$python" "$src/bench/paper_table.py" --from-json "$tmp/r.json" --out "$tmp/paper.json" >"$tmp/paper.md"
 grep -q 'ours pyramid' "$tmp/paper.md" || fail "paper_table.py did not render our runs: $(cat "$tmp/paper.md")"

@@ -103,9 +103,14 @@ private slots:
             full.reset();
             QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(0));
 
-            // PyramidInfer's shrinking layers hold only the blocks their entries fill.
+            // PyramidInfer's shrinking layers hold only the blocks their entries fill, and a
+            // prompt's reservation is exactly what its layers come to hold: the rows that enter
+            // each (nothing taken during the step, nothing given back after it).
             InferenceSession pyramid(*backend, {CompressionPolicyKind::Pyramid});
-            pyramid.prefill(request(300, 1, 1, CompressionPolicyKind::Pyramid).prompt);
+            pyramid.state().reserve_prompt(300);
+            const size_t reserved = backend->kv_blocks().blocks_in_use();
+            pyramid.extend(request(300, 1, 1, CompressionPolicyKind::Pyramid).prompt);
+            QCOMPARE(backend->kv_blocks().blocks_in_use(), reserved);
             size_t expected = 0;
             for (int length : pyramid.cache().lengths())
                 expected += static_cast<size_t>((length + kBlock - 1) / kBlock);
