@@ -31,9 +31,10 @@ public:
 class CpuKvLayerStore : public KvLayerStore {
 public:
     virtual void append(const float* keys, const float* values, int rows) = 0;
-    // cpu::attention of n_q new rows, the last n_q entries, against the whole layer.
+    // cpu::attention of n_q new rows, the last n_q entries, against the whole layer, with the
+    // row kernels of `isa` (the backend's KernelConfig).
     virtual void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out,
-                        const AttentionProbe* probe, float* probe_out) const = 0;
+                        const AttentionProbe* probe, float* probe_out, cpu::KernelIsa isa) const = 0;
     // Rotates each key by its own shift (Backend::shift_key_positions).
     virtual void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) = 0;
 };
@@ -95,7 +96,7 @@ public:
             }
     }
     void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out, const AttentionProbe* probe,
-                float* probe_out) const override
+                float* probe_out, cpu::KernelIsa isa) const override
     {
         std::vector<const K*> k;
         std::vector<const V*> v;
@@ -104,7 +105,8 @@ public:
             v.push_back(values_[g].data());
         }
         cpu::attention(q, n_q, cpu::CacheHeads<K>{k, head_dim_ / kValuesPerElement<K>},
-                       cpu::CacheHeads<V>{v, head_dim_ / kValuesPerElement<V>}, size(), shape, out, probe, probe_out);
+                       cpu::CacheHeads<V>{v, head_dim_ / kValuesPerElement<V>}, size(), shape, out, probe, probe_out,
+                       isa);
     }
     // fp16 and quantized keys are decoded, rotated and stored again: a quantized key gets the
     // scales of its rotated values.
@@ -282,7 +284,7 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         }
         float* out = attended.data() + static_cast<size_t>(row) * q_width;
         kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, out, probe ? &*probe : nullptr,
-                  probe ? s.probe_out->data() : nullptr);
+                  probe ? s.probe_out->data() : nullptr, kernels_.isa);
         row += piece.rows;
     }
 

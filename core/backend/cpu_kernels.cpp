@@ -248,18 +248,16 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
 
 template <typename KStored, typename VStored>
 void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
-               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out)
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out, KernelIsa isa)
 {
-    static const RowKernels<KStored> key_rows = row_kernels<KStored>(active_kernel_config().isa);
-    static const RowKernels<VStored> value_rows = row_kernels<VStored>(active_kernel_config().isa);
-    static const RowKernels<float> float_rows = row_kernels<float>(active_kernel_config().isa);
-    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, key_rows, value_rows, float_rows);
+    attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, row_kernels<KStored>(isa),
+                   row_kernels<VStored>(isa), row_kernels<float>(isa));
 }
 
 // Every pairing of the stored types: keys and values are set apart (kv_precision.h).
 #define PYRAMID_ATTENTION_OVER(K, V)                                                                           \
     template void attention(const float*, int, CacheHeads<K>, CacheHeads<V>, int, const AttentionShape&, float*, \
-                            const AttentionProbe*, float*);
+                            const AttentionProbe*, float*, KernelIsa);
 #define PYRAMID_ATTENTION_WITH_KEYS(K)                                                                          \
     PYRAMID_ATTENTION_OVER(K, float)                                                                            \
     PYRAMID_ATTENTION_OVER(K, Half)                                                                             \

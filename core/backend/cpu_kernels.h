@@ -55,10 +55,12 @@ struct CacheHeads {
 // attention() over caches in that layout, keys and values each float32, fp16 (Half) or q8/q4
 // blocks (kv_entry_types.h; row_stride then counts blocks). It is exactly the result over the
 // entries decoded to float32: the probe's scores too, so a policy selects by the keys as stored.
-// Defined for those four types of keys and of values.
+// Defined for those four types of keys and of values. `isa`: whose row kernels run (a backend
+// passes its own KernelConfig's; every one gives the same floats).
 template <typename KStored, typename VStored>
 void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
-               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out);
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
+               KernelIsa isa = active_kernel_config().isa);
 
 // gate[t, :] = silu(gate[t, :]) * up[t, :]
 void swiglu(float* gate, const float* up, int64_t count);
