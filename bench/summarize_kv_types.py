@@ -5,8 +5,9 @@ cache, perplexity and its change against f16 under the same policy (paired over 
 windows), and recall across turns with its answer log-probability.
 
 Usage: bench/summarize_kv_types.py OUT_DIR [TYPES]   (TYPES default f16,q8,q4; the first is the
-reference; a name like kf16-vq8 reads ppl-kf16-vq8.json, keys and values apart). A run missing
-from a type's file (only the full cache, say) is left out.
+reference; a name like kf16-vq8 reads ppl-kf16-vq8.json, keys and values apart, balanced-q8
+ppl-balanced-q8.json). Each file's runs (full, pyramid, snapkv...) are compared with the
+reference's run of the same label.
 """
 import json
 import math
@@ -43,8 +44,8 @@ def main():
             continue
         runs = {r["label"]: r for r in ppl[t]["runs"]}
         rec = {r["label"]: r for r in recall[t]["runs"]} if recall[t] else {}
-        for label in ("full", "pyramid"):
-            if label not in runs:
+        for label in runs:
+            if label not in base:
                 continue
             r, b = runs[label], base[label]
             nll, se = paired(b["window_mean_nll"], r["window_mean_nll"])
