@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "backend/backend_abi.h"
 #include "backend/cpu_backend.h"
 #include "backend/kv_precision.h"
 
@@ -50,10 +51,10 @@ BackendChoice choose_backend(const ModelWeights& weights, const BackendOptions& 
 // The plugin's entry point, exported with C linkage by libpyramid_cuda.so. Returns nullptr
 // and writes a message into `error` when no usable device exists, the model does not fit, or
 // `progress` (may be null) answered false. No exception crosses it.
-// Raised whenever the Backend interface changes (2: batched layers and logits, copy bandwidth;
-// 3: top logits; 4: step memory; 5: StepExtent without probe rows; 6: upload progress;
-// 7: cancel flag, memory held).
-inline constexpr int kBackendPluginAbi = 7;
+// What the engine and the CUDA backend library must agree on to load it: a digest of the
+// headers whose types cross between them, made at build time (cmake/BackendAbi.cmake), so any
+// change to the interface refuses a library built before it.
+inline constexpr int kBackendPluginAbi = PYRAMID_BACKEND_PLUGIN_ABI;
 struct PluginProgress {
     // The fraction of the weights on the device; false stops the upload.
     bool (*report)(void* context, double fraction);

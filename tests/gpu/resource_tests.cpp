@@ -8,6 +8,8 @@
 // before loading the next, and reopens it when the next fails.
 #include "resource_tests.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -186,6 +188,23 @@ void plugin_loads_through_the_engine_loader()
     const BackendChoice fallback = choose_backend(w, BackendPreference::Auto);
     GPU_CHECK(fallback.backend->info().name == "cpu", "Auto falls back to the CPU: " + fallback.note);
     unsetenv("PYRAMID_CUDA_PRECISION");
+
+    // A library built against another interface (another digest of its headers) is refused
+    // with both numbers, never called into.
+    void* library = dlopen(PYRAMID_CUDA_PLUGIN_DIR "/libpyramid_cuda.so", RTLD_NOW | RTLD_LOCAL);
+    GPU_CHECK(library != nullptr, std::string("the plugin opens: ") + (library ? "" : dlerror()));
+    if (!library)
+        return;
+    const auto create = reinterpret_cast<CreateBackendFn>(dlsym(library, kCudaPluginSymbol));
+    GPU_CHECK(create != nullptr, "the plugin exports its entry point");
+    if (create) {
+        std::string error(512, '\0');
+        Backend* other = create(kBackendPluginAbi + 1, &w, nullptr, error.data(), error.size());
+        GPU_CHECK(other == nullptr, "a plugin of another ABI was created");
+        delete other;
+        GPU_CHECK(error.find("plugin ABI " + std::to_string(kBackendPluginAbi)) != std::string::npos, error);
+    }
+    dlclose(library);
 }
 
 // Weights that do not fit the memory left are refused before anything is uploaded, naming
