@@ -96,6 +96,10 @@ QString kvPrecisionName(pyramid::KvPrecision precision)
 {
     return QString::fromLatin1(pyramid::kv_precision_name(precision));
 }
+QStringList kvValueChoices()
+{
+    return {kSameKvPrecision, QStringLiteral("f16"), QStringLiteral("q8"), QStringLiteral("q4"), QStringLiteral("f32")};
+}
 QString policyName(CompressionPolicyKind kind) { return QString::fromStdString(pyramid::to_string(kind)); }
 QString scheduleName(DecaySchedule schedule) { return QString::fromStdString(pyramid::to_string(schedule)); }
 
@@ -270,12 +274,38 @@ QVector<SettingField> makeFields()
         choiceField("kv_precision", cache, QT_TRANSLATE_NOOP("SettingsModel", "Cache precision on the CPU"),
                     QT_TRANSLATE_NOOP("SettingsModel",
                                       "How the KV cache is stored when the model runs on the CPU: half precision "
-                                      "takes half the memory, single precision is exact (a GPU always uses half "
-                                      "precision); it changes the next time the app starts"),
-                    {pyramid::KvPrecision::F16, pyramid::KvPrecision::F32},
+                                      "takes half the memory of single precision, 8-bit about a quarter, 4-bit "
+                                      "about an eighth; single precision is exact (a GPU always uses half "
+                                      "precision; 8 and 4 bits need heads of a multiple of 32 values); it changes "
+                                      "the next time the app starts"),
+                    {pyramid::KvPrecision::F16, pyramid::KvPrecision::Q8, pyramid::KvPrecision::Q4,
+                     pyramid::KvPrecision::F32},
                     [](auto& s) -> auto& { return s.kvPrecision; }, kvPrecisionName,
                     {QT_TRANSLATE_NOOP("SettingsModel", "Half (fp16)"),
+                     QT_TRANSLATE_NOOP("SettingsModel", "8-bit (q8, about half of fp16)"),
+                     QT_TRANSLATE_NOOP("SettingsModel", "4-bit (q4, about a quarter of fp16)"),
                      QT_TRANSLATE_NOOP("SettingsModel", "Single (float32)")}),
+        {QStringLiteral("kv_precision_values"), cache, QT_TRANSLATE_NOOP("SettingsModel", "Values stored as"),
+         QT_TRANSLATE_NOOP("SettingsModel",
+                           "The values of the cache in another precision than its keys (on SmolLM2 the values "
+                           "carry most of 8-bit's cost); it changes the next time the app starts"),
+         SettingField::Kind::Choice, kvValueChoices(),
+         {QT_TRANSLATE_NOOP("SettingsModel", "As the keys"), QT_TRANSLATE_NOOP("SettingsModel", "Half (fp16)"),
+          QT_TRANSLATE_NOOP("SettingsModel", "8-bit (q8)"), QT_TRANSLATE_NOOP("SettingsModel", "4-bit (q4)"),
+          QT_TRANSLATE_NOOP("SettingsModel", "Single (float32)")},
+         [](const ChatSettings& s) { return s.kvValuePrecision ? kvPrecisionName(*s.kvValuePrecision) : kSameKvPrecision; },
+         [](ChatSettings& s, const QString& text) {
+             if (text.trimmed() == kSameKvPrecision) {
+                 s.kvValuePrecision.reset();
+                 return true;
+             }
+             try {
+                 s.kvValuePrecision = pyramid::parse_kv_precision(text.trimmed().toStdString());
+             } catch (const pyramid::Error&) {
+                 return false;
+             }
+             return true;
+         }},
         numberField("recent_ratio", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Recent ratio"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Share of the prompt whose attention decides what is kept"),
                     [](auto& s) -> auto& { return s.compression.pyramid.recent_ratio; }),
@@ -392,6 +422,7 @@ ChatSettings resetChatSettings(const ChatSettings& current)
     defaults.language = current.language;
     defaults.device = current.device;
     defaults.kvPrecision = current.kvPrecision;
+    defaults.kvValuePrecision = current.kvValuePrecision;
     defaults.theme = current.theme;
     defaults.serve = current.serve;
     defaults.servePort = current.servePort;

@@ -28,8 +28,11 @@ struct ChatSettings {
     // Where models run: "auto" (the GPU when a CUDA device and runtime exist, else the CPU),
     // "cpu" or "cuda"; read at start-up like the language.
     QString device = QStringLiteral("auto");
-    // How the CPU stores the KV cache (a GPU always uses fp16); read at start-up like the device.
+    // How the CPU stores the KV cache (a GPU always uses fp16): keys and values, unless the
+    // values are set apart (nullopt: as the keys); read at start-up like the device.
     pyramid::KvPrecision kvPrecision = pyramid::KvPrecision::F16;
+    std::optional<pyramid::KvPrecision> kvValuePrecision;
+    pyramid::KvTypes kvTypes() const { return {kvPrecision, kvValuePrecision.value_or(kvPrecision)}; }
     // Settings -> Server: the open model served to other programs over the OpenAI-compatible
     // API on 127.0.0.1:servePort (desktop_server.h); applies at once.
     bool serve = false;
@@ -40,6 +43,9 @@ struct ChatSettings {
 inline const QString kLanguageSettingKey = QStringLiteral("chat/language");
 inline const QString kDeviceSettingKey = QStringLiteral("chat/device");
 inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision");
+inline const QString kKvValuePrecisionSettingKey = QStringLiteral("chat/kv_precision_values");
+// The value of the latter that stores values as the keys.
+inline const QString kSameKvPrecision = QStringLiteral("same");
 
 // The first problem found, worded for the user in their language; empty when the settings can run.
 QString validateChatSettings(const ChatSettings& settings);

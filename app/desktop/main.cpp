@@ -51,8 +51,12 @@ T storedOr(const QSettings& settings, const QString& key, T fallback, T (*parse)
 // The device and cache precision settings (the engine says which device it chose and why).
 pyramid::BackendOptions backendOptions(const QSettings& settings)
 {
+    const pyramid::KvPrecision keys =
+        storedOr(settings, kKvPrecisionSettingKey, ChatSettings{}.kvPrecision, pyramid::parse_kv_precision);
+    // "same" (or nothing stored) is no precision: the values follow the keys.
+    const pyramid::KvPrecision values = storedOr(settings, kKvValuePrecisionSettingKey, keys, pyramid::parse_kv_precision);
     return {storedOr(settings, kDeviceSettingKey, pyramid::BackendPreference::Auto, pyramid::parse_backend_preference),
-            storedOr(settings, kKvPrecisionSettingKey, ChatSettings{}.kvPrecision, pyramid::parse_kv_precision)};
+            pyramid::KvTypes{keys, values}};
 }
 
 // Made once the translations are installed, so that --help shows it translated.

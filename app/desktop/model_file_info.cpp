@@ -77,8 +77,10 @@ void probeGguf(ModelFileInfo& info)
         const int dim = positiveInt(gguf.get_int(arch + ".embedding_length"));
         const int heads = positiveInt(gguf.get_int(arch + ".attention.head_count"));
         const int kvHeads = positiveInt(gguf.get_int(arch + ".attention.head_count_kv"));
-        if (dim > 0 && heads > 0)
-            info.kvDim = dim / heads * (kvHeads > 0 ? kvHeads : heads);
+        if (dim > 0 && heads > 0) {
+            info.headDim = dim / heads;
+            info.kvHeads = kvHeads > 0 ? kvHeads : heads;
+        }
         const auto fileType = gguf.get_int("general.file_type");
         info.weightType = fileType ? fileTypeName(*fileType) : QString();
         if (info.weightType.isEmpty())
@@ -106,8 +108,10 @@ void probeFolder(ModelFileInfo& info)
     const int dim = root.value(QStringLiteral("hidden_size")).toInt();
     const int heads = root.value(QStringLiteral("num_attention_heads")).toInt();
     const int kvHeads = root.value(QStringLiteral("num_key_value_heads")).toInt(heads);
-    if (dim > 0 && heads > 0 && kvHeads > 0)
-        info.kvDim = dim / heads * kvHeads;
+    if (dim > 0 && heads > 0 && kvHeads > 0) {
+        info.headDim = dim / heads;
+        info.kvHeads = kvHeads;
+    }
     const QString dtype = root.value(QStringLiteral("torch_dtype")).toString();
     info.weightType = dtype == QLatin1String("float16") ? QStringLiteral("F16")
                       : dtype == QLatin1String("bfloat16") ? QStringLiteral("BF16")
@@ -130,16 +134,31 @@ QString ModelFileInfo::summary() const
     return parts.join(tr(" · ", "between the facts of a model"));
 }
 
-qint64 ModelFileInfo::fullKvBytes(pyramid::KvPrecision precision) const
+namespace {
+
+// One layer's key and value of one token as `types` store them; 0 when they cannot.
+qint64 entryBytes(const ModelFileInfo& info, pyramid::KvTypes types)
 {
-    if (kvDim <= 0 || layers <= 0 || contextLength <= 0)
+    if (info.kvHeads <= 0 || info.headDim <= 0 || info.layers <= 0 || info.contextLength <= 0)
         return 0;
-    return qint64(layers) * contextLength * kvDim * 2 * qint64(pyramid::kv_element_bytes(precision));
+    try {
+        return qint64(pyramid::kv_entry_bytes(types, info.kvHeads, info.headDim));
+    } catch (const pyramid::Error&) {
+        return 0;  // a quantized type on heads it does not fit: the load will say so
+    }
 }
 
-qint64 ModelFileInfo::pyramidKvBytes(const pyramid::PyramidSettings& pyramid, pyramid::KvPrecision precision) const
+} // namespace
+
+qint64 ModelFileInfo::fullKvBytes(pyramid::KvTypes types) const
 {
-    if (kvDim <= 0 || layers <= 0 || contextLength <= 0)
+    return qint64(layers) * contextLength * entryBytes(*this, types);
+}
+
+qint64 ModelFileInfo::pyramidKvBytes(const pyramid::PyramidSettings& pyramid, pyramid::KvTypes types) const
+{
+    const qint64 perEntry = entryBytes(*this, types);
+    if (perEntry == 0)
         return 0;
     qint64 entries = 0;
     try {
@@ -148,13 +167,13 @@ qint64 ModelFileInfo::pyramidKvBytes(const pyramid::PyramidSettings& pyramid, py
     } catch (const pyramid::Error&) {
         return 0;  // settings the schedule refuses: no estimate rather than a wrong one
     }
-    return entries * kvDim * 2 * qint64(pyramid::kv_element_bytes(precision));
+    return entries * perEntry;
 }
 
-QString ModelFileInfo::memoryText(const pyramid::PyramidSettings& pyramid, pyramid::KvPrecision precision) const
+QString ModelFileInfo::memoryText(const pyramid::PyramidSettings& pyramid, pyramid::KvTypes types) const
 {
-    const qint64 full = fullKvBytes(precision);
-    const qint64 compressed = pyramidKvBytes(pyramid, precision);
+    const qint64 full = fullKvBytes(types);
+    const qint64 compressed = pyramidKvBytes(pyramid, types);
     if (full == 0 || compressed == 0)
         return {};
     const QLocale locale;

@@ -19,20 +19,22 @@ public:
     QString weightType;   // llama.cpp's name ("Q4_K_M", "F16", ...); empty when unknown
     int layers = 0;       // 0: unknown
     int contextLength = 0;
-    int kvDim = 0;        // one layer's key (or value) width per token; 0: unknown
+    int kvHeads = 0;      // key/value heads per layer; 0: unknown
+    int headDim = 0;      // values per head; 0: unknown
     QString problem;      // empty when it can be opened; else why not
 
     bool usable() const { return problem.isEmpty(); }
     // "1.2 GB · Q4_K_M · 22 layers · 2,048 positions", what is known of it.
     QString summary() const;
     // The KV cache a whole context takes: every layer full, and as PyramidInfer's prefill
-    // schedule leaves it (the estimate pyramid-inspect makes, from the same core schedule);
-    // 0 when the shape is unknown.
-    qint64 fullKvBytes(pyramid::KvPrecision precision) const;
-    qint64 pyramidKvBytes(const pyramid::PyramidSettings& pyramid, pyramid::KvPrecision precision) const;
+    // schedule leaves it (the estimate pyramid-inspect makes, from the same core schedule), with
+    // keys and values stored as `types` (scales included); 0 when the shape is unknown or the
+    // types do not fit its heads (8 and 4 bits need a multiple of 32 values).
+    qint64 fullKvBytes(pyramid::KvTypes types) const;
+    qint64 pyramidKvBytes(const pyramid::PyramidSettings& pyramid, pyramid::KvTypes types) const;
     // "About 1.2 GB: weights 1.1 GB, KV cache 88 MB at 2,048 positions (31 MB with PyramidInfer)";
     // empty when the shape is unknown.
-    QString memoryText(const pyramid::PyramidSettings& pyramid, pyramid::KvPrecision precision) const;
+    QString memoryText(const pyramid::PyramidSettings& pyramid, pyramid::KvTypes types) const;
 };
 
 // Reads `path` (a .gguf file or a model folder); never throws.

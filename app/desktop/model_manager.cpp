@@ -152,7 +152,7 @@ void ModelManager::rescan()
                                     {QStringLiteral("name"), displayName(file.path)},
                                     {QStringLiteral("summary"), file.summary()},
                                     {QStringLiteral("memory"), file.memoryText(settings_.current().compression.pyramid,
-                                                                               settings_.current().kvPrecision)},
+                                                                               settings_.current().kvTypes())},
                                     {QStringLiteral("usable"), file.usable()},
                                     {QStringLiteral("problem"), file.problem}});
     }

@@ -133,7 +133,7 @@ void SettingsModel::refreshAll()
 bool SettingsModel::restartNeeded() const
 {
     return current_.language != startedWith_.language || current_.device != startedWith_.device ||
-           current_.kvPrecision != startedWith_.kvPrecision;
+           !(current_.kvTypes() == startedWith_.kvTypes());
 }
 
 int SettingsModel::rowOf(const QString& key) const

@@ -335,6 +335,16 @@ private slots:
         QCOMPARE(probed.fullKvBytes(pyramid::KvPrecision::F16), fullKv);
         const qint64 pyramidKv = probed.pyramidKvBytes(app->settings().current().compression.pyramid, pyramid::KvPrecision::F16);
         QVERIFY2(pyramidKv > 0 && pyramidKv < fullKv, qPrintable(QString::number(pyramidKv)));
+        // 8 and 4 bits (issue 36): a scale per 32 values, 34 and 18 bytes a block, keys and
+        // values each in their own type; no estimate where they do not fit the heads (this
+        // file's have 16 values: the load refuses them and says why).
+        ModelFileInfo wide = probed;
+        wide.headDim = 64;
+        QCOMPARE(wide.fullKvBytes(pyramid::KvPrecision::Q8), 22LL * 2048 * 2 * (2 * 34 + 2 * 34));
+        QCOMPARE(wide.fullKvBytes({pyramid::KvPrecision::F16, pyramid::KvPrecision::Q4}),
+                 22LL * 2048 * 2 * (64 * 2 + 2 * 18));
+        QCOMPARE(probed.fullKvBytes(pyramid::KvPrecision::Q8), 0);
+        QCOMPARE(probed.memoryText(app->settings().current().compression.pyramid, pyramid::KvPrecision::Q4), QString());
         const QLocale locale;
         QCOMPARE(tiny.value("memory").toString(),
                  QStringLiteral("About %1: weights %2, KV cache %3 at 2,048 positions (%4 with PyramidInfer)")

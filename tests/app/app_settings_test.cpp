@@ -171,12 +171,20 @@ private slots:
             QVERIFY(!model.setValue("device", "tpu"));
             QVERIFY(model.setValue("device", "cpu"));
             QVERIFY(!model.setValue("kv_precision", "q8_0"));
+            QVERIFY(model.setValue("kv_precision", "q8"));  // issue 36: 8 and 4 bits, values apart
+            QCOMPARE(model.current().kvTypes(), pyramid::KvTypes(pyramid::KvPrecision::Q8));
+            QVERIFY(model.setValue("kv_precision_values", "q4"));
+            QCOMPARE(model.current().kvTypes(), pyramid::KvTypes(pyramid::KvPrecision::Q8, pyramid::KvPrecision::Q4));
+            QVERIFY(model.restartNeeded());
+            QVERIFY(!model.setValue("kv_precision_values", "q2"));
+            QVERIFY(model.setValue("kv_precision_values", "same"));
             QVERIFY(model.setValue("kv_precision", "f32"));
         }
         QSettings settings(ini, QSettings::IniFormat);
         QCOMPARE(settings.value(kLanguageSettingKey).toString(), QString("zh_CN"));  // where main.cpp reads them
         QCOMPARE(settings.value(kDeviceSettingKey).toString(), QString("cpu"));
         QCOMPARE(settings.value(kKvPrecisionSettingKey).toString(), QString("f32"));
+        QCOMPARE(settings.value(kKvValuePrecisionSettingKey).toString(), kSameKvPrecision);
         SettingsModel model(settings, store);
         QCOMPARE(model.current().sampling.temperature, 0.25f);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
