@@ -1,63 +1,94 @@
 #include "api_server.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
+#include <httplib.h>
+
+#include "http_api.h"
 #include "util/error.h"
 
 namespace pyramid::server {
 
+struct ApiServer::Running {
+    const ApiSettings settings;
+    ServerMetrics metrics;
+    ServingLoop loop;  // before http: its routes submit to it
+    httplib::Server http;
+    int port = 0;
+    std::once_flag stopped;
+    std::mutex mutex;
+    std::condition_variable ended;
+    bool listening = true;  // guarded by mutex
+    std::thread listener;   // last: runs once everything above exists
+
+    Running(Backend& backend, const Tokenizer& tokenizer, ApiSettings settings_in, const ServingOptions& serving)
+        : settings(std::move(settings_in)), loop(backend, tokenizer, serving, metrics)
+    {
+    }
+};
+
 ApiServer::ApiServer(Backend& backend, const Tokenizer& tokenizer, ApiSettings settings, ServingOptions serving,
                      const ListenAddress& address)
-    : settings_(std::move(settings)), loop_(backend, tokenizer, serving, metrics_)
+    : running_(std::make_unique<Running>(backend, tokenizer, std::move(settings), serving))
 {
+    Running& r = *running_;
     // A connection holds a thread while its reply streams: one for every request that may be
     // open, and a few for /health, /metrics and the 429 answers beyond them.
     const size_t threads = static_cast<size_t>(serving.batch.max_batch + serving.max_queue) + 4;
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    install_api(http_, settings_, tokenizer, loop_, metrics_);
+    r.http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    install_api(r.http, r.settings, tokenizer, r.loop, r.metrics);
     // Each streamed event leaves as it is written, not held back by Nagle's algorithm until the
     // client acknowledges the one before.
-    http_.set_tcp_nodelay(true);
+    r.http.set_tcp_nodelay(true);
 
-    port_ = address.port == 0 ? http_.bind_to_any_port(address.host)
-                              : (http_.bind_to_port(address.host, address.port) ? address.port : -1);
-    if (port_ < 0)
+    r.port = address.port == 0 ? r.http.bind_to_any_port(address.host)
+                               : (r.http.bind_to_port(address.host, address.port) ? address.port : -1);
+    if (r.port < 0)
         throw Error("cannot listen on " + address.host + ":" + std::to_string(address.port) +
                     " (the port is in use, or that is not an address of this machine)");
-    listener_ = std::thread([this] {
-        http_.listen_after_bind();
-        std::lock_guard lock(mutex_);
-        listening_ = false;
-        ended_.notify_all();
+    r.listener = std::thread([&r] {
+        r.http.listen_after_bind();
+        std::lock_guard lock(r.mutex);
+        r.listening = false;
+        r.ended.notify_all();
     });
     // stop() before the listener runs would find nothing to stop: wait until it accepts.
-    while (!http_.is_running()) {
-        std::unique_lock lock(mutex_);
-        if (!listening_)
+    while (!r.http.is_running()) {
+        std::unique_lock lock(r.mutex);
+        if (!r.listening)
             break;
-        ended_.wait_for(lock, std::chrono::milliseconds(1));
+        r.ended.wait_for(lock, std::chrono::milliseconds(1));
     }
 }
 
 ApiServer::~ApiServer()
 {
     stop();
-    listener_.join();
+    running_->listener.join();
 }
+
+int ApiServer::port() const { return running_->port; }
+
+const ServerMetrics& ApiServer::metrics() const { return running_->metrics; }
 
 void ApiServer::stop()
 {
-    std::call_once(stopped_, [this] {
+    Running& r = *running_;
+    std::call_once(r.stopped, [&r] {
         // Replies end first, so that no connection's thread waits on one while the server stops.
-        loop_.close();
-        http_.stop();
+        r.loop.close();
+        r.http.stop();
     });
 }
 
 void ApiServer::wait()
 {
-    std::unique_lock lock(mutex_);
-    ended_.wait(lock, [this] { return !listening_; });
+    Running& r = *running_;
+    std::unique_lock lock(r.mutex);
+    r.ended.wait(lock, [&r] { return !r.listening; });
 }
 
 } // namespace pyramid::server

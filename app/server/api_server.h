@@ -4,15 +4,13 @@
 // thread that accepts connections. pyramid-server runs one for its whole life; the desktop app
 // runs one while Settings -> Server -> "Serve this model" is on, on the model its conversations
 // use (ServingOptions::turns).
-#include <condition_variable>
+//
+// The HTTP library stays behind this header (its 9,000 lines are no business of the app's
+// translation scanner or compile times).
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
-#include <httplib.h>
-
-#include "http_api.h"
+#include "api_settings.h"
 #include "server_metrics.h"
 #include "serving_loop.h"
 
@@ -36,8 +34,8 @@ public:
     ApiServer(const ApiServer&) = delete;
     ApiServer& operator=(const ApiServer&) = delete;
 
-    int port() const { return port_; }
-    const ServerMetrics& metrics() const { return metrics_; }
+    int port() const;
+    const ServerMetrics& metrics() const;
 
     // Ends every open reply with finish_reason "error" after the step in progress, and stops
     // accepting connections. From any thread; more calls do nothing.
@@ -46,16 +44,8 @@ public:
     void wait();
 
 private:
-    const ApiSettings settings_;
-    ServerMetrics metrics_;
-    ServingLoop loop_;  // before http_: its routes submit to it
-    httplib::Server http_;
-    int port_ = 0;
-    std::once_flag stopped_;
-    std::mutex mutex_;
-    std::condition_variable ended_;
-    bool listening_ = true;  // guarded by mutex_
-    std::thread listener_;   // last: runs once everything above exists
+    struct Running;  // the library's server, the loop, the listener (api_server.cpp)
+    std::unique_ptr<Running> running_;
 };
 
 } // namespace pyramid::server

@@ -17,30 +17,13 @@
 // noticed and its sequence cancelled (reply_writer.h). Qt HttpServer 6.4 answers a request
 // with one whole response (chunked responses came in Qt 6.8), so tokens could not be streamed,
 // and it tells a route nothing of the connection closing.
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
 #include <httplib.h>
 
-#include "generate/sampling_params.h"
-#include "kv/compression_config.h"
-#include "request_prompt.h"
+#include "api_settings.h"
 #include "server_metrics.h"
 #include "serving_loop.h"
 
 namespace pyramid::server {
-
-struct ApiSettings {
-    std::string api_key;         // "": none asked for
-    size_t max_body_bytes = 1 << 20;
-    std::string model_id;        // what /v1/models lists and replies name
-    int64_t created = 0;         // the model's "created" (Unix seconds): when the server started
-    int n_layers = 0;            // the model's, for a request's compression config
-    PromptRules prompt;
-    SamplingParams sampling;       // for fields a request leaves out
-    CompressionConfig compression; // unless a request's "pyramid" field says otherwise
-};
 
 // Installs the routes, the key check, the error bodies and the request counting on `server`.
 // The tokenizer, loop and metrics must outlive the server.

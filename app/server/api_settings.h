@@ -1,0 +1,26 @@
+#pragma once
+// What the OpenAI-compatible routes answer with (http_api.h): the key asked for, the body limit,
+// the model's name and shape, how prompts are made, and the defaults of fields a request leaves
+// out.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "generate/sampling_params.h"
+#include "kv/compression_config.h"
+#include "request_prompt.h"
+
+namespace pyramid::server {
+
+struct ApiSettings {
+    std::string api_key;         // "": none asked for
+    size_t max_body_bytes = 1 << 20;
+    std::string model_id;        // what /v1/models lists and replies name
+    int64_t created = 0;         // the model's "created" (Unix seconds): when the server started
+    int n_layers = 0;            // the model's, for a request's compression config
+    PromptRules prompt;
+    SamplingParams sampling;       // for fields a request leaves out
+    CompressionConfig compression; // unless a request's "pyramid" field says otherwise
+};
+
+} // namespace pyramid::server
