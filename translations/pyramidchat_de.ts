@@ -203,13 +203,17 @@
         <source>Cancel the download</source>
         <translation>Den Download abbrechen</translation>
     </message>
+    <message>
+        <source>not verified</source>
+        <translation>nicht geprüft</translation>
+    </message>
+    <message>
+        <source>No SHA-256 is known for this file, so the download cannot be checked: it is kept as it arrives.</source>
+        <translation>Für diese Datei ist keine SHA-256-Prüfsumme bekannt, daher kann der Download nicht geprüft werden: Er wird so behalten, wie er ankommt.</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
-    <message>
-        <source>Editing your last message</source>
-        <translation>Sie bearbeiten Ihre letzte Nachricht</translation>
-    </message>
     <message>
         <source>Cancel edit</source>
         <translation>Bearbeiten abbrechen</translation>
@@ -251,10 +255,6 @@
         <translation>Antwort stoppen (Esc)</translation>
     </message>
     <message>
-        <source>Cancel editing and keep the last message as it was (Esc)</source>
-        <translation>Bearbeitung abbrechen und die letzte Nachricht unverändert lassen (Esc)</translation>
-    </message>
-    <message>
         <source>Edit the last message and send it again</source>
         <translation>Die letzte Nachricht bearbeiten und erneut senden</translation>
     </message>
@@ -265,6 +265,14 @@
     <message>
         <source>A reply is still being written in another conversation: send when it is done, or stop it.</source>
         <translation>In einer anderen Unterhaltung wird noch eine Antwort geschrieben: Senden Sie, wenn sie fertig ist, oder halten Sie sie an.</translation>
+    </message>
+    <message>
+        <source>Editing your message: sending it goes on from there, and the earlier text stays as a version</source>
+        <translation>Sie bearbeiten Ihre Nachricht: Beim Senden geht das Gespräch von dort weiter, und der frühere Text bleibt als Version erhalten</translation>
+    </message>
+    <message>
+        <source>Cancel editing and keep the message as it was (Esc)</source>
+        <translation>Bearbeiten abbrechen und die Nachricht unverändert lassen (Esc)</translation>
     </message>
 </context>
 <context>
@@ -484,6 +492,37 @@
     </message>
 </context>
 <context>
+    <name>DesktopServer</name>
+    <message>
+        <source>Serving %1 at %2</source>
+        <translation>Stellt %1 unter %2 bereit</translation>
+    </message>
+    <message>
+        <source>Starts once a model is open</source>
+        <translation>Startet, sobald ein Modell geöffnet ist</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>Wird beendet…</translation>
+    </message>
+    <message>
+        <source>Not serving</source>
+        <translation>Nicht aktiv</translation>
+    </message>
+    <message>
+        <source>%1 running, %2 waiting, %3 answered</source>
+        <translation>%1 laufen, %2 warten, %3 beantwortet</translation>
+    </message>
+    <message>
+        <source>Cannot serve on port %1: another program uses it, or it is not allowed. Choose another port.</source>
+        <translation>Port %1 kann nicht genutzt werden: Ein anderes Programm belegt ihn, oder er ist nicht erlaubt. Wählen Sie einen anderen Port.</translation>
+    </message>
+    <message>
+        <source>KV cache %1 (a full one: %2)</source>
+        <translation>KV-Cache %1 (ein vollständiger: %2)</translation>
+    </message>
+</context>
+<context>
     <name>LayerPyramid</name>
     <message>
         <source>KV cache length per layer</source>
@@ -567,6 +606,10 @@
     <message>
         <source>KV memory during the reply: kept (filled) against a full cache (line)</source>
         <translation>KV-Speicher während der Antwort: behalten (Fläche) im Vergleich zu einem vollen Cache (Linie)</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>Server</translation>
     </message>
 </context>
 <context>
@@ -658,6 +701,18 @@
     <message>
         <source>Later version</source>
         <translation>Spätere Fassung</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Bearbeiten</translation>
+    </message>
+    <message>
+        <source>Edit, %1: %2</source>
+        <translation>Bearbeiten, %1: %2</translation>
+    </message>
+    <message>
+        <source>Edit this message and send it again; the conversation goes on from there</source>
+        <translation>Diese Nachricht bearbeiten und erneut senden; das Gespräch geht von dort weiter</translation>
     </message>
 </context>
 <context>
@@ -996,8 +1051,8 @@
         <translation>Alle Einstellungen zurücksetzen?</translation>
     </message>
     <message>
-        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device and the cache precision stay as they are.</source>
-        <translation>Alle Einstellungen für Generierung, mehrere Runden und Cache kehren zu ihren Standardwerten zurück, das Prompt-Format zu automatisch. Sprache, Design, Gerät und Cache-Genauigkeit bleiben, wie sie sind.</translation>
+        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device, the cache precision and the server stay as they are.</source>
+        <translation>Alle Einstellungen zu Generierung, mehreren Runden und Cache kehren zu ihren Standardwerten zurück, das Prompt-Format zu „Automatisch“. Sprache, Farbschema, Gerät, Cache-Genauigkeit und Server bleiben, wie sie sind.</translation>
     </message>
 </context>
 <context>
@@ -1303,10 +1358,6 @@
         <translation>Cache-Genauigkeit auf der CPU</translation>
     </message>
     <message>
-        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory, single precision is exact (a GPU always uses half precision); it changes the next time the app starts</source>
-        <translation>Wie der KV-Cache gespeichert wird, wenn das Modell auf der CPU läuft: halbe Genauigkeit braucht halb so viel Speicher, einfache Genauigkeit ist exakt (eine GPU nutzt immer halbe Genauigkeit); die Änderung gilt ab dem nächsten Start der App</translation>
-    </message>
-    <message>
         <source>Half (fp16)</source>
         <translation>Halb (fp16)</translation>
     </message>
@@ -1399,6 +1450,70 @@
     <message>
         <source>%1, keeps %2% of the cache: %3% perplexity, recalls %4% of what the full cache recalls (measured on SmolLM2-135M-Instruct)</source>
         <translation>%1, behält %2 % des Caches: %3 % Perplexität, erinnert sich an %4 % dessen, woran sich der volle Cache erinnert (gemessen mit SmolLM2-135M-Instruct)</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>Server</translation>
+    </message>
+    <message>
+        <source>Serve this model on localhost</source>
+        <translation>Dieses Modell auf localhost bereitstellen</translation>
+    </message>
+    <message>
+        <source>Other programs on this computer (editors, scripts, OpenAI clients) can use the open model over an OpenAI-compatible API; your own replies come first</source>
+        <translation>Andere Programme auf diesem Computer (Editoren, Skripte, OpenAI-Clients) können das geöffnete Modell über eine OpenAI-kompatible API nutzen; Ihre eigenen Antworten haben Vorrang</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Aus</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>An</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>The TCP port on 127.0.0.1 the server listens on</source>
+        <translation>Der TCP-Port auf 127.0.0.1, auf dem der Server lauscht</translation>
+    </message>
+    <message>
+        <source>The server port must be between 1 and 65535.</source>
+        <translation>Der Server-Port muss zwischen 1 und 65535 liegen.</translation>
+    </message>
+    <message>
+        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact (a GPU always uses half precision; 8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
+        <translation>Wie der KV-Cache gespeichert wird, wenn das Modell auf der CPU läuft: halbe Genauigkeit braucht halb so viel Speicher wie einfache, 8 Bit etwa ein Viertel, 4 Bit etwa ein Achtel; einfache Genauigkeit ist exakt (eine GPU nutzt immer halbe Genauigkeit; 8 und 4 Bit brauchen Köpfe mit einem Vielfachen von 32 Werten); die Änderung gilt ab dem nächsten Start der App</translation>
+    </message>
+    <message>
+        <source>8-bit (q8, about half of fp16)</source>
+        <translation>8 Bit (q8, etwa die Hälfte von fp16)</translation>
+    </message>
+    <message>
+        <source>4-bit (q4, about a quarter of fp16)</source>
+        <translation>4 Bit (q4, etwa ein Viertel von fp16)</translation>
+    </message>
+    <message>
+        <source>Values stored as</source>
+        <translation>Werte gespeichert als</translation>
+    </message>
+    <message>
+        <source>The values of the cache in another precision than its keys (on SmolLM2 the values carry most of 8-bit&apos;s cost); it changes the next time the app starts</source>
+        <translation>Die Werte des Caches in einer anderen Genauigkeit als seine Schlüssel (bei SmolLM2 tragen die Werte den größten Teil der Kosten von 8 Bit); die Änderung gilt ab dem nächsten Start der App</translation>
+    </message>
+    <message>
+        <source>As the keys</source>
+        <translation>Wie die Schlüssel</translation>
+    </message>
+    <message>
+        <source>8-bit (q8)</source>
+        <translation>8 Bit (q8)</translation>
+    </message>
+    <message>
+        <source>4-bit (q4)</source>
+        <translation>4 Bit (q4)</translation>
     </message>
 </context>
 <context>

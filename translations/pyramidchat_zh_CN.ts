@@ -200,13 +200,17 @@
         <source>Cancel the download</source>
         <translation>取消下载</translation>
     </message>
+    <message>
+        <source>not verified</source>
+        <translation>未验证</translation>
+    </message>
+    <message>
+        <source>No SHA-256 is known for this file, so the download cannot be checked: it is kept as it arrives.</source>
+        <translation>此文件没有已知的 SHA-256 校验值，因此无法检查下载：文件将按收到的原样保留。</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
-    <message>
-        <source>Editing your last message</source>
-        <translation>正在编辑上一条消息</translation>
-    </message>
     <message>
         <source>Cancel edit</source>
         <translation>取消编辑</translation>
@@ -248,10 +252,6 @@
         <translation>停止回复（Esc）</translation>
     </message>
     <message>
-        <source>Cancel editing and keep the last message as it was (Esc)</source>
-        <translation>取消编辑，保留最后一条消息原样（Esc）</translation>
-    </message>
-    <message>
         <source>Edit the last message and send it again</source>
         <translation>编辑最后一条消息并重新发送</translation>
     </message>
@@ -262,6 +262,14 @@
     <message>
         <source>A reply is still being written in another conversation: send when it is done, or stop it.</source>
         <translation>另一个对话仍在生成回复：请等它完成后再发送，或停止它。</translation>
+    </message>
+    <message>
+        <source>Editing your message: sending it goes on from there, and the earlier text stays as a version</source>
+        <translation>正在编辑您的消息：发送后对话将从此处继续，之前的文本将保留为一个版本</translation>
+    </message>
+    <message>
+        <source>Cancel editing and keep the message as it was (Esc)</source>
+        <translation>取消编辑并保留原消息（Esc）</translation>
     </message>
 </context>
 <context>
@@ -481,6 +489,37 @@
     </message>
 </context>
 <context>
+    <name>DesktopServer</name>
+    <message>
+        <source>Serving %1 at %2</source>
+        <translation>正在 %2 上提供 %1</translation>
+    </message>
+    <message>
+        <source>Starts once a model is open</source>
+        <translation>打开模型后启动</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Not serving</source>
+        <translation>未提供服务</translation>
+    </message>
+    <message>
+        <source>%1 running, %2 waiting, %3 answered</source>
+        <translation>%1 个运行中，%2 个等待中，已回答 %3 个</translation>
+    </message>
+    <message>
+        <source>Cannot serve on port %1: another program uses it, or it is not allowed. Choose another port.</source>
+        <translation>无法在端口 %1 上提供服务：它已被其他程序占用或不被允许。请选择其他端口。</translation>
+    </message>
+    <message>
+        <source>KV cache %1 (a full one: %2)</source>
+        <translation>KV 缓存 %1（完整缓存：%2）</translation>
+    </message>
+</context>
+<context>
     <name>LayerPyramid</name>
     <message>
         <source>KV cache length per layer</source>
@@ -564,6 +603,10 @@
     <message>
         <source>KV memory during the reply: kept (filled) against a full cache (line)</source>
         <translation>回复过程中的 KV 内存：保留部分（填充）与完整缓存（线条）对比</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
     </message>
 </context>
 <context>
@@ -655,6 +698,18 @@
     <message>
         <source>Later version</source>
         <translation>下一个版本</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Edit, %1: %2</source>
+        <translation>编辑，%1：%2</translation>
+    </message>
+    <message>
+        <source>Edit this message and send it again; the conversation goes on from there</source>
+        <translation>编辑此消息并重新发送；对话将从此处继续</translation>
     </message>
 </context>
 <context>
@@ -991,8 +1046,8 @@
         <translation>重置所有设置？</translation>
     </message>
     <message>
-        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device and the cache precision stay as they are.</source>
-        <translation>所有生成、多轮对话和缓存设置都将恢复默认值，提示格式恢复为自动。语言、主题、设备和缓存精度保持不变。</translation>
+        <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device, the cache precision and the server stay as they are.</source>
+        <translation>所有生成、多轮对话和缓存设置都恢复为默认值，提示格式恢复为自动。语言、主题、设备、缓存精度和服务器保持不变。</translation>
     </message>
 </context>
 <context>
@@ -1298,10 +1353,6 @@
         <translation>CPU 上的缓存精度</translation>
     </message>
     <message>
-        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory, single precision is exact (a GPU always uses half precision); it changes the next time the app starts</source>
-        <translation>模型在 CPU 上运行时 KV 缓存的存储方式：半精度占用一半内存，单精度是精确的（GPU 始终使用半精度）；下次启动应用时生效</translation>
-    </message>
-    <message>
         <source>Half (fp16)</source>
         <translation>半精度 (fp16)</translation>
     </message>
@@ -1394,6 +1445,70 @@
     <message>
         <source>%1, keeps %2% of the cache: %3% perplexity, recalls %4% of what the full cache recalls (measured on SmolLM2-135M-Instruct)</source>
         <translation>%1，保留 %2% 的缓存：困惑度 %3%，能回忆起完整缓存所能回忆内容的 %4%（在 SmolLM2-135M-Instruct 上测得）</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Serve this model on localhost</source>
+        <translation>在 localhost 上提供此模型</translation>
+    </message>
+    <message>
+        <source>Other programs on this computer (editors, scripts, OpenAI clients) can use the open model over an OpenAI-compatible API; your own replies come first</source>
+        <translation>本机上的其他程序（编辑器、脚本、OpenAI 客户端）可以通过兼容 OpenAI 的 API 使用已打开的模型；您自己的回复优先</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>The TCP port on 127.0.0.1 the server listens on</source>
+        <translation>服务器在 127.0.0.1 上监听的 TCP 端口</translation>
+    </message>
+    <message>
+        <source>The server port must be between 1 and 65535.</source>
+        <translation>服务器端口必须在 1 到 65535 之间。</translation>
+    </message>
+    <message>
+        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact (a GPU always uses half precision; 8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
+        <translation>模型在 CPU 上运行时 KV 缓存的存储方式：半精度占用单精度一半的内存，8 位约四分之一，4 位约八分之一；单精度是精确的（GPU 始终使用半精度；8 位和 4 位要求每个头的值数为 32 的倍数）；下次启动应用时生效</translation>
+    </message>
+    <message>
+        <source>8-bit (q8, about half of fp16)</source>
+        <translation>8 位（q8，约为 fp16 的一半）</translation>
+    </message>
+    <message>
+        <source>4-bit (q4, about a quarter of fp16)</source>
+        <translation>4 位（q4，约为 fp16 的四分之一）</translation>
+    </message>
+    <message>
+        <source>Values stored as</source>
+        <translation>值的存储方式</translation>
+    </message>
+    <message>
+        <source>The values of the cache in another precision than its keys (on SmolLM2 the values carry most of 8-bit&apos;s cost); it changes the next time the app starts</source>
+        <translation>缓存的值使用与键不同的精度（在 SmolLM2 上，8 位的代价主要来自值）；下次启动应用时生效</translation>
+    </message>
+    <message>
+        <source>As the keys</source>
+        <translation>与键相同</translation>
+    </message>
+    <message>
+        <source>8-bit (q8)</source>
+        <translation>8 位（q8）</translation>
+    </message>
+    <message>
+        <source>4-bit (q4)</source>
+        <translation>4 位（q4）</translation>
     </message>
 </context>
 <context>
