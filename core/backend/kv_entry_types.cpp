@@ -19,8 +19,7 @@ BlockScale block_scale(const float* values, int max_code)
     float largest = 0.0f;
     for (int i = 0; i < kKvBlockValues; ++i)
         largest = std::max(largest, std::fabs(values[i]));
-    constexpr float kLargestHalf = 65504.0f;  // a larger scale would round to infinity
-    const Half stored = to_half(std::min(largest / static_cast<float>(max_code), kLargestHalf));
+    const Half stored = to_half(std::min(largest / static_cast<float>(max_code), kKvLargestScale));
     const float scale = to_float(stored);
     return {stored, scale > 0.0f ? 1.0f / scale : 0.0f};
 }
@@ -34,23 +33,20 @@ int code_of(float value, float inverse, int max_code)
 
 void store_block(const float* values, KvQ8Block& block)
 {
-    constexpr int kMax = 127;
-    const BlockScale s = block_scale(values, kMax);
+    const BlockScale s = block_scale(values, kKvQ8MaxCode);
     block.scale = s.stored;
     for (int i = 0; i < kKvBlockValues; ++i)
-        block.q[i] = static_cast<int8_t>(code_of(values[i], s.inverse, kMax));
+        block.q[i] = static_cast<int8_t>(code_of(values[i], s.inverse, kKvQ8MaxCode));
 }
 
 void store_block(const float* values, KvQ4Block& block)
 {
-    constexpr int kMax = 7, kHalf = kKvBlockValues / 2;
-    const BlockScale s = block_scale(values, kMax);
+    constexpr int kHalf = kKvBlockValues / 2;
+    const BlockScale s = block_scale(values, kKvQ4MaxCode);
     block.scale = s.stored;
-    for (int i = 0; i < kHalf; ++i) {
-        const int low = code_of(values[i], s.inverse, kMax) + 8;
-        const int high = code_of(values[i + kHalf], s.inverse, kMax) + 8;
-        block.q[i] = static_cast<uint8_t>(low | (high << 4));
-    }
+    for (int i = 0; i < kHalf; ++i)
+        block.q[i] = kv_q4_byte(code_of(values[i], s.inverse, kKvQ4MaxCode),
+                                code_of(values[i + kHalf], s.inverse, kKvQ4MaxCode));
 }
 
 } // namespace

@@ -41,7 +41,9 @@ struct KvTypes {
     KvPrecision k;
     KvPrecision v;
 
-    bool operator==(const KvTypes&) const = default;
+    // Spelled out, not defaulted: the CUDA sources (C++17) include this header.
+    bool operator==(const KvTypes& o) const { return k == o.k && v == o.v; }
+    bool operator!=(const KvTypes& o) const { return !(*this == o); }
 };
 
 // "q8" when keys and values agree, else "K q8, V f16".

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "util/half.h"
+
 namespace pyramid {
 
 // Inline and branch-free so callers' loops inline and vectorise it.
@@ -29,11 +31,6 @@ inline float fp16_to_fp32(uint16_t h)
 
 uint16_t fp32_to_fp16(float f);
 
-// One stored fp16 value: a type of its own, so that code over stored element types tells it
-// from bfloat16 and from integers.
-struct Half {
-    uint16_t bits;
-};
 inline float to_float(Half h) { return fp16_to_fp32(h.bits); }
 inline Half to_half(float f) { return {fp32_to_fp16(f)}; }
 
