@@ -12,27 +12,13 @@
 #include "backend/layer_slices.h"
 #include "backend/row_buffer.h"
 #include "model/synthetic_weights.h"
+#include "random_values.h"
 
 using namespace pyramid;
+using test::max_abs_diff;
+using test::random_vector;
 
 namespace {
-
-std::vector<float> random_vector(size_t n, std::mt19937& rng, float scale = 1.0f)
-{
-    std::normal_distribution<float> d(0.0f, scale);
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = d(rng);
-    return v;
-}
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b)
-{
-    double m = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        m = std::max(m, std::abs(a[i] - b[i]));
-    return m;
-}
 
 template <typename T>
 void check_row_buffer_slack()

@@ -22,19 +22,13 @@
 #include "kv/compression_presets.h"
 #include "model/synthetic_weights.h"
 #include "util/error.h"
+#include "random_values.h"
 
 using namespace pyramid;
+using test::max_abs_diff;
+using test::random_vector;
 
 namespace {
-
-std::vector<float> random_vector(size_t n, std::mt19937& rng, float scale = 1.0f)
-{
-    std::normal_distribution<float> d(0.0f, scale);
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = d(rng);
-    return v;
-}
 
 template <typename Block>
 std::vector<Block> quantized(const std::vector<float>& values)
@@ -148,14 +142,6 @@ struct HeadRows {
     }
     cpu::CacheHeads<Stored> cache() const { return {pointers, stride}; }
 };
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double m = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        m = std::max(m, double(std::fabs(a[i] - b[i])));
-    return m;
-}
 
 // Attention over K and V stored as KStored and VStored: exactly float attention over the decoded
 // entries (probe scores included), and within `tolerance` of float attention over the entries
