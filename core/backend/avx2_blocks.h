@@ -78,9 +78,10 @@ PYRAMID_AVX2 inline __m256i fifth_bits(uint32_t bits)
 // weights l, l+32, l+64 and l+96.
 PYRAMID_AVX2 inline void unpack_q6_k_half(const uint8_t* blk, int half, __m256i q[4])
 {
-    const __m256i ql0 = load32(blk + 64 * half);
-    const __m256i ql1 = load32(blk + 64 * half + 32);
-    const __m256i qh = load32(blk + 128 + 32 * half);
+    using block_layout::Q6_K;
+    const __m256i ql0 = load32(blk + Q6_K::kQl + 64 * half);
+    const __m256i ql1 = load32(blk + Q6_K::kQl + 64 * half + 32);
+    const __m256i qh = load32(blk + Q6_K::kQh + 32 * half);
     const __m256i lo = bytes(0x0f);
     q[0] = _mm256_or_si256(_mm256_and_si256(ql0, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x03)), 4));
     q[1] = _mm256_or_si256(_mm256_and_si256(ql1, lo), _mm256_slli_epi16(_mm256_and_si256(qh, bytes(0x0c)), 2));

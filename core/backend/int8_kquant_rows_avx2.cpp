@@ -10,9 +10,12 @@
 #include "backend/int8_rows_avx2.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace pyramid::cpu::int8_avx2 {
 namespace {
+
+using namespace block_layout;
 
 // The eight 6-bit scales and mins of a Q4_K/Q5_K block from their 12 packed bytes, as int16:
 // scale j in lane j of `scales`; min j in lanes 2j and 2j+1 of `mins`, once per 16 activations.
@@ -83,23 +86,25 @@ PYRAMID_AVX2 inline void subtract_group_terms(__m256i weights16, float factor, c
 template <int T, bool with_fifth_bit>
 PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, float* out)
 {
-    constexpr size_t kBytes = with_fifth_bit ? 176 : 144;
+    using L = std::conditional_t<with_fifth_bit, Q5_K, Q4_K>;
+    constexpr size_t kBytes = L::kBytes;
     Accumulators<T> acc;
     clear(acc);
     const __m256i ones = _mm256_set1_epi16(1);
-    for (int64_t s = 0; s < cols / 256; ++s) {
+    for (int64_t s = 0; s < cols / QK_K; ++s) {
         const uint8_t* blk = row + s * kBytes;
         prefetch_ahead(blk, kBytes);
         __m128i scales;
         __m256i mins;
-        k4_scales_mins(blk + 4, scales, mins);
+        k4_scales_mins(blk + L::kScales, scales, mins);
         BlockFactors<T> f;
-        block_factors(_mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(scales))), x,
-                      s, f);
-        const uint8_t* qs = blk + (with_fifth_bit ? 48 : 16);
+        block_factors(
+            _mm256_mul_ps(_mm256_set1_ps(half_at(blk + L::kD)), _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(scales))), x,
+            s, f);
+        const uint8_t* qs = blk + L::kQs;
         // Q5_K: bits 2j and 2j + 1 of qh[l] are the fifth bits of element l of groups 2j and
         // 2j + 1; qh moves down two bits per j, so they are always bits 0 and 1, shifted to 4.
-        __m256i qh = with_fifth_bit ? load32(blk + 16) : _mm256_setzero_si256();
+        __m256i qh = with_fifth_bit ? load32(blk + Q5_K::kQh) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
             const __m256i q = load32(qs + 32 * j);
             __m256i low = _mm256_and_si256(q, bytes(0x0f));
@@ -114,7 +119,7 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
             add_block(acc, low, ones, x, s, 2 * j, f);
             add_block(acc, high, ones, x, s, 2 * j + 1, f);
         }
-        subtract_group_terms<T>(mins, half_at(blk + 2), x, s, acc.even);
+        subtract_group_terms<T>(mins, half_at(blk + L::kDmin), x, s, acc.even);
     }
     finish(acc, out);
 }
@@ -127,11 +132,11 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
 {
     Accumulators<T> acc;
     clear(acc);
-    for (int64_t s = 0; s < cols / 256; ++s) {
-        const uint8_t* blk = row + s * 210;
-        prefetch_ahead(blk, 210);
-        const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
-        const float d = half_at(blk + 208);
+    for (int64_t s = 0; s < cols / QK_K; ++s) {
+        const uint8_t* blk = row + s * Q6_K::kBytes;
+        prefetch_ahead(blk, Q6_K::kBytes);
+        const auto* sc = reinterpret_cast<const int8_t*>(blk + Q6_K::kScales);
+        const float d = half_at(blk + Q6_K::kD);
         BlockFactors<T> f;
         block_factors(_mm256_set1_ps(d), x, s, f);
         for (int half = 0; half < 2; ++half) {
@@ -163,24 +168,24 @@ PYRAMID_AVX2 void q2_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
 {
     Accumulators<T> acc;
     clear(acc);
-    for (int64_t s = 0; s < cols / 256; ++s) {
-        const uint8_t* blk = row + s * 84;
-        prefetch_ahead(blk, 84);
-        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk));
+    for (int64_t s = 0; s < cols / QK_K; ++s) {
+        const uint8_t* blk = row + s * Q2_K::kBytes;
+        prefetch_ahead(blk, Q2_K::kBytes);
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Q2_K::kScales));
         const __m128i low4 = _mm_set1_epi8(0x0f);
         alignas(32) int16_t scales[16];
         _mm256_store_si256(reinterpret_cast<__m256i*>(scales), _mm256_cvtepu8_epi16(_mm_and_si128(packed, low4)));
         const __m256i mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), low4));
         BlockFactors<T> f;
-        block_factors(_mm256_set1_ps(half_at(blk + 80)), x, s, f);
+        block_factors(_mm256_set1_ps(half_at(blk + Q2_K::kD)), x, s, f);
         for (int h = 0; h < 2; ++h) {
-            const __m256i q = load32(blk + 16 + 32 * h);
+            const __m256i q = load32(blk + Q2_K::kQs + 32 * h);
             for (int p = 0; p < 4; ++p) {
                 const int b = 4 * h + p;
                 add_block(acc, plane(q, p), pair_scales(scales, b), x, s, b, f);
             }
         }
-        subtract_group_terms<T>(mins, half_at(blk + 82), x, s, acc.odd);
+        subtract_group_terms<T>(mins, half_at(blk + Q2_K::kDmin), x, s, acc.odd);
     }
     finish(acc, out);
 }
@@ -208,18 +213,18 @@ PYRAMID_AVX2 void q3_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
 {
     Accumulators<T> acc;
     clear(acc);
-    for (int64_t s = 0; s < cols / 256; ++s) {
-        const uint8_t* blk = row + s * 110;
-        prefetch_ahead(blk, 110);
-        const __m256i scales16 = q3_k_scales(blk + 96);
+    for (int64_t s = 0; s < cols / QK_K; ++s) {
+        const uint8_t* blk = row + s * Q3_K::kBytes;
+        prefetch_ahead(blk, Q3_K::kBytes);
+        const __m256i scales16 = q3_k_scales(blk + Q3_K::kScales);
         alignas(32) int16_t scales[16];
         _mm256_store_si256(reinterpret_cast<__m256i*>(scales), scales16);
-        const float d = half_at(blk + 108);
+        const float d = half_at(blk + Q3_K::kD);
         BlockFactors<T> f;
         block_factors(_mm256_set1_ps(d), x, s, f);
-        const __m256i hmask = load32(blk);
+        const __m256i hmask = load32(blk + Q3_K::kHmask);
         for (int h = 0; h < 2; ++h) {
-            const __m256i q = load32(blk + 32 + 32 * h);
+            const __m256i q = load32(blk + Q3_K::kQs + 32 * h);
             for (int p = 0; p < 4; ++p) {
                 const int b = 4 * h + p;
                 const __m256i w = _mm256_or_si256(plane(q, p), where_bits(hmask, bytes(1 << b), 4));

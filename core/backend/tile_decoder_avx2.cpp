@@ -24,8 +24,9 @@ namespace pyramid::cpu {
 namespace {
 
 using namespace avx2;
-
-using namespace quant;
+using namespace block_layout;
+using quant::k4_scale_min;
+using quant::q3_k_scales;
 
 // What happens to float(q) * d: nothing more, + m, or - m (one rounding each, as in ggml).
 enum class Affine { Scale, Plus, Minus };
@@ -67,40 +68,40 @@ PYRAMID_AVX2 inline void store32(__m256i q, float d, float m, float* dst)
 PYRAMID_AVX2 void q4_0_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 18, dst += QK)
-        store32<Affine::Scale>(_mm256_sub_epi8(nibbles32(b + 2), bytes(8)), half_at(b), 0.0f, dst);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q4_0::kBytes, dst += QK)
+        store32<Affine::Scale>(_mm256_sub_epi8(nibbles32(b + Q4_0::kQs), bytes(8)), half_at(b + Q4_0::kD), 0.0f, dst);
 }
 
 PYRAMID_AVX2 void q4_1_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 20, dst += QK)
-        store32<Affine::Plus>(nibbles32(b + 4), half_at(b), half_at(b + 2), dst);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q4_1::kBytes, dst += QK)
+        store32<Affine::Plus>(nibbles32(b + Q4_1::kQs), half_at(b + Q4_1::kD), half_at(b + Q4_1::kM), dst);
 }
 
 PYRAMID_AVX2 void q5_0_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 22, dst += QK) {
-        const __m256i q = _mm256_or_si256(nibbles32(b + 6), fifth_bits(u32_at(b + 2)));
-        store32<Affine::Scale>(_mm256_sub_epi8(q, bytes(16)), half_at(b), 0.0f, dst);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q5_0::kBytes, dst += QK) {
+        const __m256i q = _mm256_or_si256(nibbles32(b + Q5_0::kQs), fifth_bits(u32_at(b + Q5_0::kQh)));
+        store32<Affine::Scale>(_mm256_sub_epi8(q, bytes(16)), half_at(b + Q5_0::kD), 0.0f, dst);
     }
 }
 
 PYRAMID_AVX2 void q5_1_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 24, dst += QK) {
-        const __m256i q = _mm256_or_si256(nibbles32(b + 8), fifth_bits(u32_at(b + 4)));
-        store32<Affine::Plus>(q, half_at(b), half_at(b + 2), dst);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q5_1::kBytes, dst += QK) {
+        const __m256i q = _mm256_or_si256(nibbles32(b + Q5_1::kQs), fifth_bits(u32_at(b + Q5_1::kQh)));
+        store32<Affine::Plus>(q, half_at(b + Q5_1::kD), half_at(b + Q5_1::kM), dst);
     }
 }
 
 PYRAMID_AVX2 void q8_0_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 34, dst += QK)
-        store32<Affine::Scale>(load32(b + 2), half_at(b), 0.0f, dst);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q8_0::kBytes, dst += QK)
+        store32<Affine::Scale>(load32(b + Q8_0::kQs), half_at(b + Q8_0::kD), 0.0f, dst);
 }
 
 // --- K-quants (256-element super-blocks) -------------------------------------------------
@@ -108,14 +109,14 @@ PYRAMID_AVX2 void q8_0_avx2(const void* src, float* dst, int64_t n)
 PYRAMID_AVX2 void q2_k_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 84) {
-        const uint8_t* scales = b;
-        const float d = half_at(b + 80);
-        const float dmin = half_at(b + 82);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q2_K::kBytes) {
+        const uint8_t* scales = b + Q2_K::kScales;
+        const float d = half_at(b + Q2_K::kD);
+        const float dmin = half_at(b + Q2_K::kDmin);
         // Each 32 bytes of q hold four 2-bit planes of 32 elements; each half of a plane (16
         // elements) has its own 4-bit scale and 4-bit min.
         for (int half = 0; half < 2; ++half) {
-            const __m256i q = load32(b + 16 + 32 * half);
+            const __m256i q = load32(b + Q2_K::kQs + 32 * half);
             for (int plane = 0; plane < 4; ++plane, dst += 32) {
                 const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * plane), bytes(3));
                 const int is = 8 * half + 2 * plane;
@@ -128,28 +129,18 @@ PYRAMID_AVX2 void q2_k_avx2(const void* src, float* dst, int64_t n)
     }
 }
 
-// Q3_K's 16 signed 6-bit scales from their 12 packed bytes (layout in tensor_type.cpp).
-inline void q3_k_scales(const uint8_t* packed, int8_t out[16])
-{
-    for (int j = 0; j < 16; ++j) {
-        const int low = (j < 8) ? (packed[j] & 0x0f) : (packed[j - 8] >> 4);
-        const int high = (packed[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
-        out[j] = static_cast<int8_t>((low | (high << 4)) - 32);
-    }
-}
-
 PYRAMID_AVX2 void q3_k_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     int8_t scales[16];
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 110) {
-        const __m256i hmask = load32(b);
-        q3_k_scales(b + 96, scales);
-        const float d = half_at(b + 108);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q3_K::kBytes) {
+        const __m256i hmask = load32(b + Q3_K::kHmask);
+        q3_k_scales(b + Q3_K::kScales, scales);
+        const float d = half_at(b + Q3_K::kD);
         // As Q2_K, plus a high bit per element from hmask (bit 4*half + plane): when it is
         // clear the value drops by 4.
         for (int half = 0; half < 2; ++half) {
-            const __m256i q = load32(b + 32 + 32 * half);
+            const __m256i q = load32(b + Q3_K::kQs + 32 * half);
             for (int plane = 0; plane < 4; ++plane, dst += 32) {
                 const __m256i low = _mm256_and_si256(_mm256_srli_epi16(q, 2 * plane), bytes(3));
                 const __m256i high_clear =
@@ -166,17 +157,17 @@ PYRAMID_AVX2 void q3_k_avx2(const void* src, float* dst, int64_t n)
 PYRAMID_AVX2 void q4_k_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 144) {
-        const float d = half_at(b);
-        const float dmin = half_at(b + 2);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q4_K::kBytes) {
+        const float d = half_at(b + Q4_K::kD);
+        const float dmin = half_at(b + Q4_K::kDmin);
         // Each 32 bytes of q: low nibbles are 32 elements with scale 2j, high nibbles the next
         // 32 with scale 2j+1.
         for (int j = 0; j < 4; ++j, dst += 64) {
-            const __m256i q = load32(b + 16 + 32 * j);
+            const __m256i q = load32(b + Q4_K::kQs + 32 * j);
             uint8_t sc, m;
-            k4_scale_min(2 * j, b + 4, sc, m);
+            k4_scale_min(2 * j, b + Q4_K::kScales, sc, m);
             store32<Affine::Minus>(_mm256_and_si256(q, bytes(0x0f)), d * sc, dmin * m, dst);
-            k4_scale_min(2 * j + 1, b + 4, sc, m);
+            k4_scale_min(2 * j + 1, b + Q4_K::kScales, sc, m);
             store32<Affine::Minus>(_mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f)), d * sc, dmin * m, dst + 32);
         }
     }
@@ -185,19 +176,19 @@ PYRAMID_AVX2 void q4_k_avx2(const void* src, float* dst, int64_t n)
 PYRAMID_AVX2 void q5_k_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 176) {
-        const float d = half_at(b);
-        const float dmin = half_at(b + 2);
-        const __m256i qh = load32(b + 16);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q5_K::kBytes) {
+        const float d = half_at(b + Q5_K::kD);
+        const float dmin = half_at(b + Q5_K::kDmin);
+        const __m256i qh = load32(b + Q5_K::kQh);
         // As Q4_K, with the fifth bit of element l of group pair j in bits 2j and 2j+1 of qh[l].
         for (int j = 0; j < 4; ++j, dst += 64) {
-            const __m256i q = load32(b + 48 + 32 * j);
+            const __m256i q = load32(b + Q5_K::kQs + 32 * j);
             const __m256i h1 = where_bits(qh, bytes(1 << (2 * j)), 16);
             const __m256i h2 = where_bits(qh, bytes(2 << (2 * j)), 16);
             uint8_t sc, m;
-            k4_scale_min(2 * j, b + 4, sc, m);
+            k4_scale_min(2 * j, b + Q5_K::kScales, sc, m);
             store32<Affine::Minus>(_mm256_or_si256(_mm256_and_si256(q, bytes(0x0f)), h1), d * sc, dmin * m, dst);
-            k4_scale_min(2 * j + 1, b + 4, sc, m);
+            k4_scale_min(2 * j + 1, b + Q5_K::kScales, sc, m);
             store32<Affine::Minus>(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f)), h2),
                                    d * sc, dmin * m, dst + 32);
         }
@@ -208,9 +199,9 @@ PYRAMID_AVX2 void q6_k_avx2(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     float ds[16];
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 210) {
-        const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
-        const float d = half_at(b + 208);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q6_K::kBytes) {
+        const auto* sc = reinterpret_cast<const int8_t*>(b + Q6_K::kScales);
+        const float d = half_at(b + Q6_K::kD);
         for (int j = 0; j < 16; ++j)  // (d * sc) * q, as ggml groups it
             ds[j] = d * sc[j];
         // Each half holds 128 outputs; output o of the half uses scale o / 16.

@@ -1,16 +1,14 @@
 #pragma once
-// Fields of ggml's quantized blocks that the scalar decoders (model/tensor_type.cpp) and the
-// AVX2 ones (backend/) both read: block sizes, the fp16 scales that blocks keep unaligned, and
-// the packed 6-bit scales and minimums of Q4_K and Q5_K.
+// Fields of ggml's quantized blocks (laid out in model/quant_block_layout.h) that the scalar
+// decoders (model/tensor_type.cpp) and the AVX2 ones (backend/) both read: the fp16 scales
+// that blocks keep unaligned, and the packed 6-bit scales of Q3_K, Q4_K and Q5_K.
 #include <cstdint>
 #include <cstring>
 
+#include "model/quant_block_layout.h"
 #include "util/float16.h"
 
 namespace pyramid::quant {
-
-constexpr int QK = 32;     // elements per block of the simple quantized types
-constexpr int QK_K = 256;  // elements per K-quant super-block
 
 // Little-endian half read from a possibly unaligned byte pointer.
 inline float half_at(const uint8_t* p)
@@ -29,6 +27,17 @@ inline void k4_scale_min(int j, const uint8_t* q, uint8_t& sc, uint8_t& m)
     } else {
         sc = static_cast<uint8_t>((q[j + 4] & 0x0f) | ((q[j - 4] >> 6) << 4));
         m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+// The 16 signed scales of Q3_K from their packed bytes: low 4 bits in bytes 0..7 (scales
+// 0..7 in the low nibbles, 8..15 in the high ones), top 2 bits in bytes 8..11.
+inline void q3_k_scales(const uint8_t* packed, int8_t out[16])
+{
+    for (int j = 0; j < 16; ++j) {
+        const int low = (j < 8) ? (packed[j] & 0x0f) : (packed[j - 8] >> 4);
+        const int high = (packed[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+        out[j] = static_cast<int8_t>((low | (high << 4)) - 32);
     }
 }
 

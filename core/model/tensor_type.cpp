@@ -9,6 +9,7 @@
 #include <array>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "model/quant_block_fields.h"
 #include "util/error.h"
@@ -18,18 +19,7 @@ namespace pyramid {
 namespace {
 
 using namespace quant;
-
-// --- byte layouts (offsets inside one block) ---------------------------------------------
-// Q4_0: f16 d | u8 qs[16]                      (low nibbles: elements 0..15, high: 16..31)
-// Q4_1: f16 d | f16 m | u8 qs[16]
-// Q5_0: f16 d | u8 qh[4] | u8 qs[16]           (qh: bit j is the 5th bit of element j)
-// Q5_1: f16 d | f16 m | u8 qh[4] | u8 qs[16]
-// Q8_0: f16 d | i8 qs[32]
-// Q2_K: u8 scales[16] | u8 qs[64] | f16 d | f16 dmin
-// Q3_K: u8 hmask[32] | u8 qs[64] | u8 scales[12] | f16 d
-// Q4_K: f16 d | f16 dmin | u8 scales[12] | u8 qs[128]
-// Q5_K: f16 d | f16 dmin | u8 scales[12] | u8 qh[32] | u8 qs[128]
-// Q6_K: u8 ql[128] | u8 qh[64] | i8 scales[16] | f16 d
+using namespace block_layout;  // the blocks' fields (Q4_0::kQs, ...)
 
 void f32_to_float(const void* src, float* dst, int64_t n)
 {
@@ -42,9 +32,9 @@ void bf16_to_float(const void* src, float* dst, int64_t n) { bf16_to_fp32_row(sr
 void q4_0_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 18, dst += QK) {
-        const float d = half_at(b);
-        const uint8_t* qs = b + 2;
+    for (int64_t i = 0; i < n / QK; ++i, b += Q4_0::kBytes, dst += QK) {
+        const float d = half_at(b + Q4_0::kD);
+        const uint8_t* qs = b + Q4_0::kQs;
         for (int j = 0; j < QK / 2; ++j) {
             const int x0 = (qs[j] & 0x0f) - 8;
             const int x1 = (qs[j] >> 4) - 8;
@@ -57,10 +47,10 @@ void q4_0_to_float(const void* src, float* dst, int64_t n)
 void q4_1_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 20, dst += QK) {
-        const float d = half_at(b);
-        const float m = half_at(b + 2);
-        const uint8_t* qs = b + 4;
+    for (int64_t i = 0; i < n / QK; ++i, b += Q4_1::kBytes, dst += QK) {
+        const float d = half_at(b + Q4_1::kD);
+        const float m = half_at(b + Q4_1::kM);
+        const uint8_t* qs = b + Q4_1::kQs;
         for (int j = 0; j < QK / 2; ++j) {
             const int x0 = qs[j] & 0x0f;
             const int x1 = qs[j] >> 4;
@@ -73,11 +63,11 @@ void q4_1_to_float(const void* src, float* dst, int64_t n)
 void q5_0_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 22, dst += QK) {
-        const float d = half_at(b);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q5_0::kBytes, dst += QK) {
+        const float d = half_at(b + Q5_0::kD);
         uint32_t qh;
-        std::memcpy(&qh, b + 2, 4);
-        const uint8_t* qs = b + 6;
+        std::memcpy(&qh, b + Q5_0::kQh, 4);
+        const uint8_t* qs = b + Q5_0::kQs;
         for (int j = 0; j < QK / 2; ++j) {
             const int hi0 = static_cast<int>((qh >> j) << 4 & 0x10);
             const int hi1 = static_cast<int>((qh >> (j + 12)) & 0x10);
@@ -92,12 +82,12 @@ void q5_0_to_float(const void* src, float* dst, int64_t n)
 void q5_1_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 24, dst += QK) {
-        const float d = half_at(b);
-        const float m = half_at(b + 2);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q5_1::kBytes, dst += QK) {
+        const float d = half_at(b + Q5_1::kD);
+        const float m = half_at(b + Q5_1::kM);
         uint32_t qh;
-        std::memcpy(&qh, b + 4, 4);
-        const uint8_t* qs = b + 8;
+        std::memcpy(&qh, b + Q5_1::kQh, 4);
+        const uint8_t* qs = b + Q5_1::kQs;
         for (int j = 0; j < QK / 2; ++j) {
             const int hi0 = static_cast<int>((qh >> j) << 4 & 0x10);
             const int hi1 = static_cast<int>((qh >> (j + 12)) & 0x10);
@@ -112,9 +102,9 @@ void q5_1_to_float(const void* src, float* dst, int64_t n)
 void q8_0_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK; ++i, b += 34, dst += QK) {
-        const float d = half_at(b);
-        const auto* qs = reinterpret_cast<const int8_t*>(b + 2);
+    for (int64_t i = 0; i < n / QK; ++i, b += Q8_0::kBytes, dst += QK) {
+        const float d = half_at(b + Q8_0::kD);
+        const auto* qs = reinterpret_cast<const int8_t*>(b + Q8_0::kQs);
         for (int j = 0; j < QK; ++j)
             dst[j] = qs[j] * d;
     }
@@ -123,11 +113,11 @@ void q8_0_to_float(const void* src, float* dst, int64_t n)
 void q2_k_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 84) {
-        const uint8_t* scales = b;
-        const uint8_t* q = b + 16;
-        const float d = half_at(b + 80);
-        const float dmin = half_at(b + 82);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q2_K::kBytes) {
+        const uint8_t* scales = b + Q2_K::kScales;
+        const uint8_t* q = b + Q2_K::kQs;
+        const float d = half_at(b + Q2_K::kD);
+        const float dmin = half_at(b + Q2_K::kDmin);
         int is = 0;
         // Each 32-byte run of q holds four 2-bit planes; each plane is two groups of 16 with
         // their own 4-bit scale and 4-bit min.
@@ -146,26 +136,15 @@ void q2_k_to_float(const void* src, float* dst, int64_t n)
     }
 }
 
-// The 16 6-bit scales of Q3_K, packed in 12 bytes: low 4 bits in bytes 0..7 (two per byte,
-// scales 0..7 in low nibbles, 8..15 in high nibbles), top 2 bits in bytes 8..11.
-inline void unpack_q3_k_scales(const uint8_t* packed, int8_t out[16])
-{
-    for (int j = 0; j < 16; ++j) {
-        const int low = (j < 8) ? (packed[j] & 0x0f) : (packed[j - 8] >> 4);
-        const int high = (packed[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
-        out[j] = static_cast<int8_t>((low | (high << 4)) - 32);
-    }
-}
-
 void q3_k_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     int8_t scales[16];
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 110) {
-        const uint8_t* hmask = b;
-        const uint8_t* q = b + 32;
-        unpack_q3_k_scales(b + 96, scales);
-        const float d_all = half_at(b + 108);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q3_K::kBytes) {
+        const uint8_t* hmask = b + Q3_K::kHmask;
+        const uint8_t* q = b + Q3_K::kQs;
+        q3_k_scales(b + Q3_K::kScales, scales);
+        const float d_all = half_at(b + Q3_K::kD);
         int is = 0;
         uint8_t m = 1;  // which bit of hmask holds the current plane's high bit
         for (int half = 0; half < 2; ++half, q += 32) {
@@ -189,14 +168,14 @@ void q3_k_to_float(const void* src, float* dst, int64_t n)
 template <bool kFifthBit>
 void k45_to_float(const void* src, float* dst, int64_t n)
 {
-    constexpr int kBytes = kFifthBit ? 176 : 144;
+    using L = std::conditional_t<kFifthBit, Q5_K, Q4_K>;
     const auto* b = static_cast<const uint8_t*>(src);
-    for (int64_t i = 0; i < n / QK_K; ++i, b += kBytes) {
-        const float d = half_at(b);
-        const float dmin = half_at(b + 2);
-        const uint8_t* scales = b + 4;
-        const uint8_t* qh = b + 16;
-        const uint8_t* ql = b + (kFifthBit ? 48 : 16);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += L::kBytes) {
+        const float d = half_at(b + L::kD);
+        const float dmin = half_at(b + L::kDmin);
+        const uint8_t* scales = b + L::kScales;
+        const uint8_t* qh = b + Q5_K::kQh;  // read only for Q5_K
+        const uint8_t* ql = b + L::kQs;
         uint8_t u1 = 1, u2 = 2;  // bits of qh holding the 5th bit of the two current groups
         for (int is = 0; is < 8; is += 2, ql += 32, u1 <<= 2, u2 <<= 2) {
             uint8_t sc, m;
@@ -218,11 +197,11 @@ void q6_k_to_float(const void* src, float* dst, int64_t n)
 {
     const auto* b = static_cast<const uint8_t*>(src);
     float ds[16];
-    for (int64_t i = 0; i < n / QK_K; ++i, b += 210) {
-        const uint8_t* ql = b;
-        const uint8_t* qh = b + 128;
-        const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
-        const float d = half_at(b + 208);
+    for (int64_t i = 0; i < n / QK_K; ++i, b += Q6_K::kBytes) {
+        const uint8_t* ql = b + Q6_K::kQl;
+        const uint8_t* qh = b + Q6_K::kQh;
+        const auto* sc = reinterpret_cast<const int8_t*>(b + Q6_K::kScales);
+        const float d = half_at(b + Q6_K::kD);
         for (int j = 0; j < 16; ++j)  // ggml computes d * sc * q as (d * sc) * q
             ds[j] = d * sc[j];
         // Two halves of 128: each uses 64 bytes of ql, 32 of qh and 8 scales (one per 16
@@ -249,16 +228,16 @@ void q6_k_to_float(const void* src, float* dst, int64_t n)
 constexpr std::array<TensorTypeTraits, 13> kTraits{{
     {TensorType::F32, "f32", 1, 4, f32_to_float},
     {TensorType::F16, "f16", 1, 2, f16_to_float},
-    {TensorType::Q4_0, "q4_0", QK, 18, q4_0_to_float, {0, -1}},
-    {TensorType::Q4_1, "q4_1", QK, 20, q4_1_to_float, {0, 2}},
-    {TensorType::Q5_0, "q5_0", QK, 22, q5_0_to_float, {0, -1}},
-    {TensorType::Q5_1, "q5_1", QK, 24, q5_1_to_float, {0, 2}},
-    {TensorType::Q8_0, "q8_0", QK, 34, q8_0_to_float, {0, -1}},
-    {TensorType::Q2_K, "q2_K", QK_K, 84, q2_k_to_float, {80, 82}},
-    {TensorType::Q3_K, "q3_K", QK_K, 110, q3_k_to_float, {108, -1}},
-    {TensorType::Q4_K, "q4_K", QK_K, 144, k45_to_float<false>, {0, 2}},
-    {TensorType::Q5_K, "q5_K", QK_K, 176, k45_to_float<true>, {0, 2}},
-    {TensorType::Q6_K, "q6_K", QK_K, 210, q6_k_to_float, {208, -1}},
+    {TensorType::Q4_0, "q4_0", Q4_0::kElems, Q4_0::kBytes, q4_0_to_float, {Q4_0::kD, -1}},
+    {TensorType::Q4_1, "q4_1", Q4_1::kElems, Q4_1::kBytes, q4_1_to_float, {Q4_1::kD, Q4_1::kM}},
+    {TensorType::Q5_0, "q5_0", Q5_0::kElems, Q5_0::kBytes, q5_0_to_float, {Q5_0::kD, -1}},
+    {TensorType::Q5_1, "q5_1", Q5_1::kElems, Q5_1::kBytes, q5_1_to_float, {Q5_1::kD, Q5_1::kM}},
+    {TensorType::Q8_0, "q8_0", Q8_0::kElems, Q8_0::kBytes, q8_0_to_float, {Q8_0::kD, -1}},
+    {TensorType::Q2_K, "q2_K", Q2_K::kElems, Q2_K::kBytes, q2_k_to_float, {Q2_K::kD, Q2_K::kDmin}},
+    {TensorType::Q3_K, "q3_K", Q3_K::kElems, Q3_K::kBytes, q3_k_to_float, {Q3_K::kD, -1}},
+    {TensorType::Q4_K, "q4_K", Q4_K::kElems, Q4_K::kBytes, k45_to_float<false>, {Q4_K::kD, Q4_K::kDmin}},
+    {TensorType::Q5_K, "q5_K", Q5_K::kElems, Q5_K::kBytes, k45_to_float<true>, {Q5_K::kD, Q5_K::kDmin}},
+    {TensorType::Q6_K, "q6_K", Q6_K::kElems, Q6_K::kBytes, q6_k_to_float, {Q6_K::kD, -1}},
     {TensorType::BF16, "bf16", 1, 2, bf16_to_float},
 }};
 
