@@ -63,7 +63,8 @@ struct Q5_1 {
     static constexpr int kElems = QK, kBytes = 24;
     static constexpr int kD = 0, kM = 2, kQh = 4, kQs = 8;
 };
-static_assert(fields_tile(Q5_1::kBytes, {{Q5_1::kD, kHalf}, {Q5_1::kM, kHalf}, {Q5_1::kQh, QK / 8}, {Q5_1::kQs, QK / 2}}));
+static_assert(fields_tile(Q5_1::kBytes,
+                          {{Q5_1::kD, kHalf}, {Q5_1::kM, kHalf}, {Q5_1::kQh, QK / 8}, {Q5_1::kQs, QK / 2}}));
 
 // Q8_0: f16 d | i8 qs[32]
 struct Q8_0 {
@@ -78,8 +79,8 @@ struct Q2_K {
     static constexpr int kElems = QK_K, kBytes = 84;
     static constexpr int kScales = 0, kQs = 16, kD = 80, kDmin = 82;
 };
-static_assert(fields_tile(Q2_K::kBytes,
-                          {{Q2_K::kScales, QK_K / 16}, {Q2_K::kQs, QK_K / 4}, {Q2_K::kD, kHalf}, {Q2_K::kDmin, kHalf}}));
+static_assert(fields_tile(Q2_K::kBytes, {{Q2_K::kScales, QK_K / 16}, {Q2_K::kQs, QK_K / 4}, {Q2_K::kD, kHalf},
+                                         {Q2_K::kDmin, kHalf}}));
 
 // Q3_K: u8 hmask[32] | u8 qs[64] | u8 scales[12] | f16 d
 //   hmask: each element's third bit; scales: 16 signed 6-bit scales, packed
@@ -87,8 +88,8 @@ struct Q3_K {
     static constexpr int kElems = QK_K, kBytes = 110;
     static constexpr int kHmask = 0, kQs = 32, kScales = 96, kD = 108;
 };
-static_assert(fields_tile(Q3_K::kBytes, {{Q3_K::kHmask, QK_K / 8}, {Q3_K::kQs, QK_K / 4}, {Q3_K::kScales, kPackedScales},
-                                         {Q3_K::kD, kHalf}}));
+static_assert(fields_tile(Q3_K::kBytes, {{Q3_K::kHmask, QK_K / 8}, {Q3_K::kQs, QK_K / 4},
+                                         {Q3_K::kScales, kPackedScales}, {Q3_K::kD, kHalf}}));
 
 // Q4_K: f16 d | f16 dmin | u8 scales[12] | u8 qs[128]
 //   scales: eight 6-bit scales and eight 6-bit mins (one each per group of 32), packed
@@ -96,8 +97,8 @@ struct Q4_K {
     static constexpr int kElems = QK_K, kBytes = 144;
     static constexpr int kD = 0, kDmin = 2, kScales = 4, kQs = 16;
 };
-static_assert(fields_tile(Q4_K::kBytes,
-                          {{Q4_K::kD, kHalf}, {Q4_K::kDmin, kHalf}, {Q4_K::kScales, kPackedScales}, {Q4_K::kQs, QK_K / 2}}));
+static_assert(fields_tile(Q4_K::kBytes, {{Q4_K::kD, kHalf}, {Q4_K::kDmin, kHalf}, {Q4_K::kScales, kPackedScales},
+                                         {Q4_K::kQs, QK_K / 2}}));
 
 // Q5_K: f16 d | f16 dmin | u8 scales[12] | u8 qh[32] | u8 qs[128]   (scales as Q4_K's)
 struct Q5_K {
@@ -113,7 +114,7 @@ struct Q6_K {
     static constexpr int kElems = QK_K, kBytes = 210;
     static constexpr int kQl = 0, kQh = 128, kScales = 192, kD = 208;
 };
-static_assert(fields_tile(Q6_K::kBytes,
-                          {{Q6_K::kQl, QK_K / 2}, {Q6_K::kQh, QK_K / 4}, {Q6_K::kScales, QK_K / 16}, {Q6_K::kD, kHalf}}));
+static_assert(fields_tile(Q6_K::kBytes, {{Q6_K::kQl, QK_K / 2}, {Q6_K::kQh, QK_K / 4}, {Q6_K::kScales, QK_K / 16},
+                                         {Q6_K::kD, kHalf}}));
 
 } // namespace pyramid::block_layout
