@@ -11,11 +11,25 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
+
+#include "model/quant_block_layout.h"
 
 namespace pyramid::cuda {
 
 template <bool kFifthBit>
-constexpr int kK4BlockWords = 36 + (kFifthBit ? 8 : 0);
+using K4Layout = std::conditional_t<kFifthBit, block_layout::Q5_K, block_layout::Q4_K>;
+
+// What the word reads below take for granted: d and dmin are the low and high half of one
+// word; the scales, qh and qs start on words; a block is whole words, so every block of a
+// 4-byte aligned row is aligned too.
+template <bool kFifthBit, typename L = K4Layout<kFifthBit>>
+constexpr bool kK4InWords = L::kD % 4 == 0 && L::kDmin == L::kD + 2 && L::kScales % 4 == 0 && L::kQs % 4 == 0 &&
+                            L::kBytes % 4 == 0;
+static_assert(kK4InWords<false> && kK4InWords<true> && block_layout::Q5_K::kQh % 4 == 0);
+
+template <bool kFifthBit>
+constexpr int kK4BlockWords = K4Layout<kFifthBit>::kBytes / 4;
 
 // The first element of lane's low group within the block; its high group's is 32 further.
 __device__ __forceinline__ int k4_first_element(int lane) { return 64 * (lane / 8) + 4 * (lane % 8); }
@@ -34,10 +48,12 @@ __device__ __forceinline__ K4Lane k4_lane(const uint32_t* block, int lane)
 {
     const int chunk = lane / 8;
     const int byte_shift = 8 * (2 * chunk % 4);  // of groups 2c, 2c + 1 in their 4-group word
-    const uint32_t dm = block[0], w0 = block[1], w1 = block[2], w2 = block[3];
+    using L = K4Layout<kFifthBit>;
+    const uint32_t* packed = block + L::kScales / 4;
+    const uint32_t dm = block[L::kD / 4], w0 = packed[0], w1 = packed[1], w2 = packed[2];
     K4Lane l;
-    l.q = block[4 + (kFifthBit ? 8 : 0) + lane];
-    l.qh = kFifthBit ? block[4 + lane % 8] >> (2 * chunk) : 0;
+    l.q = block[L::kQs / 4 + lane];
+    l.qh = kFifthBit ? block[block_layout::Q5_K::kQh / 4 + lane % 8] >> (2 * chunk) : 0;
     // Scales 0-3 and mins 0-3 are the low 6 bits of w0 and w1; groups 4-7 take the low
     // (scales) or high (mins) nibbles of w2 and the top 2 bits of w0 (scales) or w1 (mins).
     const uint32_t scales = chunk < 2 ? w0 & 0x3f3f3f3fu : (w2 & 0x0f0f0f0fu) | ((w0 >> 2) & 0x30303030u);

@@ -13,23 +13,40 @@
 // contracts into an FMA.
 //
 // Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
-// so the scale is computed once per call. Block byte layouts are listed in tensor_type.cpp.
-// Blocks are 18, 22, 34, 110, ... bytes long, so fields are only 2-byte aligned: they are read
-// 16 bits at a time.
+// so the scale is computed once per call. Each Block<T> takes its size and field offsets from
+// model/quant_block_layout.h. Blocks are 18, 22, 34, 110, ... bytes long, so fields are only
+// 2-byte aligned: they are read 16 bits at a time.
 #include <cuda_fp16.h>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
+#include "model/quant_block_layout.h"
 #include "model/tensor_type.h"
 #include "util/error.h"
 
 namespace pyramid::cuda::quant {
 
+namespace layout = ::pyramid::block_layout;
+
+template <int... Offsets>
+inline constexpr bool kAllEven = ((Offsets % 2 == 0) && ...);
+
 // Every block size and every multi-byte field offset of these types is even, so where the
 // blocks start at an even address (check_block_alignment; the backend's weights start at
 // 256-byte boundaries) those fields are read 16 bits at a time: half the load instructions
 // of byte reads, which the types with few bits per weight would otherwise be bound by.
+static_assert(kAllEven<layout::Q4_0::kBytes, layout::Q4_0::kQs, layout::Q4_1::kBytes, layout::Q4_1::kM,
+                       layout::Q4_1::kQs, layout::Q5_0::kBytes, layout::Q5_0::kQh, layout::Q5_0::kQs,
+                       layout::Q5_1::kBytes, layout::Q5_1::kM, layout::Q5_1::kQh, layout::Q5_1::kQs,
+                       layout::Q8_0::kBytes, layout::Q8_0::kQs, layout::Q2_K::kBytes, layout::Q2_K::kQs,
+                       layout::Q2_K::kD, layout::Q2_K::kDmin, layout::Q3_K::kBytes, layout::Q3_K::kQs,
+                       layout::Q3_K::kScales, layout::Q3_K::kD, layout::Q4_K::kBytes, layout::Q4_K::kDmin,
+                       layout::Q4_K::kScales, layout::Q4_K::kQs, layout::Q5_K::kBytes, layout::Q5_K::kDmin,
+                       layout::Q5_K::kScales, layout::Q5_K::kQh, layout::Q5_K::kQs, layout::Q6_K::kBytes,
+                       layout::Q6_K::kQh, layout::Q6_K::kScales, layout::Q6_K::kD>);
+
 inline void check_block_alignment(const void* blocks, const char* what)
 {
     if (reinterpret_cast<uintptr_t>(blocks) % 2 != 0)
@@ -80,76 +97,68 @@ __device__ __forceinline__ void five_bits8(const uint8_t* qh, const uint8_t* qs,
 template <TensorType T>
 struct Block;
 
+// Each Block<T> derives from its layout, so kElems, kBytes and the field offsets are the
+// layout's own.
 template <>
-struct Block<TensorType::Q4_0> {
-    static constexpr int kElems = 32;
-    static constexpr int kBytes = 18;
+struct Block<TensorType::Q4_0> : layout::Q4_0 {
     static constexpr int kOffset = 8;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
-        a = half_at(b);
-        nibbles8(b + 2, j0, q);
+        a = half_at(b + kD);
+        nibbles8(b + kQs, j0, q);
     }
 };
 
 template <>
-struct Block<TensorType::Q4_1> {
-    static constexpr int kElems = 32;
-    static constexpr int kBytes = 20;
+struct Block<TensorType::Q4_1> : layout::Q4_1 {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
-        a = half_at(b);
-        m = half_at(b + 2);
-        nibbles8(b + 4, j0, q);
+        a = half_at(b + kD);
+        m = half_at(b + kM);
+        nibbles8(b + kQs, j0, q);
     }
 };
 
 template <>
-struct Block<TensorType::Q5_0> {
-    static constexpr int kElems = 32;
-    static constexpr int kBytes = 22;
+struct Block<TensorType::Q5_0> : layout::Q5_0 {
     static constexpr int kOffset = 16;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
-        a = half_at(b);
-        five_bits8(b + 2, b + 6, j0, q);
+        a = half_at(b + kD);
+        five_bits8(b + kQh, b + kQs, j0, q);
     }
 };
 
 template <>
-struct Block<TensorType::Q5_1> {
-    static constexpr int kElems = 32;
-    static constexpr int kBytes = 24;
+struct Block<TensorType::Q5_1> : layout::Q5_1 {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
-        a = half_at(b);
-        m = half_at(b + 2);
-        five_bits8(b + 4, b + 8, j0, q);
+        a = half_at(b + kD);
+        m = half_at(b + kM);
+        five_bits8(b + kQh, b + kQs, j0, q);
     }
 };
 
 template <>
-struct Block<TensorType::Q8_0> {
-    static constexpr int kElems = 32;
-    static constexpr int kBytes = 34;
+struct Block<TensorType::Q8_0> : layout::Q8_0 {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = true;  // the quants are int8 themselves
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
     {
-        a = half_at(b);
-        q[0] = u32_at(b + 2 + j0);
-        q[1] = u32_at(b + 6 + j0);
+        a = half_at(b + kD);
+        q[0] = u32_at(b + kQs + j0);
+        q[1] = u32_at(b + kQs + 4 + j0);
     }
 };
 
@@ -159,37 +168,33 @@ __device__ __forceinline__ int k23_byte(int j) { return 32 * (j >> 7) + 16 * ((j
 __device__ __forceinline__ int k23_shift(int j) { return 2 * ((j >> 5) & 3); }
 
 template <>
-struct Block<TensorType::Q2_K> {
-    static constexpr int kElems = 256;
-    static constexpr int kBytes = 84;
+struct Block<TensorType::Q2_K> : layout::Q2_K {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
     __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float& m)
     {
-        const uint8_t sc = b[j0 >> 4];
-        a = __fmul_rn(half_at(b + 80), small_float(sc & 0x0fu));
-        m = -__fmul_rn(half_at(b + 82), small_float(sc >> 4));
+        const uint8_t sc = b[kScales + (j0 >> 4)];
+        a = __fmul_rn(half_at(b + kD), small_float(sc & 0x0fu));
+        m = -__fmul_rn(half_at(b + kDmin), small_float(sc >> 4));
         const int shift = k23_shift(j0);
-        const uint8_t* p = b + 16 + k23_byte(j0);
+        const uint8_t* p = b + kQs + k23_byte(j0);
         q[0] = (u32_at(p) >> shift) & 0x03030303u;
         q[1] = (u32_at(p + 4) >> shift) & 0x03030303u;
     }
 };
 
 template <>
-struct Block<TensorType::Q3_K> {
-    static constexpr int kElems = 256;
-    static constexpr int kBytes = 110;
+struct Block<TensorType::Q3_K> : layout::Q3_K {
     // d times the 6-bit scale of element j0's group of 16: low 4 bits in bytes 0..7 of the
     // packed area (scales 8..15 in the high nibbles), top 2 bits in bytes 8..11.
     __device__ static float scale(const uint8_t* b, int j0)
     {
-        const uint8_t* packed = b + 96;
+        const uint8_t* packed = b + kScales;
         const int s = j0 >> 4;
         const uint32_t low = s < 8 ? (packed[s] & 0x0fu) : (packed[s - 8] >> 4);
         const uint32_t high = (packed[8 + (s & 3)] >> (2 * (s >> 2))) & 3u;
-        return __fmul_rn(half_at(b + 108), small_float(low | (high << 4), 32));
+        return __fmul_rn(half_at(b + kD), small_float(low | (high << 4), 32));
     }
 
     static constexpr int kOffset = 4;
@@ -201,20 +206,23 @@ struct Block<TensorType::Q3_K> {
         const int shift = k23_shift(j0);
         const int plane = 4 * (j0 >> 7) + ((j0 >> 5) & 3);  // the plane's bit of hmask
         const int offset = k23_byte(j0);
-        const uint8_t* p = b + 32 + offset;
-        const uint8_t* hmask = b + (offset & 31);
+        const uint8_t* p = b + kQs + offset;
+        const uint8_t* hmask = b + kHmask + (offset & 31);
         for (int k = 0; k < 2; ++k)
             q[k] = ((u32_at(p + 4 * k) >> shift) & 0x03030303u) |
                    (((u32_at(hmask + 4 * k) >> plane) & 0x01010101u) << 2);
     }
 };
 
-// Of a Q4_K/Q5_K block b, the factors of element j0's group of 32 (element = d1 * q - m1):
-// d and dmin times that group's scale and min, 6 bits each, packed in the 12 bytes at b + 4.
+// Of a Q4_K/Q5_K block b (their d, dmin and scales lie alike), the factors of element j0's
+// group of 32 (element = d1 * q - m1): d and dmin times that group's scale and min, 6 bits
+// each, packed in the scales field.
+static_assert(layout::Q4_K::kD == layout::Q5_K::kD && layout::Q4_K::kDmin == layout::Q5_K::kDmin &&
+              layout::Q4_K::kScales == layout::Q5_K::kScales);
 __device__ __forceinline__ void k45_group_factors(const uint8_t* b, int j0, float& d1, float& m1)
 {
     const int j = j0 >> 5;
-    const uint8_t* q = b + 4;
+    const uint8_t* q = b + layout::Q4_K::kScales;
     uint32_t sc, m;
     if (j < 4) {
         sc = q[j] & 63u;
@@ -223,16 +231,15 @@ __device__ __forceinline__ void k45_group_factors(const uint8_t* b, int j0, floa
         sc = (q[j + 4] & 0x0fu) | ((q[j - 4] >> 6) << 4);
         m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
     }
-    d1 = __fmul_rn(half_at(b), small_float(sc));
-    m1 = __fmul_rn(half_at(b + 2), small_float(m));
+    d1 = __fmul_rn(half_at(b + layout::Q4_K::kD), small_float(sc));
+    m1 = __fmul_rn(half_at(b + layout::Q4_K::kDmin), small_float(m));
 }
 
 // Q4_K/Q5_K: element j = 64 c + 32 u + l is nibble u (low, high) of quant byte 32 c + l, with
 // scale and min number j / 32; Q5_K's fifth bit is bit 2c + u of qh[l].
 template <bool kFifthBit>
-struct K45Block {
-    static constexpr int kElems = 256;
-    static constexpr int kBytes = kFifthBit ? 176 : 144;
+struct K45Block : std::conditional_t<kFifthBit, layout::Q5_K, layout::Q4_K> {
+    using Layout = std::conditional_t<kFifthBit, layout::Q5_K, layout::Q4_K>;
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
@@ -242,8 +249,8 @@ struct K45Block {
         k45_group_factors(b, j0, a, m);
         m = -m;
         const int shift = 4 * ((j0 >> 5) & 1);
-        const uint8_t* qh = b + 16 + (j0 & 31);
-        const uint8_t* ql = b + (kFifthBit ? 48 : 16) + 32 * (j0 >> 6) + (j0 & 31);
+        const uint8_t* qh = b + layout::Q5_K::kQh + (j0 & 31);  // read only for Q5_K
+        const uint8_t* ql = b + Layout::kQs + 32 * (j0 >> 6) + (j0 & 31);
         for (int k = 0; k < 2; ++k) {
             q[k] = (u32_at(ql + 4 * k) >> shift) & 0x0f0f0f0fu;
             if (kFifthBit)
@@ -260,15 +267,13 @@ struct Block<TensorType::Q5_K> : K45Block<true> {};
 // Q6_K: element j = 128 h + 32 k + l takes nibble k / 2 of ql byte 64 h + 32 (k % 2) + l and
 // bits 2k..2k+1 of qh byte 32 h + l, with scale number 8 h + 2 k + l / 16.
 template <>
-struct Block<TensorType::Q6_K> {
-    static constexpr int kElems = 256;
-    static constexpr int kBytes = 210;
+struct Block<TensorType::Q6_K> : layout::Q6_K {
     // d times the int8 scale of element j0's group of 16.
     __device__ static float scale(const uint8_t* b, int j0)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
-        const uint32_t biased = b[192 + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
-        return __fmul_rn(half_at(b + 208), small_float(biased, 128));
+        const uint32_t biased = b[kScales + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
+        return __fmul_rn(half_at(b + kD), small_float(biased, 128));
     }
 
     static constexpr int kOffset = 32;
@@ -278,8 +283,8 @@ struct Block<TensorType::Q6_K> {
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
         a = scale(b, j0);
-        const uint8_t* ql = b + 64 * h + 32 * (k & 1) + l0;
-        const uint8_t* qh = b + 128 + 32 * h + l0;
+        const uint8_t* ql = b + kQl + 64 * h + 32 * (k & 1) + l0;
+        const uint8_t* qh = b + kQh + 32 * h + l0;
         const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
         for (int i = 0; i < 2; ++i)
             q[i] = ((u32_at(ql + 4 * i) >> ql_shift) & 0x0f0f0f0fu) |
