@@ -9,7 +9,7 @@
 #include <cstddef>
 
 #include "kv_block_table.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

@@ -13,7 +13,7 @@
 #include "attention_ops.h"
 #include "decode_batch.h"
 #include "int8_rows.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

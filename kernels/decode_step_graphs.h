@@ -7,12 +7,11 @@
 #include <chrono>
 #include <optional>
 
+#include "backend/cuda_backend_options.h"
 #include "graph_choice.h"
 #include "work_stream.h"
 
 namespace pyramid::cuda {
-
-enum class StepGraphs { Off, On, Auto };
 
 class DecodeStepGraphs {
 public:

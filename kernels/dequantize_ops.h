@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "model/tensor_type.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

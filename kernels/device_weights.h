@@ -15,7 +15,7 @@
 
 #include "device_buffer.h"
 #include "model/model_weights.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

@@ -3,7 +3,7 @@
 // and the warp reductions the kernels share.
 #include <cuda_fp16.h>
 
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

@@ -8,7 +8,7 @@
 
 #include "int8_rows.h"
 #include "model/model_config.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

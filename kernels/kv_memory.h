@@ -12,7 +12,7 @@
 #include "host_uploads.h"
 #include "kv_block_pool.h"
 #include "kv_block_table.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 #include "work_stream.h"
 
 namespace pyramid::cuda {

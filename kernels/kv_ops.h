@@ -8,7 +8,7 @@
 #include "decode_batch.h"
 #include "kv_block_table.h"
 #include "model/model_config.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

@@ -1,12 +1,15 @@
 // The one symbol libpyramid_cuda.so exports: core's backend loader finds it with dlsym
-// (see core/backend/backend_loader.h) and gets either a backend or the reason there is none.
+// (see core/backend/backend_loader.h) and gets either a backend, whose failures come back as
+// values (core/backend/plugin_fault.h), or the reason there is none.
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 
 #include "backend/backend_loader.h"
+#include "backend/plugin_fault.h"
 #include "cuda_backend.h"
 #include "util/error.h"
 
@@ -21,8 +24,9 @@ void write_error(char* error, size_t size, const std::string& message)
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) pyramid::Backend*
-pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights, const pyramid::PluginProgress* progress,
-                            char* error, size_t error_size)
+pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights,
+                            const pyramid::cuda::CudaBackendOptions* options, const pyramid::PluginProgress* progress,
+                            pyramid::PluginFault* fault, char* error, size_t error_size)
 {
     if (abi != pyramid::kBackendPluginAbi) {
         write_error(error, error_size,
@@ -30,8 +34,8 @@ pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights, const
                         " but the engine asked for " + std::to_string(abi) + " (rebuild them together)");
         return nullptr;
     }
-    if (!weights) {
-        write_error(error, error_size, "the CUDA backend was given no weights");
+    if (!weights || !options || !fault) {
+        write_error(error, error_size, "the CUDA backend was given no weights, options or fault slot");
         return nullptr;
     }
     int count = 0;
@@ -49,8 +53,9 @@ pyramid_create_cuda_backend(int abi, const pyramid::ModelWeights* weights, const
                 if (!progress->report(progress->context, fraction))
                     throw pyramid::Cancelled();
             };
-        return new pyramid::cuda::CudaBackend(*weights, pyramid::cuda::CudaBackendOptions::from_environment(),
-                                              upload_progress);
+        return pyramid::fault_catching_backend(
+                   std::make_unique<pyramid::cuda::CudaBackend>(*weights, *options, upload_progress), fault)
+            .release();
     } catch (const std::exception& e) {
         write_error(error, error_size, std::string("CUDA backend: ") + e.what());
         return nullptr;

@@ -14,7 +14,7 @@
 
 #include "int8_rows.h"
 #include "model/tensor_type.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
 

@@ -37,7 +37,7 @@ BenchModel::BenchModel(const ModelSource& source, const BackendOptions& backend)
                 choice = choose_backend(weights(), backend);
             } else {
                 std::string note;
-                if (auto cuda = load_cuda_backend(weights(), note))
+                if (auto cuda = load_cuda_backend(weights(), backend, note))
                     choice = {std::move(cuda), std::move(note)};
                 else
                     choice.note = "running on the CPU: " + note;

@@ -186,6 +186,7 @@ int main(int argc, char** argv)
     pyramid::init_logging({verbose, true, "pyramid-cli"});
 
     pyramid::ChatRequest request;
+    pyramid::BackendOptions backend;
     try {
         request.compression = compression.resolve();
         if (model_path.empty())
@@ -210,12 +211,13 @@ int main(int argc, char** argv)
         request.overflow = overflow == "stop"          ? pyramid::OverflowPolicy::Stop
                            : overflow == "drop-oldest" ? pyramid::OverflowPolicy::DropOldestTurns
                                                        : pyramid::OverflowPolicy::Reencode;
+        backend = device.options();
     } catch (const pyramid::Error& e) {
         fmt::print(stderr, "pyramid-cli: {}\n", e.what());
         return 2;
     }
 
-    pyramid::LocalChatEngine engine(device.options());
+    pyramid::LocalChatEngine engine(backend);
     try {
         const std::atomic<bool> never{false};
         const pyramid::ModelInfo info = engine.load_model(model_path, {}, never);

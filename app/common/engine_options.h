@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backend/backend_environment.h"
 #include "backend/backend_loader.h"
 #include "generate/sampling_params.h"
 #include "kv/compression_config.h"
@@ -73,7 +74,8 @@ public:
     // what the app runs, float32 in those that measure against the reference.
     explicit DeviceOption(KvPrecision kv_default) : kv_types_(kv_default) {}
     void add_to(CLI::App& app);
-    BackendOptions options() const { return {parse_backend_preference(device_), kv_types_.types()}; }
+    // With what the environment sets (backend_environment.h): the tools let it choose kernels.
+    BackendOptions options() const { return with_environment({parse_backend_preference(device_), kv_types_.types()}); }
 
 private:
     std::string device_ = "auto";

@@ -15,7 +15,10 @@
 #include <cstring>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "app_translations.h"
+#include "backend/backend_environment.h"
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
@@ -55,8 +58,17 @@ pyramid::BackendOptions backendOptions(const QSettings& settings)
         storedOr(settings, kKvPrecisionSettingKey, ChatSettings{}.kvPrecision, pyramid::parse_kv_precision);
     // "same" (or nothing stored) is no precision: the values follow the keys.
     const pyramid::KvPrecision values = storedOr(settings, kKvValuePrecisionSettingKey, keys, pyramid::parse_kv_precision);
-    return {storedOr(settings, kDeviceSettingKey, pyramid::BackendPreference::Auto, pyramid::parse_backend_preference),
-            pyramid::KvTypes{keys, values}};
+    const pyramid::BackendOptions chosen{
+        storedOr(settings, kDeviceSettingKey, pyramid::BackendPreference::Auto, pyramid::parse_backend_preference),
+        pyramid::KvTypes{keys, values}};
+    // The environment may choose kernels and CUDA options for experiments (backend_environment.h);
+    // a value it cannot use is logged and the app starts without it.
+    try {
+        return pyramid::with_environment(chosen);
+    } catch (const pyramid::Error& e) {
+        spdlog::warn("ignoring the environment's backend options: {}", e.what());
+        return chosen;
+    }
 }
 
 // Made once the translations are installed, so that --help shows it translated.

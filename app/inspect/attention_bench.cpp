@@ -20,6 +20,7 @@
 #include <omp.h>
 
 #include "backend/cpu_kernels.h"
+#include "backend/backend_environment.h"
 #include "backend/kernel_config.h"
 #include "backend/kv_entry_types.h"
 #include "command_line.h"
@@ -78,11 +79,11 @@ struct StoredCache {
     {
     }
     double seconds(const std::vector<float>& q, int n_q, int len, const cpu::AttentionShape& shape,
-                   std::vector<float>& out) const
+                   std::vector<float>& out, cpu::KernelIsa isa) const
     {
         const auto t0 = Clock::now();
         cpu::attention(q.data(), n_q, cpu::CacheHeads<Stored>{k.heads, k.stride},
-                       cpu::CacheHeads<Stored>{v.heads, v.stride}, len, shape, out.data(), nullptr, nullptr);
+                       cpu::CacheHeads<Stored>{v.heads, v.stride}, len, shape, out.data(), nullptr, nullptr, isa);
         return std::chrono::duration<double>(Clock::now() - t0).count();
     }
 };
@@ -128,6 +129,7 @@ int main(int argc, char** argv)
     std::mt19937 rng(1);
     std::normal_distribution<float> value(0.0f, 1.0f);
     const int q_width = shape.n_heads * shape.head_dim, kv_width = shape.n_kv_heads * shape.head_dim;
+    const cpu::KernelIsa isa = kernel_config_from_environment().isa;
     std::vector<Row> results;
     for (int len : lengths) {
         std::vector<float> k(static_cast<size_t>(len) * kv_width), v(k.size());
@@ -148,10 +150,10 @@ int main(int argc, char** argv)
             std::vector<std::vector<float>> out(kTypes, std::vector<float>(q.size()));
             const auto run = [&](int type) {
                 switch (type) {
-                case 0: return f32.seconds(q, n_q, len, shape, out[0]);
-                case 1: return f16.seconds(q, n_q, len, shape, out[1]);
-                case 2: return q8.seconds(q, n_q, len, shape, out[2]);
-                default: return q4.seconds(q, n_q, len, shape, out[3]);
+                case 0: return f32.seconds(q, n_q, len, shape, out[0], isa);
+                case 1: return f16.seconds(q, n_q, len, shape, out[1], isa);
+                case 2: return q8.seconds(q, n_q, len, shape, out[2], isa);
+                default: return q4.seconds(q, n_q, len, shape, out[3], isa);
                 }
             };
             Row row{len, n_q};
@@ -169,8 +171,8 @@ int main(int argc, char** argv)
         }
     }
 
-    const std::string_view isa = cpu::kernel_isa_name(cpu::active_kernel_config().isa);
-    fmt::print("Machine: {}, {} OpenMP threads; {} kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(), isa,
+    fmt::print("Machine: {}, {} OpenMP threads; {} kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(),
+               cpu::kernel_isa_name(isa),
                local_date());
     fmt::print("{} heads, {} KV heads of {}; median of {} calls of each variant, alternating.\n\n", shape.n_heads,
                shape.n_kv_heads, shape.head_dim, repeats);
@@ -195,7 +197,7 @@ int main(int argc, char** argv)
         const nlohmann::json doc = {{"tool", "pyramid-attention-bench"},
                                     {"cpu", cpu_model_name()},
                                     {"threads", omp_get_max_threads()},
-                                    {"kernels", isa},
+                                    {"kernels", cpu::kernel_isa_name(isa)},
                                     {"date", local_date()},
                                     {"heads", shape.n_heads},
                                     {"kv_heads", shape.n_kv_heads},

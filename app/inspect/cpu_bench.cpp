@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "backend/backend_environment.h"
 #include "backend/cpu_backend.h"
 #include "backend/dequantized_weights.h"
 #include "backend/kernel_config.h"
@@ -71,11 +72,14 @@ int main(int argc, char** argv)
         return *status;
     pyramid::init_logging({false, false, "pyramid-cpu-bench"});
 
+    // Both variants run the kernels the environment chooses (backend_environment.h).
+    pyramid::BackendOptions kernels_options(pyramid::BackendPreference::Cpu);
+    kernels_options.cpu_kernels = pyramid::kernel_config_from_environment();
     std::shared_ptr<pyramid::Model> model;
     pyramid::ModelWeights f32;
     std::vector<int32_t> prompt;
     try {
-        model = pyramid::Model::open(model_path, pyramid::BackendPreference::Cpu);
+        model = pyramid::Model::open(model_path, kernels_options);
         if (prompt_tokens + decode_tokens > model->config().context_length)
             throw pyramid::Error(fmt::format("{} prompt + {} decode tokens exceed the model's context of {}",
                                              prompt_tokens, decode_tokens, model->config().context_length));
@@ -90,7 +94,7 @@ int main(int argc, char** argv)
         fmt::print(stderr, "pyramid-cpu-bench: {}\n", e.what());
         return 3;
     }
-    pyramid::CpuBackend f32_backend(f32);
+    pyramid::CpuBackend f32_backend(f32, pyramid::KvPrecision::F32, kernels_options.cpu_kernels);
 
     struct Variant {
         std::string label;
@@ -113,7 +117,7 @@ int main(int argc, char** argv)
         }
 
     fmt::print("Model: {}\n", model_path);
-    const pyramid::cpu::KernelConfig kernels = pyramid::cpu::active_kernel_config();
+    const pyramid::cpu::KernelConfig kernels = kernels_options.cpu_kernels;
     fmt::print("Machine: {}, {} OpenMP threads; kernels: {}, {} quantized dot; date: {}\n", pyramid::cpu_model_name(),
                omp_get_max_threads(), pyramid::cpu::kernel_isa_name(kernels.isa),
                pyramid::cpu::quantized_dot_name(kernels.quantized_dot), pyramid::local_date());

@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <array>
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <vector>
@@ -16,11 +15,11 @@
 namespace pyramid {
 namespace {
 
-std::vector<std::filesystem::path> plugin_candidates()
+std::vector<std::filesystem::path> plugin_candidates(const std::filesystem::path& plugin_dir)
 {
     std::vector<std::filesystem::path> out;
-    if (const char* dir = std::getenv("PYRAMID_BACKEND_DIR"))
-        out.emplace_back(std::filesystem::path(dir) / kCudaPluginLibrary);
+    if (!plugin_dir.empty())
+        out.push_back(plugin_dir / kCudaPluginLibrary);
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
@@ -72,15 +71,16 @@ struct ProgressRelay {
 
 } // namespace
 
-std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::string& note,
+std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, const BackendOptions& options,
+                                           std::string& note,
                                            const std::function<void(double)>& upload_progress)
 {
     // A backend folder named explicitly is always tried: it may hold a backend that needs no
     // driver (the tests' CPU emulation of the device), and its own error says more.
-    if (!std::getenv("PYRAMID_BACKEND_DIR") && !nvidia_driver_present(note))
+    if (options.plugin_dir.empty() && !nvidia_driver_present(note))
         return nullptr;
     std::string tried;
-    for (const auto& path : plugin_candidates()) {
+    for (const auto& path : plugin_candidates(options.plugin_dir)) {
         if (!std::filesystem::exists(path)) {
             tried += (tried.empty() ? "" : ", ") + path.string();
             continue;
@@ -99,7 +99,9 @@ std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::str
         std::array<char, 1024> error{};
         ProgressRelay relay{upload_progress, nullptr};
         const PluginProgress progress{&ProgressRelay::report, &relay};
-        std::unique_ptr<Backend> backend(create(kBackendPluginAbi, &weights, &progress, error.data(), error.size()));
+        auto fault = std::make_unique<PluginFault>();
+        std::unique_ptr<Backend> backend(
+            create(kBackendPluginAbi, &weights, &options.cuda, &progress, fault.get(), error.data(), error.size()));
         if (relay.stopped)
             std::rethrow_exception(relay.stopped);
         if (!backend) {
@@ -107,7 +109,7 @@ std::unique_ptr<Backend> load_cuda_backend(const ModelWeights& weights, std::str
             return nullptr;
         }
         note = "the CUDA backend from " + path.string();
-        return backend;
+        return fault_raising_backend(std::move(backend), std::move(fault));
     }
     note = "the CUDA backend library was not found (looked for " + tried + ")";
     return nullptr;
@@ -128,15 +130,15 @@ BackendChoice choose_backend(const ModelWeights& weights, const BackendOptions& 
                              const std::function<void(double)>& upload_progress)
 {
     if (options.device == BackendPreference::Cpu)
-        return {std::make_unique<CpuBackend>(weights, options.cpu_kv, cpu::active_kernel_config(),
+        return {std::make_unique<CpuBackend>(weights, options.cpu_kv, options.cpu_kernels,
                                              CpuBackend::kSliceRows, options.cpu_kv_memory), "the CPU, as chosen"};
     std::string note;
-    if (auto cuda = load_cuda_backend(weights, note, upload_progress))
+    if (auto cuda = load_cuda_backend(weights, options, note, upload_progress))
         return {std::move(cuda), std::move(note)};
     if (options.device == BackendPreference::Cuda)
         throw Error("CUDA was requested but is not available: " + note);
     spdlog::info("running on the CPU: {}", note);
-    return {std::make_unique<CpuBackend>(weights, options.cpu_kv, cpu::active_kernel_config(),
+    return {std::make_unique<CpuBackend>(weights, options.cpu_kv, options.cpu_kernels,
                                              CpuBackend::kSliceRows, options.cpu_kv_memory), "running on the CPU: " + note};
 }
 

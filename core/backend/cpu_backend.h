@@ -19,14 +19,14 @@ class CpuBackend final : public Backend {
 public:
     // The weights must outlive the backend. `kv_types`: how the KV cache's keys and values are
     // stored (float32, the reference, by default); q8 and q4 need heads of a multiple of 32
-    // values, else pyramid::Error. `kernels`: how the matmuls run (kernel_config.h); by default
-    // as the process's environment chooses.
+    // values, else pyramid::Error. `kernels`: how the matmuls and attention run (kernel_config.h); by
+    // default the best this CPU has.
     // `slice_rows`: how many rows of a step go through a layer at a time (layer_slices.h); any
     // number gives the same result, tests compare them. `kv_memory`: the blocks its caches are
     // counted in, and their capacity (a capacity below one block is refused).
     static constexpr int kSliceRows = 256;
     explicit CpuBackend(const ModelWeights& weights, KvTypes kv_types = KvPrecision::F32,
-                        const cpu::KernelConfig& kernels = cpu::active_kernel_config(), int slice_rows = kSliceRows,
+                        const cpu::KernelConfig& kernels = cpu::best_kernel_config(), int slice_rows = kSliceRows,
                         const CpuKvMemory& kv_memory = {});
 
     BackendInfo info() const override;

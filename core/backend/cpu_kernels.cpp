@@ -34,8 +34,6 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 } // namespace
 
-void matmul(const WeightView& w, const float* x, int n, float* y) { matmul(w, x, n, y, active_kernel_config()); }
-
 void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config)
 {
     // Rows in chunks, one chunk per task; tokens in tiles so a tile of x stays in cache while

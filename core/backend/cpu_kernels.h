@@ -14,14 +14,12 @@
 namespace pyramid::cpu {
 
 // y[t, r] = sum_c w[r, c] * x[t, c] for t < n, directly on w's stored type (never expanded to
-// float32), rows split over threads, with the kernels active_kernel_config() picks: tile
-// decoding (quant_matmul.h), or for QuantizedDot::Int8 integer products with the activations
-// rounded to int8 (int8_matmul.h).
-void matmul(const WeightView& w, const float* x, int n, float* y);
-// The same with the kernels `config` names, which must be supported here (kernel_config.h);
-// QuantizedDot::Int8 applies to the types int8_matmul_supported() names, Exact to the rest.
-// For benchmarks that compare kernels in one process.
-void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config);
+// float32), rows split over threads, with the kernels `config` names, which must be supported
+// here (kernel_config.h): tile decoding (quant_matmul.h), or for QuantizedDot::Int8 integer
+// products with the activations rounded to int8 (int8_matmul.h) for the types
+// int8_matmul_supported() names, Exact for the rest.
+void matmul(const WeightView& w, const float* x, int n, float* y,
+            const KernelConfig& config = best_kernel_config());
 
 // out[t, :] = the embedding row of tokens[t], decoded to float32.
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out);
@@ -60,7 +58,7 @@ struct CacheHeads {
 template <typename KStored, typename VStored>
 void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
-               KernelIsa isa = active_kernel_config().isa);
+               KernelIsa isa = best_kernel_config().isa);
 
 // gate[t, :] = silu(gate[t, :]) * up[t, :]
 void swiglu(float* gate, const float* up, int64_t count);

@@ -4,52 +4,7 @@
 #include <cpuid.h>
 #endif
 
-#include <cstdlib>
-#include <initializer_list>
-#include <string>
-
-#include <spdlog/spdlog.h>
-
 namespace pyramid::cpu {
-namespace {
-
-// The value of `variable` among `choices` (by name), or `fallback` when unset or unusable.
-template <typename T, typename Name, typename Usable>
-T from_environment(const char* variable, std::initializer_list<T> choices, T fallback, Name name, Usable usable)
-{
-    const char* requested = std::getenv(variable);
-    if (!requested || !*requested)
-        return fallback;
-    for (T choice : choices) {
-        if (name(choice) != requested)
-            continue;
-        if (usable(choice))
-            return choice;
-        spdlog::warn("{}={} cannot run on this CPU; using {}", variable, requested, name(fallback));
-        return fallback;
-    }
-    std::string known;
-    for (T choice : choices)
-        known += (known.empty() ? "" : ", ") + std::string(name(choice));
-    spdlog::warn("{}={} is not one of {}; using {}", variable, requested, known, name(fallback));
-    return fallback;
-}
-
-KernelConfig choose_config()
-{
-    KernelConfig c;
-    const KernelIsa best = kernel_isa_supported(KernelIsa::Avx2) ? KernelIsa::Avx2 : KernelIsa::Generic;
-    c.isa = from_environment("PYRAMID_CPU_KERNELS", {KernelIsa::Generic, KernelIsa::Avx2}, best, kernel_isa_name,
-                             kernel_isa_supported);
-    const bool avx2 = c.isa == KernelIsa::Avx2;
-    c.quantized_dot = from_environment(
-        "PYRAMID_CPU_QUANT_DOT", {QuantizedDot::Exact, QuantizedDot::Int8},
-        avx2 ? QuantizedDot::Int8 : QuantizedDot::Exact, quantized_dot_name,
-        [avx2](QuantizedDot d) { return d == QuantizedDot::Exact || avx2; });
-    return c;
-}
-
-} // namespace
 
 std::string_view kernel_isa_name(KernelIsa isa)
 {
@@ -76,10 +31,10 @@ bool kernel_isa_supported(KernelIsa isa)
 #endif
 }
 
-KernelConfig active_kernel_config()
+KernelConfig best_kernel_config()
 {
-    static const KernelConfig config = choose_config();
-    return config;
+    static const bool avx2 = kernel_isa_supported(KernelIsa::Avx2);  // CPUID once
+    return avx2 ? KernelConfig{KernelIsa::Avx2, QuantizedDot::Int8} : KernelConfig{};
 }
 
 } // namespace pyramid::cpu

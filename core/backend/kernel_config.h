@@ -34,10 +34,10 @@ struct KernelConfig {
     QuantizedDot quantized_dot = QuantizedDot::Exact;
 };
 
-// What cpu::matmul uses, decided once per process: the best supported ISA and, on AVX2, Int8.
-// The environment can choose otherwise: PYRAMID_CPU_KERNELS=generic|avx2 and
-// PYRAMID_CPU_QUANT_DOT=exact|int8 (a name that is unknown or cannot run here is logged
-// and ignored; Int8 needs AVX2).
-KernelConfig active_kernel_config();
+// The best kernels this CPU can run: AVX2 with the Int8 dot where the CPU has AVX2, FMA and
+// F16C, else Generic and Exact. A property of the hardware, not a choice: a program that lets
+// its environment choose otherwise does so at its edge (backend_environment.h) and passes the
+// result in.
+KernelConfig best_kernel_config();
 
 } // namespace pyramid::cpu

@@ -40,7 +40,6 @@ private slots:
             QSKIP("this machine has the NVIDIA driver");
         }
         PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
-        unsetenv("PYRAMID_BACKEND_DIR");
         const auto model = Model::open(path, BackendOptions{BackendPreference::Auto});
         QCOMPARE(model->backend().info().name, std::string("cpu"));
         QVERIFY2(model->backend_note().starts_with("running on the CPU: no NVIDIA driver (libcuda.so.1"),

@@ -76,7 +76,7 @@ class BatchExhaustionTest : public QObject {
     // A CPU backend whose caches may hold `blocks` blocks of 16 entries of one layer.
     std::unique_ptr<CpuBackend> limited(size_t blocks) const
     {
-        return std::make_unique<CpuBackend>(model_->files().weights, KvPrecision::F32, cpu::active_kernel_config(),
+        return std::make_unique<CpuBackend>(model_->files().weights, KvPrecision::F32, cpu::best_kernel_config(),
                                             CpuBackend::kSliceRows,
                                             CpuKvMemory{kBlock, blocks * kBlock * entry_bytes_});
     }
@@ -119,7 +119,7 @@ private slots:
         }
         QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(0));  // the sessions are gone
         QVERIFY_THROWS_EXCEPTION(Error, CpuBackend(model_->files().weights, KvPrecision::F32,
-                                                   cpu::active_kernel_config(), CpuBackend::kSliceRows,
+                                                   cpu::best_kernel_config(), CpuBackend::kSliceRows,
                                                    CpuKvMemory{kBlock, kBlock * entry_bytes_ - 1}));
     }
 

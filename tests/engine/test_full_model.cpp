@@ -136,7 +136,7 @@ private slots:
         const ReplayRecord replay = load_replay_case(golden.string());
         auto model = Model::open(model_path, BackendPreference::Cpu);
         const auto run = [&](int slice_rows) {
-            CpuBackend backend(model->files().weights, KvPrecision::F32, cpu::active_kernel_config(), slice_rows);
+            CpuBackend backend(model->files().weights, KvPrecision::F32, cpu::best_kernel_config(), slice_rows);
             InferenceSession session(backend, replay.config);
             std::vector<std::vector<float>> logits{session.prefill(replay.prompt_tokens)};
             for (int step = 0; step < 24; ++step)

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "device_buffer.h"
-#include "precision.h"
+#include "backend/cuda_backend_options.h"
 #include "shared_data.h"
 #include "util/error.h"
 #include "util/float16.h"

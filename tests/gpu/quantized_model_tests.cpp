@@ -57,7 +57,7 @@ void quantized_models_match_cpu()
             if (name == "synthetic-llama-q4_k_m")
                 GPU_CHECK(ratio < 0.4, name + ": device weights are " + std::to_string(ratio) + " of fp16");
         }
-        CpuBackend cpu_backend(w, KvPrecision::F32, {cpu::active_kernel_config().isa, cpu::QuantizedDot::Exact});
+        CpuBackend cpu_backend(w, KvPrecision::F32, {cpu::best_kernel_config().isa, cpu::QuantizedDot::Exact});
         std::vector<int32_t> prompt;  // spread over the vocabulary, away from the special tokens
         for (int i = 0; i < 40; ++i)
             prompt.push_back(3 + (i * 7919) % (w.config.n_vocab - 3));

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 
+#include "backend/backend_environment.h"
 #include "backend/backend_loader.h"
 #include "backend/cpu_backend.h"
 #include "chat/local_chat_engine.h"
@@ -167,26 +168,45 @@ void plugin_loads_through_the_engine_loader()
     const ModelWeights& w = weights();
     setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);  // a staged run names its own
     unsetenv("PYRAMID_CUDA_PRECISION");
+    const BackendOptions cuda = with_environment(BackendPreference::Cuda);
     const std::vector<int32_t> prompt = golden("full_cache").prompt_tokens;
     {
-        BackendChoice choice = choose_backend(w, BackendPreference::Cuda);
+        BackendChoice choice = choose_backend(w, cuda);
         std::printf("  loaded: %s\n", choice.note.c_str());
         GPU_CHECK(choice.backend->info().name == "cuda", choice.backend->info().name);
         InferenceSession plugin(*choice.backend, CompressionConfig::full_cache());
         InferenceSession direct(gpu(Precision::Fp16), CompressionConfig::full_cache());
         check_logits("plugin vs linked backend", plugin.prefill(prompt), direct.prefill(prompt), 1e-4);
     }
-    setenv("PYRAMID_CUDA_PRECISION", "fp8", 1);
+    // The options given reach the library: a device that does not exist is its error, and
+    // Auto then runs on the CPU, saying why.
+    BackendOptions elsewhere = cuda;
+    elsewhere.cuda.device = 1000;
     bool threw = false;
     try {
-        choose_backend(w, BackendPreference::Cuda);
+        choose_backend(w, elsewhere);
     } catch (const Error& e) {
         threw = true;
-        GPU_CHECK(std::string(e.what()).find("unknown CUDA precision") != std::string::npos, e.what());
+        GPU_CHECK(std::string(e.what()).find("CUDA device 1000 does not exist") != std::string::npos, e.what());
+    }
+    GPU_CHECK(threw, "a device that does not exist is reported");
+    elsewhere.device = BackendPreference::Auto;
+    const BackendChoice fallback = choose_backend(w, elsewhere);
+    GPU_CHECK(fallback.backend->info().name == "cpu", "Auto falls back to the CPU: " + fallback.note);
+    GPU_CHECK(fallback.note.find("does not exist") != std::string::npos, fallback.note);
+
+    // The environment is read where a program asks (backend_environment.h), and a value it
+    // cannot use is an error naming the variable.
+    setenv("PYRAMID_CUDA_PRECISION", "fp8", 1);
+    threw = false;
+    try {
+        with_environment(BackendPreference::Cuda);
+    } catch (const Error& e) {
+        threw = true;
+        GPU_CHECK(std::string(e.what()).find("PYRAMID_CUDA_PRECISION: unknown CUDA precision") != std::string::npos,
+                  e.what());
     }
     GPU_CHECK(threw, "a bad PYRAMID_CUDA_PRECISION is reported");
-    const BackendChoice fallback = choose_backend(w, BackendPreference::Auto);
-    GPU_CHECK(fallback.backend->info().name == "cpu", "Auto falls back to the CPU: " + fallback.note);
     unsetenv("PYRAMID_CUDA_PRECISION");
 
     // A library built against another interface (another digest of its headers) is refused
@@ -199,7 +219,8 @@ void plugin_loads_through_the_engine_loader()
     GPU_CHECK(create != nullptr, "the plugin exports its entry point");
     if (create) {
         std::string error(512, '\0');
-        Backend* other = create(kBackendPluginAbi + 1, &w, nullptr, error.data(), error.size());
+        PluginFault fault;
+        Backend* other = create(kBackendPluginAbi + 1, &w, &cuda.cuda, nullptr, &fault, error.data(), error.size());
         GPU_CHECK(other == nullptr, "a plugin of another ABI was created");
         delete other;
         GPU_CHECK(error.find("plugin ABI " + std::to_string(kBackendPluginAbi)) != std::string::npos, error);
@@ -247,7 +268,8 @@ void upload_reports_progress_and_can_be_stopped()
     setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
     const std::string path = require_shared("models/stories260K.gguf").string();
     std::vector<double> seen;
-    const auto model = Model::open(path, BackendPreference::Cuda, [&](double f) { seen.push_back(f); });
+    const BackendOptions cuda = with_environment(BackendPreference::Cuda);
+    const auto model = Model::open(path, cuda, [&](double f) { seen.push_back(f); });
     GPU_CHECK(model->backend().info().name == "cuda", model->backend().info().name);
     GPU_CHECK(std::is_sorted(seen.begin(), seen.end()), "progress went backwards");
     const auto uploading = std::count_if(seen.begin(), seen.end(), [](double f) { return f > 0.5; });
@@ -257,7 +279,7 @@ void upload_reports_progress_and_can_be_stopped()
     // A progress callback that throws stops the upload; its exception comes out of the load.
     bool stopped = false;
     try {
-        Model::open(path, BackendPreference::Cuda, [](double f) {
+        Model::open(path, cuda, [](double f) {
             if (f > 0.7)
                 throw Cancelled();
         });
@@ -304,7 +326,7 @@ void switching_models_frees_the_gpu_first()
 {
     setenv("PYRAMID_BACKEND_DIR", PYRAMID_CUDA_PLUGIN_DIR, 0);
     const std::string path = require_shared("models/stories260K.gguf").string();
-    LocalChatEngine engine(BackendPreference::Cuda);
+    LocalChatEngine engine(with_environment(BackendPreference::Cuda));
     const std::atomic<bool> never{false};
     const ModelInfo first = engine.load_model(path, {}, never);
     GPU_CHECK(first.backend.rfind("cuda", 0) == 0, "on the GPU: " + first.backend);

@@ -244,7 +244,7 @@ private slots:
         // cross both boundaries, big enough to run in parallel. With QuantizedDot::Int8 the
         // supported types see the activations rounded to int8.
         std::mt19937 rng(std::random_device{}());
-        const cpu::KernelConfig config = cpu::active_kernel_config();
+        const cpu::KernelConfig config = cpu::best_kernel_config();
         qInfo("cpu::matmul runs the %s kernels, %s quantized dot", std::string(cpu::kernel_isa_name(config.isa)).c_str(),
               std::string(cpu::quantized_dot_name(config.quantized_dot)).c_str());
         for (TensorType type : {TensorType::F32, TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0, TensorType::Q3_K})

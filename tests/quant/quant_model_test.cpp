@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend_environment.h"
 #include "backend/cpu_backend.h"
 #include "backend/dequantized_weights.h"
 #include "backend/kernel_config.h"
@@ -50,14 +51,12 @@ class QuantModelTest : public QObject {
 private slots:
     void initTestCase()
     {
-        // Before the first matmul, which fixes the kernel configuration for the process.
-        if (qEnvironmentVariableIsEmpty("PYRAMID_CPU_QUANT_DOT"))
-            qputenv("PYRAMID_CPU_QUANT_DOT", "exact");
-        const cpu::KernelConfig config = cpu::active_kernel_config();
-        if (qgetenv("PYRAMID_CPU_QUANT_DOT") == "int8" && config.quantized_dot != cpu::QuantizedDot::Int8)
+        // The exact dot unless the environment asks for another (the CTest variants).
+        kernels_ = kernel_config_from_environment({cpu::best_kernel_config().isa, cpu::QuantizedDot::Exact});
+        if (qgetenv("PYRAMID_CPU_QUANT_DOT") == "int8" && kernels_.quantized_dot != cpu::QuantizedDot::Int8)
             QSKIP("the int8 quantized dot needs AVX2, which this CPU lacks");
-        qInfo("CPU kernels: %s, %s quantized dot", std::string(cpu::kernel_isa_name(config.isa)).c_str(),
-              std::string(cpu::quantized_dot_name(config.quantized_dot)).c_str());
+        qInfo("CPU kernels: %s, %s quantized dot", std::string(cpu::kernel_isa_name(kernels_.isa)).c_str(),
+              std::string(cpu::quantized_dot_name(kernels_.quantized_dot)).c_str());
     }
 
     void logits_equal_the_dequantized_model_data()
@@ -74,7 +73,9 @@ private slots:
         QFETCH(int, quantized_layer_matrices);
         PYRAMID_REQUIRE_SHARED(path, file.toStdString());
 
-        auto model = Model::open(path, BackendPreference::Cpu);
+        BackendOptions on_cpu(BackendPreference::Cpu);
+        on_cpu.cpu_kernels = kernels_;
+        auto model = Model::open(path, on_cpu);
         QCOMPARE(model->backend().info().name, std::string("cpu"));
         const ModelWeights& stored = model->files().weights;
         QCOMPARE(quantized_matrices(stored), size_t(quantized_layer_matrices));
@@ -88,14 +89,14 @@ private slots:
 
         const ModelWeights dequantized = dequantized_copy(stored);
         QCOMPARE(quantized_matrices(dequantized), size_t(0));
-        CpuBackend reference_backend(dequantized);
+        CpuBackend reference_backend(dequantized, KvPrecision::F32, kernels_);
 
         const auto got = run(model->backend(), prompt, continuation);
         const auto expected = run(reference_backend, prompt, continuation);
         QCOMPARE(got.size(), expected.size());
         // Int8: each matmul's inputs are rounded to 8 bits per block of 32 (about 0.5% of a
         // dot), which these random-weight models carry to about 1% of the logits.
-        const double tolerance = cpu::active_kernel_config().quantized_dot == cpu::QuantizedDot::Exact ? 1e-4 : 5e-2;
+        const double tolerance = kernels_.quantized_dot == cpu::QuantizedDot::Exact ? 1e-4 : 5e-2;
         double worst = 0;
         for (size_t step = 0; step < got.size(); ++step) {
             const double error = relative_error(got[step], expected[step]);
@@ -104,6 +105,9 @@ private slots:
         }
         qInfo("worst relative logit error over %zu steps: %.3g", got.size(), worst);
     }
+
+private:
+    cpu::KernelConfig kernels_;
 };
 
 QTEST_APPLESS_MAIN(QuantModelTest)
