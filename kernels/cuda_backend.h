@@ -63,6 +63,13 @@ public:
 
     Precision precision() const { return options_.precision; }
     const KvBlockPool& kv_pool() const { return kv_->pool(); }
+    // The pool's blocks. Compaction is not counted here: the stores give back the blocks beyond
+    // their entries as the CPU's do (cuda_kv_layer_store.cpp), so the CPU's count says it.
+    KvBlockUse kv_blocks() const override
+    {
+        return {options_.kv_block_entries, kv_pool().block_bytes(), kv_pool().capacity_blocks(),
+                kv_pool().blocks_in_use()};
+    }
     // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
     void reserve_kv_blocks(size_t blocks);
     // Frees the KV pool's unused chunks, the compaction scratch, the kept hidden states and the

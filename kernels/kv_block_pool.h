@@ -30,6 +30,7 @@ public:
     size_t release_unused();
 
     size_t block_bytes() const { return block_bytes_; }
+    size_t capacity_blocks() const { return capacity_blocks_; }
     size_t blocks_total() const { return total_; }
     size_t blocks_in_use() const { return total_ - free_.size(); }
     size_t bytes_reserved() const { return total_ * block_bytes_; }

@@ -1,5 +1,8 @@
 #include "bench_report.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -33,6 +36,31 @@ void add_rows(std::string& out, const std::vector<RunResult>& runs, const Worklo
     }
 }
 
+// How much of what compaction dropped another sequence could use at once: the whole blocks it
+// emptied (the rest stays in partly filled ones), per policy over all its runs.
+void add_compaction(std::string& out, const BenchReport& report)
+{
+    std::vector<std::pair<std::string, std::pair<size_t, size_t>>> by_label;  // dropped, freed
+    for (const auto* runs : {&report.runs, &report.max_batch})
+        for (const RunResult& r : *runs) {
+            if (r.compaction_bytes_dropped == 0)
+                continue;
+            auto it = std::find_if(by_label.begin(), by_label.end(), [&](const auto& e) { return e.first == r.label; });
+            if (it == by_label.end())
+                it = by_label.insert(by_label.end(), {r.label, {0, 0}});
+            it->second.first += r.compaction_bytes_dropped;
+            it->second.second += r.compaction_bytes_freed;
+        }
+    if (by_label.empty())
+        return;
+    out += "\nCompaction: KV memory given back at once as whole blocks, per byte it dropped (above 100%: it also\n"
+           "freed the empty ends of blocks reserved for tokens not yet generated)\n";
+    for (const auto& [label, bytes] : by_label)
+        out += fmt::format("- {}: {:.1f}% of {} MiB\n", label,
+                           100.0 * static_cast<double>(bytes.second) / static_cast<double>(bytes.first),
+                           mib(bytes.first));
+}
+
 nlohmann::json run_json(const RunResult& r)
 {
     return {{"policy", r.policy},
@@ -56,7 +84,9 @@ nlohmann::json run_json(const RunResult& r)
             {"layer_lengths", r.layer_lengths},
             {"decode_bandwidth_gbs", r.decode_bandwidth_gbs},
             {"max_running", r.max_running},
-            {"preemptions", r.preemptions}};
+            {"preemptions", r.preemptions},
+            {"compaction_bytes_dropped", r.compaction_bytes_dropped},
+            {"compaction_bytes_freed", r.compaction_bytes_freed}};
 }
 
 } // namespace
@@ -78,6 +108,7 @@ std::string format_table(const BenchReport& report, const BenchModel& model)
     out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     add_rows(out, report.runs, report.workload, false);
     add_rows(out, report.max_batch, report.workload, true);
+    add_compaction(out, report);
     return out;
 }
 

@@ -9,7 +9,6 @@
 #include <random>
 #include <string>
 
-#include "backend/cpu_backend.h"
 #include "generate/batch_scheduler.h"
 #include "kv/kv_footprint.h"
 #include "step_timing_backend.h"
@@ -67,6 +66,7 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
         reset_peak_resident();
     const auto start = std::chrono::steady_clock::now();
     try {
+        const KvBlockUse blocks_before = backend.kv_blocks();
         BatchScheduler scheduler(backend, {workload.batch, workload.kv_byte_limit, workload.max_prompt_tokens});
         std::mt19937_64 rng(workload.seed);
         for (int b = 0; b < workload.batch; ++b) {
@@ -117,6 +117,13 @@ RunResult run_workload(BenchModel& model, const CompressionConfig& config, const
                 r.peak_device_memory = std::max(r.peak_device_memory, memory->used);
         }
         r.preemptions = scheduler.preemptions();
+        if (const KvBlockUse blocks = backend.kv_blocks(); blocks.block_entries > 0) {
+            const size_t entry_bytes_in_blocks = blocks.block_bytes / static_cast<size_t>(blocks.block_entries);
+            r.compaction_bytes_dropped =
+                (blocks.compaction_entries_dropped - blocks_before.compaction_entries_dropped) * entry_bytes_in_blocks;
+            r.compaction_bytes_freed =
+                (blocks.compaction_blocks_freed - blocks_before.compaction_blocks_freed) * blocks.block_bytes;
+        }
         r.kv_bytes_mean = steps ? static_cast<size_t>(kv_sum / steps) : 0;
         r.kv_bytes_full = static_cast<size_t>(workload.batch) * static_cast<size_t>(c.n_layers) *
                           static_cast<size_t>(workload.prompt_len + workload.gen_len) * entry_bytes;
@@ -179,8 +186,8 @@ bool fits(const RunResult& run, const Workload& workload)
 RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, const std::string& label,
                          Workload workload, int limit)
 {
-    const auto* cpu = dynamic_cast<const CpuBackend*>(&model.backend());
-    const KvBlockAllocator* blocks = cpu && cpu->kv_blocks().capacity_blocks() != 0 ? &cpu->kv_blocks() : nullptr;
+    const KvBlockUse kv_blocks = model.backend().kv_blocks();
+    const bool blocks = kv_blocks.block_entries > 0 && kv_blocks.capacity_blocks != 0;
     if (workload.kv_byte_limit == 0 && !blocks)
         throw Error("finding the largest batch needs a KV memory budget");
     // One sequence first: when not even that fits, there is no batch.
@@ -194,8 +201,8 @@ RunResult find_max_batch(BenchModel& model, const CompressionConfig& config, con
     size_t predicted = 0;
     if (blocks) {
         const int per_sequence = plan_kv_peak_blocks(config, n_layers, workload.prompt_len, workload.gen_len,
-                                                     blocks->block_entries());
-        predicted = blocks->capacity_blocks() / static_cast<size_t>(per_sequence);
+                                                     kv_blocks.block_entries);
+        predicted = kv_blocks.capacity_blocks / static_cast<size_t>(per_sequence);
     }
     if (workload.kv_byte_limit != 0) {
         const KvFootprint plan = plan_kv_footprint(config, n_layers, workload.prompt_len, workload.gen_len);

@@ -50,6 +50,10 @@ struct RunResult {
     int max_running = 0;
     int preemptions = 0;
     int planned_batch = 0;  // find_max_batch: the batch its plan predicted before running any
+    // What compaction dropped during the run and gave back at once as whole blocks, where the
+    // backend counts it (Backend::kv_blocks(): the CPU's; 0 elsewhere).
+    size_t compaction_bytes_dropped = 0;
+    size_t compaction_bytes_freed = 0;
 };
 
 // Runs the workload once. Never throws for the engine's errors (out of memory included): the

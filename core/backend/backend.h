@@ -158,6 +158,11 @@ public:
     // measured when called: what a memory-bound step could at best achieve.
     virtual double copy_bandwidth() = 0;
 
+    // The blocks the KV caches hold now, of the capacity, and what compaction gave back; one
+    // account for the largest-batch search and the reports. This base version is for
+    // backends that do not count their caches in blocks (block_entries 0).
+    virtual KvBlockUse kv_blocks() const { return {}; }
+
     // Gives back to the device what the backend keeps for reuse but nothing live holds (free
     // KV blocks' memory, buffers grown for the largest step so far), as torch.cuda.empty_cache()
     // does: they grow again when a step needs them. Between steps only; caches stay valid. For

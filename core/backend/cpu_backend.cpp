@@ -58,16 +58,15 @@ public:
     int size() const override { return keys_.front().rows(); }
     void keep(std::span<const int> indices) override
     {
+        const int before = size();
         for (size_t g = 0; g < keys_.size(); ++g) {
             keys_[g].keep(indices);
             values_[g].keep(indices);
         }
         // The blocks compaction emptied go back at once.
         const size_t needed = blocks_.blocks_for(size());
-        if (needed < blocks_held_) {
-            blocks_.release(blocks_held_ - needed);
-            blocks_held_ = needed;
-        }
+        blocks_.release_compacted(static_cast<size_t>(before - size()), blocks_held_ - std::min(needed, blocks_held_));
+        blocks_held_ = std::min(needed, blocks_held_);
     }
     void release_unused() override
     {

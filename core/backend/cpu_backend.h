@@ -45,8 +45,7 @@ public:
     std::vector<float> logits_rows(const HiddenStates& hidden, std::span<const int> rows) override;
     double copy_bandwidth() override;
 
-    // The blocks the caches hold now, of the capacity.
-    const KvBlockAllocator& kv_blocks() const { return kv_blocks_; }
+    KvBlockUse kv_blocks() const override { return kv_blocks_.use(); }
 
 private:
     const ModelWeights& weights_;

@@ -36,6 +36,7 @@ public:
         return inner_.top_logits_rows(hidden, rows, k);
     }
     double copy_bandwidth() override { return inner_.copy_bandwidth(); }
+    KvBlockUse kv_blocks() const override { return inner_.kv_blocks(); }
     void release_cached_memory() override { inner_.release_cached_memory(); }
 
 protected:

@@ -39,4 +39,17 @@ void KvBlockAllocator::release(size_t count)
     in_use_.fetch_sub(count);
 }
 
+void KvBlockAllocator::release_compacted(size_t entries_dropped, size_t blocks)
+{
+    compaction_entries_dropped_.fetch_add(entries_dropped);
+    compaction_blocks_freed_.fetch_add(blocks);
+    release(blocks);
+}
+
+KvBlockUse KvBlockAllocator::use() const
+{
+    return {block_entries_,      block_bytes_, capacity_blocks_, in_use_.load(), compaction_entries_dropped_.load(),
+            compaction_blocks_freed_.load()};
+}
+
 } // namespace pyramid

@@ -21,6 +21,19 @@ public:
     using Error::Error;
 };
 
+// What a backend's KV caches hold, counted in blocks (Backend::kv_blocks()).
+struct KvBlockUse {
+    int block_entries = 0;       // entries of one layer a block holds; 0: not counted in blocks
+    size_t block_bytes = 0;      // one block of one layer, keys and values
+    size_t capacity_blocks = 0;  // what the caches may hold together; 0: no set capacity
+    size_t in_use = 0;
+    // Entries compaction (KvLayerStore::keep) dropped, and the whole blocks it gave back at
+    // once: blocks_freed * block_entries / entries_dropped is the share of the dropped memory
+    // another sequence could use right away (the rest stays in partly filled blocks).
+    size_t compaction_entries_dropped = 0;
+    size_t compaction_blocks_freed = 0;
+};
+
 class KvBlockAllocator {
 public:
     // block_bytes: one block of one layer (keys and values); capacity_blocks 0: no limit (host
@@ -38,12 +51,18 @@ public:
     // and free when the capacity cannot hold them.
     void acquire(size_t count);
     void release(size_t count);
+    // release(), for `blocks` a compaction emptied when it dropped `entries_dropped` entries.
+    void release_compacted(size_t entries_dropped, size_t blocks);
+
+    KvBlockUse use() const;
 
 private:
     int block_entries_;
     size_t block_bytes_;
     size_t capacity_blocks_;
     std::atomic<size_t> in_use_{0};
+    std::atomic<size_t> compaction_entries_dropped_{0};
+    std::atomic<size_t> compaction_blocks_freed_{0};
 };
 
 } // namespace pyramid

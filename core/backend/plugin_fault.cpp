@@ -153,6 +153,7 @@ public:
         return Side::run(fault_, [&] { return inner_->top_logits_rows(hidden, rows, k); });
     }
     double copy_bandwidth() override { return Side::run(fault_, [&] { return inner_->copy_bandwidth(); }); }
+    KvBlockUse kv_blocks() const override { return Side::run(fault_, [&] { return inner_->kv_blocks(); }); }
     void release_cached_memory() override { Side::run(fault_, [&] { inner_->release_cached_memory(); }); }
 
 private:

@@ -60,7 +60,7 @@ Outcome run(BatchScheduler& scheduler, const CpuBackend& backend)
             if (e.finished)
                 o.finish[e.id] = e;
         }
-        o.most_blocks = std::max(o.most_blocks, backend.kv_blocks().blocks_in_use());
+        o.most_blocks = std::max(o.most_blocks, backend.kv_blocks().in_use);
     }
     return o;
 }
@@ -96,28 +96,46 @@ private slots:
         {
             InferenceSession full(*backend, {CompressionPolicyKind::Full});
             full.prefill(request(20, 1, 0, CompressionPolicyKind::Full).prompt);
-            QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(2 * layers()));  // 20 entries: 2 blocks a layer
+            QCOMPARE(backend->kv_blocks().in_use, size_t(2 * layers()));  // 20 entries: 2 blocks a layer
             for (int i = 0; i < 13; ++i)
                 full.decode(5);
-            QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(3 * layers()));  // 33 entries
+            QCOMPARE(backend->kv_blocks().in_use, size_t(3 * layers()));  // 33 entries
             full.reset();
-            QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(0));
+            QCOMPARE(backend->kv_blocks().in_use, size_t(0));
 
             // PyramidInfer's shrinking layers hold only the blocks their entries fill, and a
             // prompt's reservation is exactly what its layers come to hold: the rows that enter
             // each (nothing taken during the step, nothing given back after it).
             InferenceSession pyramid(*backend, {CompressionPolicyKind::Pyramid});
             pyramid.state().reserve_prompt(300);
-            const size_t reserved = backend->kv_blocks().blocks_in_use();
+            const size_t reserved = backend->kv_blocks().in_use;
             pyramid.extend(request(300, 1, 1, CompressionPolicyKind::Pyramid).prompt);
-            QCOMPARE(backend->kv_blocks().blocks_in_use(), reserved);
+            QCOMPARE(backend->kv_blocks().in_use, reserved);
             size_t expected = 0;
             for (int length : pyramid.cache().lengths())
                 expected += static_cast<size_t>((length + kBlock - 1) / kBlock);
             QVERIFY(pyramid.cache().lengths().back() < 300);
-            QCOMPARE(backend->kv_blocks().blocks_in_use(), expected);
+            QCOMPARE(backend->kv_blocks().in_use, expected);
+
+            // Generating, its layers compact: the entries dropped are counted, and the blocks
+            // given back at once hold them but for less than a block a layer (a layer's last
+            // block, partly filled before and after, keeps what it does not give back).
+            const KvBlockUse before = backend->kv_blocks();
+            for (int i = 0; i < 120; ++i)
+                pyramid.decode(5 + i % 7);
+            const KvBlockUse after = backend->kv_blocks();
+            const size_t dropped = after.compaction_entries_dropped - before.compaction_entries_dropped;
+            const size_t freed = after.compaction_blocks_freed - before.compaction_blocks_freed;
+            const QByteArray blocks_text = QString("%1 blocks for %2 entries").arg(freed).arg(dropped).toUtf8();
+            QVERIFY(dropped > 0);
+            QVERIFY2(freed * kBlock + size_t(kBlock * layers()) > dropped, blocks_text.constData());
+            QVERIFY2(freed * kBlock < dropped + size_t(kBlock * layers()), blocks_text.constData());
+            expected = 0;
+            for (int length : pyramid.cache().lengths())
+                expected += static_cast<size_t>((length + kBlock - 1) / kBlock);
+            QCOMPARE(after.in_use, expected);
         }
-        QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(0));  // the sessions are gone
+        QCOMPARE(backend->kv_blocks().in_use, size_t(0));  // the sessions are gone
         QVERIFY_THROWS_EXCEPTION(Error, CpuBackend(model_->files().weights, KvPrecision::F32,
                                                    cpu::best_kernel_config(), CpuBackend::kSliceRows,
                                                    CpuKvMemory{kBlock, kBlock * entry_bytes_ - 1}));
@@ -137,12 +155,12 @@ private slots:
         }
         const Outcome o = run(scheduler, *backend);
         QVERIFY(scheduler.preemptions() > 0);
-        QVERIFY(o.most_blocks <= backend->kv_blocks().capacity_blocks());
+        QVERIFY(o.most_blocks <= backend->kv_blocks().capacity_blocks);
         for (const auto& [id, r] : requests) {
             QVERIFY2(o.finish.at(id).reason == FinishReason::MaxTokens, o.finish.at(id).error.c_str());
             QCOMPARE(o.tokens.at(id), alone(model_->backend(), r));
         }
-        QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(0));
+        QCOMPARE(backend->kv_blocks().in_use, size_t(0));
     }
 
     // A prompt larger than the whole capacity ends at once; a sequence that outgrows it ends
@@ -176,7 +194,7 @@ private slots:
             QVERIFY2(o.finish.at(id).reason == FinishReason::MaxTokens, o.finish.at(id).error.c_str());
             QCOMPARE(o.tokens.at(id), alone(model_->backend(), r));
         }
-        QCOMPARE(backend->kv_blocks().blocks_in_use(), size_t(0));
+        QCOMPARE(backend->kv_blocks().in_use, size_t(0));
     }
 };
 
