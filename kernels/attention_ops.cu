@@ -7,6 +7,7 @@
 #include "cuda_check.h"
 #include "element_type.cuh"
 #include "kernel_launch.cuh"
+#include "kv_entry.cuh"
 
 namespace pyramid::cuda {
 namespace {
@@ -18,28 +19,35 @@ constexpr int kPairsPerWarp = 4;
 constexpr int kPairsPerBlock = kWarps * kPairsPerWarp;
 constexpr int kTile = 32;
 
+// What a tile of stored entries is copied into shared memory as: float32 and fp16 entries as
+// they are, q8 and q4 entries decoded to float32 on the way (exact, and no dequantized copy of
+// the cache anywhere else; fp16 could not hold scale * code).
+template <typename S>
+using Tile = std::conditional_t<kValuesPerElement<S> == 1, S, float>;
+
+template <typename S>
+__device__ __forceinline__ Tile<S> tile_value(const S* row, int d)
+{
+    if constexpr (kValuesPerElement<S> == 1)
+        return row[d];
+    else
+        return load_value(row, d);
+}
+
 // Shared-memory rows are padded so 32 lanes reading 32 different rows hit 32 different banks.
 template <typename T>
 __host__ __device__ constexpr int row_stride(int head_dim) { return head_dim + (sizeof(T) == 2 ? 2 : 1); }
 
-template <typename T>
-__device__ __forceinline__ const T* entry_row(const KvBlockTable& table, int e, bool value, int column)
+// Copies one head's slice of entries [t0, t0 + count) of stored type S (values when `value`)
+// into `tile`, rows `stride` apart.
+template <typename S>
+__device__ void load_tile(const KvBlockTable& table, int t0, int count, int column, int head_dim, bool value,
+                          Tile<S>* tile)
 {
-    const T* block = static_cast<const T*>(table.blocks[e / table.block_entries]);
-    return block + (value ? int64_t(table.block_entries) * table.kv_dim : 0) +
-           int64_t(e % table.block_entries) * table.kv_dim + column;
-}
-
-// Copies one head's slice of entries [t0, t0 + count): keys into ks, and values into vs when given.
-template <typename T>
-__device__ void load_tile(const KvBlockTable& table, int t0, int count, int column, int head_dim, int stride, T* ks,
-                          T* vs)
-{
+    const int stride = row_stride<Tile<S>>(head_dim);
     for (int idx = threadIdx.x; idx < count * head_dim; idx += blockDim.x) {
         const int r = idx / head_dim, d = idx % head_dim;
-        ks[r * stride + d] = entry_row<T>(table, t0 + r, false, column)[d];
-        if (vs)
-            vs[r * stride + d] = entry_row<T>(table, t0 + r, true, column)[d];
+        tile[r * stride + d] = tile_value(at_column(entry_row<S>(table, t0 + r, value), column), d);
     }
 }
 
@@ -70,16 +78,26 @@ struct Params {
     float* probe_partials;  // [n_kv_heads, len]: each KV head's sum, written by one block per entry
 };
 
-// Grid: x = tiles of 16 pairs, y = KV head. DL = head dimensions per lane (head_dim <= 32 * DL).
-template <typename T, int DL>
+// Shared memory of attention_kernel: the block's scaled queries, then a tile of keys and one of values.
+template <typename K, typename V>
+size_t attention_shared_bytes(int head_dim)
+{
+    return sizeof(float) * kPairsPerBlock * head_dim + sizeof(Tile<K>) * kTile * row_stride<Tile<K>>(head_dim) +
+           sizeof(Tile<V>) * kTile * row_stride<Tile<V>>(head_dim);
+}
+
+// Grid: x = tiles of 16 pairs, y = KV head. T: the output's element type; K, V: the stored
+// keys' and values' types. DL = head dimensions per lane (head_dim <= 32 * DL).
+template <typename T, typename K, typename V, int DL>
 __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
 {
     float4* shared_words = dynamic_shared_memory<float4>();
     const int hd = p.head_dim;
-    const int stride = row_stride<T>(hd);
+    const int k_stride = row_stride<Tile<K>>(hd), v_stride = row_stride<Tile<V>>(hd);
     float* qs = reinterpret_cast<float*>(shared_words);  // [kPairsPerBlock][hd], pre-scaled
-    T* ks = reinterpret_cast<T*>(qs + kPairsPerBlock * hd);
-    T* vs = ks + kTile * stride;
+    // Both tiles start 4-byte aligned: a tile of fp16 rows is 32 * (hd + 2) halves, hd even.
+    Tile<K>* ks = reinterpret_cast<Tile<K>*>(qs + kPairsPerBlock * hd);
+    Tile<V>* vs = reinterpret_cast<Tile<V>*>(ks + kTile * k_stride);
 
     const int g = blockIdx.y;
     const int total_pairs = p.n * p.group;
@@ -112,7 +130,8 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
 
     for (int t0 = 0; t0 < block_visible; t0 += kTile) {
         __syncthreads();  // the previous tile is consumed (and qs is written, the first time)
-        load_tile<T>(p.cache, t0, min(kTile, block_visible - t0), g * hd, hd, stride, ks, vs);
+        load_tile<K>(p.cache, t0, min(kTile, block_visible - t0), g * hd, hd, false, ks);
+        load_tile<V>(p.cache, t0, min(kTile, block_visible - t0), g * hd, hd, true, vs);
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < kPairsPerWarp; ++k) {
@@ -124,7 +143,7 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
             if (valid <= 0)
                 continue;
             // Online softmax: rescale what was accumulated when the running maximum grows.
-            const float s = lane < valid ? score(qs + local * hd, ks + lane * stride, hd) : -INFINITY;
+            const float s = lane < valid ? score(qs + local * hd, ks + lane * k_stride, hd) : -INFINITY;
             const float m_new = fmaxf(m[k], warp_max(s));
             const float correction = expf(m[k] - m_new);
             const float e = lane < valid ? expf(s - m_new) : 0.0f;
@@ -135,7 +154,7 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
                 acc[k][c] *= correction;
             for (int j = 0; j < valid; ++j) {
                 const float pj = __shfl_sync(kFullWarp, e, j);
-                const T* v = vs + j * stride;
+                const Tile<V>* v = vs + j * v_stride;
 #pragma unroll
                 for (int c = 0; c < DL; ++c) {
                     const int d = lane + 32 * c;
@@ -170,16 +189,23 @@ __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
 // Grid: x = tiles of 32 cache entries, y = KV head. Each lane owns one entry of the tile and
 // sums its weighted probabilities over the probed rows of the head's query heads; warps combine
 // in shared memory in a fixed order and one block writes each (KV head, entry) partial sum, so
-// the probe has the same bits in every run (float atomics would add in launch order).
-template <typename T>
+// the probe has the same bits in every run (float atomics would add in launch order). K: the
+// stored keys' type; scores are those of attention_kernel, from the same tile of keys.
+template <typename K>
+size_t probe_shared_bytes(int head_dim)
+{
+    return sizeof(float) * kWarps * (head_dim + kTile) + sizeof(Tile<K>) * kTile * row_stride<Tile<K>>(head_dim);
+}
+
+template <typename K>
 __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
 {
     float4* shared_words = dynamic_shared_memory<float4>();
     const int hd = p.head_dim;
-    const int stride = row_stride<T>(hd);
-    float* q_rows = reinterpret_cast<float*>(shared_words);  // [kWarps][hd]
-    float* partial = q_rows + kWarps * hd;                    // [kWarps][kTile]
-    T* ks = reinterpret_cast<T*>(partial + kWarps * kTile);   // [kTile][stride]
+    const int stride = row_stride<Tile<K>>(hd);
+    float* q_rows = reinterpret_cast<float*>(shared_words);              // [kWarps][hd]
+    float* partial = q_rows + kWarps * hd;                                // [kWarps][kTile]
+    Tile<K>* ks = reinterpret_cast<Tile<K>*>(partial + kWarps * kTile);  // [kTile][stride]
 
     const int g = blockIdx.y;
     const int t0 = blockIdx.x * kTile;
@@ -194,7 +220,7 @@ __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
             partials[threadIdx.x] = 0.0f;
         return;
     }
-    load_tile<T>(p.cache, t0, tile_n, g * hd, hd, stride, ks, static_cast<T*>(nullptr));
+    load_tile<K>(p.cache, t0, tile_n, g * hd, hd, false, ks);
     __syncthreads();
 
     const int q_width = p.n_heads * hd;
@@ -237,15 +263,15 @@ __global__ void probe_sum_kernel(const float* partials, int len, int n_kv_heads,
     out[j] += sum;
 }
 
-void validate(const char* what, int n, int len, const AttentionDims& dims)
+void validate(const char* what, int n, int len, const AttentionDims& dims, const KvBlockFormat& format)
 {
     const int hd = dims.head_dim;
     if (hd <= 0 || hd % 2 != 0 || hd > kMaxHeadDim || dims.n_kv_heads <= 0 || dims.n_heads % dims.n_kv_heads != 0 ||
-        n < 0 || n > len)
+        n < 0 || n > len || !kv_values_fit(format.key_type, hd) || !kv_values_fit(format.value_type, hd))
         throw Error(std::string(what) + ": unsupported shape (head_dim " + std::to_string(hd) + ", heads " +
                     std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) + ", rows " +
                     std::to_string(n) + " of " + std::to_string(len) + "; head_dim must be even and at most " +
-                    std::to_string(kMaxHeadDim) + ")");
+                    std::to_string(kMaxHeadDim) + ", and a multiple of 32 for q8 or q4 entries)");
 }
 
 Params make_params(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims)
@@ -271,13 +297,13 @@ void allow_shared_memory(Kernel kernel, size_t bytes, const char* what)
               what);
 }
 
-template <typename T, int DL>
+template <typename T, typename K, typename V, int DL>
 void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
 {
-    const size_t shared = sizeof(float) * kPairsPerBlock * p.head_dim + 2 * sizeof(T) * kTile * row_stride<T>(p.head_dim);
-    allow_shared_memory(attention_kernel<T, DL>, shared, "attention (shared memory)");
+    const size_t shared = attention_shared_bytes<K, V>(p.head_dim);
+    allow_shared_memory(attention_kernel<T, K, V, DL>, shared, "attention (shared memory)");
     const dim3 grid((p.n * p.group + kPairsPerBlock - 1) / kPairsPerBlock, n_kv_heads);
-    launch_kernel(attention_kernel<T, DL>, grid, kWarps * 32, shared, stream, p);
+    launch_kernel(attention_kernel<T, K, V, DL>, grid, kWarps * 32, shared, stream, p);
 }
 
 } // namespace
@@ -285,22 +311,24 @@ void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
 void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
                void* out, float* stats, cudaStream_t stream)
 {
-    validate("attention", n, len, dims);
+    validate("attention", n, len, dims, cache.format);
     if (n == 0)
         return;
     Params p = make_params(q, n, cache, len, dims);
     p.out = out;
     p.stats = stats;
-    dispatch(type, [&](auto* tag) {
-        using T = std::remove_pointer_t<decltype(tag)>;
+    dispatch_kv(type, cache.format, "attention", [&](auto* t, auto* k, auto* v) {
+        using T = std::remove_pointer_t<decltype(t)>;
+        using K = std::remove_pointer_t<decltype(k)>;
+        using V = std::remove_pointer_t<decltype(v)>;
         if (dims.head_dim <= 32)
-            launch_attention<T, 1>(p, dims.n_kv_heads, stream);
+            launch_attention<T, K, V, 1>(p, dims.n_kv_heads, stream);
         else if (dims.head_dim <= 64)
-            launch_attention<T, 2>(p, dims.n_kv_heads, stream);
+            launch_attention<T, K, V, 2>(p, dims.n_kv_heads, stream);
         else if (dims.head_dim <= 128)
-            launch_attention<T, 4>(p, dims.n_kv_heads, stream);
+            launch_attention<T, K, V, 4>(p, dims.n_kv_heads, stream);
         else
-            launch_attention<T, 8>(p, dims.n_kv_heads, stream);
+            launch_attention<T, K, V, 8>(p, dims.n_kv_heads, stream);
     });
     check_launch("attention");
 }
@@ -309,7 +337,7 @@ void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, 
                      Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
                      float* out, cudaStream_t stream)
 {
-    validate("attention_probe", n, len, dims);
+    validate("attention_probe", n, len, dims, cache.format);
     if (len > 0)
         check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream), "attention_probe (clear)");
     attention_probe_add(q, n, cache, len, dims, type, stats, first_row, row_weights, partials, out, stream);
@@ -319,7 +347,7 @@ void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int l
                          Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
                          float* out, cudaStream_t stream)
 {
-    validate("attention_probe", n, len, dims);
+    validate("attention_probe", n, len, dims, cache.format);
     if (first_row < 0)
         throw Error("attention_probe: first_row " + std::to_string(first_row) + " is negative");
     if (len == 0 || first_row >= n)
@@ -330,11 +358,12 @@ void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int l
     p.row_weights = row_weights;
     p.probe_partials = partials;
     const dim3 grid((len + kTile - 1) / kTile, dims.n_kv_heads);
-    dispatch(type, [&](auto* tag) {
-        using T = std::remove_pointer_t<decltype(tag)>;
-        const size_t shared = sizeof(float) * kWarps * (dims.head_dim + kTile) + sizeof(T) * kTile * row_stride<T>(dims.head_dim);
-        allow_shared_memory(probe_kernel<T>, shared, "attention_probe (shared memory)");
-        launch_kernel(probe_kernel<T>, grid, kWarps * 32, shared, stream, p);
+    // The keys' type alone picks the kernel (all value types share it).
+    dispatch_kv(type, cache.format, "attention_probe", [&](auto*, auto* k, auto*) {
+        using K = std::remove_pointer_t<decltype(k)>;
+        const size_t shared = probe_shared_bytes<K>(dims.head_dim);
+        allow_shared_memory(probe_kernel<K>, shared, "attention_probe (shared memory)");
+        launch_kernel(probe_kernel<K>, grid, kWarps * 32, shared, stream, p);
     });
     check_launch("attention_probe");
     constexpr int kSumThreads = 256;

@@ -1,6 +1,9 @@
 #pragma once
 // Causal grouped-query attention over one layer's block-organised cache, and the attention
-// probe the compression policies read (see AttentionProbe in core/backend/backend.h).
+// probe the compression policies read (see AttentionProbe in core/backend/backend.h). Keys and
+// values are read as the cache stores them (cache.format: `type`'s own element type, q8 or q4;
+// kv_block_table.h), quantized entries decoded on their way into shared memory as float32, so
+// the probe scores come from the very keys attention used.
 // Neither ever forms an n x len matrix: attention keeps a running (online) softmax per
 // query row and head, and the probe recomputes each score from the softmax statistics the
 // attention pass left behind.
@@ -20,7 +23,8 @@ struct AttentionDims {
 };
 inline constexpr int kMaxHeadDim = 256;
 
-// q: float32 [n, n_heads * head_dim], RoPE applied. The cache holds `len` entries whose last n
+// q: float32 [n, n_heads * head_dim], RoPE applied. head_dim must be a multiple of 32 for q8
+// or q4 entries (pyramid::Error otherwise). The cache holds `len` entries whose last n
 // are these rows, so row i sees entries [0, len - n + i]. out: [n, n_heads * head_dim] in
 // `type`. stats (may be null): per row and head, the row's largest scaled score and the sum of
 // exp(score - largest), two floats at (i * n_heads + h) * 2.

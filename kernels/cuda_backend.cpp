@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "attention_ops.h"
+#include "backend/kv_entry_layout.h"
 #include "cuda_check.h"
 #include "cuda_kv_layer_store.h"
 #include "dequantize_ops.h"
@@ -40,6 +41,22 @@ void validate_shape(const ModelConfig& c)
                     ", and the KV heads must divide the heads");
 }
 
+// The options' KV types, or the precision's own type for both; throws pyramid::Error for types
+// the kernels are not built for or that the model's heads do not fit.
+KvTypes resolve_kv_types(const CudaBackendOptions& o, const ModelConfig& c)
+{
+    const KvTypes t = o.kv_types.value_or(o.precision == Precision::Fp16 ? KvPrecision::F16 : KvPrecision::F32);
+    if (!kv_types_supported(o.precision, t.k, t.v))
+        throw Error("the CUDA backend in " + std::string(precision_name(o.precision)) +
+                    " stores KV entries in its own precision, q8 or q4, not as " + kv_types_name(t));
+    for (KvPrecision type : {t.k, t.v})
+        if (!kv_values_fit(type, c.head_dim))
+            throw Error(std::string("a ") + kv_precision_name(type) + " KV cache stores heads of a multiple of " +
+                        std::to_string(kKvBlockValues) + " values; this model's heads have " +
+                        std::to_string(c.head_dim));
+    return t;
+}
+
 } // namespace
 
 CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& options,
@@ -48,6 +65,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
 {
     const ModelConfig& c = weights.config;
     validate_shape(c);
+    options_.kv_types = resolve_kv_types(options, c);
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
     if (options.device < 0 || options.device >= count)
@@ -57,8 +75,13 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     check(cudaDeviceSetLimit(cudaLimitStackSize, kThreadStackBytes), "cudaDeviceSetLimit (stack size)");
     cudaDeviceProp props{};
     check(cudaGetDeviceProperties(&props, options.device), "cudaGetDeviceProperties");
+    // Quantized KV entries are named where users see the device: "(sm_90, fp16, KV q8)".
+    const KvTypes& kv_types = *options_.kv_types;
+    const bool quantized_kv = kv_types.k == KvPrecision::Q8 || kv_types.k == KvPrecision::Q4 ||
+                              kv_types.v == KvPrecision::Q8 || kv_types.v == KvPrecision::Q4;
     device_name_ = std::string(props.name) + " (sm_" + std::to_string(props.major) + std::to_string(props.minor) +
-                   ", " + precision_name(options.precision) + ")";
+                   ", " + precision_name(options.precision) +
+                   (quantized_kv ? ", KV " + kv_types_name(kv_types) : std::string()) + ")";
 
     const size_t needed = DeviceWeights::bytes_needed(weights, options.precision);
     const DeviceMemory memory = device_memory();
@@ -94,7 +117,7 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
         projection_scratch_bytes(device_weights_->projected_matrices(), options.precision),
         "the scratch of quantized projections");
 
-    const KvGeometry geometry{c.kv_dim(), options.kv_block_entries, options.precision};
+    const KvGeometry geometry{c.kv_dim(), options.kv_block_entries, kv_types};
     if (geometry.block_entries <= 0)
         throw Error("KV blocks must hold at least one entry");
     const int table_capacity = (c.context_length + geometry.block_entries - 1) / geometry.block_entries;
@@ -275,8 +298,8 @@ void CudaBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32
         throw Error("shift_key_positions: " + std::to_string(shifts.size()) + " shifts for " +
                     std::to_string(kv.size()) + " entries");
     const int32_t* device_shifts = kv_->upload_entry_ints(shifts);
-    shift_keys(kv.table(), options_.precision, kv.size(), c.n_kv_heads, c.head_dim, device_shifts, c.rope_theta,
-               c.rope_layout, stream_.get());
+    shift_keys(kv.table(), kv.size(), c.n_kv_heads, c.head_dim, device_shifts, c.rope_theta, c.rope_layout,
+               stream_.get());
 }
 
 void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const int> rows)

@@ -38,8 +38,8 @@ public:
     KvBlockTable table();
     int blocks_held() const { return static_cast<int>(blocks_.size()); }
 
-    // The entries as float32 on the host, [size, kv_dim] each (tests and diagnostics; waits
-    // for the stream).
+    // The entries as float32 on the host, [size, kv_dim] each, decoded from their stored types
+    // (tests and diagnostics; waits for the stream).
     struct Contents {
         std::vector<float> keys;
         std::vector<float> values;

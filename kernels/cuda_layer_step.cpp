@@ -168,7 +168,7 @@ Int8Rows CudaBackend::attend_chunk(const DeviceLayer& w, int r0, int m, std::spa
             continue;
         }
         const size_t kv_row = static_cast<size_t>(local) * kv_width;
-        store_kv(ws.k() + kv_row, ws.v() + kv_row, count, first_entry, table, p, s);
+        store_kv(ws.k() + kv_row, ws.v() + kv_row, count, first_entry, table, s);
         kv.commit_append(count);
         float* stats = seq.probe ? ws.stats() + static_cast<size_t>(local) * stats_width : nullptr;
         void* attended = static_cast<std::byte*>(ws.attended()) + static_cast<size_t>(local) * q_row_bytes;
@@ -193,11 +193,10 @@ Int8Rows CudaBackend::attend_chunk(const DeviceLayer& w, int r0, int m, std::spa
         ws.reserve_decode(layout);
         uploads_->upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
                          "run_layer (decode batch)");
-        store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().block_entries, kv_width,
-                        p, s);
+        store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().format(), s);
         for (CudaKvLayerStore* kv : decoding_stores)
             kv->commit_append(1);
-        const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().block_entries};
+        const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().format()};
         decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s,
                          attended_int8);
     }

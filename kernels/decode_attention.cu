@@ -8,6 +8,7 @@
 #include "element_type.cuh"
 #include "int8_rounding.cuh"
 #include "kernel_launch.cuh"
+#include "kv_entry.cuh"
 
 namespace pyramid::cuda {
 namespace {
@@ -18,18 +19,14 @@ constexpr int kMaxHeadsPerWarp = 8;  // query heads of one KV head a warp carrie
 constexpr int kProbeThreads = 128;
 constexpr int kMaxGrid = 65535;      // grid y and z limit: sequences of one call
 
-// Two adjacent elements as floats (head_dim is even and rows start at even elements, so the
-// pair is aligned for a 4-byte half2 or an 8-byte float2 load).
-__device__ __forceinline__ float2 load_pair(const float* p) { return *reinterpret_cast<const float2*>(p); }
-__device__ __forceinline__ float2 load_pair(const __half* p) { return __half22float2(*reinterpret_cast<const __half2*>(p)); }
+// Two adjacent output elements (loads: load_pair of kv_entry.cuh, which the stored entries share).
 __device__ __forceinline__ void store_pair(float* p, float2 v) { *reinterpret_cast<float2*>(p) = v; }
 __device__ __forceinline__ void store_pair(__half* p, float2 v) { *reinterpret_cast<__half2*>(p) = __floats2half2_rn(v.x, v.y); }
 
 struct Params {
     const float* q;
     const DecodeSequence* sequences;
-    int block_entries;
-    int kv_dim;
+    KvBlockFormat format;
     int n_heads;
     int group;        // query heads per KV head
     int head_chunks;  // warps' worth of heads per KV head: ceil(group / kMaxHeadsPerWarp)
@@ -45,30 +42,32 @@ struct Params {
     float2* factors8;
 };
 
-template <typename T>
-__device__ __forceinline__ const T* entry_row(const DecodeSequence& s, int block_entries, int kv_dim, int e,
-                                              bool value)
+// Entry e's key (value) slice of the head starting at `column`, in its stored type S.
+template <typename S>
+__device__ __forceinline__ const S* head_row(const DecodeSequence& s, const KvBlockFormat& f, int e, bool value,
+                                             int column)
 {
-    const T* block = static_cast<const T*>(s.blocks[e / block_entries]);
-    return block + (value ? int64_t(block_entries) * kv_dim : 0) + int64_t(e % block_entries) * kv_dim;
+    return at_column(entry_row<S>(s.blocks[e / f.block_entries], e % f.block_entries, f, value), column);
 }
 
-// A lane's pairs of one head's row: elements 2 * (lane + 32 c) and the next, zero past head_dim.
-template <typename T, int P>
-__device__ __forceinline__ void load_lane_pairs(const T* row, int hd, int lane, float2 (&pairs)[P])
+// A lane's pairs of one head's row: values 2 * (lane + 32 c) and the next, zero past head_dim;
+// q8 and q4 values decoded here, in registers.
+template <typename S, int P>
+__device__ __forceinline__ void load_lane_pairs(const S* row, int hd, int lane, float2 (&pairs)[P])
 {
 #pragma unroll
     for (int c = 0; c < P; ++c) {
         const int d = 2 * (lane + 32 * c);
-        pairs[c] = d < hd ? load_pair(row + d) : make_float2(0.0f, 0.0f);
+        pairs[c] = d < hd ? load_pair(row, d) : make_float2(0.0f, 0.0f);
     }
 }
 
 // Grid: x = groups of kWarps splits, y = (KV head, chunk of its query heads), z = sequence.
 // A warp owns one split: lanes hold P (dimension) pairs of its G query heads, score the split's
 // entries 32 at a time (one entry per lane after a warp reduction) with an online softmax, and
-// write the split's maximum, sum and unnormalised output. G and P are compile-time bounds.
-template <typename T, int P, int G>
+// write the split's maximum, sum and unnormalised output. K, V: the stored keys' and values'
+// types; G and P are compile-time bounds.
+template <typename K, typename V, int P, int G>
 __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -95,7 +94,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
             const int d = 2 * (lane + 32 * c);
             float2 v = make_float2(0.0f, 0.0f);
             if (k < heads && d < hd) {
-                v = load_pair(p.q + int64_t(s.row) * p.n_heads * hd + (h0 + k) * hd + d);
+                v = load_pair(p.q + int64_t(s.row) * p.n_heads * hd + (h0 + k) * hd, d);
                 v.x *= p.scale;
                 v.y *= p.scale;
             }
@@ -114,7 +113,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 #pragma unroll 4
         for (int j = 0; j < valid; ++j) {
             float2 kp[P];
-            load_lane_pairs<T, P>(entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, false) + column, hd, lane, kp);
+            load_lane_pairs<K, P>(head_row<K>(s, p.format, t0 + j, false, column), hd, lane, kp);
 #pragma unroll
             for (int k = 0; k < G; ++k) {
                 if (k >= heads)
@@ -152,7 +151,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 #pragma unroll 4
         for (int j = 0; j < valid; ++j) {
             float2 vp[P];
-            load_lane_pairs<T, P>(entry_row<T>(s, p.block_entries, p.kv_dim, t0 + j, true) + column, hd, lane, vp);
+            load_lane_pairs<V, P>(head_row<V>(s, p.format, t0 + j, true, column), hd, lane, vp);
 #pragma unroll
             for (int k = 0; k < G; ++k) {
                 if (k >= heads)
@@ -216,7 +215,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_merge_kernel(Params p)
         for (int c = 0; c < P; ++c) {
             const int d = 2 * (lane + 32 * c);
             if (d < hd) {
-                const float2 v = load_pair(part + d);
+                const float2 v = load_pair(part, d);
                 acc[c].x += v.x * weight;
                 acc[c].y += v.y * weight;
             }
@@ -270,33 +269,33 @@ __global__ void __launch_bounds__(kProbeThreads) decode_probe_kernel(Params p)
     p.probe_out[s.probe_base + j] = s.probe_weight / float(p.n_heads) * sum;
 }
 
-template <typename T, int P, int G>
+template <typename K, typename V, int P, int G>
 void launch_split(const Params& p, dim3 grid, cudaStream_t stream)
 {
-    launch_kernel(decode_split_kernel<T, P, G>, grid, kWarps * 32, 0, stream, p);
+    launch_kernel(decode_split_kernel<K, V, P, G>, grid, kWarps * 32, 0, stream, p);
 }
 
-template <typename T, int P>
+template <typename K, typename V, int P>
 void launch_split_for_group(const Params& p, dim3 grid, cudaStream_t stream)
 {
     // The smallest head bound that holds the group keeps registers for the common 1:1 case.
     if (p.group == 1)
-        launch_split<T, P, 1>(p, grid, stream);
+        launch_split<K, V, P, 1>(p, grid, stream);
     else if (p.group == 2)
-        launch_split<T, P, 2>(p, grid, stream);
+        launch_split<K, V, P, 2>(p, grid, stream);
     else if (p.group <= 4)
-        launch_split<T, P, 4>(p, grid, stream);
+        launch_split<K, V, P, 4>(p, grid, stream);
     else
-        launch_split<T, P, kMaxHeadsPerWarp>(p, grid, stream);
+        launch_split<K, V, P, kMaxHeadsPerWarp>(p, grid, stream);
 }
 
-template <typename T, int P>
+template <typename T, typename K, typename V, int P>
 void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool probed, cudaStream_t stream)
 {
     const int count = batch.layout.count;
     const dim3 split_grid((decode_splits(batch.layout.max_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
                           count);
-    launch_split_for_group<T, P>(p, split_grid, stream);
+    launch_split_for_group<K, V, P>(p, split_grid, stream);
     check_launch("decode_attention (splits)");
     launch_kernel(decode_merge_kernel<T, P>, dim3((p.n_heads + kWarps - 1) / kWarps, count), kWarps * 32, 0, stream, p);
     check_launch("decode_attention (merge)");
@@ -315,10 +314,14 @@ void decode_attention(const float* q, const DecodeBatch& batch, const AttentionD
 {
     const DecodeLayout& layout = batch.layout;
     const int hd = dims.head_dim;
-    if (hd <= 0 || hd % 2 != 0 || hd > kMaxHeadDim || dims.n_kv_heads <= 0 || dims.n_heads % dims.n_kv_heads != 0)
+    const KvBlockFormat& format = batch.format;
+    if (hd <= 0 || hd % 2 != 0 || hd > kMaxHeadDim || dims.n_kv_heads <= 0 || dims.n_heads % dims.n_kv_heads != 0 ||
+        !kv_values_fit(format.key_type, hd) || !kv_values_fit(format.value_type, hd) ||
+        format.kv_dim != dims.n_kv_heads * hd)
         throw Error("decode_attention: unsupported shape (head_dim " + std::to_string(hd) + ", heads " +
-                    std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) +
-                    "; head_dim must be even and at most " + std::to_string(kMaxHeadDim) + ")");
+                    std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) + ", entries of " +
+                    std::to_string(format.kv_dim) + " values; head_dim must be even, at most " +
+                    std::to_string(kMaxHeadDim) + ", and a multiple of 32 for q8 or q4 entries)");
     if (layout.count > kMaxGrid)
         throw Error("decode_attention: " + std::to_string(layout.count) + " sequences in one call (at most " +
                     std::to_string(kMaxGrid) + ")");
@@ -335,8 +338,7 @@ void decode_attention(const float* q, const DecodeBatch& batch, const AttentionD
     Params p{};
     p.q = q;
     p.sequences = batch.sequences;
-    p.block_entries = batch.block_entries;
-    p.kv_dim = dims.n_kv_heads * hd;
+    p.format = format;
     p.n_heads = dims.n_heads;
     p.group = dims.n_heads / dims.n_kv_heads;
     p.head_chunks = (p.group + kMaxHeadsPerWarp - 1) / kMaxHeadsPerWarp;
@@ -353,14 +355,16 @@ void decode_attention(const float* q, const DecodeBatch& batch, const AttentionD
     if (int64_t(dims.n_kv_heads) * p.head_chunks > kMaxGrid)
         throw Error("decode_attention: too many heads (" + std::to_string(dims.n_heads) + ")");
 
-    dispatch(type, [&](auto* tag) {
-        using T = std::remove_pointer_t<decltype(tag)>;
+    dispatch_kv(type, format, "decode_attention", [&](auto* t, auto* k, auto* v) {
+        using T = std::remove_pointer_t<decltype(t)>;
+        using K = std::remove_pointer_t<decltype(k)>;
+        using V = std::remove_pointer_t<decltype(v)>;
         if (hd <= 64)
-            launch_all<T, 1>(p, batch, dims.n_kv_heads, probed, stream);
+            launch_all<T, K, V, 1>(p, batch, dims.n_kv_heads, probed, stream);
         else if (hd <= 128)
-            launch_all<T, 2>(p, batch, dims.n_kv_heads, probed, stream);
+            launch_all<T, K, V, 2>(p, batch, dims.n_kv_heads, probed, stream);
         else
-            launch_all<T, 4>(p, batch, dims.n_kv_heads, probed, stream);
+            launch_all<T, K, V, 4>(p, batch, dims.n_kv_heads, probed, stream);
     });
 }
 

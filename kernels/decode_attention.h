@@ -20,7 +20,7 @@ namespace pyramid::cuda {
 struct DecodeBatch {
     const DecodeSequence* sequences = nullptr;  // device array, laid out by lay_out_decode_batch
     DecodeLayout layout;
-    int block_entries = 0;  // entries per KV block (kv_dim is dims.n_kv_heads * dims.head_dim)
+    KvBlockFormat format;  // every sequence's blocks (kv_dim is dims.n_kv_heads * dims.head_dim)
 };
 
 // Device scratch for one call, sized from the layout.
@@ -31,9 +31,10 @@ struct DecodeScratch {
 };
 
 // q: float32 rows [*, n_heads * head_dim], RoPE applied; sequence s reads row
-// sequences[s].row. out: the same rows in `type`. stats (may be null when nothing is probed):
-// per row and head, the largest scaled score and the sum of exp(score - largest), as
-// attention() writes them. probe_out (may be null when nothing is probed): for each probed
+// sequences[s].row. Keys and values are read as stored (batch.format: `type`'s own element
+// type, or q8 or q4 decoded in registers, head_dim then a multiple of 32; sums in float32).
+// out: the same rows in `type`. stats (may be null when nothing is probed): per row and head,
+// the largest scaled score and the sum of exp(score - largest), as attention() writes them. probe_out (may be null when nothing is probed): for each probed
 // sequence, at probe_base + j for j < len, probe_weight * mean over heads of softmax(j).
 // With also_int8 (head_dim a multiple of 32, n_heads * head_dim values a row), each row written
 // is also rounded to int8 as round_rows_int8 would round it, for the fp16 matvec of the output

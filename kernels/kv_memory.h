@@ -17,13 +17,31 @@
 
 namespace pyramid::cuda {
 
+// The shape of every entry and block of one backend's stores. Entry bytes are the stored
+// types' real bytes (q8/q4 rows: their blocks, scales included), as the CPU counts them.
 struct KvGeometry {
-    int kv_dim = 0;          // key (and value) elements per entry
+    int kv_dim = 0;          // key (and value) values per entry
     int block_entries = 16;  // entries per pool block
-    Precision type = Precision::Fp16;
+    KvTypes types{KvPrecision::F16};
 
-    size_t entry_bytes() const { return 2 * static_cast<size_t>(kv_dim) * element_bytes(type); }  // key + value
-    size_t block_bytes() const { return entry_bytes() * static_cast<size_t>(block_entries); }
+    size_t key_row_bytes() const { return kv_row_bytes(types.k, kv_dim); }
+    size_t value_row_bytes() const { return kv_row_bytes(types.v, kv_dim); }
+    size_t entry_bytes() const { return key_row_bytes() + value_row_bytes(); }  // key + value
+    // The key rows, rounded up to 16 bytes so value rows start aligned for vector loads. With
+    // 16 entries a block nothing is added: 16 rows of any type are a multiple of 16 bytes.
+    size_t value_offset() const { return round_up_16(key_row_bytes() * static_cast<size_t>(block_entries)); }
+    // Key and value rows, rounded up to 16 bytes so every block of a pool chunk starts aligned.
+    size_t block_bytes() const
+    {
+        return round_up_16(value_offset() + value_row_bytes() * static_cast<size_t>(block_entries));
+    }
+    KvBlockFormat format() const
+    {
+        return {block_entries, kv_dim, static_cast<int>(value_offset()), types.k, types.v};
+    }
+
+private:
+    static size_t round_up_16(size_t bytes) { return (bytes + 15) / 16 * 16; }
 };
 
 class KvMemory {

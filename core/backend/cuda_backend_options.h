@@ -48,7 +48,7 @@ struct CudaBackendOptions {
     // precision's own type, fp16 or float32, as before. Otherwise each of keys and values is
     // the precision's own type, q8 or q4 (q8 and q4 need head_dim a multiple of 32); f16 under
     // fp32, or f32 under fp16, is refused.
-    std::optional<KvTypes> kv_types;
+    std::optional<KvTypes> kv_types = std::nullopt;
     StepGraphs graphs = StepGraphs::Auto;
 };
 

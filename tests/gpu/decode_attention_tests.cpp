@@ -15,6 +15,11 @@
 //   passed to store_kv_decode (bit for bit).
 // - decode_attention_equals_single_row_attention: against attention() + attention_probe() run
 //   one sequence at a time over the same caches.
+// - decode_attention_over_quantized_entries: both checks above with keys and values in q8 or
+//   q4 (each, or both) on the shapes whose heads are whole 32-value blocks: store_kv_decode
+//   quantizes exactly as the CPU's store_values (the decoded entries compared bit for bit), and
+//   the reference reads the same decoded entries, so the tolerances are those of fp32/fp16
+//   entries: a quantized cache changes what is attended to, not how exactly.
 // - decode_result_does_not_depend_on_batch: a sequence alone and inside a batch of 5 others
 //   gives the same bytes (output, statistics, probe): splits follow its own length only.
 // - decode_attention_empty_batch: no sequences is no work and no error.
@@ -119,12 +124,15 @@ struct DecodeInputs {
     cuda::DeviceBuffer dq, dk, dv;
     std::deque<FilledStore> caches;    // a deque, so stores never move
     std::vector<void* const*> blocks;  // each cache's device block table
+    KvTypes types;                     // what the caches store
+    cuda::KvBlockFormat format;        // every cache's
 
     DecodeInputs(const Shape& s, Precision precision, std::vector<int> lengths, std::vector<bool> probed_sequences,
-                 int entries_per_block = kBlockEntries)
+                 int entries_per_block = kBlockEntries, std::optional<KvTypes> stored_types = {})
         : shape(s), p(precision), block_entries(entries_per_block), lens(std::move(lengths)),
           probed(std::move(probed_sequences)),
-          rows(int(lens.size()) + kSpareRows)
+          rows(int(lens.size()) + kSpareRows), types(stored_types.value_or(own_kv_types(precision))),
+          format(cuda::KvGeometry{s.kv_dim(), entries_per_block, types}.format())
     {
         const size_t count = lens.size();
         // Shuffled until no sequence's row is its index.
@@ -148,11 +156,17 @@ struct DecodeInputs {
         dq = upload(q);
         dk = upload(k);
         dv = upload(v);
-        const cuda::DeviceBuffer nan_row = poisoned(size_t(s.kv_dim()));
+        // q8 and q4 entries cannot hold NaN: large values stand for it there.
+        const auto poison_row = [&](KvPrecision type) {
+            return type == KvPrecision::Q8 || type == KvPrecision::Q4
+                       ? upload(std::vector<float>(size_t(s.kv_dim()), 1e4f))
+                       : poisoned(size_t(s.kv_dim()));
+        };
+        const cuda::DeviceBuffer key_poison = poison_row(types.k), value_poison = poison_row(types.v);
         for (int len : lens) {
-            FilledStore& c = caches.emplace_back(rng, s.kv_dim(), p, len - 1, block_entries);
+            FilledStore& c = caches.emplace_back(rng, s.kv_dim(), p, len - 1, block_entries, types);
             c.store.reserve_append(1);
-            cuda::store_kv(nan_row.as<float>(), nan_row.as<float>(), 1, len - 1, c.store.table(), p, nullptr);
+            cuda::store_kv(key_poison.as<float>(), value_poison.as<float>(), 1, len - 1, c.store.table(), nullptr);
             c.store.commit_append(1);
             blocks.push_back(c.store.table().blocks);
         }
@@ -162,12 +176,13 @@ struct DecodeInputs {
     std::vector<float> q_row(int s) const { return slice(q, size_t(row[size_t(s)]) * shape.q_width(), shape.q_width()); }
 
     // Sequence s's cache as it must be after store_kv_decode: the filled entries (`filled`),
-    // then its row of `batch_rows` (k or v) rounded to the precision.
-    std::vector<float> expected_entries(const std::vector<float>& filled, const std::vector<float>& batch_rows,
-                                        int s) const
+    // then its row of `batch_rows` (k or v) as stored in `type`.
+    std::vector<float> expected_entries(const std::vector<float>& filled, const std::vector<float>& batch_rows, int s,
+                                        KvPrecision type) const
     {
         std::vector<float> out = filled;
-        const auto new_row = rounded(slice(batch_rows, size_t(row[size_t(s)]) * shape.kv_dim(), shape.kv_dim()), p);
+        const auto new_row =
+            as_stored(slice(batch_rows, size_t(row[size_t(s)]) * shape.kv_dim(), shape.kv_dim()), type);
         out.insert(out.end(), new_row.begin(), new_row.end());
         return out;
     }
@@ -203,7 +218,7 @@ DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members)
     const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(run.sequences, shape.heads);
     const cuda::DeviceBuffer sequences = upload_raw(run.sequences);
     cuda::store_kv_decode(in.dk.as<float>(), in.dv.as<float>(), sequences.as<cuda::DecodeSequence>(), layout.count,
-                          in.block_entries, shape.kv_dim(), in.p, nullptr);
+                          in.format, nullptr);
 
     run.out = poisoned(size_t(in.rows) * shape.q_width(), in.p);
     run.stats = poisoned(size_t(in.rows) * shape.heads * 2);
@@ -211,7 +226,7 @@ DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members)
     const cuda::DeviceBuffer partial_stats = poisoned(size_t(layout.splits) * shape.heads * 2);
     const cuda::DeviceBuffer partial_out = poisoned(size_t(layout.splits) * shape.heads * shape.hd);
     const cuda::DeviceBuffer scores = layout.scores > 0 ? poisoned(size_t(layout.scores)) : cuda::DeviceBuffer();
-    const cuda::DecodeBatch batch{sequences.as<const cuda::DecodeSequence>(), layout, in.block_entries};
+    const cuda::DecodeBatch batch{sequences.as<const cuda::DecodeSequence>(), layout, in.format};
     const cuda::DecodeScratch scratch{partial_stats.as<float>(), partial_out.as<float>(), scores.as<float>()};
     // With nothing probed, no probe buffer (as the interface allows); the poisoned one must stay NaN.
     cuda::decode_attention(in.dq.as<float>(), batch, {shape.heads, shape.kv_heads, shape.hd}, in.p, run.out.data(),
@@ -243,8 +258,8 @@ Expected reference(const DecodeInputs& in, int s)
 {
     const Shape& shape = in.shape;
     const int len = in.lens[size_t(s)];
-    const auto keys = in.expected_entries(in.caches[size_t(s)].keys, in.k, s);
-    const auto values = in.expected_entries(in.caches[size_t(s)].values, in.v, s);
+    const auto keys = in.expected_entries(in.caches[size_t(s)].keys, in.k, s, in.types.k);
+    const auto values = in.expected_entries(in.caches[size_t(s)].values, in.v, s, in.types.v);
     const std::vector<float> q = in.q_row(s);
     Expected e;
     e.out.resize(size_t(shape.q_width()));
@@ -304,6 +319,47 @@ std::vector<int> all_of(const DecodeInputs& in)
     return members;
 }
 
+// Every sequence of `in` decoded in one batch against the reference (see the header).
+void check_against_reference(const DecodeInputs& in, const std::string& tag)
+{
+    const Shape& shape = in.shape;
+    const Precision p = in.p;
+    const std::vector<int> members = all_of(in);
+    const DecodeRun run = run_decode(in, members);
+    const Downloaded got = download_run(in, run);
+    const size_t q_width = size_t(shape.q_width()), stats_width = size_t(shape.heads) * 2;
+
+    for (int s : members) {
+        const cuda::DecodeSequence& d = run.sequences[size_t(s)];
+        const std::string what = tag + " len=" + std::to_string(d.len) + " row=" + std::to_string(d.row) +
+                                 " blocks of " + std::to_string(in.block_entries) +
+                                 (in.probed[size_t(s)] ? " probed" : "");
+        const auto stored = in.caches[size_t(s)].store.download();
+        check_close("store_kv_decode keys" + what, stored.keys,
+                    in.expected_entries(in.caches[size_t(s)].keys, in.k, s, in.types.k), 0.0, 0.0);
+        check_close("store_kv_decode values" + what, stored.values,
+                    in.expected_entries(in.caches[size_t(s)].values, in.v, s, in.types.v), 0.0, 0.0);
+
+        const Expected e = reference(in, s);
+        check_close("decode_attention" + what, slice(got.out, size_t(d.row) * q_width, q_width), e.out,
+                    p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-4);
+        check_stats("decode_attention stats" + what, slice(got.stats, size_t(d.row) * stats_width, stats_width),
+                    e.stats);
+        if (in.probed[size_t(s)])
+            check_probe("decode_attention probe" + what, slice(got.probe, size_t(d.probe_base), size_t(d.len)),
+                        e.probe);
+        else
+            GPU_CHECK(written(got.probe, size_t(d.probe_base), size_t(d.len)) == 0,
+                      "an unprobed sequence's probe slice was written:" + what);
+    }
+    for (int r = 0; r < in.rows; ++r)
+        if (std::find(in.row.begin(), in.row.end(), r) == in.row.end()) {
+            const std::string what = tag + " row " + std::to_string(r) + " outside the batch";
+            GPU_CHECK(written(got.out, size_t(r) * q_width, q_width) == 0, "output written:" + what);
+            GPU_CHECK(written(got.stats, size_t(r) * stats_width, stats_width) == 0, "stats written:" + what);
+        }
+}
+
 void decode_attention_matches_reference()
 {
     int variant = 0;
@@ -311,41 +367,44 @@ void decode_attention_matches_reference()
         for (const Shape& shape : kShapes) {
             const int block_entries = kBlockEntryChoices[variant % std::size(kBlockEntryChoices)];
             const DecodeInputs in(shape, p, kLengths, probe_pattern(kLengths.size(), variant++), block_entries);
-            const std::vector<int> members = all_of(in);
-            const DecodeRun run = run_decode(in, members);
-            const Downloaded got = download_run(in, run);
-            const size_t q_width = size_t(shape.q_width()), stats_width = size_t(shape.heads) * 2;
-
-            for (int s : members) {
-                const cuda::DecodeSequence& d = run.sequences[size_t(s)];
-                const std::string what = describe(shape, p) + " len=" + std::to_string(d.len) +
-                                         " row=" + std::to_string(d.row) + " blocks of " +
-                                         std::to_string(block_entries) + (in.probed[size_t(s)] ? " probed" : "");
-                const auto stored = in.caches[size_t(s)].store.download();
-                check_close("store_kv_decode keys" + what, stored.keys,
-                            in.expected_entries(in.caches[size_t(s)].keys, in.k, s), 0.0, 0.0);
-                check_close("store_kv_decode values" + what, stored.values,
-                            in.expected_entries(in.caches[size_t(s)].values, in.v, s), 0.0, 0.0);
-
-                const Expected e = reference(in, s);
-                check_close("decode_attention" + what, slice(got.out, size_t(d.row) * q_width, q_width), e.out,
-                            p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-4);
-                check_stats("decode_attention stats" + what, slice(got.stats, size_t(d.row) * stats_width, stats_width),
-                            e.stats);
-                if (in.probed[size_t(s)])
-                    check_probe("decode_attention probe" + what, slice(got.probe, size_t(d.probe_base), size_t(d.len)),
-                                e.probe);
-                else
-                    GPU_CHECK(written(got.probe, size_t(d.probe_base), size_t(d.len)) == 0,
-                              "an unprobed sequence's probe slice was written:" + what);
-            }
-            for (int r = 0; r < in.rows; ++r)
-                if (std::find(in.row.begin(), in.row.end(), r) == in.row.end()) {
-                    const std::string what = describe(shape, p) + " row " + std::to_string(r) + " outside the batch";
-                    GPU_CHECK(written(got.out, size_t(r) * q_width, q_width) == 0, "output written:" + what);
-                    GPU_CHECK(written(got.stats, size_t(r) * stats_width, stats_width) == 0, "stats written:" + what);
-                }
+            check_against_reference(in, describe(shape, p));
         }
+}
+
+// Every sequence of `in` decoded in one batch against attention() and attention_probe() run on
+// its cache alone (see the header).
+void check_against_single_rows(DecodeInputs& in, const std::string& tag)
+{
+    const Shape& shape = in.shape;
+    const Precision p = in.p;
+    const std::vector<int> members = all_of(in);
+    const DecodeRun run = run_decode(in, members);
+    const Downloaded got = download_run(in, run);
+    const size_t q_width = size_t(shape.q_width()), stats_width = size_t(shape.heads) * 2;
+    const cuda::AttentionDims dims{shape.heads, shape.kv_heads, shape.hd};
+
+    for (int s : members) {
+        const cuda::DecodeSequence& d = run.sequences[size_t(s)];
+        const std::string what = tag + " len=" + std::to_string(d.len);
+        const float* q_row = in.dq.as<float>() + size_t(d.row) * q_width;
+        const cuda::KvBlockTable table = in.caches[size_t(s)].store.table();
+        const cuda::DeviceBuffer out = poisoned(q_width, p);
+        const cuda::DeviceBuffer stats = poisoned(stats_width);
+        const cuda::DeviceBuffer probe = poisoned(size_t(d.len));
+        const cuda::DeviceBuffer weight = upload(std::vector<float>{d.probe_weight});
+        cuda::attention(q_row, 1, table, d.len, dims, p, out.data(), stats.as<float>(), nullptr);
+        const cuda::DeviceBuffer partials = poisoned(cuda::probe_partial_floats(dims, d.len));
+        cuda::attention_probe(q_row, 1, table, d.len, dims, p, stats.as<float>(), 0, weight.as<float>(),
+                              partials.as<float>(), probe.as<float>(), nullptr);
+
+        check_close("decode vs attention" + what, slice(got.out, size_t(d.row) * q_width, q_width),
+                    download(out.data(), q_width, p), p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-5);
+        check_stats("decode vs attention stats" + what, slice(got.stats, size_t(d.row) * stats_width, stats_width),
+                    download(stats.data(), stats_width));
+        if (in.probed[size_t(s)])
+            check_probe("decode vs attention_probe" + what, slice(got.probe, size_t(d.probe_base), size_t(d.len)),
+                        download(probe.data(), size_t(d.len)));
+    }
 }
 
 void decode_attention_equals_single_row_attention()
@@ -354,37 +413,31 @@ void decode_attention_equals_single_row_attention()
     for (Precision p : kPrecisions)
         for (const Shape& shape : kShapes) {
             DecodeInputs in(shape, p, kLengths, probe_pattern(kLengths.size(), variant++));
-            const std::vector<int> members = all_of(in);
-            const DecodeRun run = run_decode(in, members);
-            const Downloaded got = download_run(in, run);
-            const size_t q_width = size_t(shape.q_width()), stats_width = size_t(shape.heads) * 2;
-            const cuda::AttentionDims dims{shape.heads, shape.kv_heads, shape.hd};
-
-            for (int s : members) {
-                const cuda::DecodeSequence& d = run.sequences[size_t(s)];
-                const std::string what = describe(shape, p) + " len=" + std::to_string(d.len);
-                const float* q_row = in.dq.as<float>() + size_t(d.row) * q_width;
-                const cuda::KvBlockTable table = in.caches[size_t(s)].store.table();
-                const cuda::DeviceBuffer out = poisoned(q_width, p);
-                const cuda::DeviceBuffer stats = poisoned(stats_width);
-                const cuda::DeviceBuffer probe = poisoned(size_t(d.len));
-                const cuda::DeviceBuffer weight = upload(std::vector<float>{d.probe_weight});
-                cuda::attention(q_row, 1, table, d.len, dims, p, out.data(), stats.as<float>(), nullptr);
-                const cuda::DeviceBuffer partials = poisoned(cuda::probe_partial_floats(dims, d.len));
-                cuda::attention_probe(q_row, 1, table, d.len, dims, p, stats.as<float>(), 0, weight.as<float>(),
-                                      partials.as<float>(), probe.as<float>(), nullptr);
-
-                check_close("decode vs attention" + what, slice(got.out, size_t(d.row) * q_width, q_width),
-                            download(out.data(), q_width, p), p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-5);
-                check_stats("decode vs attention stats" + what,
-                            slice(got.stats, size_t(d.row) * stats_width, stats_width),
-                            download(stats.data(), stats_width));
-                if (in.probed[size_t(s)])
-                    check_probe("decode vs attention_probe" + what,
-                                slice(got.probe, size_t(d.probe_base), size_t(d.len)),
-                                download(probe.data(), size_t(d.len)));
-            }
+            check_against_single_rows(in, describe(shape, p));
         }
+}
+
+// Keys and values in q8 or q4, each or both (the other in the precision's own type), over the
+// shapes whose heads are whole 32-value blocks: the stored entries are the CPU's bytes, the
+// results are those of the reference over the same decoded entries and of the single-row
+// kernels over the same cache, with the tolerances of the fp32/fp16 entries above.
+void decode_attention_over_quantized_entries()
+{
+    int variant = 2;
+    for (Precision p : kPrecisions) {
+        const KvPrecision own = own_kv_types(p).k;
+        for (const KvTypes types : {KvTypes{KvPrecision::Q8}, KvTypes{KvPrecision::Q4}, KvTypes{KvPrecision::Q8, own},
+                                    KvTypes{own, KvPrecision::Q4}})
+            for (const Shape& shape : kShapes) {
+                if (shape.hd % kKvBlockValues != 0)
+                    continue;
+                const int block_entries = kBlockEntryChoices[variant % std::size(kBlockEntryChoices)];
+                const std::string tag = describe(shape, p) + " KV " + kv_types_name(types);
+                DecodeInputs in(shape, p, kLengths, probe_pattern(kLengths.size(), variant++), block_entries, types);
+                check_against_reference(in, tag);
+                check_against_single_rows(in, tag);
+            }
+    }
 }
 
 // `count` bytes at `offset` in a device buffer.
@@ -472,8 +525,9 @@ void decode_attention_empty_batch()
         const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(none, shape.heads);
         GPU_CHECK(layout.count == 0 && layout.max_len == 0 && layout.splits == 0 && layout.scores == 0,
                   "an empty layout");
-        cuda::store_kv_decode(kv.as<float>(), kv.as<float>(), nullptr, 0, kBlockEntries, shape.kv_dim(), p, nullptr);
-        cuda::decode_attention(q.as<float>(), cuda::DecodeBatch{nullptr, layout, kBlockEntries},
+        const cuda::KvBlockFormat format = cuda::KvGeometry{shape.kv_dim(), kBlockEntries, own_kv_types(p)}.format();
+        cuda::store_kv_decode(kv.as<float>(), kv.as<float>(), nullptr, 0, format, nullptr);
+        cuda::decode_attention(q.as<float>(), cuda::DecodeBatch{nullptr, layout, format},
                                {shape.heads, shape.kv_heads, shape.hd}, p, out.data(), stats.as<float>(),
                                cuda::DecodeScratch{}, nullptr, nullptr);
         gpu_test::sync();
@@ -494,6 +548,7 @@ std::vector<TestCase> decode_attention_tests()
     return {
         {"decode_attention_matches_reference", decode_attention_matches_reference},
         {"decode_attention_equals_single_row_attention", decode_attention_equals_single_row_attention},
+        {"decode_attention_over_quantized_entries", decode_attention_over_quantized_entries},
         {"decode_result_does_not_depend_on_batch", decode_result_does_not_depend_on_batch},
         {"decode_attention_empty_batch", decode_attention_empty_batch},
         {"decode_layout_refuses_overflow", decode_layout_refuses_overflow},

@@ -196,7 +196,8 @@ void decode_merge_rounds_beside_its_output()
             const auto descriptors = upload_raw(sequences);
             const auto partial_stats = poisoned(size_t(layout.splits) * heads * 2);
             const auto partial_out = poisoned(size_t(layout.splits) * heads * hd);
-            const cuda::DecodeBatch batch{descriptors.as<const cuda::DecodeSequence>(), layout, kBlockEntries};
+            const cuda::DecodeBatch batch{descriptors.as<const cuda::DecodeSequence>(), layout,
+                                          caches.front().memory.geometry().format()};
             const cuda::DecodeScratch scratch{partial_stats.as<float>(), partial_out.as<float>(), nullptr};
             auto plain = poisoned(size_t(n) * cols, p), out = poisoned(size_t(n) * cols, p);
             auto buffer = poisoned_rows(n, cols);
@@ -218,7 +219,8 @@ void decode_merge_rounds_beside_its_output()
         auto buffer = poisoned_rows(1, 96);
         bool threw = false;
         try {
-            cuda::decode_attention(nullptr, {nullptr, {1, 1, 0, 0}, kBlockEntries}, {4, 2, hd}, Precision::Fp32,
+            const cuda::KvBlockFormat format = cuda::KvGeometry{2 * hd, kBlockEntries, KvPrecision::F32}.format();
+            cuda::decode_attention(nullptr, {nullptr, {1, 1, 0, 0}, format}, {4, 2, hd}, Precision::Fp32,
                                    nullptr, nullptr, {}, nullptr, nullptr, cuda::int8_rows_in(buffer.data(), 1, 96));
         } catch (const Error& e) {
             threw = std::string(e.what()).find("int8 rows of 96 values") != std::string::npos;

@@ -39,49 +39,60 @@ std::vector<int> random_subset(int n, double keep)
 }
 
 
+void check_keep(Precision p, int kv_dim, const KvTypes& types)
+{
+    for (int len : {1, 16, 17, 100, 333})
+        for (double fraction : {0.0, 0.3, 0.9, 1.0}) {
+            FilledStore filled(rng, kv_dim, p, len, 16, types);
+            const size_t in_use_before = filled.memory.pool().blocks_in_use();
+            GPU_CHECK(filled.store.blocks_held() == (len + 15) / 16, "blocks for " + std::to_string(len));
+            GPU_CHECK(in_use_before == size_t(filled.store.blocks_held()), "pool accounting");
+
+            // Keep a prefix untouched (as the sink tokens are), then a random subset.
+            std::vector<int> keep = random_subset(len, fraction);
+            if (fraction > 0.0 && len > 4 && fraction < 1.0) {
+                keep.erase(std::remove_if(keep.begin(), keep.end(), [](int i) { return i < 4; }), keep.end());
+                keep.insert(keep.begin(), {0, 1, 2, 3});
+            }
+            std::vector<float> keys, values;
+            for (int i : keep) {
+                keys.insert(keys.end(), filled.keys.begin() + i * kv_dim, filled.keys.begin() + (i + 1) * kv_dim);
+                values.insert(values.end(), filled.values.begin() + i * kv_dim,
+                              filled.values.begin() + (i + 1) * kv_dim);
+            }
+            filled.store.keep(keep);
+            const std::string what = label("keep len=" + std::to_string(len) + " kept=" +
+                                               std::to_string(keep.size()) + " KV " + kv_types_name(types),
+                                           p);
+            GPU_CHECK(filled.store.size() == int(keep.size()), what);
+            GPU_CHECK(filled.store.bytes() == keep.size() * kv_entry_bytes(types, 1, kv_dim), what);
+            GPU_CHECK(filled.store.blocks_held() == int(keep.size() + 15) / 16, what + ": blocks held");
+            GPU_CHECK(filled.memory.pool().blocks_in_use() == size_t(filled.store.blocks_held()),
+                      what + ": freed blocks went back to the pool");
+            const auto contents = filled.store.download();
+            check_close(what + " keys", contents.keys, keys, 0.0, 0.0);
+            check_close(what + " values", contents.values, values, 0.0, 0.0);
+            // Moved in passes of kCompactionEntries: the scratch holds one pass, the
+            // indices (grown by doubling) every entry.
+            const size_t scratch_bound = size_t(kCompactionEntries) * filled.memory.geometry().entry_bytes() +
+                                         2 * size_t(len) * sizeof(int32_t);
+            GPU_CHECK(filled.memory.scratch_bytes() <= scratch_bound,
+                      what + ": scratch " + std::to_string(filled.memory.scratch_bytes()) + " > " +
+                          std::to_string(scratch_bound));
+        }
+}
+
+// Entries of the precision's own type (24 values), and q8 and q4 entries moved with their
+// scales: rows of 3 blocks (96 values: odd, moved 2 bytes at a time) and of 2 (64: in words).
 void keep_compacts_and_frees_blocks()
 {
-    for (Precision p : kPrecisions)
-        for (int len : {1, 16, 17, 100, 333})
-            for (double fraction : {0.0, 0.3, 0.9, 1.0}) {
-                const int kv_dim = 24;
-                FilledStore filled(rng, kv_dim, p, len);
-                const size_t in_use_before = filled.memory.pool().blocks_in_use();
-                GPU_CHECK(filled.store.blocks_held() == (len + 15) / 16, "blocks for " + std::to_string(len));
-                GPU_CHECK(in_use_before == size_t(filled.store.blocks_held()), "pool accounting");
-
-                // Keep a prefix untouched (as the sink tokens are), then a random subset.
-                std::vector<int> keep = random_subset(len, fraction);
-                if (fraction > 0.0 && len > 4 && fraction < 1.0) {
-                    keep.erase(std::remove_if(keep.begin(), keep.end(), [](int i) { return i < 4; }), keep.end());
-                    keep.insert(keep.begin(), {0, 1, 2, 3});
-                }
-                std::vector<float> keys, values;
-                for (int i : keep) {
-                    keys.insert(keys.end(), filled.keys.begin() + i * kv_dim, filled.keys.begin() + (i + 1) * kv_dim);
-                    values.insert(values.end(), filled.values.begin() + i * kv_dim,
-                                  filled.values.begin() + (i + 1) * kv_dim);
-                }
-                filled.store.keep(keep);
-                const std::string what = label("keep len=" + std::to_string(len) + " kept=" +
-                                                   std::to_string(keep.size()),
-                                               p);
-                GPU_CHECK(filled.store.size() == int(keep.size()), what);
-                GPU_CHECK(filled.store.bytes() == keep.size() * 2 * kv_dim * cuda::element_bytes(p), what);
-                GPU_CHECK(filled.store.blocks_held() == int(keep.size() + 15) / 16, what + ": blocks held");
-                GPU_CHECK(filled.memory.pool().blocks_in_use() == size_t(filled.store.blocks_held()),
-                          what + ": freed blocks went back to the pool");
-                const auto contents = filled.store.download();
-                check_close(what + " keys", contents.keys, keys, 0.0, 0.0);
-                check_close(what + " values", contents.values, values, 0.0, 0.0);
-                // Moved in passes of kCompactionEntries: the scratch holds one pass, the
-                // indices (grown by doubling) every entry.
-                const size_t scratch_bound = size_t(kCompactionEntries) * filled.memory.geometry().entry_bytes() +
-                                             2 * size_t(len) * sizeof(int32_t);
-                GPU_CHECK(filled.memory.scratch_bytes() <= scratch_bound,
-                          what + ": scratch " + std::to_string(filled.memory.scratch_bytes()) + " > " +
-                              std::to_string(scratch_bound));
-            }
+    for (Precision p : kPrecisions) {
+        const KvPrecision own = own_kv_types(p).k;
+        check_keep(p, 24, own);
+        check_keep(p, 96, {KvPrecision::Q8, KvPrecision::Q4});
+        check_keep(p, 64, {KvPrecision::Q4, own});
+        check_keep(p, 96, {own, KvPrecision::Q8});
+    }
 }
 
 void uploads_arrive_intact()
@@ -141,7 +152,7 @@ void blocks_return_to_pool()
 {
     cuda::WorkStream stream(nullptr);
     cuda::HostUploads uploads(stream);
-    cuda::KvMemory memory(cuda::KvGeometry{32, 16, Precision::Fp16}, 3, 4, 64, stream, uploads);
+    cuda::KvMemory memory(cuda::KvGeometry{32, 16, KvPrecision::F16}, 3, 4, 64, stream, uploads);
     {
         cuda::CudaKvLayerStore a(memory), b(memory);
         a.reserve_append(40);  // 3 blocks: one chunk
@@ -165,7 +176,7 @@ void unused_chunks_go_back()
 {
     cuda::WorkStream stream(nullptr);
     cuda::HostUploads uploads(stream);
-    const cuda::KvGeometry geometry{4096, 128, Precision::Fp16};
+    const cuda::KvGeometry geometry{4096, 128, KvPrecision::F16};
     const int block = geometry.block_entries;
     cuda::KvMemory memory(geometry, 3, 4, 64, stream, uploads);
     cuda::KvBlockPool& pool = memory.pool();
@@ -181,7 +192,7 @@ void unused_chunks_go_back()
     const std::vector<float> values = rounded(random_floats(rng, size_t(len) * geometry.kv_dim), Precision::Fp16);
     auto dk = upload(keys), dv = upload(values);
     c.reserve_append(len);
-    cuda::store_kv(dk.as<float>(), dv.as<float>(), len, 0, c.table(), Precision::Fp16, nullptr);
+    cuda::store_kv(dk.as<float>(), dv.as<float>(), len, 0, c.table(), nullptr);
     c.commit_append(len);
     const size_t chunk_bytes = 3 * geometry.block_bytes();
     GPU_CHECK(pool.blocks_total() == 9 && pool.blocks_in_use() == 8, std::to_string(pool.blocks_in_use()));

@@ -24,6 +24,7 @@
 #include "gpu_test.h"
 #include "int8_rows_tests.h"
 #include "kv_ops.h"
+#include "kv_quantized_tests.h"
 #include "memory_tests.h"
 #include "work_stream_tests.h"
 #include "model/synthetic_value.h"
@@ -312,7 +313,7 @@ void shift_keys_matches()
             cpu::rope(expected.data(), len, kv_heads, hd, shifts, 10000.0f, layout);
             expected = rounded(expected, p);
             const int32_t* device_shifts = filled.memory.upload_entry_ints(shifts);
-            cuda::shift_keys(filled.store.table(), p, len, kv_heads, hd, device_shifts, 10000.0f, layout, nullptr);
+            cuda::shift_keys(filled.store.table(), len, kv_heads, hd, device_shifts, 10000.0f, layout, nullptr);
             const auto contents = filled.store.download();
             // fp16: both sides round the rotated key, possibly to neighbouring halves (2^-10 relative).
             check_close(label("shift_keys", p), contents.keys, expected, p == Precision::Fp32 ? 1e-6 : kHalfStep,
@@ -449,6 +450,8 @@ int main(int argc, char** argv)
     for (TestCase& t : work_stream_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : decode_attention_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : kv_quantized_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : top_logits_tests())
         tests.push_back(std::move(t));

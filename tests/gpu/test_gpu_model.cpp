@@ -22,6 +22,7 @@
 #include "generate/sampler.h"
 #include "gpu_test.h"
 #include "graph_model_tests.h"
+#include "kv_quantized_model_tests.h"
 #include "model_checks.h"
 #include "quantized_model_tests.h"
 #include "resource_tests.h"
@@ -449,6 +450,8 @@ int main(int argc, char** argv)
         {"a_batch_runs_out_of_kv_memory", a_batch_runs_out_of_kv_memory},
     };
     for (TestCase& t : quantized_model_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : kv_quantized_model_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : graph_model_tests())
         tests.push_back(std::move(t));
