@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backend/kv_block_allocator.h"
 #include "kv/kv_footprint.h"
 #include "kv/pyramid_schedule.h"
 #include "util/error.h"
@@ -91,7 +92,7 @@ size_t cuda_prompt_dependent_bytes(const ModelWeights& w, const CompressionConfi
     const size_t block = static_cast<size_t>(StepBufferLayout{}.kv_block_entries);
     size_t blocks = 0;
     for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
-        blocks += (static_cast<size_t>(entries) + block - 1) / block;
+        blocks += kv_blocks_for(static_cast<size_t>(entries), block);
     return cuda_step_bytes(w, prompt_tokens) + blocks * block * cuda_kv_entry_bytes(w.config);
 }
 

@@ -15,8 +15,7 @@ KvBlockAllocator::KvBlockAllocator(int block_entries, size_t block_bytes, size_t
 
 size_t KvBlockAllocator::blocks_for(int entries) const
 {
-    const auto per_block = static_cast<size_t>(block_entries_);
-    return (static_cast<size_t>(entries) + per_block - 1) / per_block;
+    return kv_blocks_for(static_cast<size_t>(entries), static_cast<size_t>(block_entries_));
 }
 
 void KvBlockAllocator::acquire(size_t count)

@@ -14,6 +14,13 @@
 
 namespace pyramid {
 
+// Blocks of `block_entries` entries that `entries` entries fill, ceil(entries / block_entries):
+// the one rounding every count of KV blocks uses (stores, plans, estimates).
+constexpr size_t kv_blocks_for(size_t entries, size_t block_entries)
+{
+    return (entries + block_entries - 1) / block_entries;
+}
+
 // A cache could not grow: the memory for its next entries is taken. The cache is as it was
 // before the call that threw (all or none), so its sequence can be preempted and resumed.
 class KvMemoryExhausted : public Error {

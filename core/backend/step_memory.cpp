@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backend/kv_block_allocator.h"
+
 namespace pyramid {
 
 size_t ChunkBuffers::total() const
@@ -95,7 +97,7 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     const size_t block = static_cast<size_t>(std::max(layout.kv_block_entries, 1));
     // A store allocates its table for the model's whole context up front.
     m.block_tables =
-        sequences * static_cast<size_t>(config.n_layers) * ((context_length + block - 1) / block) * sizeof(void*);
+        sequences * static_cast<size_t>(config.n_layers) * kv_blocks_for(context_length, block) * sizeof(void*);
     m.kv_block_slack = sequences * static_cast<size_t>(config.n_layers) * (block - 1) * kv_entry_bytes;
     return m;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "backend/kv_block_allocator.h"
 #include "kv/baseline_budget.h"
 #include "kv/pyramid_schedule.h"
 
@@ -70,7 +71,9 @@ int rows_entering(const CompressionConfig& config, const std::vector<int>& after
 
 int plan_kv_peak_blocks(const CompressionConfig& config, int n_layers, int n_tokens, int steps, int block_entries)
 {
-    const auto blocks = [block_entries](int entries) { return (entries + block_entries - 1) / block_entries; };
+    const auto blocks = [block_entries](int entries) {
+        return static_cast<int>(kv_blocks_for(static_cast<size_t>(entries), static_cast<size_t>(block_entries)));
+    };
     const std::vector<std::vector<int>> plan = plan_lengths(config, n_layers, n_tokens, steps);
     int peak = 0;  // the prompt's room, reserved for every layer before it runs
     for (int l = 0; l < n_layers; ++l)
