@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cuda_check.h"
+#include "backend/kv_entry_types.h"
 #include "util/float16.h"
 
 namespace pyramid::cuda {
@@ -82,35 +83,43 @@ KvBlockTable CudaKvLayerStore::table()
                                  (blocks_.size() - device_current_) * sizeof(void*), "KV block table (upload)");
         device_current_ = blocks_.size();
     }
-    const KvGeometry& g = memory_.geometry();
-    return {device_table_.as<void* const>(), g.block_entries, g.kv_dim};
+    return {device_table_.as<void* const>(), memory_.geometry().format()};
 }
+
+namespace {
+
+// `values` values stored as `type` at `src` as float32 (value_at's floats).
+void decode_row(KvPrecision type, const std::byte* src, float* dst, int64_t values)
+{
+    switch (type) {
+    case KvPrecision::F32: std::memcpy(dst, src, static_cast<size_t>(values) * sizeof(float)); break;
+    case KvPrecision::F16: fp16_to_fp32_row(src, dst, values); break;
+    case KvPrecision::Q8: load_values(reinterpret_cast<const KvQ8Block*>(src), values, dst); break;
+    case KvPrecision::Q4: load_values(reinterpret_cast<const KvQ4Block*>(src), values, dst); break;
+    }
+}
+
+} // namespace
 
 CudaKvLayerStore::Contents CudaKvLayerStore::download() const
 {
     const KvGeometry& g = memory_.geometry();
     const size_t row = static_cast<size_t>(g.kv_dim);
-    const size_t element = element_bytes(g.type);
     Contents out;
     out.keys.resize(static_cast<size_t>(size_) * row);
     out.values.resize(out.keys.size());
     memory_.stream().synchronize("KV download");
     std::vector<std::byte> block(g.block_bytes());
-    const auto decode = [&](const std::byte* src, float* dst) {
-        if (g.type == Precision::Fp32)
-            std::memcpy(dst, src, row * sizeof(float));
-        else
-            fp16_to_fp32_row(src, dst, static_cast<int64_t>(row));
-    };
     for (int e0 = 0; e0 < size_; e0 += g.block_entries) {
         check(cudaMemcpy(block.data(), blocks_[static_cast<size_t>(e0 / g.block_entries)], block.size(),
                          cudaMemcpyDeviceToHost),
               "KV download");
         for (int e = e0; e < std::min(size_, e0 + g.block_entries); ++e) {
             const size_t slot = static_cast<size_t>(e - e0);
-            decode(block.data() + slot * row * element, out.keys.data() + static_cast<size_t>(e) * row);
-            decode(block.data() + (static_cast<size_t>(g.block_entries) + slot) * row * element,
-                   out.values.data() + static_cast<size_t>(e) * row);
+            decode_row(g.types.k, block.data() + slot * g.key_row_bytes(), out.keys.data() + static_cast<size_t>(e) * row,
+                       g.kv_dim);
+            decode_row(g.types.v, block.data() + g.value_offset() + slot * g.value_row_bytes(),
+                       out.values.data() + static_cast<size_t>(e) * row, g.kv_dim);
         }
     }
     return out;
