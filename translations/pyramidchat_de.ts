@@ -70,6 +70,10 @@
         <source>GPU (CUDA): %1</source>
         <translation>GPU (CUDA): %1</translation>
     </message>
+    <message>
+        <source>%1 (%2 in blocks)</source>
+        <translation>%1 (%2 in Blöcken)</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>

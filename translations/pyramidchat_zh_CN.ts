@@ -69,6 +69,10 @@
         <source>GPU (CUDA): %1</source>
         <translation>GPU（CUDA）：%1</translation>
     </message>
+    <message>
+        <source>%1 (%2 in blocks)</source>
+        <translation>%1（按块计 %2）</translation>
+    </message>
 </context>
 <context>
     <name>ChatController</name>

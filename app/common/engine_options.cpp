@@ -175,7 +175,14 @@ void DeviceOption::add_to(CLI::App& app)
     app.add_option("--device", device_, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
-    kv_types_.add_to(app, "how the CPU stores the KV cache (a GPU always uses f16)");
+    kv_types_.add_to(app, "how the KV cache is stored (without it a GPU stores f16)");
+}
+
+BackendOptions DeviceOption::options() const
+{
+    BackendOptions options{parse_backend_preference(device_), kv_types_.types()};
+    options.cuda.kv_types = kv_types_.chosen();
+    return with_environment(options);
 }
 
 void KvTypeOption::add_to(CLI::App& app, const std::string& what)
@@ -185,7 +192,7 @@ void KvTypeOption::add_to(CLI::App& app, const std::string& what)
                    what + ", keys and values: f32 (exact), f16 (half the memory), q8 (8-bit, 0.27x f32) or "
                           "q4 (4-bit, 0.14x f32)")
         ->check(known)
-        ->capture_default_str();
+        ->default_str(std::string(kv_precision_name(default_)));
     app.add_option("--kv-type-k", kv_type_k_, "the keys' type, instead of --kv-type's (f32, f16, q8, q4)")
         ->check(known);
     app.add_option("--kv-type-v", kv_type_v_, "the values' type, instead of --kv-type's (f32, f16, q8, q4)")
@@ -194,8 +201,15 @@ void KvTypeOption::add_to(CLI::App& app, const std::string& what)
 
 KvTypes KvTypeOption::types() const
 {
-    const KvPrecision both = parse_kv_precision(kv_type_);
+    const KvPrecision both = kv_type_ ? parse_kv_precision(*kv_type_) : default_;
     return {kv_type_k_ ? parse_kv_precision(*kv_type_k_) : both, kv_type_v_ ? parse_kv_precision(*kv_type_v_) : both};
+}
+
+std::optional<KvTypes> KvTypeOption::chosen() const
+{
+    if (!kv_type_ && !kv_type_k_ && !kv_type_v_)
+        return std::nullopt;
+    return types();
 }
 
 } // namespace pyramid

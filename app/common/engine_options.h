@@ -57,14 +57,16 @@ private:
 class KvTypeOption {
 public:
     // `kv_default`: the types without any of the options.
-    explicit KvTypeOption(KvPrecision kv_default) : kv_type_(kv_precision_name(kv_default)) {}
+    explicit KvTypeOption(KvPrecision kv_default) : default_(kv_default) {}
     // `what`: the start of --kv-type's help, saying whose cache it is.
     void add_to(CLI::App& app, const std::string& what);
     KvTypes types() const;
+    // The types the options name; nullopt when none was given.
+    std::optional<KvTypes> chosen() const;
 
 private:
-    std::string kv_type_;
-    std::optional<std::string> kv_type_k_, kv_type_v_;
+    KvPrecision default_;
+    std::optional<std::string> kv_type_, kv_type_k_, kv_type_v_;
 };
 
 // --device and the KV cache types (KvTypeOption).
@@ -74,8 +76,10 @@ public:
     // what the app runs, float32 in those that measure against the reference.
     explicit DeviceOption(KvPrecision kv_default) : kv_types_(kv_default) {}
     void add_to(CLI::App& app);
-    // With what the environment sets (backend_environment.h): the tools let it choose kernels.
-    BackendOptions options() const { return with_environment({parse_backend_preference(device_), kv_types_.types()}); }
+    // The CPU's cache in the types given or the tool's default; a GPU's in the types given, else
+    // its precision's own (fp16). With what the environment sets (backend_environment.h): the
+    // tools let it choose kernels.
+    BackendOptions options() const;
 
 private:
     std::string device_ = "auto";

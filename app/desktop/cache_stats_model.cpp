@@ -131,8 +131,12 @@ QString CacheStatsModel::kvText() const
     if (!hasStats_)
         return tr("–");
     const QLocale locale;
-    return tr("%1 of %2").arg(locale.formattedDataSize(qint64(stats_.kv_bytes)),
-                              locale.formattedDataSize(qint64(stats_.full_kv_bytes)));
+    const QString entries = tr("%1 of %2").arg(locale.formattedDataSize(qint64(stats_.kv_bytes)),
+                                               locale.formattedDataSize(qint64(stats_.full_kv_bytes)));
+    // What the allocator hands out for them, in whole blocks, where that is more.
+    if (stats_.kv_block_bytes <= stats_.kv_bytes)
+        return entries;
+    return tr("%1 (%2 in blocks)").arg(entries, locale.formattedDataSize(qint64(stats_.kv_block_bytes)));
 }
 
 QString CacheStatsModel::savingText() const

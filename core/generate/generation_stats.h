@@ -19,6 +19,7 @@ struct GenerationStats {
     std::vector<bool> layers_compressed;    // layers that dropped entries on the last step
     int full_kv_length = 0;                 // entries per layer a full cache would hold
     size_t kv_bytes = 0;                    // bytes the cache holds now
+    size_t kv_block_bytes = 0;              // the blocks they take (Backend::kv_blocks()); 0: not counted in blocks
     size_t full_kv_bytes = 0;               // bytes a full cache would hold for the same tokens
     int prompt_tokens = 0;
     int generated_tokens = 0;

@@ -23,6 +23,12 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
     stats.layers_compressed = session.layers_compressed();
     stats.full_kv_length = session.next_position();
     stats.kv_bytes = session.cache().bytes();
+    // The blocks the allocator hands out for these layers: at most one partly filled a layer.
+    stats.kv_block_bytes = 0;
+    if (const KvBlockUse blocks = session.state().backend().kv_blocks(); blocks.block_entries > 0)
+        for (int length : stats.layer_kv_lengths)
+            stats.kv_block_bytes +=
+                kv_blocks_for(static_cast<size_t>(length), static_cast<size_t>(blocks.block_entries)) * blocks.block_bytes;
     stats.full_kv_bytes = session.full_cache_bytes();
     stats.context_length = session.context_length();
     stats.positions_used = session.next_position();

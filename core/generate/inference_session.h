@@ -56,6 +56,7 @@ public:
 
     // The sequence's state (sequence_state.h says what each is).
     SequenceState& state() { return state_; }
+    const SequenceState& state() const { return state_; }
     void reset() { state_.reset(); }
     int make_room(int room) { return state_.make_room(room); }
     int largest_room() const { return state_.largest_room(); }

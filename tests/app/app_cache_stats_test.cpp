@@ -68,6 +68,17 @@ private slots:
         QCOMPARE(model.memoryLabel(), QStringLiteral("Process memory"));
         QCOMPARE(model.memoryText(), QLocale().formattedDataSize(qint64(model.memoryBytes())));
         QCOMPARE(model.deviceText(), QStringLiteral("cpu"));
+        // The entries' bytes against a full cache; the blocks they take beside them when more.
+        const QLocale locale;
+        const QString entries = QStringLiteral("%1 of %2").arg(locale.formattedDataSize(qint64(s.kv_bytes)),
+                                                               locale.formattedDataSize(qint64(s.full_kv_bytes)));
+        QCOMPARE(model.kvText(), entries);
+        pyramid::GenerationStats in_blocks = s;
+        in_blocks.kv_block_bytes = (208 + 160 + 96 + 48) * 128;  // four layers in blocks of 16
+        CacheStatsModel blocks_model;
+        blocks_model.update(in_blocks);
+        QCOMPARE(blocks_model.kvText(), QStringLiteral("%1 (%2 in blocks)")
+                                            .arg(entries, locale.formattedDataSize(qint64(in_blocks.kv_block_bytes))));
 
         // The same layer count updates rows in place (the bars animate, no rebuild).
         pyramid::GenerationStats next = s;

@@ -124,6 +124,14 @@ private slots:
         // One step for the prompt and one after each token.
         QCOMPARE(top_only ? backend.top_calls : backend.whole_row_calls, kTokens + 1);
         QCOMPARE(top_only ? backend.whole_row_calls : backend.top_calls, 0);
+        // The cache's blocks, as the backend's allocator counts them (a CPU backend: blocks of 16).
+        const KvBlockUse blocks = backend.kv_blocks();
+        QCOMPARE(blocks.block_entries, 16);
+        size_t block_bytes = 0;
+        for (int length : result.stats.layer_kv_lengths)
+            block_bytes += size_t((length + 15) / 16) * blocks.block_bytes;
+        QCOMPARE(result.stats.kv_block_bytes, block_bytes);
+        QVERIFY(result.stats.kv_block_bytes >= result.stats.kv_bytes);
     }
 
     // stories260K separates its stories with BOS: a reply ends there, as it does at EOS.

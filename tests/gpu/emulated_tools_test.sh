@@ -60,6 +60,12 @@ grep -q '"backend": "cuda"' "$tmp/r.json" || fail "the JSON does not say cuda"
 grep -q '| pyramid | 1 | 20+6 |' "$tmp/graphs.md" && grep -q '| pyramid no-graphs | 1 | 20+6 |' "$tmp/graphs.md" ||
   fail "no rows with and without graphs: $(cat "$tmp/graphs.md")"
 grep -q '"step_graphs": false' "$tmp/graphs.json" || fail "the JSON does not say which run had no graphs"
+# --kv-type reaches the GPU: q8 entries of the small shape (16 KV heads of 64) take 2176 bytes a
+# layer, keys and values, where fp16 takes 4096.
+"$bench" --shape small --device cuda --prompt-len 16 --gen-len 2 --policy full --warmup 0 --kv-type q8 \
+  --json "$tmp/q8.json" >"$tmp/q8.md" 2>"$tmp/q8.err" || fail "--kv-type q8 on the GPU: $(cat "$tmp/q8.err")"
+grep -q '"kv_entry_bytes": 2176' "$tmp/q8.json" && grep -q 'KV q8' "$tmp/q8.md" ||
+  fail "the GPU's cache is not q8: $(head -3 "$tmp/q8.md")"
 # Without --kv-memory the KV budget is what the device has left beside the step memory
 # (app/bench/kv_budget.h): on a small device, a smaller batch with shorter prompt steps.
 PYRAMID_CUDA_EMULATION_MEMORY_MIB=64 "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --max-batch \
