@@ -25,6 +25,7 @@
 #include <cstring>
 #include <string>
 
+#include "attention_checks.h"
 #include "attention_ops.h"
 #include "backend/cpu_kernels.h"
 #include "backend/kv_entry_types.h"
@@ -132,54 +133,13 @@ void attention_over_quantized_entries()
                 for (int len : {1, 17, 50, 300}) {
                     // One row, a third of the cache, all of it, in turn.
                     const int n = std::min(len, std::array{1, len / 3 + 1, len}[size_t(variant++ % 3)]);
-                    const int q_width = s.heads * s.hd, kv_dim = s.kv_heads * s.hd;
-                    FilledStore filled(rng, kv_dim, p, len, variant % 2 ? 16 : 5, types);
-                    const auto q = random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f);
-                    AttentionProbe probe;
-                    probe.first_row = n / 2;
-                    probe.row_weights = random_floats(rng, size_t(n - probe.first_row), 0.1f, 2.0f);
-
-                    std::vector<float> expected(q.size()), expected_probe(static_cast<size_t>(len));
-                    cpu::attention(q.data(), n, filled.keys.data(), filled.values.data(), len,
-                                   {s.heads, s.kv_heads, s.hd}, expected.data(), &probe, expected_probe.data());
-
-                    const auto dq = upload(q);
-                    const auto out = poisoned(q.size(), p);
-                    const auto stats = poisoned(size_t(n) * s.heads * 2);
-                    const auto weights = upload(probe.row_weights);
-                    const auto probe_out = poisoned(size_t(len));
-                    const cuda::AttentionDims dims{s.heads, s.kv_heads, s.hd};
-                    const auto partials = poisoned(cuda::probe_partial_floats(dims, len));
-                    const cuda::KvBlockTable table = filled.store.table();
-                    cuda::attention(dq.as<float>(), n, table, len, dims, p, out.data(), stats.as<float>(), nullptr);
-                    cuda::attention_probe(dq.as<float>(), n, table, len, dims, p, stats.as<float>(), probe.first_row,
-                                          weights.as<float>(), partials.as<float>(), probe_out.as<float>(), nullptr);
-
-                    const std::string what =
-                        describe("attention heads=" + std::to_string(s.heads) + "/" + std::to_string(s.kv_heads) +
+                    FilledStore filled(rng, s.kv_heads * s.hd, p, len, variant % 2 ? 16 : 5, types);
+                    check_attention_against_cpu(
+                        rng, filled, len, n, {s.heads, s.kv_heads, s.hd}, p,
+                        describe("heads=" + std::to_string(s.heads) + "/" + std::to_string(s.kv_heads) +
                                      " hd=" + std::to_string(s.hd) + " len=" + std::to_string(len) +
                                      " n=" + std::to_string(n),
-                                 p, types);
-                    check_close(what, download(out.data(), q.size(), p), expected,
-                                p == Precision::Fp32 ? 1e-5 : kHalfStep, 1e-4);
-                    const float scale = *std::max_element(expected_probe.begin(), expected_probe.end());
-                    check_close("probe " + what, download(probe_out.data(), size_t(len)), expected_probe, 1e-5 * scale,
-                                1e-4);
-                    if (n < 2)
-                        continue;
-                    // In two chunks, as a chunked prompt adds them.
-                    const int n1 = n / 2;
-                    const auto chunked = upload(std::vector<float>(size_t(len), 0.0f));
-                    cuda::attention_probe_add(dq.as<float>(), n1, table, len - (n - n1), dims, p, stats.as<float>(),
-                                              std::min(probe.first_row, n1), weights.as<float>(),
-                                              partials.as<float>(), chunked.as<float>(), nullptr);
-                    cuda::attention_probe_add(dq.as<float>() + size_t(n1) * q_width, n - n1, table, len, dims, p,
-                                              stats.as<float>() + size_t(n1) * s.heads * 2,
-                                              std::max(0, probe.first_row - n1),
-                                              weights.as<float>() + std::max(0, n1 - probe.first_row),
-                                              partials.as<float>(), chunked.as<float>(), nullptr);
-                    check_close("probe in two chunks " + what, download(chunked.data(), size_t(len)), expected_probe,
-                                1e-5 * scale, 1e-4);
+                                 p, types));
                 }
     // A head that is not whole blocks is refused, with the reason.
     FilledStore filled(rng, 64, Precision::Fp16, 4);
