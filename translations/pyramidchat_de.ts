@@ -1358,10 +1358,6 @@
         <translation>NVIDIA-GPU (CUDA)</translation>
     </message>
     <message>
-        <source>Cache precision on the CPU</source>
-        <translation>Cache-Genauigkeit auf der CPU</translation>
-    </message>
-    <message>
         <source>Half (fp16)</source>
         <translation>Halb (fp16)</translation>
     </message>
@@ -1488,10 +1484,6 @@
         <translation>Der Server-Port muss zwischen 1 und 65535 liegen.</translation>
     </message>
     <message>
-        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact (a GPU always uses half precision; 8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
-        <translation>Wie der KV-Cache gespeichert wird, wenn das Modell auf der CPU läuft: halbe Genauigkeit braucht halb so viel Speicher wie einfache, 8 Bit etwa ein Viertel, 4 Bit etwa ein Achtel; einfache Genauigkeit ist exakt (eine GPU nutzt immer halbe Genauigkeit; 8 und 4 Bit brauchen Köpfe mit einem Vielfachen von 32 Werten); die Änderung gilt ab dem nächsten Start der App</translation>
-    </message>
-    <message>
         <source>8-bit (q8, about half of fp16)</source>
         <translation>8 Bit (q8, etwa die Hälfte von fp16)</translation>
     </message>
@@ -1518,6 +1510,14 @@
     <message>
         <source>4-bit (q4)</source>
         <translation>4 Bit (q4)</translation>
+    </message>
+    <message>
+        <source>Cache precision</source>
+        <translation>Cache-Genauigkeit</translation>
+    </message>
+    <message>
+        <source>How the KV cache is stored: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact, and a GPU stores half precision in its place (8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
+        <translation>Wie der KV-Cache gespeichert wird: halbe Genauigkeit braucht halb so viel Speicher wie einfache, 8 Bit etwa ein Viertel, 4 Bit etwa ein Achtel; einfache Genauigkeit ist exakt, und eine GPU speichert an ihrer Stelle halbe Genauigkeit (8 und 4 Bit brauchen Köpfe mit einem Vielfachen von 32 Werten); die Änderung gilt ab dem nächsten Start der App</translation>
     </message>
 </context>
 <context>

@@ -1353,10 +1353,6 @@
         <translation>NVIDIA GPU（CUDA）</translation>
     </message>
     <message>
-        <source>Cache precision on the CPU</source>
-        <translation>CPU 上的缓存精度</translation>
-    </message>
-    <message>
         <source>Half (fp16)</source>
         <translation>半精度 (fp16)</translation>
     </message>
@@ -1483,10 +1479,6 @@
         <translation>服务器端口必须在 1 到 65535 之间。</translation>
     </message>
     <message>
-        <source>How the KV cache is stored when the model runs on the CPU: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact (a GPU always uses half precision; 8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
-        <translation>模型在 CPU 上运行时 KV 缓存的存储方式：半精度占用单精度一半的内存，8 位约四分之一，4 位约八分之一；单精度是精确的（GPU 始终使用半精度；8 位和 4 位要求每个头的值数为 32 的倍数）；下次启动应用时生效</translation>
-    </message>
-    <message>
         <source>8-bit (q8, about half of fp16)</source>
         <translation>8 位（q8，约为 fp16 的一半）</translation>
     </message>
@@ -1513,6 +1505,14 @@
     <message>
         <source>4-bit (q4)</source>
         <translation>4 位（q4）</translation>
+    </message>
+    <message>
+        <source>Cache precision</source>
+        <translation>缓存精度</translation>
+    </message>
+    <message>
+        <source>How the KV cache is stored: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact, and a GPU stores half precision in its place (8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
+        <translation>KV 缓存的存储方式：半精度占单精度一半的内存，8 位约四分之一，4 位约八分之一；单精度是精确的，GPU 以半精度代替单精度存储（8 位和 4 位要求注意力头的维数是 32 的倍数）；下次启动应用时生效</translation>
     </message>
 </context>
 <context>

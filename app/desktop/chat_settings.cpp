@@ -271,13 +271,12 @@ QVector<SettingField> makeFields()
         numberField("baseline_recent_fraction", cache, QT_TRANSLATE_NOOP("SettingsModel", "Baseline recent fraction"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Share of a local or H2O budget kept for the newest entries"),
                     [](auto& s) -> auto& { return s.compression.baseline_recent_fraction; }),
-        choiceField("kv_precision", cache, QT_TRANSLATE_NOOP("SettingsModel", "Cache precision on the CPU"),
+        choiceField("kv_precision", cache, QT_TRANSLATE_NOOP("SettingsModel", "Cache precision"),
                     QT_TRANSLATE_NOOP("SettingsModel",
-                                      "How the KV cache is stored when the model runs on the CPU: half precision "
-                                      "takes half the memory of single precision, 8-bit about a quarter, 4-bit "
-                                      "about an eighth; single precision is exact (a GPU always uses half "
-                                      "precision; 8 and 4 bits need heads of a multiple of 32 values); it changes "
-                                      "the next time the app starts"),
+                                      "How the KV cache is stored: half precision takes half the memory of single "
+                                      "precision, 8-bit about a quarter, 4-bit about an eighth; single precision is "
+                                      "exact, and a GPU stores half precision in its place (8 and 4 bits need heads "
+                                      "of a multiple of 32 values); it changes the next time the app starts"),
                     {pyramid::KvPrecision::F16, pyramid::KvPrecision::Q8, pyramid::KvPrecision::Q4,
                      pyramid::KvPrecision::F32},
                     [](auto& s) -> auto& { return s.kvPrecision; }, kvPrecisionName,

@@ -58,9 +58,12 @@ pyramid::BackendOptions backendOptions(const QSettings& settings)
         storedOr(settings, kKvPrecisionSettingKey, ChatSettings{}.kvPrecision, pyramid::parse_kv_precision);
     // "same" (or nothing stored) is no precision: the values follow the keys.
     const pyramid::KvPrecision values = storedOr(settings, kKvValuePrecisionSettingKey, keys, pyramid::parse_kv_precision);
-    const pyramid::BackendOptions chosen{
+    pyramid::BackendOptions chosen{
         storedOr(settings, kDeviceSettingKey, pyramid::BackendPreference::Auto, pyramid::parse_backend_preference),
         pyramid::KvTypes{keys, values}};
+    // One setting for the cache wherever the model runs: a GPU keeps 8 and 4 bits, and stores
+    // its own half precision for the others.
+    chosen.cuda.kv_types = pyramid::cuda::cuda_kv_types_for(chosen.cpu_kv, chosen.cuda.precision);
     // The environment may choose kernels and CUDA options for experiments (backend_environment.h);
     // a value it cannot use is logged and the app starts without it.
     try {

@@ -13,6 +13,16 @@ Precision parse_precision(const std::string& text)
     throw Error("unknown CUDA precision '" + text + "' (known: fp16, fp32)");
 }
 
+std::optional<KvTypes> cuda_kv_types_for(KvTypes wanted, Precision p)
+{
+    const KvPrecision own = p == Precision::Fp16 ? KvPrecision::F16 : KvPrecision::F32;
+    const auto nearest = [own](KvPrecision t) { return t == KvPrecision::Q8 || t == KvPrecision::Q4 ? t : own; };
+    const KvTypes types{nearest(wanted.k), nearest(wanted.v)};
+    if (types.k == own && types.v == own)
+        return std::nullopt;
+    return types;
+}
+
 StepGraphs parse_step_graphs(const std::string& text)
 {
     if (text == "on")

@@ -52,4 +52,9 @@ struct CudaBackendOptions {
     StepGraphs graphs = StepGraphs::Auto;
 };
 
+// The types a GPU of precision `p` stores nearest to `wanted`, for a setting that names one
+// cache type wherever the model runs: q8 and q4 as they are, f16 and f32 as the precision's
+// own; nullopt where that leaves both halves in the precision's own type.
+std::optional<KvTypes> cuda_kv_types_for(KvTypes wanted, Precision p);
+
 } // namespace pyramid::cuda
