@@ -319,15 +319,29 @@ std::vector<int> all_of(const DecodeInputs& in)
     return members;
 }
 
+// Every sequence of the inputs decoded in one batch, with what the step wrote.
+struct WholeBatch {
+    std::vector<int> members;  // all of the inputs' sequences, in order
+    DecodeRun run;
+    Downloaded got;
+    size_t q_width = 0, stats_width = 0;  // floats of one row's output and statistics
+};
+
+WholeBatch decode_whole_batch(const DecodeInputs& in)
+{
+    WholeBatch batch{all_of(in)};
+    batch.run = run_decode(in, batch.members);
+    batch.got = download_run(in, batch.run);
+    batch.q_width = size_t(in.shape.q_width());
+    batch.stats_width = size_t(in.shape.heads) * 2;
+    return batch;
+}
+
 // Every sequence of `in` decoded in one batch against the reference (see the header).
 void check_against_reference(const DecodeInputs& in, const std::string& tag)
 {
-    const Shape& shape = in.shape;
     const Precision p = in.p;
-    const std::vector<int> members = all_of(in);
-    const DecodeRun run = run_decode(in, members);
-    const Downloaded got = download_run(in, run);
-    const size_t q_width = size_t(shape.q_width()), stats_width = size_t(shape.heads) * 2;
+    const auto [members, run, got, q_width, stats_width] = decode_whole_batch(in);
 
     for (int s : members) {
         const cuda::DecodeSequence& d = run.sequences[size_t(s)];
@@ -377,10 +391,7 @@ void check_against_single_rows(DecodeInputs& in, const std::string& tag)
 {
     const Shape& shape = in.shape;
     const Precision p = in.p;
-    const std::vector<int> members = all_of(in);
-    const DecodeRun run = run_decode(in, members);
-    const Downloaded got = download_run(in, run);
-    const size_t q_width = size_t(shape.q_width()), stats_width = size_t(shape.heads) * 2;
+    const auto [members, run, got, q_width, stats_width] = decode_whole_batch(in);
     const cuda::AttentionDims dims{shape.heads, shape.kv_heads, shape.hd};
 
     for (int s : members) {
