@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
+#include "backend/backend_environment.h"
 #include "backend/cpu_kernels.h"
 #include "backend/int8_matmul.h"
 #include "backend/kernel_config.h"
@@ -101,9 +102,11 @@ int main(int argc, char** argv)
         fmt::print(stderr, "pyramid-kernel-bench: {}\n", e.what());
         return 2;
     }
-    const cpu::KernelConfig exact{cpu::KernelIsa::Avx2, cpu::QuantizedDot::Exact};
-    const cpu::KernelConfig int8{cpu::KernelIsa::Avx2, cpu::QuantizedDot::Int8};
-    if (!cpu::kernel_isa_supported(cpu::KernelIsa::Avx2)) {
+    // The best kernels of this CPU, or those PYRAMID_CPU_KERNELS names: the int8 ones need AVX2.
+    const cpu::KernelIsa isa = kernel_config_from_environment().isa;
+    const cpu::KernelConfig exact{isa, cpu::QuantizedDot::Exact};
+    const cpu::KernelConfig int8{isa, cpu::QuantizedDot::Int8};
+    if (!cpu::runs_avx2(isa)) {
         fmt::print(stderr, "pyramid-kernel-bench: the int8 kernels need AVX2, which this CPU lacks\n");
         return 3;
     }
@@ -140,8 +143,8 @@ int main(int argc, char** argv)
         }
     }
 
-    fmt::print("Machine: {}, {} OpenMP threads; AVX2 kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(),
-               local_date());
+    fmt::print("Machine: {}, {} OpenMP threads; {} kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(),
+               cpu::kernel_isa_name(isa), local_date());
     fmt::print("y = x W^T, W {} x {} generated; median of {} runs of each variant, alternating.\n\n", rows, cols,
                repeats);
     fmt::print("| type | bits/weight | tokens | exact ms | int8 ms | exact GMAC/s | int8 GMAC/s | int8 speed-up | "
@@ -173,6 +176,7 @@ int main(int argc, char** argv)
         const nlohmann::json doc = {{"tool", "pyramid-kernel-bench"},
                                     {"cpu", cpu_model_name()},
                                     {"threads", omp_get_max_threads()},
+                                    {"kernels", cpu::kernel_isa_name(isa)},
                                     {"date", local_date()},
                                     {"rows", rows},
                                     {"cols", cols},

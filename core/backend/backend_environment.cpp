@@ -69,9 +69,9 @@ cpu::KernelConfig kernel_config_from_environment(cpu::KernelConfig fallback)
     using cpu::KernelIsa;
     using cpu::QuantizedDot;
     cpu::KernelConfig c;
-    c.isa = kernel_choice("PYRAMID_CPU_KERNELS", {KernelIsa::Generic, KernelIsa::Avx2}, fallback.isa,
+    c.isa = kernel_choice("PYRAMID_CPU_KERNELS", {KernelIsa::Generic, KernelIsa::Avx2, KernelIsa::Avx512Vnni}, fallback.isa,
                           cpu::kernel_isa_name, cpu::kernel_isa_supported);
-    const bool avx2 = c.isa == KernelIsa::Avx2;
+    const bool avx2 = cpu::runs_avx2(c.isa);
     // The Int8 dot needs AVX2: a generic ISA asked for brings Exact with it unless asked otherwise.
     const QuantizedDot dot = avx2 ? fallback.quantized_dot : QuantizedDot::Exact;
     c.quantized_dot = kernel_choice("PYRAMID_CPU_QUANT_DOT", {QuantizedDot::Exact, QuantizedDot::Int8}, dot,

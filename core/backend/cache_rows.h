@@ -53,7 +53,7 @@ RowKernels<Stored> row_kernels_avx2();
 template <typename Stored>
 RowKernels<Stored> row_kernels(KernelIsa isa)
 {
-    if (isa == KernelIsa::Avx2)
+    if (runs_avx2(isa))
         return detail::row_kernels_avx2<Stored>();
     return {rows_dot<Stored>, rows_accumulate<Stored>};
 }

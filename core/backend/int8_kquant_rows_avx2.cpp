@@ -17,21 +17,14 @@ namespace {
 
 using namespace block_layout;
 
-// The eight 6-bit scales and mins of a Q4_K/Q5_K block from their 12 packed bytes, as int16:
-// scale j in lane j of `scales`; min j in lanes 2j and 2j+1 of `mins`, once per 16 activations.
-// Bytes 0-3 hold scales 0-3 and bytes 4-7 mins 0-3 in their low 6 bits; bytes 8-11 hold the
-// low 4 bits of scales 4-7 (low nibble) and mins 4-7 (high nibble), whose top 2 bits are the
-// top bits of bytes 0-3 (scales) and 4-7 (mins).
+// The eight scales and mins of a Q4_K/Q5_K block as int16 (k4_scale_min_bytes): scale j in
+// lane j of `scales`; min j in lanes 2j and 2j+1 of `mins`, once per 16 activations.
 PYRAMID_AVX2 inline void k4_scales_mins(const uint8_t* packed, __m128i& scales, __m256i& mins)
 {
-    uint32_t w[3];
-    std::memcpy(w, packed, 12);
-    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
-    const uint32_t scales_high = (w[2] & low4) | (((w[0] >> 6) & top2) << 4);
-    const uint32_t mins_high = ((w[2] >> 4) & low4) | (((w[1] >> 6) & top2) << 4);
-    const __m128i s8 = _mm_cvtsi64_si128(static_cast<int64_t>((w[0] & low6) | uint64_t(scales_high) << 32));
-    const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>((w[1] & low6) | uint64_t(mins_high) << 32));
-    scales = _mm_cvtepu8_epi16(s8);
+    uint64_t scale_bytes, min_bytes;
+    k4_scale_min_bytes(packed, scale_bytes, min_bytes);
+    const __m128i m8 = _mm_cvtsi64_si128(static_cast<int64_t>(min_bytes));
+    scales = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(static_cast<int64_t>(scale_bytes)));
     mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8));
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "backend/int8_activations.h"
+#include "backend/kernel_config.h"
 #include "model/weight_view.h"
 
 namespace pyramid::cpu {
@@ -17,10 +18,16 @@ namespace pyramid::cpu {
 // Every quantized block type (Q4_0 to Q8_0 and the K-quants Q2_K to Q6_K).
 bool int8_matmul_supported(TensorType type);
 
+// Whether a product of `type` with n tokens on `isa` runs faster with the activations also in
+// token lanes (quantize_activations(..., token_lanes = true)): Avx512Vnni, a type with a lane
+// kernel (int8_lanes_vnni.h) and enough tokens to fill the lanes.
+bool int8_token_lanes_pay(TensorType type, KernelIsa isa, int n);
+
 // y[t * w.rows + r] = sum_c w[r, c] * a[t, c] for t in [token_begin, token_end) and r in
-// [row_begin, row_end), on the calling thread. Needs AVX2 (kernel_config.h), a supported type
-// and a.cols == w.cols.
+// [row_begin, row_end), on the calling thread. Needs runs_avx2(isa) (kernel_config.h), a
+// supported type and a.cols == w.cols. With Avx512Vnni the lane kernels run where `a` has
+// token lanes and a lane group has enough of the tokens; the AVX2 row kernels run otherwise.
 void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
-                      int64_t row_begin, int64_t row_end);
+                      int64_t row_begin, int64_t row_end, KernelIsa isa);
 
 } // namespace pyramid::cpu

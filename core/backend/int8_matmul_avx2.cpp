@@ -3,7 +3,8 @@
 // (maddubs: unsigned x signed bytes into int16), summed again in int32 (madd, which can apply
 // a weight's small integer scales), converted to float once and scaled by the block's weight
 // scale times its activation scale. The row kernels per type are in int8_block32_rows_avx2.cpp
-// and int8_kquant_rows_avx2.cpp.
+// and int8_kquant_rows_avx2.cpp. Under KernelIsa::Avx512Vnni, prompts of the types that have
+// one go to the lane kernels of int8_lanes_vnni.h instead.
 //
 // Bounds: |q| <= 128 and |x| <= 127 keep each maddubs pair sum within int16 (Q6_K's
 // 2 * 63 * 127 = 16002 is the largest unsigned one), and a block's int32 sum stays below 2^24,
@@ -19,12 +20,18 @@ bool int8_matmul_supported(TensorType type) { return is_block_quantized(type); }
 } // namespace pyramid::cpu
 
 #if defined(__x86_64__) || defined(__i386__)
+#include "backend/int8_lanes_vnni.h"
 #include "backend/int8_rows_avx2.h"
 
 namespace pyramid::cpu {
+namespace {
 
-void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
-                      int64_t row_begin, int64_t row_end)
+// Fewer tokens than this in a lane group leave too many of the 16 lanes idle: the AVX2 row
+// kernels, which decode a row once per 4 tokens, are faster there (pyramid-kernel-bench).
+constexpr int kMinLaneTokens = 6;
+
+void rows_avx2(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
+               int64_t row_begin, int64_t row_end)
 {
     using namespace int8_avx2;
     const RowKernels kernels =
@@ -48,6 +55,33 @@ void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_b
     }
 }
 
+} // namespace
+
+bool int8_token_lanes_pay(TensorType type, KernelIsa isa, int n)
+{
+    return isa == KernelIsa::Avx512Vnni && n >= kMinLaneTokens && int8_vnni::lane_rows(type) != nullptr;
+}
+
+void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
+                      int64_t row_begin, int64_t row_end, KernelIsa isa)
+{
+    const int8_vnni::LaneRows lanes =
+        isa == KernelIsa::Avx512Vnni && a.has_lanes() ? int8_vnni::lane_rows(w.type) : nullptr;
+    if (!lanes) {
+        rows_avx2(w, a, token_begin, token_end, y, row_begin, row_end);
+        return;
+    }
+    for (int t0 = token_begin; t0 < token_end;) {
+        const int group = t0 / kLaneTokens;
+        const int t1 = std::min(token_end, (group + 1) * kLaneTokens);
+        if (t1 - t0 >= kMinLaneTokens)
+            lanes(w, a, group, t0, t1, y, row_begin, row_end);
+        else
+            rows_avx2(w, a, t0, t1, y, row_begin, row_end);
+        t0 = t1;
+    }
+}
+
 } // namespace pyramid::cpu
 
 #else // not x86: no AVX2, so QuantizedDot::Int8 is never chosen
@@ -55,7 +89,9 @@ void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_b
 #include "util/error.h"
 
 namespace pyramid::cpu {
-void matmul_rows_int8(const WeightView&, const Int8Activations&, int, int, float*, int64_t, int64_t)
+bool int8_token_lanes_pay(TensorType, KernelIsa, int) { return false; }
+
+void matmul_rows_int8(const WeightView&, const Int8Activations&, int, int, float*, int64_t, int64_t, KernelIsa)
 {
     throw Error("the int8 matmul kernels need an x86-64 CPU with AVX2");
 }

@@ -8,6 +8,7 @@
 // Every function carries the AVX2 target attribute instead of the whole file being compiled
 // for AVX2: nothing here may run (or be merged into code that runs) on a CPU without it.
 #include <cstdint>
+#include <cstring>
 
 #include "backend/avx2_blocks.h"
 #include "model/tensor_type.h"
@@ -24,6 +25,21 @@ struct Tokens {
     const float* scale[kMaxTokens];
     const int16_t* group_sum[kMaxTokens];
 };
+
+// The eight 6-bit scales and mins of a Q4_K/Q5_K block from their 12 packed bytes, byte j of
+// `scales` and `mins` for group j. Bytes 0-3 hold scales 0-3 and bytes 4-7 mins 0-3 in their
+// low 6 bits; bytes 8-11 hold the low 4 bits of scales 4-7 (low nibble) and mins 4-7 (high
+// nibble), whose top 2 bits are the top bits of bytes 0-3 (scales) and 4-7 (mins).
+inline void k4_scale_min_bytes(const uint8_t* packed, uint64_t& scales, uint64_t& mins)
+{
+    uint32_t w[3];
+    std::memcpy(w, packed, 12);
+    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
+    const uint32_t scales_high = (w[2] & low4) | (((w[0] >> 6) & top2) << 4);
+    const uint32_t mins_high = ((w[2] >> 4) & low4) | (((w[1] >> 6) & top2) << 4);
+    scales = (w[0] & low6) | uint64_t(scales_high) << 32;
+    mins = (w[1] & low6) | uint64_t(mins_high) << 32;
+}
 
 // Eight int32 partial sums of 32 byte products, weights unsigned (0..63), each int16 pair
 // sum multiplied by `weights16` (the weights' integer scales).

@@ -8,7 +8,11 @@ namespace pyramid::cpu {
 
 std::string_view kernel_isa_name(KernelIsa isa)
 {
-    return isa == KernelIsa::Avx2 ? "avx2" : "generic";
+    switch (isa) {
+    case KernelIsa::Avx2: return "avx2";
+    case KernelIsa::Avx512Vnni: return "avx512vnni";
+    default: return "generic";
+    }
 }
 
 std::string_view quantized_dot_name(QuantizedDot d)
@@ -25,7 +29,11 @@ bool kernel_isa_supported(KernelIsa isa)
     // F16C from CPUID leaf 1 directly: older clang's __builtin_cpu_supports does not know it.
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+    if (isa == KernelIsa::Avx2)
+        return avx2;
+    return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 #else
     return false;
 #endif
@@ -33,8 +41,10 @@ bool kernel_isa_supported(KernelIsa isa)
 
 KernelConfig best_kernel_config()
 {
-    static const bool avx2 = kernel_isa_supported(KernelIsa::Avx2);  // CPUID once
-    return avx2 ? KernelConfig{KernelIsa::Avx2, QuantizedDot::Int8} : KernelConfig{};
+    static const KernelIsa best = kernel_isa_supported(KernelIsa::Avx512Vnni) ? KernelIsa::Avx512Vnni
+                                  : kernel_isa_supported(KernelIsa::Avx2)      ? KernelIsa::Avx2
+                                                                               : KernelIsa::Generic;  // CPUID once
+    return best == KernelIsa::Generic ? KernelConfig{} : KernelConfig{best, QuantizedDot::Int8};
 }
 
 } // namespace pyramid::cpu

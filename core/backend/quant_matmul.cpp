@@ -10,7 +10,7 @@ namespace pyramid::cpu {
 void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end,
                  KernelIsa isa)
 {
-    if (isa == KernelIsa::Avx2)
+    if (runs_avx2(isa))
         detail::matmul_rows_avx2(w, x, n, y, row_begin, row_end);
     else
         detail::matmul_rows_generic(w, x, n, y, row_begin, row_end);

@@ -4,7 +4,7 @@ namespace pyramid::cpu {
 
 TileDecoder tile_decoder(TensorType type, KernelIsa isa)
 {
-    if (isa == KernelIsa::Avx2)
+    if (runs_avx2(isa))
         if (TileDecoder simd = detail::avx2_tile_decoder(type))
             return simd;
     return tensor_type_traits(type).to_float;

@@ -330,8 +330,8 @@ private slots:
                     const WeightView view{"w", type, rows, cols, w.data()};
                     std::vector<float> y(size_t(n * rows), NAN);
                     // Two token ranges, to check each writes only its own tokens.
-                    cpu::matmul_rows_int8(view, a, 0, n / 2, y.data(), 0, rows);
-                    cpu::matmul_rows_int8(view, a, n / 2, n, y.data(), 0, rows);
+                    cpu::matmul_rows_int8(view, a, 0, n / 2, y.data(), 0, rows, KernelIsa::Avx2);
+                    cpu::matmul_rows_int8(view, a, n / 2, n, y.data(), 0, rows, KernelIsa::Avx2);
                     // Weight scales multiply block sums here, not single weights: a few more
                     // roundings than the exact path, still far below any decoding error.
                     const std::string bad = mismatch(y, ref, 1e-4);
@@ -339,6 +339,104 @@ private slots:
                 }
         }
         QCOMPARE(tested, 10);
+    }
+
+    // The AVX512-VNNI lane kernels (int8_lanes_vnni.h) against the float64 reference and the
+    // AVX2 int8 kernels: token ranges inside and across lane groups (16 tokens), group parts
+    // too small for lanes (they run the AVX2 kernels), rows not a multiple of the 4 a pass
+    // takes, a restricted row range. The two ISAs compute the same block terms (Q4_K's
+    // minimums and Q6_K's offsets associated differently) summed in another order: they
+    // must agree within 2e-6 of the sum of |terms| (float32 rounding of ~100 terms).
+    void vnni_int8_matches_avx2_and_float64_reference()
+    {
+        if (!cpu::kernel_isa_supported(KernelIsa::Avx512Vnni))
+            QSKIP("this CPU has no AVX512F/BW/VL + AVX512_VNNI");
+        std::mt19937 rng(std::random_device{}());
+        double worst = 0;
+        for (TensorType type : kTypes) {
+            if (!cpu::int8_matmul_supported(type))
+                continue;
+            for (int64_t cols : test_cols(type))
+                for (auto [rows, n] : {std::pair<int64_t, int>{1, 1}, {37, 3}, {5, 6}, {19, 17}, {23, 40}}) {
+                    const auto w = random_matrix(type, rows, cols, rng);
+                    const auto x = random_activations(size_t(n * cols), rng);
+                    cpu::Int8Activations a;
+                    cpu::quantize_activations(x.data(), n, cols, a, true);
+                    QVERIFY(a.has_lanes());
+                    std::vector<float> rounded(x.size());
+                    for (int t = 0; t < n; ++t)
+                        for (int64_t c = 0; c < cols; ++c)
+                            rounded[size_t(t * cols + c)] = a.rounded(t, c);
+                    std::vector<float> decoded(size_t(rows * cols));
+                    tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
+                    const Reference ref = reference_matmul(decoded, rows, cols, rounded, n);
+
+                    const WeightView view{"w", type, rows, cols, w.data()};
+                    const std::string what = describe(type, KernelIsa::Avx512Vnni, rows, cols, n);
+                    std::vector<float> avx2(size_t(n * rows), NAN), vnni(avx2.size(), NAN);
+                    cpu::matmul_rows_int8(view, a, 0, n, avx2.data(), 0, rows, KernelIsa::Avx2);
+                    // Whole, and in three token ranges that cut lane groups (n = 40: 0-13,
+                    // 13-26, 26-40).
+                    cpu::matmul_rows_int8(view, a, 0, n, vnni.data(), 0, rows, KernelIsa::Avx512Vnni);
+                    std::string bad = mismatch(vnni, ref, 1e-4);
+                    QVERIFY2(bad.empty(), (what + ": " + bad).c_str());
+                    std::vector<float> parts(avx2.size(), NAN);
+                    for (int part = 0; part < 3; ++part)
+                        cpu::matmul_rows_int8(view, a, n * part / 3, n * (part + 1) / 3, parts.data(), 0, rows,
+                                              KernelIsa::Avx512Vnni);
+                    bad = mismatch(parts, ref, 1e-4);
+                    QVERIFY2(bad.empty(), (what + ", in parts: " + bad).c_str());
+                    for (size_t i = 0; i < avx2.size(); ++i) {
+                        const double difference = std::abs(double(vnni[i]) - avx2[i]) / (ref.magnitude[i] + 1e-30);
+                        worst = std::max(worst, difference);
+                        QVERIFY2(difference <= 2e-6, (what + ": element " + std::to_string(i) + " " +
+                                                      std::to_string(vnni[i]) + " vs AVX2 " + std::to_string(avx2[i]))
+                                                         .c_str());
+                    }
+                    // Rows 2 .. rows - 2 only: nothing else written.
+                    if (rows >= 5) {
+                        std::vector<float> part(avx2.size(), NAN);
+                        cpu::matmul_rows_int8(view, a, 0, n, part.data(), 2, rows - 2, KernelIsa::Avx512Vnni);
+                        for (int t = 0; t < n; ++t)
+                            for (int64_t r = 0; r < rows; ++r) {
+                                const size_t i = size_t(t * rows + r);
+                                if (r >= 2 && r < rows - 2)
+                                    QCOMPARE(part[i], vnni[i]);
+                                else
+                                    QVERIFY(std::isnan(part[i]));
+                            }
+                    }
+                }
+        }
+        qInfo("largest |VNNI - AVX2| / sum |terms|: %.2e", worst);
+    }
+
+    void token_lanes_hold_the_rounded_activations()
+    {
+        std::mt19937 rng(std::random_device{}());
+        const int n = 19;
+        const int64_t cols = 96;
+        const auto x = random_activations(size_t(n * cols), rng);
+        cpu::Int8Activations a;
+        cpu::quantize_activations(x.data(), n, cols, a, true);
+        QCOMPARE(a.lanes.groups, 2);
+        for (int g = 0; g < 2; ++g)
+            for (int64_t b = 0; b < cols / 32; ++b)
+                for (int lane = 0; lane < cpu::kLaneTokens; ++lane) {
+                    const int t = g * cpu::kLaneTokens + lane;
+                    for (int k = 0; k < 8; ++k) {
+                        int8_t q[4];
+                        std::memcpy(q, a.lanes.q_at(g, b) + k * cpu::kLaneTokens + lane, 4);
+                        for (int i = 0; i < 4; ++i)
+                            QCOMPARE(int(q[i]), t < n ? int(a.q_row(t)[32 * b + 4 * k + i]) : 0);
+                    }
+                    QCOMPARE(a.lanes.scale_at(g, b)[lane], t < n ? a.scale_row(t)[b] : 0.0f);
+                    for (int h = 0; h < 2; ++h)
+                        QCOMPARE(a.lanes.sum_at(g, b)[h * cpu::kLaneTokens + lane],
+                                 t < n ? int32_t(a.group_sum_row(t)[2 * b + h]) : 0);
+                }
+        cpu::quantize_activations(x.data(), n, cols, a);
+        QVERIFY(!a.has_lanes());
     }
 };
 
