@@ -56,6 +56,15 @@ void CompressionOptions::add_to(CLI::App& app)
     app.add_option("--gen-decay-strategy", gen_decay_strategy_, "cosine, linear or constant")->group(group);
     app.add_option("--gen-compress-ratio", gen_compress_ratio_, "fraction of a generated chunk kept")->group(group);
     app.add_option("--chunk", chunk_, "generated entries compressed at once (E)")->group(group);
+    app.add_option("--pyramid-observation-window", pyramid_observation_window_,
+                   "pyramid: score the prompt by its last N tokens' attention (0: the whole recent window)")
+        ->group(group);
+    app.add_option("--pyramid-pooling-kernel", pyramid_pooling_kernel_,
+                   "pyramid: average the prompt's scores over this many entries (odd; 1: none)")
+        ->group(group);
+    app.add_flag("--keep-hidden-states", keep_hidden_states_,
+                 "pyramid: compute every token at every layer, trim only the caches (same lengths)")
+        ->group(group);
     app.add_option("--budgets", budgets_, "baselines: entries per layer (default: PyramidInfer's)")
         ->delimiter(',')
         ->group(group);
@@ -115,6 +124,9 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
     if (gen_decay_strategy_) p.gen_decay_strategy = parse_decay_schedule(*gen_decay_strategy_);
     if (gen_compress_ratio_) p.gen_compress_ratio = *gen_compress_ratio_;
     if (chunk_) p.exceed_length_to_compress = *chunk_;
+    if (pyramid_observation_window_) p.observation_window = *pyramid_observation_window_;
+    if (pyramid_pooling_kernel_) p.pooling_kernel = *pyramid_pooling_kernel_;
+    if (keep_hidden_states_) p.keep_hidden_states = true;
     if (!budgets_.empty()) config.layer_budgets = budgets_;
     if (budget_fraction_) config.budget_fraction = *budget_fraction_;
     if (observation_window_) config.observation_window = *observation_window_;

@@ -13,6 +13,19 @@ std::string decay_text(double d)
     return fmt::format("{:g}", d);
 }
 
+// PyramidInfer's parameters as the tables show them: the decay ratio and the options set.
+std::string pyramid_parameters(const PyramidSettings& p)
+{
+    std::string text = "decay=" + decay_text(p.prefill_decay_ratio);
+    if (p.observation_window > 0)
+        text += fmt::format(", window={}", p.observation_window);
+    if (p.pooling_kernel > 1)
+        text += fmt::format(", pool={}", p.pooling_kernel);
+    if (p.keep_hidden_states)
+        text += ", hidden states kept";
+    return text;
+}
+
 EvalRun full_run()
 {
     return {"full", kSeriesFull, "no compression", CompressionConfig::full_cache()};
@@ -25,7 +38,7 @@ EvalRun single_run(const CompressionConfig& base)
     std::string parameters;
     switch (base.policy) {
     case CompressionPolicyKind::Full: return full_run();
-    case CompressionPolicyKind::Pyramid: parameters = "decay=" + decay_text(p.prefill_decay_ratio); break;
+    case CompressionPolicyKind::Pyramid: parameters = pyramid_parameters(p); break;
     case CompressionPolicyKind::Local:
     case CompressionPolicyKind::H2O:
     case CompressionPolicyKind::SnapKV:
@@ -54,7 +67,7 @@ std::vector<EvalRun> plan_runs(const CompressionConfig& base, const SweepOptions
         c.layer_budgets.clear();
         const std::string dt = decay_text(d);
         c.policy = CompressionPolicyKind::Pyramid;
-        runs.push_back({"pyramid d=" + dt, kSeriesPyramid, "decay=" + dt, c});
+        runs.push_back({"pyramid d=" + dt, kSeriesPyramid, pyramid_parameters(c.pyramid), c});
         if (!sweep.fractions.empty())
             continue;
         c.policy = CompressionPolicyKind::Local;

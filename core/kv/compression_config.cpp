@@ -53,6 +53,13 @@ std::string json_string(const nlohmann::json& v, const std::string& field)
     return v.get<std::string>();
 }
 
+bool json_bool(const nlohmann::json& v, const std::string& field)
+{
+    if (!v.is_boolean())
+        throw Error("compression setting " + field + " must be true or false, found " + json_excerpt(v));
+    return v.get<bool>();
+}
+
 // Levenshtein distance, for "did you mean" on a misspelt setting.
 size_t edit_distance(const std::string& a, const std::string& b)
 {
@@ -89,6 +96,10 @@ void CompressionConfig::validate() const
             p.distance_weight);
     require(p.exceed_length_to_compress >= 1, "exceed_length_to_compress", "must be at least 1",
             p.exceed_length_to_compress);
+    require(p.observation_window >= 0, "pyramid_observation_window", "must not be negative (0: the recent window)",
+            p.observation_window);
+    require(p.pooling_kernel >= 1 && p.pooling_kernel % 2 == 1, "pyramid_pooling_kernel",
+            "must be an odd number, at least 1", p.pooling_kernel);
     require(std::isfinite(baseline_recent_fraction) && baseline_recent_fraction >= 0.0 && baseline_recent_fraction <= 1.0,
             "baseline_recent_fraction", "must be in [0, 1]", baseline_recent_fraction);
     require(std::isfinite(budget_fraction) && budget_fraction >= 0.0 && budget_fraction <= 1.0, "budget_fraction",
@@ -182,6 +193,9 @@ std::string compression_config_to_json(const CompressionConfig& config)
         {"gen_decay_strategy", to_string(p.gen_decay_strategy)},
         {"gen_compress_ratio", p.gen_compress_ratio},
         {"exceed_length_to_compress", p.exceed_length_to_compress},
+        {"pyramid_observation_window", p.observation_window},
+        {"pyramid_pooling_kernel", p.pooling_kernel},
+        {"keep_hidden_states", p.keep_hidden_states},
         {"layer_budgets", config.layer_budgets},
         {"budget_fraction", config.budget_fraction},
         {"baseline_recent_fraction", config.baseline_recent_fraction},
@@ -219,6 +233,10 @@ CompressionConfig compression_config_from_json(const std::string& text)
         {"gen_compress_ratio", [&](const auto& v, const auto& k) { p.gen_compress_ratio = json_number(v, k); }},
         {"exceed_length_to_compress",
          [&](const auto& v, const auto& k) { p.exceed_length_to_compress = json_int(v, k); }},
+        {"pyramid_observation_window",
+         [&](const auto& v, const auto& k) { p.observation_window = json_int(v, k); }},
+        {"pyramid_pooling_kernel", [&](const auto& v, const auto& k) { p.pooling_kernel = json_int(v, k); }},
+        {"keep_hidden_states", [&](const auto& v, const auto& k) { p.keep_hidden_states = json_bool(v, k); }},
         {"layer_budgets",
          [&](const auto& v, const auto& k) {
              if (!v.is_array())

@@ -22,6 +22,16 @@ struct PyramidSettings {
     DecaySchedule gen_decay_strategy = DecaySchedule::Cosine;
     double gen_compress_ratio = 0.9;
     int exceed_length_to_compress = 16;
+    // Options beyond the paper, off by default (docs/policies.md, "PyramidInfer's options"):
+    // the prompt's context is scored by the attention of its last `observation_window` tokens
+    // only (0: the whole recent window votes, as in the paper; at most the window is used), the
+    // scores average-pooled over `pooling_kernel` neighbouring candidates (1: none). The recent
+    // window is kept either way; generation-phase chunks are still scored by the whole window.
+    int observation_window = 0;
+    int pooling_kernel = 1;
+    // Every token's hidden state goes on to every layer; the selections only trim the caches,
+    // each layer keeping the tokens the paper's rule would have passed into it (same lengths).
+    bool keep_hidden_states = false;
 };
 
 struct CompressionConfig {

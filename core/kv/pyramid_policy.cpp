@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "kv/pyramid_schedule.h"
+#include "kv/score_pooling.h"
 #include "kv/top_k.h"
 
 namespace pyramid {
@@ -19,6 +20,13 @@ void PyramidPolicy::begin_prefill(int n_new, int n_cached)
     recent_ = recent_window_extra(n_new, settings_);
     min_ctx_ = std::min(settings_.min_context_length, n_new - 1 - recent_);
     sinks_ = std::max(0, settings_.sink_tokens - n_cached);
+    const int window = 1 + recent_;
+    voters_ = settings_.observation_window > 0 ? std::min(settings_.observation_window, window) : window;
+    alive_.clear();
+    if (settings_.keep_hidden_states) {
+        alive_.resize(static_cast<size_t>(n_new));
+        std::iota(alive_.begin(), alive_.end(), 0);
+    }
     layers_.assign(static_cast<size_t>(n_layers_), LayerState{});
 }
 
@@ -31,11 +39,10 @@ int PyramidPolicy::keep_count(int layer, int ctx) const
         decay_schedule(settings_.prefill_decay_strategy, layer, n_layers_, settings_.prefill_decay_ratio));
 }
 
-std::vector<float> PyramidPolicy::window_weights() const
+std::vector<float> PyramidPolicy::window_weights(int rows) const
 {
-    // linspace(1, distance_weight, 1 + r), oldest row first, divided by the row count so the
+    // linspace(1, distance_weight, rows), oldest row first, divided by the row count so the
     // column sums are the weighted mean of the spec.
-    const int rows = 1 + recent_;
     std::vector<float> w(static_cast<size_t>(rows));
     for (int i = 0; i < rows; ++i) {
         const double t = rows == 1 ? 0.0 : static_cast<double>(i) / (rows - 1);  // numpy: [1.0] for one row
@@ -45,37 +52,66 @@ std::vector<float> PyramidPolicy::window_weights() const
     return w;
 }
 
+int PyramidPolicy::new_entries_kept(int n_rows) const
+{
+    return settings_.keep_hidden_states ? static_cast<int>(alive_.size()) : n_rows;
+}
+
 std::optional<AttentionProbe> PyramidPolicy::prefill_probe(int layer, int n_rows)
 {
-    const int ctx = n_rows - (1 + recent_);
+    const int ctx = new_entries_kept(n_rows) - (1 + recent_);
     if (keep_count(layer, ctx) == ctx)
         return std::nullopt;  // no selection at this layer: skip the scoring work
-    return AttentionProbe{n_rows - 1 - recent_, window_weights()};
+    return AttentionProbe{n_rows - voters_, window_weights(voters_)};
 }
 
 PrefillDecision PyramidPolicy::after_prefill_layer(int layer, int n_rows, int cache_len,
                                                    const std::vector<float>& scores)
 {
+    const bool keep_hidden = settings_.keep_hidden_states;
+    const int first_new = cache_len - n_rows;
+    const int count = new_entries_kept(n_rows);
     LayerState& state = layers_[static_cast<size_t>(layer)];
-    state.past = cache_len;
-    state.tail_start = cache_len - 1;
-    const int ctx = n_rows - (1 + recent_);
+    state.past = first_new + count;
+    state.tail_start = state.past - 1;
+
+    PrefillDecision decision;
+    if (keep_hidden && count < n_rows) {
+        // The cache keeps what the paper's rule would have passed into this layer.
+        std::vector<int> entries(static_cast<size_t>(first_new));
+        std::iota(entries.begin(), entries.end(), 0);
+        for (int a : alive_)
+            entries.push_back(first_new + a);
+        decision.keep_entries = std::move(entries);
+    }
+    const int ctx = count - (1 + recent_);
     const int k = keep_count(layer, ctx);
     if (k == ctx)
-        return {};
+        return decision;
 
     // Only the new tokens compete; entries cached by earlier turns are never pruned again.
-    const auto first_new = scores.begin() + (cache_len - n_rows);
-    std::vector<float> s(first_new, first_new + ctx);
+    std::vector<float> s(static_cast<size_t>(ctx));
+    for (int i = 0; i < ctx; ++i)
+        s[static_cast<size_t>(i)] = scores[static_cast<size_t>(first_new + (keep_hidden ? alive_[static_cast<size_t>(i)] : i))];
+    s = average_pool(s, settings_.pooling_kernel);  // before the sinks' infinities, which would spread
     std::fill_n(s.begin(), std::min(sinks_, ctx), std::numeric_limits<float>::infinity());
     std::vector<int> keep = select_top_k(s, k);
-    for (int j = ctx; j < n_rows; ++j)
+    for (int j = ctx; j < count; ++j)
         keep.push_back(j);
-    return {std::move(keep), std::nullopt};
+    if (!keep_hidden) {
+        decision.keep_rows = std::move(keep);
+        return decision;
+    }
+    for (int& i : keep)
+        i = alive_[static_cast<size_t>(i)];
+    alive_ = std::move(keep);
+    return decision;
 }
 
 std::vector<int> PyramidPolicy::prompt_rows(int n_new, int n_layers) const
 {
+    if (settings_.keep_hidden_states)
+        return CompressionPolicy::prompt_rows(n_new, n_layers);
     // Each layer keeps every row that enters it and passes fewer on (after_prefill_layer).
     return plan_pyramid_lengths(settings_, n_layers, n_new, 0).after_prefill;
 }
@@ -123,7 +159,7 @@ std::optional<std::vector<int>> PyramidPolicy::after_decode_layer(int layer, int
     if (len - recent_ - state.past >= E) {
         const int chunk_begin = len - (window + E);
         // Weighted mean over the last 1 + r rows (fewer only if E < 1, which validate() forbids).
-        const std::vector<float> weights = window_weights();
+        const std::vector<float> weights = window_weights(window);
         const int n_rows = static_cast<int>(state.rows.size());
         const int used = std::min(window, n_rows);
         std::vector<float> chunk_scores(static_cast<size_t>(E), 0.0f);

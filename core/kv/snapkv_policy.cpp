@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kv/score_pooling.h"
 #include "kv/top_k.h"
 
 namespace pyramid {
@@ -16,16 +17,8 @@ std::optional<std::vector<int>> snapkv_keep(std::span<const float> scores, int w
     if (len <= budget)
         return std::nullopt;
     const int candidates = len - window;
-    // Pooling spreads a peak to its neighbours, so a kept entry brings the words around it.
-    const int half = pooling_kernel / 2;
-    std::vector<float> pooled(static_cast<size_t>(candidates));
-    for (int j = 0; j < candidates; ++j) {
-        double sum = 0.0;
-        for (int k = std::max(0, j - half); k <= std::min(candidates - 1, j + half); ++k)
-            sum += scores[static_cast<size_t>(k)];
-        pooled[static_cast<size_t>(j)] = static_cast<float>(sum / pooling_kernel);
-    }
-    std::vector<int> keep = select_top_k(pooled, budget - window);
+    std::vector<int> keep = select_top_k(average_pool(scores.first(static_cast<size_t>(candidates)), pooling_kernel),
+                                         budget - window);
     for (int j = candidates; j < len; ++j)
         keep.push_back(j);
     return keep;

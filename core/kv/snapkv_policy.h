@@ -22,9 +22,9 @@ namespace pyramid {
 
 // Which of `scores.size()` entries to keep (ascending), or nullopt when all fit in `budget`:
 // the last `window` entries (the observation window), and the top budget - window of the
-// others by their average-pooled scores (zero padding at the ends, as PyTorch's avg_pool1d with
-// padding kernel/2 computes it). The window is never cut: a budget below it counts as the
-// window, so a prompt no longer than the window is kept whole.
+// others by their scores average-pooled over the candidates (kv/score_pooling.h). The window
+// is never cut: a budget below it counts as the window, so a prompt no longer than the window
+// is kept whole.
 std::optional<std::vector<int>> snapkv_keep(std::span<const float> scores, int window, int pooling_kernel, int budget);
 
 class SnapKVPolicy final : public CompressionPolicy {
