@@ -6,12 +6,15 @@ llama.cpp ...), with the same thread count, batch 1:
   prefill  a prompt of --prompt-len tokens   (llama-bench -p N -n 0)
   decode   --gen-len tokens after that prompt (llama-bench -p 0 -n M -d N: generation at
            depth N, as ours decodes after its prompt)
+and then --batch sequences (default 8) decoding together, each after its own prompt
+(llama-batched-bench -npp N -ntg M -npl B), all sequences' tokens per second.
 The median of the rounds is reported with the ratio ours / llama.cpp, as a Markdown table on
 stdout and JSON with every round (--json). llama.cpp is the peer built by
 ../shared/tools/llamacpp-peer.sh (its code never enters this repository); ours runs with
 --policy full (the same cache work as llama.cpp) unless --policy says otherwise.
 
     python3 bench/llamacpp_cpu.py --model A.gguf [--model B.gguf ...] [--rounds 3] [--json out.json]
+    python3 bench/llamacpp_cpu.py --generated /tmp/peer-models   # the issue-32 table: 134M, five types
 """
 import argparse
 import datetime
@@ -26,9 +29,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def peer_bin(args):
-    if args.llama_bin:
-        return args.llama_bin
+def peer_bin_folder(llama_bin=None):
+    """Where llama-bench and llama-quantize are: llama_bin, or the peer llamacpp-peer.sh builds."""
+    if llama_bin:
+        return llama_bin
     script = os.path.join(ROOT, "..", "shared", "tools", "llamacpp-peer.sh")
     out = subprocess.run(["bash", script, "cpu"], check=True, capture_output=True, text=True).stdout
     return out.strip().splitlines()[-1]
@@ -49,11 +53,20 @@ def llama_bench(binary, model, threads, prompt_len, gen_len):
     return pp[0]["avg_ts"], tg[0]["avg_ts"]
 
 
-def pyramid_bench(binary, model, threads, prompt_len, gen_len, policy):
+def llama_batched_bench(binary, model, threads, prompt_len, gen_len, batch):
+    """Decode tokens/s of `batch` sequences together, each after its own prompt (all sequences' tokens)."""
+    out = run([os.path.join(binary, "llama-batched-bench"), "-m", model, "-t", str(threads),
+               "-c", str(batch * (prompt_len + gen_len)), "-npp", str(prompt_len), "-ntg", str(gen_len),
+               "-npl", str(batch), "--output-format", "jsonl"])
+    return json.loads(out.strip().splitlines()[-1])["speed_tg"]
+
+
+def pyramid_bench(binary, model, threads, prompt_len, gen_len, policy, batch=1):
+    """Prefill tokens/s (batch 1) and decode tokens/s of all the batch's sequences."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run.json")
-        run([binary, "--model", model, "--device", "cpu", "--batch", "1", "--prompt-len", str(prompt_len),
+        run([binary, "--model", model, "--device", "cpu", "--batch", str(batch), "--prompt-len", str(prompt_len),
              "--gen-len", str(gen_len), "--policy", policy, "--warmup", "1", "--json", out], env)
         with open(out) as f:
             r = json.load(f)["runs"][0]
@@ -62,9 +75,19 @@ def pyramid_bench(binary, model, threads, prompt_len, gen_len, policy):
     return prompt_len / r["prefill_s"], r["decode_tokens_per_s"]
 
 
+def commit():
+    """The checkout's commit, as git names it (-dirty with local changes): what build/ was built from."""
+    result = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
+    return result.stdout.strip()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", action="append", required=True, help="GGUF file (repeat for several)")
+    p.add_argument("--model", action="append", default=[], help="GGUF file (repeat for several)")
+    p.add_argument("--generated", metavar="DIR",
+                   help="also the generated 134M LLaMA-shape model in DIR, one file per --types (bench/peer_models.py "
+                        "makes them there once, with llama.cpp's quantizer)")
+    p.add_argument("--types", default="q4_k_m,q4_0,q8_0,f16,f32", help="the generated model's types, for --generated")
     p.add_argument("--pyramid-bench", default=os.path.join(ROOT, "build", "app", "bench", "pyramid-bench"))
     p.add_argument("--llama-bin", help="folder with llama-bench (default: what llamacpp-peer.sh cpu prints)")
     p.add_argument("--threads", type=int, default=2)
@@ -72,12 +95,21 @@ def main():
     p.add_argument("--gen-len", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--policy", default="full")
+    p.add_argument("--batch", type=int, default=8,
+                   help="also decode of this many sequences at once, against llama-batched-bench (0: not)")
+    p.add_argument("--batch-rounds", type=int, default=1)
     p.add_argument("--json")
     args = p.parse_args()
-    binary = peer_bin(args)
+    binary = peer_bin_folder(args.llama_bin)
+    models = list(args.model)
+    if args.generated:
+        import peer_models
+        models += peer_models.make(args.generated, binary, args.types.split(","))
+    if not models:
+        p.error("no model: give --model or --generated")
 
     results = []
-    for model in args.model:
+    for model in models:
         rounds = []
         for i in range(args.rounds):
             llama = llama_bench(binary, model, args.threads, args.prompt_len, args.gen_len)
@@ -86,26 +118,42 @@ def main():
                            "ours": {"prefill": ours[0], "decode": ours[1]}})
             print(f"[{os.path.basename(model)} {i + 1}/{args.rounds}] prefill {ours[0]:.1f} / {llama[0]:.1f}, "
                   f"decode {ours[1]:.1f} / {llama[1]:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
-        median = {e: {k: statistics.median(r[e][k] for r in rounds) for k in ("prefill", "decode")}
+        keys = ["prefill", "decode"]
+        if args.batch > 1:
+            keys.append("batch_decode")
+            for i in range(min(args.batch_rounds, args.rounds)):
+                llama = llama_batched_bench(binary, model, args.threads, args.prompt_len, args.gen_len, args.batch)
+                ours = pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len,
+                                     args.policy, args.batch)[1]
+                rounds[i]["llama.cpp"]["batch_decode"] = llama
+                rounds[i]["ours"]["batch_decode"] = ours
+                print(f"[{os.path.basename(model)} batch {args.batch}, {i + 1}/{args.batch_rounds}] "
+                      f"decode {ours:.1f} / {llama:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
+        median = {e: {k: statistics.median(r[e][k] for r in rounds if k in r[e]) for k in keys}
                   for e in ("ours", "llama.cpp")}
         results.append({"model": os.path.basename(model), "rounds": rounds, "median": median})
 
-    print(f"Batch 1, {args.threads} threads, prompt {args.prompt_len} tokens, {args.gen_len} decoded after it; "
-          f"median of {args.rounds} alternating rounds; ours with --policy {args.policy}.\n")
-    print("| model | prefill tok/s: ours / llama.cpp | ratio | decode tok/s: ours / llama.cpp | ratio |")
-    print("|---|---|---|---|---|")
+    batched = args.batch > 1
+    print(f"{args.threads} threads, prompt {args.prompt_len} tokens, {args.gen_len} decoded after it; batch 1 the "
+          f"median of {args.rounds} alternating rounds"
+          + (f", batch {args.batch} (all sequences' tokens/s, llama-batched-bench) of {args.batch_rounds}" if batched
+             else "") + f"; ours with --policy {args.policy}.\n")
+    columns = [("prefill", "prefill tok/s"), ("decode", "decode tok/s")]
+    if batched:
+        columns.append(("batch_decode", f"batch {args.batch} decode tok/s"))
+    print("| model | " + " | ".join(f"{title}: ours / llama.cpp | ratio" for _, title in columns) + " |")
+    print("|---|" + "---|---|" * len(columns))
     for r in results:
         m = r["median"]
-        print(f"| {r['model']} | {m['ours']['prefill']:.1f} / {m['llama.cpp']['prefill']:.1f} | "
-              f"{m['ours']['prefill'] / m['llama.cpp']['prefill']:.2f}x | "
-              f"{m['ours']['decode']:.1f} / {m['llama.cpp']['decode']:.1f} | "
-              f"{m['ours']['decode'] / m['llama.cpp']['decode']:.2f}x |")
+        cells = [f"{m['ours'][k]:.1f} / {m['llama.cpp'][k]:.1f} | {m['ours'][k] / m['llama.cpp'][k]:.2f}x"
+                 for k, _ in columns]
+        print(f"| {r['model']} | " + " | ".join(cells) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"tool": "llamacpp_cpu.py", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                        "machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
                        "threads": args.threads, "prompt_len": args.prompt_len, "gen_len": args.gen_len,
-                       "policy": args.policy, "results": results}, f, indent=2)
+                       "policy": args.policy, "batch": args.batch, "commit": commit(), "results": results}, f, indent=2)
             f.write("\n")
 
 
