@@ -28,8 +28,9 @@ struct ChatSettings {
     // Where models run: "auto" (the GPU when a CUDA device and runtime exist, else the CPU),
     // "cpu" or "cuda"; read at start-up like the language.
     QString device = QStringLiteral("auto");
-    // How the CPU stores the KV cache (a GPU always uses fp16): keys and values, unless the
-    // values are set apart (nullopt: as the keys); read at start-up like the device.
+    // How the KV cache is stored: keys and values, unless the values are set apart (nullopt: as
+    // the keys). A GPU stores q8 and q4 as chosen and its own half precision in place of f16
+    // and f32 (cuda_kv_types_for). Read at start-up like the device.
     pyramid::KvPrecision kvPrecision = pyramid::KvPrecision::F16;
     std::optional<pyramid::KvPrecision> kvValuePrecision;
     pyramid::KvTypes kvTypes() const { return {kvPrecision, kvValuePrecision.value_or(kvPrecision)}; }

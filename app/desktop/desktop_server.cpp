@@ -19,15 +19,6 @@ constexpr int kMaxQueue = 16;
 // Prompt tokens one step reads: a long prompt is read in parts, with the app's turns between.
 constexpr int kMaxPromptTokens = 256;
 
-// The settings that only say how the app runs or looks, or whether it serves.
-bool outsideReplies(const QString& key)
-{
-    static const QStringList keys = {QStringLiteral("language"), QStringLiteral("theme"), QStringLiteral("device"),
-                                     QStringLiteral("kv_precision"), QStringLiteral("serve"),
-                                     QStringLiteral("serve_port")};
-    return keys.contains(key);
-}
-
 } // namespace
 
 DesktopServer::DesktopServer(pyramid::ChatEngine& engine, SettingsModel& settings, ModelManager& models,
@@ -83,14 +74,10 @@ QString DesktopServer::activityText() const
     return text;
 }
 
-QString DesktopServer::replySettingsKey() const
+DesktopServer::ReplyDefaults DesktopServer::replyDefaults() const
 {
-    QStringList parts;
-    for (const SettingField& field : settingFields())
-        if (!outsideReplies(field.key))
-            parts << field.key + QLatin1Char('=') + field.get(settings_.current());
-    parts << QStringLiteral("format=") + promptFormatName(settings_.promptFormat());
-    return parts.join(QLatin1Char(';'));
+    const ChatSettings& s = settings_.current();
+    return {settings_.promptFormat(), s.maxNewTokens, s.sampling, s.compression};
 }
 
 void DesktopServer::reconcile()
@@ -102,7 +89,7 @@ void DesktopServer::reconcile()
     if (server_) {
         if (!s.serve || !modelReady || servedPath_ != models_.modelPath() || servedPort_ != s.servePort) {
             stop();
-        } else if (servedSettings_ != replySettingsKey()) {
+        } else if (servedDefaults_ != replyDefaults()) {
             const pyramid::server::EngineGauges now = server_->metrics().engine();
             if (now.running == 0 && now.waiting == 0)
                 stop();  // and start again with the new defaults
@@ -130,11 +117,12 @@ void DesktopServer::start()
     api.model_id = QFileInfo(models_.modelPath()).completeBaseName().toStdString();
     api.created = static_cast<int64_t>(std::time(nullptr));
     api.n_layers = config.n_layers;
-    api.prompt.format = settings_.promptFormat();
+    const ReplyDefaults defaults = replyDefaults();
+    api.prompt.format = defaults.format;
     api.prompt.context_length = config.context_length;
-    api.prompt.default_max_tokens = s.maxNewTokens;
-    api.sampling = s.sampling;
-    api.compression = s.compression;
+    api.prompt.default_max_tokens = defaults.maxTokens;
+    api.sampling = defaults.sampling;
+    api.compression = defaults.compression;
     pyramid::server::ServingOptions serving;
     serving.batch.max_batch = kMaxBatch;
     serving.batch.max_prompt_tokens = kMaxPromptTokens;
@@ -154,7 +142,7 @@ void DesktopServer::start()
         return;
     }
     model_ = shared;
-    servedSettings_ = replySettingsKey();
+    servedDefaults_ = defaults;
     running_ = waiting_ = 0;
     served_ = kvBytes_ = fullKvBytes_ = 0;
     emit activityChanged();
@@ -202,7 +190,7 @@ void DesktopServer::poll()
         fullKvBytes_ = static_cast<qint64>(gauges.full_kv_bytes);
         emit activityChanged();
     }
-    if (servedSettings_ != replySettingsKey())
+    if (servedDefaults_ != replyDefaults())
         reconcile();
 }
 

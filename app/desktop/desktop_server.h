@@ -22,6 +22,9 @@
 #include <vector>
 
 #include "chat/chat_engine.h"
+#include "chat/prompt_format.h"
+#include "generate/sampling_params.h"
+#include "kv/compression_config.h"
 
 class ModelManager;
 class SettingsModel;
@@ -74,7 +77,16 @@ private:
     void closed();  // on the UI thread once a stop finished
     void poll();
     void setState(const QString& state, const QString& error = {});
-    QString replySettingsKey() const;  // what the requests' defaults are made of
+    // What a request leaves out is answered with: the server restarts, once idle, when these
+    // change, and for nothing else.
+    struct ReplyDefaults {
+        pyramid::PromptFormat format{};
+        int maxTokens = 0;
+        pyramid::SamplingParams sampling;
+        pyramid::CompressionConfig compression;
+        bool operator==(const ReplyDefaults&) const = default;
+    };
+    ReplyDefaults replyDefaults() const;
 
     pyramid::ChatEngine& engine_;
     SettingsModel& settings_;
@@ -85,7 +97,7 @@ private:
     pyramid::SharedModel model_;  // what server_ runs on, let go after it
     QString servedPath_;          // the model served
     int servedPort_ = 0;
-    QString servedSettings_;      // replySettingsKey() it started with
+    ReplyDefaults servedDefaults_;  // what it started with
     std::thread closer_;          // a stop in progress
     bool closing_ = false;
 

@@ -12,6 +12,8 @@ struct SamplingParams {
     float repetition_penalty = 1.0f;  // 1: off
     int repetition_window = 64;  // how many recent tokens the penalty looks at
     uint64_t seed = 0;           // 0: a fresh random seed per generation
+
+    bool operator==(const SamplingParams&) const = default;
 };
 
 } // namespace pyramid

@@ -32,6 +32,8 @@ struct PyramidSettings {
     // Every token's hidden state goes on to every layer; the selections only trim the caches,
     // each layer keeping the tokens the paper's rule would have passed into it (same lengths).
     bool keep_hidden_states = false;
+
+    bool operator==(const PyramidSettings&) const = default;
 };
 
 struct CompressionConfig {
@@ -61,6 +63,8 @@ struct CompressionConfig {
     void validate_for(int n_layers) const;
 
     static CompressionConfig full_cache();
+
+    bool operator==(const CompressionConfig&) const = default;
 };
 
 std::vector<CompressionPolicyKind> compression_policy_kinds();  // every policy, in menu order

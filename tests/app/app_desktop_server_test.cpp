@@ -3,7 +3,8 @@
 // open model answers at 127.0.0.1:PORT and the live panel's figures count the request; the
 // app's own reply and server requests run on the one model in turns, each with the text it
 // has alone; a new port moves the server, a port in use is reported and left when changed,
-// a model load stops the server and starts it on the new model, and off stops it.
+// a model load stops the server and starts it on the new model, a changed reply default
+// restarts it (a change of how the app looks or stores its own cache does not), and off stops it.
 #include <QFile>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -44,6 +45,20 @@ QString complete(int port, const std::string& prompt, int maxTokens)
     if (!reply.contains("choices"))
         return QStringLiteral("error");
     return QString::fromStdString(reply["choices"][0]["text"].get<std::string>());
+}
+
+// POST /v1/completions at temperature 0 leaving max_tokens to the server's default: the
+// tokens the reply generated, or -1 when there was no such reply.
+int defaultLengthReplyTokens(int port, const std::string& prompt)
+{
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(120, 0);
+    const nlohmann::json body = {{"prompt", prompt}, {"temperature", 0}};
+    const httplib::Result result = client.Post("/v1/completions", body.dump(), "application/json");
+    if (!result || result->status != 200)
+        return -1;
+    const nlohmann::json reply = nlohmann::json::parse(result->body);
+    return reply.contains("usage") ? reply["usage"]["completion_tokens"].get<int>() : -1;
 }
 
 // GET /v1/models: the id of the model served, or "" when nothing answers.
@@ -143,6 +158,28 @@ private slots:
                                     120000));
             QCOMPARE(requests[i].get(), alone[i]);
         }
+    }
+
+    // A setting a request's reply is made with restarts the server with it; one that only says
+    // how the app looks or stores its own cache leaves the server as it is.
+    void aNewReplyDefaultRestartsTheServerOtherSettingsDoNot()
+    {
+        DesktopServer& server = app_->server();
+        QCOMPARE(server.state(), QStringLiteral("serving"));
+        QVERIFY(defaultLengthReplyTokens(port_, "Once upon a time") > 5);  // so 5 below is the limit's
+
+        QSignalSpy states(&server, &DesktopServer::stateChanged);
+        QVERIFY(app_->settings().setValue("theme", "dark"));
+        QVERIFY(app_->settings().setValue("kv_precision_values", "q8"));
+        QTest::qWait(1500);  // several polls
+        QCOMPARE(states.count(), 0);
+
+        QVERIFY(app_->settings().setValue("max_new_tokens", "5"));
+        QVERIFY(waitForState(server, QStringLiteral("stopping"), 5000));
+        QVERIFY(waitForState(server, QStringLiteral("serving")));
+        QCOMPARE(defaultLengthReplyTokens(port_, "Once upon a time"), 5);
+        QVERIFY(app_->settings().setValue("max_new_tokens", "24"));
+        QVERIFY(waitForState(server, QStringLiteral("serving")));
     }
 
     void aNewPortMovesTheServer()
