@@ -1,7 +1,6 @@
 #include "bench_report.h"
 
-#include <algorithm>
-#include <utility>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,25 +39,24 @@ void add_rows(std::string& out, const std::vector<RunResult>& runs, const Worklo
 // emptied (the rest stays in partly filled ones), per policy over all its runs.
 void add_compaction(std::string& out, const BenchReport& report)
 {
-    std::vector<std::pair<std::string, std::pair<size_t, size_t>>> by_label;  // dropped, freed
+    struct Compacted {
+        size_t dropped = 0, freed = 0;
+    };
+    std::map<std::string, Compacted> by_label;
     for (const auto* runs : {&report.runs, &report.max_batch})
-        for (const RunResult& r : *runs) {
-            if (r.compaction_bytes_dropped == 0)
-                continue;
-            auto it = std::find_if(by_label.begin(), by_label.end(), [&](const auto& e) { return e.first == r.label; });
-            if (it == by_label.end())
-                it = by_label.insert(by_label.end(), {r.label, {0, 0}});
-            it->second.first += r.compaction_bytes_dropped;
-            it->second.second += r.compaction_bytes_freed;
-        }
+        for (const RunResult& r : *runs)
+            if (r.compaction_bytes_dropped > 0) {
+                Compacted& c = by_label[r.label];
+                c.dropped += r.compaction_bytes_dropped;
+                c.freed += r.compaction_bytes_freed;
+            }
     if (by_label.empty())
         return;
     out += "\nCompaction: KV memory given back at once as whole blocks, per byte it dropped (above 100%: it also\n"
            "freed the empty ends of blocks reserved for tokens not yet generated)\n";
-    for (const auto& [label, bytes] : by_label)
+    for (const auto& [label, c] : by_label)
         out += fmt::format("- {}: {:.1f}% of {} MiB\n", label,
-                           100.0 * static_cast<double>(bytes.second) / static_cast<double>(bytes.first),
-                           mib(bytes.first));
+                           100.0 * static_cast<double>(c.freed) / static_cast<double>(c.dropped), mib(c.dropped));
 }
 
 nlohmann::json run_json(const RunResult& r)
