@@ -1,6 +1,7 @@
 #pragma once
-// The AVX512-VNNI int8 kernels (KernelIsa::Avx512Vnni) for prompts: a weight row against up
-// to 16 tokens at once, one token per 32-bit lane of a 512-bit vector, reading the
+// The AVX512-VNNI int8 kernels (KernelIsa::Avx512Vnni) for prompts and batches: a weight row
+// against up to 16 tokens at once, one token per 32-bit lane of a 512-bit vector (or 8 in a
+// 256-bit one, when the tokens asked for lie in one half of a lane group), reading the
 // activations in their token-lane layout (TokenLanes, int8_activations.h).
 //
 // Per activation block of 32: each group of 4 weights is decoded to unsigned bytes, broadcast
