@@ -179,17 +179,8 @@ void check_attention(double tolerance)
 // A small model whose heads take quantized rows (64 values: two blocks).
 ModelConfig small_config()
 {
-    ModelConfig c;
-    c.name = "synthetic";
-    c.n_vocab = 97;
-    c.dim = 128;
-    c.ffn_dim = 192;
-    c.n_layers = 3;
-    c.n_heads = 2;
-    c.n_kv_heads = 1;
-    c.head_dim = 64;
-    c.context_length = 256;
-    return c;
+    return ModelConfig{.name = "synthetic", .n_vocab = 97, .dim = 128, .ffn_dim = 192, .n_layers = 3, .n_heads = 2,
+                       .n_kv_heads = 1, .head_dim = 64, .context_length = 256};
 }
 
 double relative_error(const std::vector<float>& a, const std::vector<float>& b)

@@ -329,7 +329,8 @@ struct WholeBatch {
 
 WholeBatch decode_whole_batch(const DecodeInputs& in)
 {
-    WholeBatch batch{all_of(in)};
+    WholeBatch batch;
+    batch.members = all_of(in);
     batch.run = run_decode(in, batch.members);
     batch.got = download_run(in, batch.run);
     batch.q_width = size_t(in.shape.q_width());

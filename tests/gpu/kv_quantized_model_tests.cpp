@@ -39,17 +39,8 @@ namespace {
 
 ModelConfig grouped_config()
 {
-    ModelConfig c;
-    c.name = "synthetic";
-    c.n_vocab = 97;
-    c.dim = 128;
-    c.ffn_dim = 192;
-    c.n_layers = 3;
-    c.n_heads = 4;
-    c.n_kv_heads = 2;
-    c.head_dim = 32;
-    c.context_length = 256;
-    return c;
+    return ModelConfig{.name = "synthetic", .n_vocab = 97, .dim = 128, .ffn_dim = 192, .n_layers = 3, .n_heads = 4,
+                       .n_kv_heads = 2, .head_dim = 32, .context_length = 256};
 }
 
 const ModelWeights& grouped_weights()

@@ -322,16 +322,8 @@ size_t differing(const std::vector<std::byte>& a, const std::vector<std::byte>& 
 // whole DeviceWeights against the upload of the host-generated model.
 void synthetic_generation_matches_host()
 {
-    ModelConfig c;
-    c.name = "synthetic";
-    c.n_vocab = 301;
-    c.dim = 72;
-    c.ffn_dim = 100;
-    c.n_layers = 2;
-    c.n_heads = 4;
-    c.n_kv_heads = 2;
-    c.head_dim = 18;
-    c.context_length = 64;
+    const ModelConfig c{.name = "synthetic", .n_vocab = 301, .dim = 72, .ffn_dim = 100, .n_layers = 2, .n_heads = 4,
+                        .n_kv_heads = 2, .head_dim = 18, .context_length = 64};
     const uint64_t seed = 20261121;
     for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16}) {
         const ModelWeights host = generate_model_weights(c, type, seed, true);

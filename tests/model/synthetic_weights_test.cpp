@@ -44,17 +44,8 @@ int64_t parameters_from_config(const ModelConfig& c)
 
 ModelConfig small_config()
 {
-    ModelConfig c;
-    c.name = "test";
-    c.n_vocab = 4096;
-    c.dim = 64;
-    c.ffn_dim = 96;
-    c.n_layers = 2;
-    c.n_heads = 4;
-    c.n_kv_heads = 2;
-    c.head_dim = 16;
-    c.context_length = 128;
-    return c;
+    return ModelConfig{.name = "test", .n_vocab = 4096, .dim = 64, .ffn_dim = 96, .n_layers = 2, .n_heads = 4,
+                       .n_kv_heads = 2, .head_dim = 16, .context_length = 128};
 }
 
 // Rows of whole k-quant blocks (256 elements) everywhere, and enough layers for the mix.
