@@ -44,10 +44,13 @@ void matmul(const WeightView& w, const float* x, int n, float* y, const KernelCo
     if (config.quantized_dot == QuantizedDot::Int8 && int8_matmul_supported(w.type)) {
         thread_local Int8Activations buffer;  // reused from call to call
         Int8Activations* const a = &buffer;   // the calling thread's, shared with the team
-        quantize_activations(x, n, w.cols, *a, int8_token_lanes_pay(w.type, config.isa, n));
+        const bool lanes = int8_token_lanes_pay(w.type, config.isa, n);
+        quantize_activations(x, n, w.cols, *a, lanes);
+        // The lane kernels decode each row once for all the tokens: no token tiles for them.
+        const int token_tile = lanes ? n : kMatmulTokenTile;
 #pragma omp parallel if (parallel)
-        for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
-            const int t1 = std::min(n, t0 + kMatmulTokenTile);
+        for (int t0 = 0; t0 < n; t0 += token_tile) {
+            const int t1 = std::min(n, t0 + token_tile);
 #pragma omp for schedule(static)
             for (int64_t c = 0; c < chunks; ++c)
                 matmul_rows_int8(w, *a, t0, t1, y, c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);

@@ -5,6 +5,7 @@
 #include "backend/int8_lanes_vnni.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "backend/int8_rows_avx2.h"
 
@@ -156,25 +157,42 @@ struct Q6_KUnit {
     }
 };
 
-// Rows r0 .. r0 + R - 1 against lanes first .. first + V::kWidth - 1 of lane group g:
-// out[r] = those tokens' dots with row r.
-template <typename Type, int R, typename V>
-PYRAMID_AVX512VNNI void dot_rows(const uint8_t* r0, size_t row_bytes, const TokenLanes& lanes, int g, int first,
+// The rows r0 .. r0 + R - 1 and where they are decoded: unit s of row r0 + r at
+// units[r * row_stride + s * unit_stride]. A single lane group reads each unit once, right
+// after decoding it, so one unit per row is kept (unit_stride 0), which stays in L1; several
+// groups keep whole rows (row_stride unit_count, unit_stride 1).
+template <typename Type>
+struct DecodedRows {
+    const uint8_t* r0;
+    size_t row_bytes;
+    int64_t unit_count;
+    Unit<Type::kBlocks>* units;
+    int64_t row_stride, unit_stride;
+
+    Unit<Type::kBlocks>& at(int r, int64_t s) const { return units[r * row_stride + s * unit_stride]; }
+};
+
+// The R rows' dots with lanes first .. first + V::kWidth - 1 of lane group g: out[r] = those
+// tokens' dots with row r0 + r. With Decode, each unit is decoded into rows.units just before
+// its first use (the loads of the weights then overlap the arithmetic); else read from there.
+template <typename Type, int R, typename V, bool Decode>
+PYRAMID_AVX512VNNI void dot_rows(const DecodedRows<Type>& rows, const TokenLanes& lanes, int g, int first,
                                  typename V::F* out)
 {
     using F = typename V::F;
     using I = typename V::I;
     constexpr int kBlocks = Type::kBlocks;
+    const int64_t unit_count = rows.unit_count;
     F acc[R];
     for (int r = 0; r < R; ++r)
         acc[r] = V::zero_f();
-    Unit<kBlocks> unit[R];
-    for (int64_t s = 0; s < lanes.blocks / kBlocks; ++s) {
-        for (int r = 0; r < R; ++r) {
-            const uint8_t* blk = r0 + static_cast<size_t>(r) * row_bytes + static_cast<size_t>(s) * Type::kBytes;
-            prefetch_ahead(blk, Type::kBytes);
-            Type::decode(blk, unit[r]);
-        }
+    for (int64_t s = 0; s < unit_count; ++s) {
+        if constexpr (Decode)
+            for (int r = 0; r < R; ++r) {
+                const uint8_t* blk = rows.r0 + r * rows.row_bytes + s * Type::kBytes;
+                prefetch_ahead(blk, Type::kBytes);
+                Type::decode(blk, rows.at(r, s));
+            }
         for (int j = 0; j < kBlocks; ++j) {
             const int64_t b = s * kBlocks + j;
             const int32_t* xq = lanes.q_at(g, b) + first;
@@ -202,7 +220,7 @@ PYRAMID_AVX512VNNI void dot_rows(const uint8_t* r0, size_t row_bytes, const Toke
             for (int k = 0; k < 8; ++k) {
                 const I x = V::load(xq + k * kLaneTokens);
                 for (int r = 0; r < R; ++r) {
-                    const I w = V::set1(static_cast<int32_t>(u32_at(unit[r].u[j] + 4 * k)));
+                    const I w = V::set1(static_cast<int32_t>(u32_at(rows.at(r, s).u[j] + 4 * k)));
                     if (Type::kHalves && k >= 4)
                         dot1[r] = V::dpbusd(dot1[r], w, x);
                     else
@@ -210,13 +228,14 @@ PYRAMID_AVX512VNNI void dot_rows(const uint8_t* r0, size_t row_bytes, const Toke
                 }
             }
             for (int r = 0; r < R; ++r) {
+                const Unit<kBlocks>& unit = rows.at(r, s);
                 I dot = dot0[r];
                 if constexpr (Type::kHalves)
-                    dot = V::add(V::mullo(dot0[r], V::set1(unit[r].half_scale[j][0])),
-                                 V::mullo(dot1[r], V::set1(unit[r].half_scale[j][1])));
-                acc[r] = V::fmadd(V::to_floats(dot), V::mul(V::set1(unit[r].scale[j]), xs), acc[r]);
+                    dot = V::add(V::mullo(dot0[r], V::set1(unit.half_scale[j][0])),
+                                 V::mullo(dot1[r], V::set1(unit.half_scale[j][1])));
+                acc[r] = V::fmadd(V::to_floats(dot), V::mul(V::set1(unit.scale[j]), xs), acc[r]);
                 if constexpr (Type::kMins)
-                    acc[r] = V::fnmadd(V::set1(unit[r].min[j]), scaled_sums, acc[r]);
+                    acc[r] = V::fnmadd(V::set1(unit.min[j]), scaled_sums, acc[r]);
             }
         }
     }
@@ -226,14 +245,12 @@ PYRAMID_AVX512VNNI void dot_rows(const uint8_t* r0, size_t row_bytes, const Toke
 
 // Writes rows r0 .. r0 + R - 1 of the tokens [token_begin, token_end) of group g, which lie
 // in lanes first .. first + V::kWidth - 1.
-template <typename Type, int R, typename V>
-PYRAMID_AVX512VNNI void rows_to_y(const WeightView& w, const TokenLanes& lanes, int g, int first, int token_begin,
-                                  int token_end, float* y, int64_t r0)
+template <typename Type, int R, typename V, bool Decode>
+PYRAMID_AVX512VNNI void rows_to_y(const DecodedRows<Type>& rows, const WeightView& w, const TokenLanes& lanes, int g,
+                                  int first, int token_begin, int token_end, float* y, int64_t r0)
 {
-    const size_t row_bytes = w.row_bytes();
     typename V::F dots[R];
-    dot_rows<Type, R, V>(reinterpret_cast<const uint8_t*>(w.data) + static_cast<size_t>(r0) * row_bytes, row_bytes,
-                         lanes, g, first, dots);
+    dot_rows<Type, R, V, Decode>(rows, lanes, g, first, dots);
     for (int r = 0; r < R; ++r) {
         float lane[V::kWidth];
         V::store(lane, dots[r]);
@@ -242,29 +259,54 @@ PYRAMID_AVX512VNNI void rows_to_y(const WeightView& w, const TokenLanes& lanes, 
     }
 }
 
-template <typename Type, typename V>
-void rows_of(const WeightView& w, const TokenLanes& lanes, int g, int first, int token_begin, int token_end, float* y,
-             int64_t row_begin, int64_t row_end)
+// Rows r0 .. r0 + R - 1 against every lane group of the tokens: decoded during the first
+// group's pass, then read back decoded by the others.
+template <typename Type, int R>
+void row_block(const WeightView& w, const TokenLanes& lanes, int token_begin, int token_end, float* y, int64_t r0,
+               std::vector<Unit<Type::kBlocks>>& units)
 {
-    constexpr int R = 4;  // rows sharing each activation load
-    int64_t r = row_begin;
-    for (; r + R <= row_end; r += R)
-        rows_to_y<Type, R, V>(w, lanes, g, first, token_begin, token_end, y, r);
-    for (; r < row_end; ++r)
-        rows_to_y<Type, 1, V>(w, lanes, g, first, token_begin, token_end, y, r);
+    const size_t row_bytes = w.row_bytes();
+    const int64_t unit_count = lanes.blocks / Type::kBlocks;
+    const bool one_group = token_begin / kLaneTokens == (token_end - 1) / kLaneTokens;
+    const DecodedRows<Type> rows{reinterpret_cast<const uint8_t*>(w.data) + static_cast<size_t>(r0) * row_bytes,
+                                 row_bytes,
+                                 unit_count,
+                                 units.data(),
+                                 one_group ? 1 : unit_count,
+                                 one_group ? 0 : 1};
+    constexpr int kHalf = kLaneTokens / 2;
+    for (int t0 = token_begin; t0 < token_end;) {
+        const int g = t0 / kLaneTokens;
+        const int t1 = std::min(token_end, (g + 1) * kLaneTokens);
+        const int lane_begin = t0 - g * kLaneTokens, lane_end = t1 - g * kLaneTokens;
+        const bool narrow = lane_end <= kHalf || lane_begin >= kHalf;
+        const int first = lane_begin >= kHalf ? kHalf : 0;
+        if (t0 == token_begin) {
+            if (narrow)
+                rows_to_y<Type, R, Lanes8, true>(rows, w, lanes, g, first, t0, t1, y, r0);
+            else
+                rows_to_y<Type, R, Lanes16, true>(rows, w, lanes, g, 0, t0, t1, y, r0);
+        } else if (narrow) {
+            rows_to_y<Type, R, Lanes8, false>(rows, w, lanes, g, first, t0, t1, y, r0);
+        } else {
+            rows_to_y<Type, R, Lanes16, false>(rows, w, lanes, g, 0, t0, t1, y, r0);
+        }
+        t0 = t1;
+    }
 }
 
 template <typename Type>
-void lane_rows_of(const WeightView& w, const Int8Activations& a, int group, int token_begin, int token_end, float* y,
+void lane_rows_of(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
                   int64_t row_begin, int64_t row_end)
 {
-    const int lane_begin = token_begin - group * kLaneTokens, lane_end = token_end - group * kLaneTokens;
-    constexpr int kHalf = kLaneTokens / 2;
-    if (lane_end <= kHalf || lane_begin >= kHalf)
-        rows_of<Type, Lanes8>(w, a.lanes, group, lane_begin >= kHalf ? kHalf : 0, token_begin, token_end, y, row_begin,
-                              row_end);
-    else
-        rows_of<Type, Lanes16>(w, a.lanes, group, 0, token_begin, token_end, y, row_begin, row_end);
+    constexpr int R = 4;  // rows sharing each activation load
+    const bool one_group = token_begin / kLaneTokens == (token_end - 1) / kLaneTokens;
+    std::vector<Unit<Type::kBlocks>> units(static_cast<size_t>(one_group ? R : R * a.lanes.blocks / Type::kBlocks));
+    int64_t r = row_begin;
+    for (; r + R <= row_end; r += R)
+        row_block<Type, R>(w, a.lanes, token_begin, token_end, y, r, units);
+    for (; r < row_end; ++r)
+        row_block<Type, 1>(w, a.lanes, token_begin, token_end, y, r, units);
 }
 
 } // namespace

@@ -30,10 +30,10 @@
 
 namespace pyramid::cpu::int8_vnni {
 
-// y[t * w.rows + r] for the tokens of lane group `group` in [token_begin, token_end) (all in
-// that group) and rows [row_begin, row_end), from a.lanes.
-using LaneRows = void (*)(const WeightView& w, const Int8Activations& a, int group, int token_begin, int token_end,
-                          float* y, int64_t row_begin, int64_t row_end);
+// y[t * w.rows + r] for the tokens [token_begin, token_end) and rows [row_begin, row_end),
+// from a.lanes. Each row is decoded once for all the tokens' lane groups.
+using LaneRows = void (*)(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
+                          int64_t row_begin, int64_t row_end);
 
 // The lane kernel of `type`, or null where it has none.
 LaneRows lane_rows(TensorType type);

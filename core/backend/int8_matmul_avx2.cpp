@@ -72,15 +72,20 @@ void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_b
         rows_avx2(w, a, token_begin, token_end, y, row_begin, row_end);
         return;
     }
-    for (int t0 = token_begin; t0 < token_end;) {
-        const int group = t0 / kLaneTokens;
-        const int t1 = std::min(token_end, (group + 1) * kLaneTokens);
-        if (t1 - t0 >= kMinLaneTokens)
-            lanes(w, a, group, t0, t1, y, row_begin, row_end);
-        else
-            rows_avx2(w, a, t0, t1, y, row_begin, row_end);
-        t0 = t1;
+    // Only the first and the last lane group of the range can hold too few of its tokens.
+    int lanes_begin = token_begin, lanes_end = token_end;
+    const int first_end = std::min(token_end, (token_begin / kLaneTokens + 1) * kLaneTokens);
+    if (first_end - token_begin < kMinLaneTokens) {
+        rows_avx2(w, a, token_begin, first_end, y, row_begin, row_end);
+        lanes_begin = first_end;
     }
+    const int last_begin = std::max(lanes_begin, (token_end - 1) / kLaneTokens * kLaneTokens);
+    if (lanes_begin < token_end && token_end - last_begin < kMinLaneTokens) {
+        rows_avx2(w, a, last_begin, token_end, y, row_begin, row_end);
+        lanes_end = last_begin;
+    }
+    if (lanes_begin < lanes_end)
+        lanes(w, a, lanes_begin, lanes_end, y, row_begin, row_end);
 }
 
 } // namespace pyramid::cpu
