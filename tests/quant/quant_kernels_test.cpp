@@ -291,6 +291,8 @@ private slots:
                     const int q = a.q_row(t)[i];
                     QVERIFY(q >= -127 && q <= 127);
                     QVERIFY(std::abs(x[size_t(t * cols + i)] - q * scale) <= 0.5001f * scale);
+                    // Nearest, ties to even: what std::nearbyint gives in the default rounding mode.
+                    QCOMPARE(q, int(std::nearbyint(x[size_t(t * cols + i)] * (scale > 0 ? 1.0f / scale : 0.0f))));
                     QCOMPARE(a.rounded(t, i), float(q) * scale);
                 }
             }
