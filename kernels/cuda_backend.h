@@ -63,12 +63,13 @@ public:
 
     Precision precision() const { return options_.precision; }
     const KvBlockPool& kv_pool() const { return kv_->pool(); }
-    // The pool's blocks. Compaction is not counted here: the stores give back the blocks beyond
-    // their entries as the CPU's do (cuda_kv_layer_store.cpp), so the CPU's count says it.
+    // The pool's blocks, and what the stores' compactions gave back to it (they return the
+    // blocks beyond their entries at once, as the CPU's do).
     KvBlockUse kv_blocks() const override
     {
-        return {options_.kv_block_entries, kv_pool().block_bytes(), kv_pool().capacity_blocks(),
-                kv_pool().blocks_in_use()};
+        const KvBlockPool& pool = kv_pool();
+        return {options_.kv_block_entries, pool.block_bytes(), pool.capacity_blocks(), pool.blocks_in_use(),
+                pool.compaction_entries_dropped(), pool.compaction_blocks_freed()};
     }
     // Grows the KV pool to hold `blocks` free blocks now (throws pyramid::Error when it cannot).
     void reserve_kv_blocks(size_t blocks);

@@ -137,8 +137,10 @@ void CudaKvLayerStore::keep(std::span<const int> indices)
         ++first;
     if (first < indices.size())
         memory_.compact(table(), indices.subspan(first), static_cast<int>(first));
+    const size_t entries_before = static_cast<size_t>(size_), blocks_before = blocks_.size();
     size_ = static_cast<int>(indices.size());
     release_blocks_beyond(blocks_holding(size_, memory_));
+    memory_.pool().count_compaction(entries_before - indices.size(), blocks_before - blocks_.size());
 }
 
 } // namespace pyramid::cuda

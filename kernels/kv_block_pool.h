@@ -35,6 +35,15 @@ public:
     size_t blocks_in_use() const { return total_ - free_.size(); }
     size_t bytes_reserved() const { return total_ * block_bytes_; }
 
+    // What compaction gave back, as KvBlockUse reports it: the stores count each keep() here.
+    void count_compaction(size_t entries_dropped, size_t blocks_freed)
+    {
+        compaction_entries_dropped_ += entries_dropped;
+        compaction_blocks_freed_ += blocks_freed;
+    }
+    size_t compaction_entries_dropped() const { return compaction_entries_dropped_; }
+    size_t compaction_blocks_freed() const { return compaction_blocks_freed_; }
+
 private:
     DeviceBuffer allocate(size_t blocks) const;
 
@@ -42,6 +51,8 @@ private:
     size_t chunk_blocks_;
     size_t capacity_blocks_;
     size_t total_ = 0;
+    size_t compaction_entries_dropped_ = 0;
+    size_t compaction_blocks_freed_ = 0;
     std::vector<DeviceBuffer> chunks_;
     std::vector<void*> free_;
 };

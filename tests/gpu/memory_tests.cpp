@@ -45,6 +45,8 @@ void check_keep(Precision p, int kv_dim, const KvTypes& types)
         for (double fraction : {0.0, 0.3, 0.9, 1.0}) {
             FilledStore filled(rng, kv_dim, p, len, 16, types);
             const size_t in_use_before = filled.memory.pool().blocks_in_use();
+            const size_t dropped_before = filled.memory.pool().compaction_entries_dropped();
+            const size_t freed_before = filled.memory.pool().compaction_blocks_freed();
             GPU_CHECK(filled.store.blocks_held() == (len + 15) / 16, "blocks for " + std::to_string(len));
             GPU_CHECK(in_use_before == size_t(filled.store.blocks_held()), "pool accounting");
 
@@ -69,6 +71,10 @@ void check_keep(Precision p, int kv_dim, const KvTypes& types)
             GPU_CHECK(filled.store.blocks_held() == int(keep.size() + 15) / 16, what + ": blocks held");
             GPU_CHECK(filled.memory.pool().blocks_in_use() == size_t(filled.store.blocks_held()),
                       what + ": freed blocks went back to the pool");
+            GPU_CHECK(filled.memory.pool().compaction_entries_dropped() - dropped_before == size_t(len) - keep.size() &&
+                          filled.memory.pool().compaction_blocks_freed() - freed_before ==
+                              in_use_before - filled.memory.pool().blocks_in_use(),
+                      what + ": compaction counted");
             const auto contents = filled.store.download();
             check_close(what + " keys", contents.keys, keys, 0.0, 0.0);
             check_close(what + " values", contents.values, values, 0.0, 0.0);
