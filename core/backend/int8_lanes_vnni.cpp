@@ -5,6 +5,7 @@
 #include "backend/int8_lanes_vnni.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "backend/int8_rows_avx2.h"
@@ -93,16 +94,40 @@ struct Q8_0Unit {
     }
 };
 
-// Q4_0: w = d * (u - 8).
+// Q4_0: w = d * (u - 8); Q5_0: w = d * (u - 16), u with its fifth bit.
+template <bool with_fifth_bit>
 struct Q4_0Unit {
+    using L = std::conditional_t<with_fifth_bit, Q5_0, Q4_0>;
     static constexpr int kBlocks = 1;
-    static constexpr size_t kBytes = Q4_0::kBytes;
-    static constexpr int kOffsetShift = 3;
+    static constexpr size_t kBytes = L::kBytes;
+    static constexpr int kOffsetShift = with_fifth_bit ? 4 : 3;
     static constexpr bool kHalves = false, kMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
     {
-        store32(out.u[0], nibbles32(blk + Q4_0::kQs));
-        out.scale[0] = half_at(blk + Q4_0::kD);
+        __m256i u = nibbles32(blk + L::kQs);
+        if constexpr (with_fifth_bit)
+            u = _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_0::kQh)));
+        store32(out.u[0], u);
+        out.scale[0] = half_at(blk + L::kD);
+    }
+};
+
+// Q4_1: w = d * u + m; Q5_1 the same with u's fifth bit. The kernels subtract min = -m.
+template <bool with_fifth_bit>
+struct Q4_1Unit {
+    using L = std::conditional_t<with_fifth_bit, Q5_1, Q4_1>;
+    static constexpr int kBlocks = 1;
+    static constexpr size_t kBytes = L::kBytes;
+    static constexpr int kOffsetShift = 0;
+    static constexpr bool kHalves = false, kMins = true;
+    PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
+    {
+        __m256i u = nibbles32(blk + L::kQs);
+        if constexpr (with_fifth_bit)
+            u = _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_1::kQh)));
+        store32(out.u[0], u);
+        out.scale[0] = half_at(blk + L::kD);
+        out.min[0] = -half_at(blk + L::kM);
     }
 };
 
@@ -112,23 +137,36 @@ PYRAMID_AVX2 inline __m256 as_floats(uint64_t bytes8)
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(bytes8))));
 }
 
-// Q4_K: w = (d * sc_j) * u - dmin * m_j for block j of the super-block, u 4 bits.
+// Q4_K: w = (d * sc_j) * u - dmin * m_j for block j of the super-block, u 4 bits; Q5_K the
+// same with u's fifth bit.
+template <bool with_fifth_bit>
 struct Q4_KUnit {
+    using L = std::conditional_t<with_fifth_bit, Q5_K, Q4_K>;
     static constexpr int kBlocks = 8;
-    static constexpr size_t kBytes = Q4_K::kBytes;
+    static constexpr size_t kBytes = L::kBytes;
     static constexpr int kOffsetShift = 0;
     static constexpr bool kHalves = false, kMins = true;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<8>& out)
     {
         uint64_t scales, mins;
-        k4_scale_min_bytes(blk + Q4_K::kScales, scales, mins);
-        const __m256 d = _mm256_set1_ps(half_at(blk + Q4_K::kD)), dmin = _mm256_set1_ps(half_at(blk + Q4_K::kDmin));
+        k4_scale_min_bytes(blk + L::kScales, scales, mins);
+        const __m256 d = _mm256_set1_ps(half_at(blk + L::kD)), dmin = _mm256_set1_ps(half_at(blk + L::kDmin));
         _mm256_storeu_ps(out.scale, _mm256_mul_ps(d, as_floats(scales)));
         _mm256_storeu_ps(out.min, _mm256_mul_ps(dmin, as_floats(mins)));
+        // Q5_K: bits 2j and 2j + 1 of qh[l] are the fifth bits of element l of blocks 2j and
+        // 2j + 1; qh moves down two bits per j (as in the AVX2 kernel, int8_kquant_rows_avx2.cpp).
+        __m256i qh = with_fifth_bit ? load32(blk + Q5_K::kQh) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
-            const __m256i q = load32(blk + Q4_K::kQs + 32 * j);
-            store32(out.u[2 * j], _mm256_and_si256(q, bytes(0x0f)));
-            store32(out.u[2 * j + 1], _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f)));
+            const __m256i q = load32(blk + L::kQs + 32 * j);
+            __m256i low = _mm256_and_si256(q, bytes(0x0f));
+            __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
+            if constexpr (with_fifth_bit) {
+                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
+                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+                qh = _mm256_srli_epi16(qh, 2);
+            }
+            store32(out.u[2 * j], low);
+            store32(out.u[2 * j + 1], high);
         }
     }
 };
@@ -315,8 +353,12 @@ LaneRows lane_rows(TensorType type)
 {
     switch (type) {
     case TensorType::Q8_0: return lane_rows_of<Q8_0Unit>;
-    case TensorType::Q4_0: return lane_rows_of<Q4_0Unit>;
-    case TensorType::Q4_K: return lane_rows_of<Q4_KUnit>;
+    case TensorType::Q4_0: return lane_rows_of<Q4_0Unit<false>>;
+    case TensorType::Q5_0: return lane_rows_of<Q4_0Unit<true>>;
+    case TensorType::Q4_1: return lane_rows_of<Q4_1Unit<false>>;
+    case TensorType::Q5_1: return lane_rows_of<Q4_1Unit<true>>;
+    case TensorType::Q4_K: return lane_rows_of<Q4_KUnit<false>>;
+    case TensorType::Q5_K: return lane_rows_of<Q4_KUnit<true>>;
     case TensorType::Q6_K: return lane_rows_of<Q6_KUnit>;
     default: return nullptr;
     }

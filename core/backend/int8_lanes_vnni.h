@@ -5,20 +5,22 @@
 // activations in their token-lane layout (TokenLanes, int8_activations.h).
 //
 // Per activation block of 32: each group of 4 weights is decoded to unsigned bytes, broadcast
-// to every lane and multiplied with the 16 tokens' 4 activation bytes by one vpdpbusd (the
-// sum of 4 byte products added to an int32 lane, with no int16 step to saturate). A weight
-// type's offset (Q8_0's 128, Q4_0's 8, Q6_K's 32: the bytes are q + offset, kept unsigned)
-// starts the integer sum at -offset * (the tokens' activation sum), so it is exact. The sum
-// is converted to float once per block (per 16 for Q6_K's two scales) and scaled by the
-// weight scale times the token's activation scale, as the AVX2 kernels do; Q4_K's minimums
-// meet scale * (activation sum) of each block. Several rows share each activation load.
+// to every lane and multiplied with the tokens' 4 activation bytes by one vpdpbusd (the sum
+// of 4 byte products added to an int32 lane, with no int16 step to saturate). A type's offset
+// (Q8_0's 128, Q4_0's 8, Q5_0's 16, Q6_K's 32: the bytes are q + offset, kept unsigned) starts
+// the integer sum at -offset * (the tokens' activation sum), so it is exact; Q6_K's two
+// integer scales multiply the sums of their 16 weights. The sum is converted to float once
+// per block and scaled by the weight scale times the token's activation scale, as the AVX2
+// kernels do; the minimums of Q4_1, Q5_1, Q4_K and Q5_K meet scale * (activation sum) of each
+// block. Four rows share each activation load, and each row is decoded once for all tokens.
 //
 // Bounds: every integer sum is exact in int32 and below 2^24 before its conversion to float;
 // the largest is Q6_K's sum of sc * (q - 32) * x over a block: 32 * 128 * 32 * 127 < 2^24.
 //
 // Results equal the AVX2 int8 kernels' up to float32 summation order. Types with a kernel
-// here: Q4_0, Q8_0, Q4_K and Q6_K; the others (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q5_K) and
-// small token counts keep the AVX2 kernels under Avx512Vnni.
+// here: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K and Q6_K; Q2_K and Q3_K (scales and minimums
+// per 16 weights), single tokens and small token counts keep the AVX2 kernels under
+// Avx512Vnni.
 //
 // Every function carries the AVX-512 target attribute instead of the file being compiled
 // for it: nothing here may run (or be merged into code that runs) on a CPU without
