@@ -146,14 +146,6 @@ PYRAMID_AVX2 void q6_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
     finish(acc, out);
 }
 
-// Q2_K and Q3_K share the element order: plane p (bits 2p) of quant half h (32 bytes) holds
-// elements 128h + 32p + 0..31, activation block 4h + p of the super-block, with scales
-// 8h + 2p and 8h + 2p + 1 (one per 16 elements).
-PYRAMID_AVX2 inline __m256i plane(__m256i q, int p)
-{
-    return _mm256_and_si256(_mm256_srli_epi16(q, 2 * p), bytes(3));
-}
-
 // Q2_K: w = (d * sc_g) * q - (dmin * m_g), q 2 bits, 4-bit scale (low nibble) and min (high
 // nibble) per group g of 16 elements.
 template <int T>
@@ -181,21 +173,6 @@ PYRAMID_AVX2 void q2_k_row(const uint8_t* row, int64_t cols, const Tokens& x, fl
         subtract_group_terms<T>(mins, half_at(blk + Q2_K::kDmin), x, s, acc.odd);
     }
     finish(acc, out);
-}
-
-// The 16 scales of Q3_K as int16 (6 bits minus 32), from their 12 packed bytes: the low 4
-// bits of scales 0-7 are the low nibbles of bytes 0-7 and those of 8-15 the high nibbles; the
-// top 2 bits of scale s are bits 2(s / 4) of byte 8 + s % 4.
-PYRAMID_AVX2 inline __m256i q3_k_scales(const uint8_t* packed)
-{
-    uint32_t a[3];
-    std::memcpy(a, packed, 12);
-    constexpr uint32_t low4 = 0x0f0f0f0f, top2 = 0x03030303;
-    const __m128i unsigned_scales = _mm_set_epi32(static_cast<int>(((a[1] >> 4) & low4) | (((a[2] >> 6) & top2) << 4)),
-                                                  static_cast<int>(((a[0] >> 4) & low4) | (((a[2] >> 4) & top2) << 4)),
-                                                  static_cast<int>((a[1] & low4) | (((a[2] >> 2) & top2) << 4)),
-                                                  static_cast<int>((a[0] & low4) | ((a[2] & top2) << 4)));
-    return _mm256_sub_epi16(_mm256_cvtepu8_epi16(unsigned_scales), _mm256_set1_epi16(32));
 }
 
 // Q3_K: w = (d * sc_g) * (u - 4), u = q + 4 * (the element's bit of hmask), 0..7; the -4

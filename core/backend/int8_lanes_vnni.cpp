@@ -18,6 +18,8 @@ namespace {
 using namespace avx2;
 using namespace block_layout;
 using int8_avx2::k4_scale_min_bytes;
+using int8_avx2::plane;
+using int8_avx2::q3_k_scales;
 
 // One unit of a weight row decoded: per block of 32 weights, the bytes u = q + offset (all
 // unsigned) and the float factors of its integer dot.
@@ -25,8 +27,9 @@ template <int Blocks>
 struct Unit {
     alignas(32) uint8_t u[Blocks][32];
     float scale[Blocks];   // weight scale of the block (of its first half, for Q6_K)
-    int32_t half_scale[Blocks][2];  // Q6_K: the integer scales of the block's two halves
-    float min[Blocks];     // Q4_K: dmin * m of the block
+    int32_t half_scale[Blocks][2];  // Q2_K, Q3_K, Q6_K: the integer scales of the block's halves
+    float min[Blocks];     // Q4_1, Q5_1, Q4_K, Q5_K: what the block's weights subtract
+    float half_min[Blocks][2];  // Q2_K: what each half's weights subtract
 };
 
 // The vector operations of the lane kernels on 16 lanes (zmm) and on 8 (ymm): half the lanes
@@ -86,7 +89,7 @@ struct Q8_0Unit {
     static constexpr int kBlocks = 1;
     static constexpr size_t kBytes = Q8_0::kBytes;
     static constexpr int kOffsetShift = 7;  // the offset is 1 << kOffsetShift (0: none)
-    static constexpr bool kHalves = false, kMins = false;
+    static constexpr bool kHalves = false, kMins = false, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
     {
         store32(out.u[0], _mm256_xor_si256(load32(blk + Q8_0::kQs), bytes(0x80)));
@@ -101,7 +104,7 @@ struct Q4_0Unit {
     static constexpr int kBlocks = 1;
     static constexpr size_t kBytes = L::kBytes;
     static constexpr int kOffsetShift = with_fifth_bit ? 4 : 3;
-    static constexpr bool kHalves = false, kMins = false;
+    static constexpr bool kHalves = false, kMins = false, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
     {
         __m256i u = nibbles32(blk + L::kQs);
@@ -119,7 +122,7 @@ struct Q4_1Unit {
     static constexpr int kBlocks = 1;
     static constexpr size_t kBytes = L::kBytes;
     static constexpr int kOffsetShift = 0;
-    static constexpr bool kHalves = false, kMins = true;
+    static constexpr bool kHalves = false, kMins = true, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
     {
         __m256i u = nibbles32(blk + L::kQs);
@@ -145,7 +148,7 @@ struct Q4_KUnit {
     static constexpr int kBlocks = 8;
     static constexpr size_t kBytes = L::kBytes;
     static constexpr int kOffsetShift = 0;
-    static constexpr bool kHalves = false, kMins = true;
+    static constexpr bool kHalves = false, kMins = true, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<8>& out)
     {
         uint64_t scales, mins;
@@ -176,7 +179,7 @@ struct Q6_KUnit {
     static constexpr int kBlocks = 8;
     static constexpr size_t kBytes = Q6_K::kBytes;
     static constexpr int kOffsetShift = 5;
-    static constexpr bool kHalves = true, kMins = false;
+    static constexpr bool kHalves = true, kMins = false, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<8>& out)
     {
         const auto* sc = reinterpret_cast<const int8_t*>(blk + Q6_K::kScales);
@@ -191,6 +194,49 @@ struct Q6_KUnit {
             unpack_q6_k_half(blk, half, q);
             for (int k = 0; k < 4; ++k)
                 store32(out.u[4 * half + k], q[k]);
+        }
+    }
+};
+
+// Q3_K: w = d * sc * (u - 4), one signed 6-bit scale sc per 16 weights, u = q + 4 * (the
+// weight's hmask bit), 0..7; Q2_K: w = (d * sc) * u - dmin * m, a 4-bit scale sc and min m
+// per 16 weights, u 2 bits. Block 4h + p of the super-block is plane p of quant half h
+// (int8_rows_avx2.h).
+template <bool q3>
+struct Q2_KUnit {
+    using L = std::conditional_t<q3, Q3_K, Q2_K>;
+    static constexpr int kBlocks = 8;
+    static constexpr size_t kBytes = L::kBytes;
+    static constexpr int kOffsetShift = q3 ? 2 : 0;
+    static constexpr bool kHalves = true, kMins = false, kHalfMins = !q3;
+    PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<8>& out)
+    {
+        alignas(32) int16_t scales[16];
+        const float d = half_at(blk + L::kD);
+        if constexpr (q3) {
+            _mm256_store_si256(reinterpret_cast<__m256i*>(scales), q3_k_scales(blk + Q3_K::kScales));
+        } else {
+            const float dmin = half_at(blk + Q2_K::kDmin);
+            for (int g = 0; g < 16; ++g) {
+                scales[g] = blk[Q2_K::kScales + g] & 0x0f;
+                out.half_min[g / 2][g % 2] = dmin * static_cast<float>(blk[Q2_K::kScales + g] >> 4);
+            }
+        }
+        for (int j = 0; j < 8; ++j) {
+            out.scale[j] = d;
+            out.half_scale[j][0] = scales[2 * j];
+            out.half_scale[j][1] = scales[2 * j + 1];
+        }
+        const __m256i hmask = q3 ? load32(blk + Q3_K::kHmask) : _mm256_setzero_si256();
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = load32(blk + L::kQs + 32 * h);
+            for (int p = 0; p < 4; ++p) {
+                const int b = 4 * h + p;
+                __m256i u = plane(q, p);
+                if constexpr (q3)
+                    u = _mm256_or_si256(u, where_bits(hmask, bytes(1 << b), 4));
+                store32(out.u[b], u);
+            }
         }
     }
 };
@@ -237,11 +283,12 @@ PYRAMID_AVX512VNNI void dot_rows(const DecodedRows<Type>& rows, const TokenLanes
             const F xs = V::load(lanes.scale_at(g, b) + first);
             // Where the integer sums start: -offset * the tokens' activation sums.
             I start0 = V::zero_i(), start1 = start0;
-            F scaled_sums = V::zero_f();  // Q4_K: activation scale * block sum
-            if constexpr (Type::kOffsetShift != 0 || Type::kMins) {
+            F scaled_sums = V::zero_f();  // kMins: activation scale * block sum
+            F half_sums0 = V::zero_f(), half_sums1 = half_sums0;  // Q2_K: the same per half
+            if constexpr (Type::kOffsetShift != 0 || Type::kMins || Type::kHalfMins) {
                 const I sum0 = V::load(lanes.sum_at(g, b) + first);
                 const I sum1 = V::load(lanes.sum_at(g, b) + kLaneTokens + first);
-                if constexpr (Type::kHalves) {
+                if constexpr (Type::kHalves && Type::kOffsetShift != 0) {
                     start0 = V::sub(start0, V::shift_left(sum0, Type::kOffsetShift));
                     start1 = V::sub(start1, V::shift_left(sum1, Type::kOffsetShift));
                 } else if constexpr (Type::kOffsetShift != 0) {
@@ -249,6 +296,10 @@ PYRAMID_AVX512VNNI void dot_rows(const DecodedRows<Type>& rows, const TokenLanes
                 }
                 if constexpr (Type::kMins)
                     scaled_sums = V::mul(xs, V::to_floats(V::add(sum0, sum1)));
+                if constexpr (Type::kHalfMins) {
+                    half_sums0 = V::mul(xs, V::to_floats(sum0));
+                    half_sums1 = V::mul(xs, V::to_floats(sum1));
+                }
             }
             I dot0[R], dot1[R];
             for (int r = 0; r < R; ++r) {
@@ -274,6 +325,10 @@ PYRAMID_AVX512VNNI void dot_rows(const DecodedRows<Type>& rows, const TokenLanes
                 acc[r] = V::fmadd(V::to_floats(dot), V::mul(V::set1(unit.scale[j]), xs), acc[r]);
                 if constexpr (Type::kMins)
                     acc[r] = V::fnmadd(V::set1(unit.min[j]), scaled_sums, acc[r]);
+                if constexpr (Type::kHalfMins) {
+                    acc[r] = V::fnmadd(V::set1(unit.half_min[j][0]), half_sums0, acc[r]);
+                    acc[r] = V::fnmadd(V::set1(unit.half_min[j][1]), half_sums1, acc[r]);
+                }
             }
         }
     }
@@ -359,6 +414,8 @@ LaneRows lane_rows(TensorType type)
     case TensorType::Q5_1: return lane_rows_of<Q4_1Unit<true>>;
     case TensorType::Q4_K: return lane_rows_of<Q4_KUnit<false>>;
     case TensorType::Q5_K: return lane_rows_of<Q4_KUnit<true>>;
+    case TensorType::Q2_K: return lane_rows_of<Q2_KUnit<false>>;
+    case TensorType::Q3_K: return lane_rows_of<Q2_KUnit<true>>;
     case TensorType::Q6_K: return lane_rows_of<Q6_KUnit>;
     default: return nullptr;
     }
