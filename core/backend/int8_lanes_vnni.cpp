@@ -5,8 +5,8 @@
 #include "backend/int8_lanes_vnni.h"
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "backend/int8_rows_avx2.h"
 
@@ -26,7 +26,7 @@ using int8_avx2::q3_k_scales;
 template <int Blocks>
 struct Unit {
     alignas(32) uint8_t u[Blocks][32];
-    float scale[Blocks];   // weight scale of the block (of its first half, for Q6_K)
+    float scale[Blocks];   // weight scale of the block (d, for the types with half_scale)
     int32_t half_scale[Blocks][2];  // Q2_K, Q3_K, Q6_K: the integer scales of the block's halves
     float min[Blocks];     // Q4_1, Q5_1, Q4_K, Q5_K: what the block's weights subtract
     float half_min[Blocks][2];  // Q2_K: what each half's weights subtract
@@ -356,15 +356,14 @@ PYRAMID_AVX512VNNI void rows_to_y(const DecodedRows<Type>& rows, const WeightVie
 // group's pass, then read back decoded by the others.
 template <typename Type, int R>
 void row_block(const WeightView& w, const TokenLanes& lanes, int token_begin, int token_end, float* y, int64_t r0,
-               std::vector<Unit<Type::kBlocks>>& units)
+               Unit<Type::kBlocks>* units, bool one_group)
 {
     const size_t row_bytes = w.row_bytes();
     const int64_t unit_count = lanes.blocks / Type::kBlocks;
-    const bool one_group = token_begin / kLaneTokens == (token_end - 1) / kLaneTokens;
     const DecodedRows<Type> rows{reinterpret_cast<const uint8_t*>(w.data) + static_cast<size_t>(r0) * row_bytes,
                                  row_bytes,
                                  unit_count,
-                                 units.data(),
+                                 units,
                                  one_group ? 1 : unit_count,
                                  one_group ? 0 : 1};
     constexpr int kHalf = kLaneTokens / 2;
@@ -394,12 +393,13 @@ void lane_rows_of(const WeightView& w, const Int8Activations& a, int token_begin
 {
     constexpr int R = 4;  // rows sharing each activation load
     const bool one_group = token_begin / kLaneTokens == (token_end - 1) / kLaneTokens;
-    std::vector<Unit<Type::kBlocks>> units(static_cast<size_t>(one_group ? R : R * a.lanes.blocks / Type::kBlocks));
+    const int64_t units = one_group ? R : R * a.lanes.blocks / Type::kBlocks;
+    const auto decoded = std::make_unique_for_overwrite<Unit<Type::kBlocks>[]>(static_cast<size_t>(units));
     int64_t r = row_begin;
     for (; r + R <= row_end; r += R)
-        row_block<Type, R>(w, a.lanes, token_begin, token_end, y, r, units);
+        row_block<Type, R>(w, a.lanes, token_begin, token_end, y, r, decoded.get(), one_group);
     for (; r < row_end; ++r)
-        row_block<Type, 1>(w, a.lanes, token_begin, token_end, y, r, units);
+        row_block<Type, 1>(w, a.lanes, token_begin, token_end, y, r, decoded.get(), one_group);
 }
 
 } // namespace
