@@ -85,6 +85,22 @@ private slots:
         QVERIFY(error_of({}).starts_with("PYRAMID_CUDA_GRAPHS: unknown CUDA graph mode"));
     }
 
+    void every_kernel_isa_can_be_named()
+    {
+        // Each name kernel_isa_name gives is one PYRAMID_CPU_KERNELS takes: the ISA itself where
+        // the CPU runs it, else the options as given. The int8 dot goes with every AVX2 one.
+        for (const cpu::KernelIsa isa : {cpu::KernelIsa::Generic, cpu::KernelIsa::Avx2, cpu::KernelIsa::Avx512Vnni}) {
+            setenv("PYRAMID_CPU_KERNELS", std::string(cpu::kernel_isa_name(isa)).c_str(), 1);
+            BackendOptions given;
+            given.cpu_kernels = {cpu::KernelIsa::Generic, cpu::QuantizedDot::Exact};
+            const BackendOptions seen = with_environment(given);
+            QCOMPARE(seen.cpu_kernels.isa, cpu::kernel_isa_supported(isa) ? isa : cpu::KernelIsa::Generic);
+        }
+        QCOMPARE(std::string(cpu::kernel_isa_name(cpu::KernelIsa::Avx512Vnni)), std::string("avx512vnni"));
+        // The best kernels include the AVX2 ones wherever the CPU has AVX2.
+        QCOMPARE(cpu::runs_avx2(cpu::best_kernel_config().isa), cpu::kernel_isa_supported(cpu::KernelIsa::Avx2));
+    }
+
     void a_kernel_name_that_cannot_run_is_ignored()
     {
         // Kernels are a matter of speed: an unknown name leaves the options as given.
