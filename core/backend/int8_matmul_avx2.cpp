@@ -22,6 +22,7 @@ bool int8_matmul_supported(TensorType type) { return is_block_quantized(type); }
 #if defined(__x86_64__) || defined(__i386__)
 #include "backend/int8_lanes_vnni.h"
 #include "backend/int8_rows_avx2.h"
+#include "backend/int8_token_rows_vnni.h"
 
 namespace pyramid::cpu {
 namespace {
@@ -31,10 +32,17 @@ namespace {
 // 4096 x 4096; at 5 the 8-lane kernels win for Q4_0, Q8_0 and Q4_K, and tie for Q6_K).
 constexpr int kMinLaneTokens = 5;
 
+// The row kernels: the AVX2 ones, except for a single token under Avx512Vnni where the type
+// has a VNNI kernel for it (int8_token_rows_vnni.h).
 void rows_avx2(const WeightView& w, const Int8Activations& a, int token_begin, int token_end, float* y,
-               int64_t row_begin, int64_t row_end)
+               int64_t row_begin, int64_t row_end, KernelIsa isa)
 {
     using namespace int8_avx2;
+    if (isa == KernelIsa::Avx512Vnni && token_end - token_begin == 1)
+        if (const int8_vnni::TokenRows one = int8_vnni::token_rows(w.type)) {
+            one(w, a, token_begin, y, row_begin, row_end);
+            return;
+        }
     const RowKernels kernels =
         tensor_type_traits(w.type).block_elems == 32 ? block32_row_kernels(w.type) : kquant_row_kernels(w.type);
     const size_t row_bytes = w.row_bytes();
@@ -69,19 +77,19 @@ void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_b
     const int8_vnni::LaneRows lanes =
         isa == KernelIsa::Avx512Vnni && a.has_lanes() ? int8_vnni::lane_rows(w.type) : nullptr;
     if (!lanes) {
-        rows_avx2(w, a, token_begin, token_end, y, row_begin, row_end);
+        rows_avx2(w, a, token_begin, token_end, y, row_begin, row_end, isa);
         return;
     }
     // Only the first and the last lane group of the range can hold too few of its tokens.
     int lanes_begin = token_begin, lanes_end = token_end;
     const int first_end = std::min(token_end, (token_begin / kLaneTokens + 1) * kLaneTokens);
     if (first_end - token_begin < kMinLaneTokens) {
-        rows_avx2(w, a, token_begin, first_end, y, row_begin, row_end);
+        rows_avx2(w, a, token_begin, first_end, y, row_begin, row_end, isa);
         lanes_begin = first_end;
     }
     const int last_begin = std::max(lanes_begin, (token_end - 1) / kLaneTokens * kLaneTokens);
     if (lanes_begin < token_end && token_end - last_begin < kMinLaneTokens) {
-        rows_avx2(w, a, last_begin, token_end, y, row_begin, row_end);
+        rows_avx2(w, a, last_begin, token_end, y, row_begin, row_end, isa);
         lanes_end = last_begin;
     }
     if (lanes_begin < lanes_end)

@@ -359,7 +359,7 @@ private slots:
             if (!cpu::int8_matmul_supported(type))
                 continue;
             for (int64_t cols : test_cols(type))
-                for (auto [rows, n] : {std::pair<int64_t, int>{1, 1}, {37, 3}, {5, 6}, {19, 17}, {23, 40}}) {
+                for (auto [rows, n] : {std::pair<int64_t, int>{1, 1}, {37, 1}, {37, 3}, {5, 6}, {19, 17}, {23, 40}}) {
                     const auto w = random_matrix(type, rows, cols, rng);
                     const auto x = random_activations(size_t(n * cols), rng);
                     cpu::Int8Activations a;

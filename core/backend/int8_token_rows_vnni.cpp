@@ -1,0 +1,177 @@
+// The one-token AVX512-VNNI kernels (int8_token_rows_vnni.h), on 256-bit vectors: Zen 4 runs
+// a 512-bit operation as two 256-bit halves, so wider vectors would save no work here.
+#if defined(__x86_64__) || defined(__i386__)
+#include "backend/int8_token_rows_vnni.h"
+
+#include <type_traits>
+
+#include "backend/int8_rows_avx2.h"
+
+#define PYRAMID_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+namespace pyramid::cpu::int8_vnni {
+namespace {
+
+using namespace avx2;
+using namespace block_layout;
+using int8_avx2::horizontal_sum;
+using int8_avx2::k4_scale_min_bytes;
+
+// One token's activations (Int8Activations' row layout).
+struct Token {
+    const int8_t* q;
+    const float* scale;        // per block of 32
+    const int16_t* group_sum;  // per 16 values
+};
+
+// Eight int32 lanes of 4 byte products each: the 32 weights u (unsigned) of one block times
+// its 32 activations x. Lanes 0-3 cover the block's first 16 weights, lanes 4-7 the rest.
+PYRAMID_AVX512VNNI inline __m256i block_dot(__m256i u, __m256i x)
+{
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, x);
+}
+
+// The lane sums of blocks 0-3 (d[0..3]) by halves: lanes 0-3 hold the first-half sums of
+// blocks 0, 1, 2, 3 and lanes 4-7 their second-half sums.
+PYRAMID_AVX512VNNI inline __m256i half_sums(const __m256i* d)
+{
+    return _mm256_hadd_epi32(_mm256_hadd_epi32(d[0], d[1]), _mm256_hadd_epi32(d[2], d[3]));
+}
+
+// Block b's whole sum in lane b, from the half sums of blocks 0-3 and 4-7.
+PYRAMID_AVX512VNNI inline __m256i block_sums(__m256i first4, __m256i last4)
+{
+    return _mm256_add_epi32(_mm256_permute2x128_si256(first4, last4, 0x20),
+                            _mm256_permute2x128_si256(first4, last4, 0x31));
+}
+
+// Sixteen int16 values v[0..15] (one per 16 weights of a super-block) as int32 laid out like
+// half_sums: v[0], v[2], v[4], v[6], v[1], v[3], v[5], v[7] for blocks 0-3 in first4, the same
+// of v[8..15] for blocks 4-7 in last4.
+PYRAMID_AVX512VNNI inline void as_half_lanes(__m256i v, __m256i& first4, __m256i& last4)
+{
+    const __m256i even = _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16);
+    const __m256i odd = _mm256_srai_epi32(v, 16);
+    first4 = _mm256_permute2x128_si256(even, odd, 0x20);
+    last4 = _mm256_permute2x128_si256(even, odd, 0x31);
+}
+
+// Eight bytes as eight floats.
+PYRAMID_AVX512VNNI inline __m256 as_floats(uint64_t bytes8)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(bytes8))));
+}
+
+// Q4_K (with_fifth_bit false) and Q5_K: w = (d * sc_j) * q - (dmin * m_j) for block j of a
+// super-block. The eight blocks' integer sums of q * x are converted together and meet
+// (d * sc_j) * (activation scale); the minimums meet (activation scale) * (block sum of x).
+template <bool with_fifth_bit>
+PYRAMID_AVX512VNNI float k4_row(const uint8_t* row, int64_t cols, const Token& x)
+{
+    using L = std::conditional_t<with_fifth_bit, Q5_K, Q4_K>;
+    constexpr size_t kBytes = L::kBytes;
+    __m256 acc = _mm256_setzero_ps(), acc_min = acc;
+    for (int64_t s = 0; s < cols / QK_K; ++s) {
+        __m256i xq[8];
+        for (int b = 0; b < 8; ++b)
+            xq[b] = load32(x.q + 256 * s + 32 * b);
+        const __m256 x_scales = _mm256_loadu_ps(x.scale + 8 * s);
+        const __m256i x_sums = _mm256_madd_epi16(load32(x.group_sum + 16 * s), _mm256_set1_epi16(1));
+        const __m256 scaled_sums = _mm256_mul_ps(x_scales, _mm256_cvtepi32_ps(x_sums));
+        const uint8_t* blk = row + s * kBytes;
+        prefetch_ahead(blk, kBytes);
+        const uint8_t* qs = blk + L::kQs;
+        __m256i d[8];
+        // Q5_K, as in the AVX2 kernel: bits 0 and 1 of qh are the fifth bits of blocks 2j and
+        // 2j + 1, and qh moves down two bits per j.
+        __m256i qh = with_fifth_bit ? load32(blk + Q5_K::kQh) : _mm256_setzero_si256();
+        for (int j = 0; j < 4; ++j) {
+            const __m256i q = load32(qs + 32 * j);
+            __m256i low = _mm256_and_si256(q, bytes(0x0f));
+            __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
+            if constexpr (with_fifth_bit) {
+                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
+                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+                qh = _mm256_srli_epi16(qh, 2);
+            }
+            d[2 * j] = block_dot(low, xq[2 * j]);
+            d[2 * j + 1] = block_dot(high, xq[2 * j + 1]);
+        }
+        uint64_t scale_bytes, min_bytes;
+        k4_scale_min_bytes(blk + L::kScales, scale_bytes, min_bytes);
+        const __m256 factors =
+            _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(half_at(blk + L::kD)), as_floats(scale_bytes)), x_scales);
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_sums(half_sums(d), half_sums(d + 4))), factors, acc);
+        acc_min = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(half_at(blk + L::kDmin)), as_floats(min_bytes)),
+                                  scaled_sums, acc_min);
+    }
+    return horizontal_sum(_mm256_sub_ps(acc, acc_min));
+}
+
+// Q6_K: w = d * sc * (q - 32), one int8 scale sc per 16 weights. Per half block, the integer
+// sum of q * x less 32 * (the activations' sum), times sc, is exact (|sum| < 2^24: 32 weights,
+// |sc| <= 128, |q - 32| <= 32, |x| <= 127), so the scales and offsets stay in integers and
+// the eight block sums meet d * (activation scale) once.
+PYRAMID_AVX512VNNI float q6_k_row(const uint8_t* row, int64_t cols, const Token& x)
+{
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t s = 0; s < cols / QK_K; ++s) {
+        __m256i xq[8];
+        for (int b = 0; b < 8; ++b)
+            xq[b] = load32(x.q + 256 * s + 32 * b);
+        const __m256 x_scales = _mm256_loadu_ps(x.scale + 8 * s);
+        // 32 * the activations' sums per 16, shifted in int32: 32 * 2032 overflows int16.
+        __m256i offsets0, offsets1;
+        as_half_lanes(load32(x.group_sum + 16 * s), offsets0, offsets1);
+        offsets0 = _mm256_slli_epi32(offsets0, 5);
+        offsets1 = _mm256_slli_epi32(offsets1, 5);
+        const uint8_t* blk = row + s * Q6_K::kBytes;
+        prefetch_ahead(blk, Q6_K::kBytes);
+        __m256i d[8];
+        for (int half = 0; half < 2; ++half) {
+            __m256i q[4];
+            unpack_q6_k_half(blk, half, q);
+            for (int k = 0; k < 4; ++k)
+                d[4 * half + k] = block_dot(q[k], xq[4 * half + k]);
+        }
+        __m256i scales0, scales1;
+        as_half_lanes(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + Q6_K::kScales))),
+                      scales0, scales1);
+        const __m256i first4 = _mm256_mullo_epi32(_mm256_sub_epi32(half_sums(d), offsets0), scales0);
+        const __m256i last4 = _mm256_mullo_epi32(_mm256_sub_epi32(half_sums(d + 4), offsets1), scales1);
+        const __m256 factors = _mm256_mul_ps(_mm256_set1_ps(half_at(blk + Q6_K::kD)), x_scales);
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_sums(first4, last4)), factors, acc);
+    }
+    return horizontal_sum(acc);
+}
+
+// One row's dot with one token.
+using RowKernel = float (*)(const uint8_t* row, int64_t cols, const Token& x);
+
+template <RowKernel Row>
+void token_rows_of(const WeightView& w, const Int8Activations& a, int token, float* y, int64_t row_begin,
+                   int64_t row_end)
+{
+    const Token x{a.q_row(token), a.scale_row(token), a.group_sum_row(token)};
+    const size_t row_bytes = w.row_bytes();
+    const auto* data = reinterpret_cast<const uint8_t*>(w.data);
+    float* out = y + static_cast<int64_t>(token) * w.rows;
+    for (int64_t r = row_begin; r < row_end; ++r)
+        out[r] = Row(data + static_cast<size_t>(r) * row_bytes, w.cols, x);
+}
+
+} // namespace
+
+TokenRows token_rows(TensorType type)
+{
+    switch (type) {
+    case TensorType::Q4_K: return token_rows_of<k4_row<false>>;
+    case TensorType::Q5_K: return token_rows_of<k4_row<true>>;
+    case TensorType::Q6_K: return token_rows_of<q6_k_row>;
+    default: return nullptr;
+    }
+}
+
+} // namespace pyramid::cpu::int8_vnni
+
+#endif
