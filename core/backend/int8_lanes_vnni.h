@@ -19,8 +19,8 @@
 // the largest is Q6_K's sum of sc * (q - 32) * x over a block: 32 * 128 * 32 * 127 < 2^24.
 //
 // Results equal the AVX2 int8 kernels' up to float32 summation order. Every block type has a
-// kernel here (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K to Q6_K); single tokens and small token
-// counts keep the AVX2 kernels under Avx512Vnni.
+// kernel here (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K to Q6_K); under Avx512Vnni single tokens
+// take int8_token_rows_vnni.h and other small token counts the AVX2 kernels.
 //
 // Every function carries the AVX-512 target attribute instead of the file being compiled
 // for it: nothing here may run (or be merged into code that runs) on a CPU without

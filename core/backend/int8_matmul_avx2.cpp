@@ -4,7 +4,8 @@
 // a weight's small integer scales), converted to float once and scaled by the block's weight
 // scale times its activation scale. The row kernels per type are in int8_block32_rows_avx2.cpp
 // and int8_kquant_rows_avx2.cpp. Under KernelIsa::Avx512Vnni, prompts of the types that have
-// one go to the lane kernels of int8_lanes_vnni.h instead.
+// one go to the lane kernels of int8_lanes_vnni.h instead, and single tokens to those of
+// int8_token_rows_vnni.h.
 //
 // Bounds: |q| <= 128 and |x| <= 127 keep each maddubs pair sum within int16 (Q6_K's
 // 2 * 63 * 127 = 16002 is the largest unsigned one), and a block's int32 sum stays below 2^24,

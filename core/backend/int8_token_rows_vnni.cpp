@@ -3,6 +3,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include "backend/int8_token_rows_vnni.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "backend/int8_rows_avx2.h"
@@ -14,7 +15,6 @@ namespace {
 
 using namespace avx2;
 using namespace block_layout;
-using int8_avx2::horizontal_sum;
 using int8_avx2::k4_scale_min_bytes;
 
 // One token's activations (Int8Activations' row layout).
@@ -145,6 +145,90 @@ PYRAMID_AVX512VNNI __m256 q6_k_row(const uint8_t* row, int64_t cols, const Token
     return acc;
 }
 
+// The 32-element block types, eight blocks at a time: u = q + offset (unsigned), whose integer
+// sum less offset * (the activations' block sum) is the block's exact dot. Q4_1/Q5_1 have no
+// offset; their minimum m meets (activation scale) * (block sum of x).
+struct Q8_0Block {
+    using L = Q8_0;
+    static constexpr int kOffsetShift = 7;
+    static constexpr bool kMins = false;
+    PYRAMID_AVX2 static __m256i decode(const uint8_t* blk) { return _mm256_xor_si256(load32(blk + Q8_0::kQs), bytes(0x80)); }
+};
+
+template <bool with_fifth_bit>
+struct Q4_0Block {
+    using L = std::conditional_t<with_fifth_bit, Q5_0, Q4_0>;
+    static constexpr int kOffsetShift = with_fifth_bit ? 4 : 3;
+    static constexpr bool kMins = false;
+    PYRAMID_AVX2 static __m256i decode(const uint8_t* blk)
+    {
+        const __m256i u = nibbles32(blk + L::kQs);
+        return with_fifth_bit ? _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_0::kQh))) : u;
+    }
+};
+
+template <bool with_fifth_bit>
+struct Q4_1Block {
+    using L = std::conditional_t<with_fifth_bit, Q5_1, Q4_1>;
+    static constexpr int kOffsetShift = 0;
+    static constexpr bool kMins = true;
+    PYRAMID_AVX2 static __m256i decode(const uint8_t* blk)
+    {
+        const __m256i u = nibbles32(blk + L::kQs);
+        return with_fifth_bit ? _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_1::kQh))) : u;
+    }
+};
+
+// The fp16 values at p, p + Stride, ... of `count` (<= 8) blocks as floats, 0 past count.
+template <size_t Stride>
+PYRAMID_AVX512VNNI inline __m256 halves_of(const uint8_t* p, int count)
+{
+    const auto at = [p](int i) { return static_cast<short>(p[i * Stride] | p[i * Stride + 1] << 8); };
+    if (count == 8)
+        return _mm256_cvtph_ps(_mm_setr_epi16(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)));
+    alignas(16) int16_t h[8] = {};
+    for (int i = 0; i < count; ++i)
+        h[i] = at(i);
+    return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+}
+
+// Eight values of T from p, 0 past count (a row's last, partial group of blocks).
+template <typename T>
+PYRAMID_AVX512VNNI inline __m256i load_upto(const T* p, int count)
+{
+    const __mmask32 keep = count * sizeof(T) >= 32 ? ~__mmask32(0) : (__mmask32(1) << (count * sizeof(T))) - 1;
+    return _mm256_maskz_loadu_epi8(keep, p);
+}
+
+template <typename Type>
+PYRAMID_AVX512VNNI __m256 block32_row(const uint8_t* row, int64_t cols, const Token& x)
+{
+    using L = typename Type::L;
+    __m256 acc = _mm256_setzero_ps(), acc_min = acc;
+    const int64_t blocks = cols / QK;
+    for (int64_t b0 = 0; b0 < blocks; b0 += 8) {
+        const int count = static_cast<int>(std::min<int64_t>(8, blocks - b0));
+        const uint8_t* blk = row + b0 * L::kBytes;
+        prefetch_ahead(blk, 8 * L::kBytes);
+        __m256i d[8];
+        for (int i = 0; i < 8; ++i)
+            d[i] = i < count ? block_dot(Type::decode(blk + i * L::kBytes), load32(x.q + 32 * (b0 + i)))
+                             : _mm256_setzero_si256();
+        // The activations' block sums (two per block in group_sum) and scales; 0 past count.
+        const __m256i x_sums = _mm256_madd_epi16(load_upto(x.group_sum + 2 * b0, 2 * count), _mm256_set1_epi16(1));
+        const __m256 x_scales = _mm256_castsi256_ps(load_upto(x.scale + b0, count));
+        __m256i sums = block_sums(half_sums(d), half_sums(d + 4));
+        if constexpr (Type::kOffsetShift != 0)
+            sums = _mm256_sub_epi32(sums, _mm256_slli_epi32(x_sums, Type::kOffsetShift));
+        const __m256 factors = _mm256_mul_ps(halves_of<L::kBytes>(blk + L::kD, count), x_scales);
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), factors, acc);
+        if constexpr (Type::kMins)
+            acc_min = _mm256_fmadd_ps(halves_of<L::kBytes>(blk + L::kM, count),
+                                      _mm256_mul_ps(x_scales, _mm256_cvtepi32_ps(x_sums)), acc_min);
+    }
+    return _mm256_add_ps(acc, acc_min);
+}
+
 // One row's dot with one token, as eight float lanes still to be summed.
 using RowKernel = __m256 (*)(const uint8_t* row, int64_t cols, const Token& x);
 
@@ -166,15 +250,15 @@ PYRAMID_AVX512VNNI void token_rows_of(const WeightView& w, const Int8Activations
     const size_t row_bytes = w.row_bytes();
     const auto* data = reinterpret_cast<const uint8_t*>(w.data);
     float* out = y + static_cast<int64_t>(token) * w.rows;
-    int64_t r = row_begin;
-    for (; r + 8 <= row_end; r += 8) {
+    // Lane i of lane_sums depends on acc[i] alone, so a row's result does not depend on which
+    // rows share its group (how a range is split).
+    for (int64_t r = row_begin; r < row_end; r += 8) {
+        const int count = static_cast<int>(std::min<int64_t>(8, row_end - r));
         __m256 acc[8];
         for (int i = 0; i < 8; ++i)
-            acc[i] = Row(data + static_cast<size_t>(r + i) * row_bytes, w.cols, x);
-        _mm256_storeu_ps(out + r, lane_sums(acc));
+            acc[i] = i < count ? Row(data + static_cast<size_t>(r + i) * row_bytes, w.cols, x) : _mm256_setzero_ps();
+        _mm256_mask_storeu_ps(out + r, static_cast<__mmask8>((1u << count) - 1), lane_sums(acc));
     }
-    for (; r < row_end; ++r)
-        out[r] = horizontal_sum(Row(data + static_cast<size_t>(r) * row_bytes, w.cols, x));
 }
 
 } // namespace
@@ -185,6 +269,11 @@ TokenRows token_rows(TensorType type)
     case TensorType::Q4_K: return token_rows_of<k4_row<false>>;
     case TensorType::Q5_K: return token_rows_of<k4_row<true>>;
     case TensorType::Q6_K: return token_rows_of<q6_k_row>;
+    case TensorType::Q8_0: return token_rows_of<block32_row<Q8_0Block>>;
+    case TensorType::Q4_0: return token_rows_of<block32_row<Q4_0Block<false>>>;
+    case TensorType::Q5_0: return token_rows_of<block32_row<Q4_0Block<true>>>;
+    case TensorType::Q4_1: return token_rows_of<block32_row<Q4_1Block<false>>>;
+    case TensorType::Q5_1: return token_rows_of<block32_row<Q4_1Block<true>>>;
     default: return nullptr;
     }
 }

@@ -11,7 +11,8 @@ enum class KernelIsa {
     Generic,  // portable C++ (the compiler's SSE2 vectorisation on x86-64)
     Avx2,     // AVX2 + FMA + F16C
     // AVX2 + FMA + F16C + AVX512F/BW/VL + AVX512_VNNI: the int8 dot of the types that have
-    // a VNNI kernel (int8_lanes_vnni.h) uses vpdpbusd; everything else runs the AVX2 kernels.
+    // a VNNI kernel (int8_lanes_vnni.h for prompts, int8_token_rows_vnni.h for one token) uses
+    // vpdpbusd; everything else runs the AVX2 kernels.
     Avx512Vnni,
 };
 
