@@ -99,6 +99,8 @@ def main():
                    help="also decode of this many sequences at once, against llama-batched-bench (0: not)")
     p.add_argument("--batch-rounds", type=int, default=1)
     p.add_argument("--json")
+    p.add_argument("--commit", help="what the pyramid-bench binary was built from, for the JSON (default: the "
+                                    "checkout's commit, right for the build tree's binary)")
     args = p.parse_args()
     binary = peer_bin_folder(args.llama_bin)
     models = list(args.model)
@@ -153,7 +155,7 @@ def main():
             json.dump({"tool": "llamacpp_cpu.py", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                        "machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
                        "threads": args.threads, "prompt_len": args.prompt_len, "gen_len": args.gen_len,
-                       "policy": args.policy, "batch": args.batch, "commit": commit(), "results": results}, f, indent=2)
+                       "policy": args.policy, "batch": args.batch, "commit": args.commit or commit(), "results": results}, f, indent=2)
             f.write("\n")
 
 
