@@ -11,19 +11,15 @@
 #include "kv/compression_presets.h"
 #include "kv/pyramid_schedule.h"
 #include "model/model.h"
+#include "index_lists.h"
+#include "random_values.h"
 #include "shared_data.h"
 #include "util/error.h"
 
 using namespace pyramid;
+using pyramid::test::range;
 
 namespace {
-
-std::vector<int> range(int begin, int end)
-{
-    std::vector<int> v(static_cast<size_t>(end - begin));
-    std::iota(v.begin(), v.end(), begin);
-    return v;
-}
 
 std::vector<float> random_scores(int n, unsigned seed)
 {
@@ -252,10 +248,7 @@ private slots:
     {
         PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
         auto model = Model::open(path, BackendPreference::Cpu);
-        std::vector<int32_t> prompt(256);
-        std::mt19937 rng(3);
-        for (int32_t& t : prompt)
-            t = static_cast<int32_t>(3 + rng() % 500);
+        const std::vector<int32_t> prompt = test::random_tokens(256, 3, 3, 500);
         CompressionConfig config;
         config.pyramid.prefill_decay_ratio = 0.5;
         config.pyramid.min_context_length = 16;

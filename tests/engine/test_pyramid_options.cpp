@@ -11,25 +11,16 @@
 #include "kv/pyramid_schedule.h"
 #include "kv/score_pooling.h"
 #include "model/model.h"
+#include "index_lists.h"
+#include "random_values.h"
 #include "shared_data.h"
 #include "util/error.h"
 
 using namespace pyramid;
+using pyramid::test::joined;
+using pyramid::test::range;
 
 namespace {
-
-std::vector<int> range(int begin, int end)
-{
-    std::vector<int> v(static_cast<size_t>(end - begin));
-    std::iota(v.begin(), v.end(), begin);
-    return v;
-}
-
-std::vector<int> joined(std::vector<int> a, const std::vector<int>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
 
 std::vector<float> random_scores(int n, unsigned seed)
 {
@@ -189,10 +180,7 @@ private slots:
         // newest tokens stay.
         PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
         auto model = Model::open(path, BackendPreference::Cpu);
-        std::vector<int32_t> prompt(256);
-        std::mt19937 rng(3);
-        for (int32_t& t : prompt)
-            t = static_cast<int32_t>(3 + rng() % 500);
+        const std::vector<int32_t> prompt = test::random_tokens(256, 3, 3, 500);
         CompressionConfig config;
         config.pyramid.prefill_decay_ratio = 0.5;
         config.pyramid.min_context_length = 16;

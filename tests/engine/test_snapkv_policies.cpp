@@ -11,24 +11,15 @@
 #include "kv/kv_footprint.h"
 #include "kv/snapkv_policy.h"
 #include "model/model.h"
+#include "index_lists.h"
+#include "random_values.h"
 #include "shared_data.h"
 
 using namespace pyramid;
+using pyramid::test::joined;
+using pyramid::test::range;
 
 namespace {
-
-std::vector<int> range(int begin, int end)
-{
-    std::vector<int> v(static_cast<size_t>(end - begin));
-    std::iota(v.begin(), v.end(), begin);
-    return v;
-}
-
-std::vector<int> joined(std::vector<int> a, const std::vector<int>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
 
 CompressionConfig snapkv_config(CompressionPolicyKind kind, int window, int kernel)
 {
@@ -162,10 +153,7 @@ private slots:
         auto model = Model::open(path, BackendPreference::Cpu);
         CompressionConfig c = snapkv_config(static_cast<CompressionPolicyKind>(kind), 16, 7);
         c.budget_fraction = 0.4;
-        std::vector<int32_t> prompt(300);
-        std::mt19937 rng(5);
-        for (int32_t& t : prompt)
-            t = static_cast<int32_t>(3 + rng() % 500);
+        const std::vector<int32_t> prompt = test::random_tokens(300, 5, 3, 500);
         InferenceSession session(model->backend(), c);
         auto logits = session.prefill(prompt);
         const int n_layers = model->config().n_layers;

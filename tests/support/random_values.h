@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -17,6 +18,17 @@ inline std::vector<float> random_vector(size_t n, std::mt19937& rng, float scale
     for (float& x : v)
         x = d(rng);
     return v;
+}
+
+// n token ids drawn uniformly from [first, first + count), in the order a generator seeded
+// with `seed` yields them: prompts for a model whose vocabulary holds those ids.
+inline std::vector<int32_t> random_tokens(size_t n, unsigned seed, int32_t first, uint32_t count)
+{
+    std::mt19937 rng(seed);
+    std::vector<int32_t> tokens(n);
+    for (int32_t& t : tokens)
+        t = static_cast<int32_t>(first + static_cast<int32_t>(rng() % count));
+    return tokens;
 }
 
 // The largest |a[i] - b[i]| over a's elements (b at least as long), the difference taken in
