@@ -10,6 +10,9 @@
 #include "model/quant_block_fields.h"
 
 #define PYRAMID_AVX2 __attribute__((target("avx2,fma,f16c")))
+// The AVX512-VNNI kernels (int8_lanes_vnni.h, int8_token_rows_vnni.h) build on these pieces,
+// with the features KernelIsa::Avx512Vnni asks the CPU for.
+#define PYRAMID_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 namespace pyramid::cpu::avx2 {
 

@@ -95,20 +95,12 @@ PYRAMID_AVX2 void k4_row(const uint8_t* row, int64_t cols, const Tokens& x, floa
             _mm256_mul_ps(_mm256_set1_ps(half_at(blk + L::kD)), _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(scales))), x,
             s, f);
         const uint8_t* qs = blk + L::kQs;
-        // Q5_K: bits 2j and 2j + 1 of qh[l] are the fifth bits of element l of groups 2j and
-        // 2j + 1; qh moves down two bits per j, so they are always bits 0 and 1, shifted to 4.
         __m256i qh = with_fifth_bit ? load32(blk + Q5_K::kQh) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
-            const __m256i q = load32(qs + 32 * j);
-            __m256i low = _mm256_and_si256(q, bytes(0x0f));
-            __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
-            if constexpr (with_fifth_bit) {
-                // 16-bit shifts carry bits between the two bytes of a lane, but the mask keeps
-                // only bit 4 of each byte, which came from that same byte.
-                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
-                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+            __m256i low, high;
+            k4_group_pair<with_fifth_bit>(load32(qs + 32 * j), qh, low, high);
+            if constexpr (with_fifth_bit)
                 qh = _mm256_srli_epi16(qh, 2);
-            }
             add_block(acc, low, ones, x, s, 2 * j, f);
             add_block(acc, high, ones, x, s, 2 * j + 1, f);
         }

@@ -10,8 +10,6 @@
 
 #include "backend/int8_rows_avx2.h"
 
-#define PYRAMID_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
-
 namespace pyramid::cpu::int8_vnni {
 namespace {
 
@@ -156,18 +154,12 @@ struct Q4_KUnit {
         const __m256 d = _mm256_set1_ps(half_at(blk + L::kD)), dmin = _mm256_set1_ps(half_at(blk + L::kDmin));
         _mm256_storeu_ps(out.scale, _mm256_mul_ps(d, as_floats(scales)));
         _mm256_storeu_ps(out.min, _mm256_mul_ps(dmin, as_floats(mins)));
-        // Q5_K: bits 2j and 2j + 1 of qh[l] are the fifth bits of element l of blocks 2j and
-        // 2j + 1; qh moves down two bits per j (as in the AVX2 kernel, int8_kquant_rows_avx2.cpp).
         __m256i qh = with_fifth_bit ? load32(blk + Q5_K::kQh) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
-            const __m256i q = load32(blk + L::kQs + 32 * j);
-            __m256i low = _mm256_and_si256(q, bytes(0x0f));
-            __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
-            if constexpr (with_fifth_bit) {
-                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
-                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+            __m256i low, high;
+            int8_avx2::k4_group_pair<with_fifth_bit>(load32(blk + L::kQs + 32 * j), qh, low, high);
+            if constexpr (with_fifth_bit)
                 qh = _mm256_srli_epi16(qh, 2);
-            }
             store32(out.u[2 * j], low);
             store32(out.u[2 * j + 1], high);
         }

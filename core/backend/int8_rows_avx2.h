@@ -41,6 +41,23 @@ inline void k4_scale_min_bytes(const uint8_t* packed, uint64_t& scales, uint64_t
     mins = (w[1] & low6) | uint64_t(mins_high) << 32;
 }
 
+// Q4_K and Q5_K: 32 bytes of quants (q, bytes 32j..32j+31) hold groups 2j (low nibbles) and
+// 2j + 1 (high nibbles), as unsigned bytes in `low` and `high`. Q5_K's fifth bits come from qh:
+// bits 2j and 2j + 1 of its byte l are those of element l of the two groups, so the caller
+// shifts qh down two bits per j and they are always bits 0 and 1 here. (16-bit shifts carry
+// bits between the two bytes of a lane, but the mask keeps only bit 4 of each byte, which came
+// from that same byte.)
+template <bool with_fifth_bit>
+PYRAMID_AVX2 inline void k4_group_pair(__m256i q, __m256i qh, __m256i& low, __m256i& high)
+{
+    low = _mm256_and_si256(q, bytes(0x0f));
+    high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
+    if constexpr (with_fifth_bit) {
+        low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
+        high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+    }
+}
+
 // Q2_K and Q3_K share the element order: plane p (bits 2p) of quant half h (32 bytes) holds
 // elements 128h + 32p + 0..31, activation block 4h + p of the super-block, with scales
 // 8h + 2p and 8h + 2p + 1 (one per 16 elements).

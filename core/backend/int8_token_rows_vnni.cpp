@@ -8,8 +8,6 @@
 
 #include "backend/int8_rows_avx2.h"
 
-#define PYRAMID_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
-
 namespace pyramid::cpu::int8_vnni {
 namespace {
 
@@ -82,18 +80,12 @@ PYRAMID_AVX512VNNI __m256 k4_row(const uint8_t* row, int64_t cols, const Token& 
         prefetch_ahead(blk, kBytes);
         const uint8_t* qs = blk + L::kQs;
         __m256i d[8];
-        // Q5_K, as in the AVX2 kernel: bits 0 and 1 of qh are the fifth bits of blocks 2j and
-        // 2j + 1, and qh moves down two bits per j.
         __m256i qh = with_fifth_bit ? load32(blk + Q5_K::kQh) : _mm256_setzero_si256();
         for (int j = 0; j < 4; ++j) {
-            const __m256i q = load32(qs + 32 * j);
-            __m256i low = _mm256_and_si256(q, bytes(0x0f));
-            __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), bytes(0x0f));
-            if constexpr (with_fifth_bit) {
-                low = _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16(qh, 4), bytes(16)));
-                high = _mm256_or_si256(high, _mm256_and_si256(_mm256_slli_epi16(qh, 3), bytes(16)));
+            __m256i low, high;
+            int8_avx2::k4_group_pair<with_fifth_bit>(load32(qs + 32 * j), qh, low, high);
+            if constexpr (with_fifth_bit)
                 qh = _mm256_srli_epi16(qh, 2);
-            }
             d[2 * j] = block_dot(low, xq[2 * j]);
             d[2 * j + 1] = block_dot(high, xq[2 * j + 1]);
         }
