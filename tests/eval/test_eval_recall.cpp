@@ -82,7 +82,11 @@ private slots:
         const RecallScore extend = score_recall(model->backend(), full, t, RecallMode::Extend);
         const RecallScore rebuild = score_recall(model->backend(), full, t, RecallMode::Rebuild);
         QVERIFY2(extend.recalled, qPrintable(QString::number(extend.answer_logprob)));
-        QVERIFY(std::abs(extend.answer_logprob - rebuild.answer_logprob) < 1e-3);
+        // Extend reads earlier replies a token at a time, rebuild as one prompt: on AVX512-VNNI
+        // those take kernels that sum in different orders, and a difference in the last bits
+        // can move an activation's int8 rounding; 2.4e-3 nats measured, 1e-3 before them.
+        QVERIFY2(std::abs(extend.answer_logprob - rebuild.answer_logprob) < 1e-2,
+                 qPrintable(QString("extend %1, rebuild %2").arg(extend.answer_logprob).arg(rebuild.answer_logprob)));
         QCOMPARE(extend.kv_bytes, extend.full_kv_bytes);
 
         // Keeping only the newest entries (local, a budget far below the fact's distance) must
