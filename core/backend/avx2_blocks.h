@@ -75,6 +75,19 @@ PYRAMID_AVX2 inline __m256i fifth_bits(uint32_t bits)
     return where_bits(spread, _mm256_set1_epi64x(0x8040201008040201LL), 0x10);
 }
 
+// The 32 values of a block of 32 with packed nibbles, unsigned and in element order: 0..15
+// for Q4_0 and Q4_1, 0..31 for Q5_0 and Q5_1 with their fifth bits. Layout is the block's
+// layout (quant_block_layout.h); a layout with a kQh field has fifth bits.
+template <typename Layout>
+PYRAMID_AVX2 inline __m256i nibble_block_values(const uint8_t* blk)
+{
+    const __m256i low = nibbles32(blk + Layout::kQs);
+    if constexpr (requires { Layout::kQh; })
+        return _mm256_or_si256(low, fifth_bits(u32_at(blk + Layout::kQh)));
+    else
+        return low;
+}
+
 // The unsigned 6-bit values (0..63) of one half (128 weights) of a Q6_K super-block `blk`,
 // as four vectors of 32 bytes: q[k] holds weights 32k..32k+31 of the half. Each half is 64
 // bytes of low nibbles (ql) and 32 bytes of 2-bit high parts (qh); byte l of qh serves

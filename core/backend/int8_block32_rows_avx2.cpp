@@ -43,8 +43,7 @@ PYRAMID_AVX2 inline void q4_0_block(const uint8_t* blk, int64_t b, const Tokens&
 template <int T>
 PYRAMID_AVX2 inline void q5_0_block(const uint8_t* blk, int64_t b, const Tokens& x, __m256* acc)
 {
-    const __m256i q = _mm256_or_si256(nibbles32(blk + Q5_0::kQs), fifth_bits(u32_at(blk + Q5_0::kQh)));
-    add_signed_block<T>(_mm256_sub_epi8(q, bytes(16)), half_at(blk + Q5_0::kD), b, x, acc);
+    add_signed_block<T>(_mm256_sub_epi8(nibble_block_values<Q5_0>(blk), bytes(16)), half_at(blk + Q5_0::kD), b, x, acc);
 }
 
 template <int T, size_t BlockBytes, void (*Block)(const uint8_t*, int64_t, const Tokens&, __m256*)>
@@ -85,9 +84,7 @@ PYRAMID_AVX2 void min_row(const uint8_t* row, int64_t cols, const Tokens& x, flo
             const uint8_t* blk = row + b * kBytes;
             const float d = half_at(blk + L::kD);
             mins[i] = half_at(blk + L::kM);
-            const __m256i w = with_fifth_bit
-                                  ? _mm256_or_si256(nibbles32(blk + L::kQs), fifth_bits(u32_at(blk + Q5_1::kQh)))
-                                  : nibbles32(blk + L::kQs);
+            const __m256i w = nibble_block_values<L>(blk);
             for (int t = 0; t < T; ++t)
                 add_scaled(i % 2 ? acc.odd[t] : acc.even[t], dot_unsigned(w, x.q[t] + 32 * b, ones), d * x.scale[t][b]);
         }

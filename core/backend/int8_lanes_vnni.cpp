@@ -105,10 +105,7 @@ struct Q4_0Unit {
     static constexpr bool kHalves = false, kMins = false, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
     {
-        __m256i u = nibbles32(blk + L::kQs);
-        if constexpr (with_fifth_bit)
-            u = _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_0::kQh)));
-        store32(out.u[0], u);
+        store32(out.u[0], nibble_block_values<L>(blk));
         out.scale[0] = half_at(blk + L::kD);
     }
 };
@@ -123,10 +120,7 @@ struct Q4_1Unit {
     static constexpr bool kHalves = false, kMins = true, kHalfMins = false;
     PYRAMID_AVX2 static void decode(const uint8_t* blk, Unit<1>& out)
     {
-        __m256i u = nibbles32(blk + L::kQs);
-        if constexpr (with_fifth_bit)
-            u = _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_1::kQh)));
-        store32(out.u[0], u);
+        store32(out.u[0], nibble_block_values<L>(blk));
         out.scale[0] = half_at(blk + L::kD);
         out.min[0] = -half_at(blk + L::kM);
     }

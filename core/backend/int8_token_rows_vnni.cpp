@@ -154,8 +154,7 @@ struct Q4_0Block {
     static constexpr bool kMins = false;
     PYRAMID_AVX2 static __m256i decode(const uint8_t* blk)
     {
-        const __m256i u = nibbles32(blk + L::kQs);
-        return with_fifth_bit ? _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_0::kQh))) : u;
+        return nibble_block_values<L>(blk);
     }
 };
 
@@ -166,8 +165,7 @@ struct Q4_1Block {
     static constexpr bool kMins = true;
     PYRAMID_AVX2 static __m256i decode(const uint8_t* blk)
     {
-        const __m256i u = nibbles32(blk + L::kQs);
-        return with_fifth_bit ? _mm256_or_si256(u, fifth_bits(u32_at(blk + Q5_1::kQh))) : u;
+        return nibble_block_values<L>(blk);
     }
 };
 
