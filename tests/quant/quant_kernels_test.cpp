@@ -123,8 +123,12 @@ struct Reference {
     std::vector<double> value, magnitude;
 };
 
-Reference reference_matmul(const std::vector<float>& w, int64_t rows, int64_t cols, const std::vector<float>& x, int n)
+// `stored`: a rows x cols matrix of `type`, decoded by to_float.
+Reference reference_matmul(TensorType type, const std::vector<std::byte>& stored, int64_t rows, int64_t cols,
+                           const std::vector<float>& x, int n)
 {
+    std::vector<float> w(size_t(rows * cols));
+    tensor_type_traits(type).to_float(stored.data(), w.data(), rows * cols);
     Reference ref{std::vector<double>(static_cast<size_t>(n * rows)), std::vector<double>(static_cast<size_t>(n * rows))};
     for (int t = 0; t < n; ++t)
         for (int64_t r = 0; r < rows; ++r) {
@@ -138,6 +142,18 @@ Reference reference_matmul(const std::vector<float>& w, int64_t rows, int64_t co
             ref.magnitude[size_t(t * rows + r)] = magnitude;
         }
     return ref;
+}
+
+// The float64 reference of an int8 product: the decoded weights against the activations as the
+// int8 kernels see them (each rounded to its block's int8 grid).
+Reference int8_reference(TensorType type, const std::vector<std::byte>& w, int64_t rows, int64_t cols,
+                         const cpu::Int8Activations& a, int n)
+{
+    std::vector<float> rounded(size_t(n * cols));
+    for (int t = 0; t < n; ++t)
+        for (int64_t c = 0; c < cols; ++c)
+            rounded[size_t(t * cols + c)] = a.rounded(t, c);
+    return reference_matmul(type, w, rows, cols, rounded, n);
 }
 
 // Empty when y matches; else the first bad element. 1e-5 of the magnitude allows float32
@@ -202,9 +218,7 @@ private slots:
                     for (auto [rows, n] : {std::pair<int64_t, int>{1, 1}, {37, 1}, {37, 3}, {5, 6}, {19, 17}}) {
                         const auto w = random_matrix(type, rows, cols, rng);
                         const auto x = random_activations(size_t(n * cols), rng);
-                        std::vector<float> decoded(size_t(rows * cols));
-                        tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
-                        const Reference ref = reference_matmul(decoded, rows, cols, x, n);
+                        const Reference ref = reference_matmul(type, w, rows, cols, x, n);
 
                         const WeightView view{"w", type, rows, cols, w.data()};
                         std::vector<float> y(size_t(n * rows), NAN);
@@ -253,20 +267,18 @@ private slots:
                 const auto w = random_matrix(type, rows, cols, rng);
                 auto x = random_activations(size_t(n * cols), rng);
                 const bool int8 = config.quantized_dot == cpu::QuantizedDot::Int8 && cpu::int8_matmul_supported(type);
-                std::vector<float> seen = x;
+                Reference ref;
                 if (int8) {
                     cpu::Int8Activations a;
                     cpu::quantize_activations(x.data(), n, cols, a);
-                    for (int t = 0; t < n; ++t)
-                        for (int64_t c = 0; c < cols; ++c)
-                            seen[size_t(t * cols + c)] = a.rounded(t, c);
+                    ref = int8_reference(type, w, rows, cols, a, n);
+                } else {
+                    ref = reference_matmul(type, w, rows, cols, x, n);
                 }
-                std::vector<float> decoded(size_t(rows * cols));
-                tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
                 const WeightView view{"w", type, rows, cols, w.data()};
                 std::vector<float> y(size_t(n * rows), NAN);
                 cpu::matmul(view, x.data(), n, y.data());
-                const std::string bad = mismatch(y, reference_matmul(decoded, rows, cols, seen, n), int8 ? 1e-4 : 1e-5);
+                const std::string bad = mismatch(y, ref, int8 ? 1e-4 : 1e-5);
                 QVERIFY2(bad.empty(), (describe(type, config.isa, rows, cols, n) + ": " + bad).c_str());
             }
     }
@@ -321,13 +333,7 @@ private slots:
                     const auto x = random_activations(size_t(n * cols), rng);
                     cpu::Int8Activations a;
                     cpu::quantize_activations(x.data(), n, cols, a);
-                    std::vector<float> rounded(x.size());  // the activations the kernels see
-                    for (int t = 0; t < n; ++t)
-                        for (int64_t c = 0; c < cols; ++c)
-                            rounded[size_t(t * cols + c)] = a.rounded(t, c);
-                    std::vector<float> decoded(size_t(rows * cols));
-                    tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
-                    const Reference ref = reference_matmul(decoded, rows, cols, rounded, n);
+                    const Reference ref = int8_reference(type, w, rows, cols, a, n);
 
                     const WeightView view{"w", type, rows, cols, w.data()};
                     std::vector<float> y(size_t(n * rows), NAN);
@@ -365,13 +371,7 @@ private slots:
                     cpu::Int8Activations a;
                     cpu::quantize_activations(x.data(), n, cols, a, true);
                     QVERIFY(a.has_lanes());
-                    std::vector<float> rounded(x.size());
-                    for (int t = 0; t < n; ++t)
-                        for (int64_t c = 0; c < cols; ++c)
-                            rounded[size_t(t * cols + c)] = a.rounded(t, c);
-                    std::vector<float> decoded(size_t(rows * cols));
-                    tensor_type_traits(type).to_float(w.data(), decoded.data(), rows * cols);
-                    const Reference ref = reference_matmul(decoded, rows, cols, rounded, n);
+                    const Reference ref = int8_reference(type, w, rows, cols, a, n);
 
                     const WeightView view{"w", type, rows, cols, w.data()};
                     const std::string what = describe(type, KernelIsa::Avx512Vnni, rows, cols, n);
