@@ -6,19 +6,13 @@
 # Usage: bench/smollm2_kv_types.sh OUT_DIR [WINDOWS [CASES [TYPES]]]
 #   WINDOWS  perplexity windows (default 8); CASES  recall conversations (default 4)
 #   TYPES    comma-separated --kv-type values (default f16,q8,q4)
-set -euo pipefail
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}  # see smollm2_ppl_vs_kv.sh
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 windows=${2:-8}
 cases=${3:-4}
 types=${4:-f16,q8,q4}
-model=${PYRAMID_MODEL:-$HOME/.local/share/pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf}
-text=${PYRAMID_SHARED:-../shared}/data/wikitext-2-raw-v1.test.txt
 mkdir -p "$out"
-# The conversations of bench/smollm2_recall.sh (the same generator and arguments, so the same cases).
-python3 bench/make_recall_cases.py conversation --text "$text" --count 200 --turns 4 --filler-tokens 1000:1600 \
-    --out "$out/recall-conversations.jsonl"
+recall_conversations "$out/recall-conversations.jsonl"
 for type in ${types//,/ }; do
     build/app/eval/pyramid-eval ppl --model "$model" --text "$text" --align tokens --prefill 2048 \
         --continuation 128 --windows "$windows" --preset reference-7b --kv-type "$type" \

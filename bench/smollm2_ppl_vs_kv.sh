@@ -3,15 +3,10 @@
 # WikiText-2 test in consecutive token windows of P prompt + 128 scored tokens; full cache,
 # PyramidInfer at several decay ratios, and local, H2O, SnapKV, PyramidKV keeping 75, 50, 35
 # and 25% of a full cache. Usage: bench/smollm2_ppl_vs_kv.sh OUT_DIR [P:WINDOWS ...]
-set -euo pipefail
-# One thread per evaluation: on a shared machine OpenMP threads that wait on each other spin.
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 shift
 specs=("${@:-512:24 2048:8}")
-model=${PYRAMID_MODEL:-$HOME/.local/share/pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf}
-text=${PYRAMID_SHARED:-../shared}/data/wikitext-2-raw-v1.test.txt
 mkdir -p "$out"
 for spec in ${specs[@]}; do
     prefill=${spec%%:*}

@@ -7,14 +7,10 @@
 # Usage: bench/smollm2_pyramid_options.sh OUT_DIR [WINDOWS [CASES]]
 #   WINDOWS  perplexity windows (default 4, as the report's main table)
 #   CASES    conversations scored (default 24; 0 skips recall)
-set -euo pipefail
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}  # see smollm2_ppl_vs_kv.sh
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 windows=${2:-4}
 cases=${3:-24}
-model=${PYRAMID_MODEL:-$HOME/.local/share/pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf}
-text=${PYRAMID_SHARED:-../shared}/data/wikitext-2-raw-v1.test.txt
 mkdir -p "$out"
 ppl() {
     local name=$1
@@ -37,8 +33,7 @@ ppl snapkv-at-pyramid-lengths --policy snapkv --budgets \
 bench/paired_ppl.py "$out/ppl-p2048-w$windows-reference.json:pyramid" "$out"/ppl-p2048-w"$windows"-*.json \
     > "$out/ppl-p2048-w$windows-paired.md"
 [ "$cases" -gt 0 ] || exit 0
-python3 bench/make_recall_cases.py conversation --text "$text" --count 200 --turns 4 --filler-tokens 1000:1600 \
-    --out "$out/recall-conversations.jsonl"
+recall_conversations "$out/recall-conversations.jsonl"
 build/app/eval/pyramid-eval recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
     --mode extend --policy pyramid --decay-ratio 0.9 --keep-hidden-states --json "$out/recall-extend-hidden.json" \
     > "$out/recall-extend-hidden.md"

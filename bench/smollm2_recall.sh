@@ -5,17 +5,12 @@
 #   NEEDLE_LENGTHS  filler tokens of the passkey cases (default 1000,2000,4000)
 # Policies at half of a full cache: local, H2O, SnapKV, PyramidKV; PyramidInfer at decay 0.05
 # (its nearest setting, about 0.55 of full), and the full cache.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}  # see smollm2_ppl_vs_kv.sh
+source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 cases=${2:-24}
 lengths=${3:-1000,2000,4000}
-model=${PYRAMID_MODEL:-$HOME/.local/share/pyramidchat/models/SmolLM2-135M-Instruct.Q4_1.gguf}
-text=${PYRAMID_SHARED:-../shared}/data/wikitext-2-raw-v1.test.txt
 mkdir -p "$out"
-python3 bench/make_recall_cases.py conversation --text "$text" --count 200 --turns 4 --filler-tokens 1000:1600 \
-    --out "$out/recall-conversations.jsonl"
+recall_conversations "$out/recall-conversations.jsonl"
 python3 bench/make_recall_cases.py needle --lengths "$lengths" --depths 10 --out "$out/needle-cases.jsonl"
 build/app/eval/pyramid-eval recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
     --mode extend --sweep-decay 0.05 --sweep-fraction 0.5 --json "$out/recall-extend.json" | tee "$out/recall-extend.md"
