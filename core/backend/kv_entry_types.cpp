@@ -54,10 +54,11 @@ void store_block(const float* values, KvQ4Block& block)
 template <typename Stored>
 void store_values(const float* values, int64_t n, Stored* out)
 {
+    static_assert(sizeof(Half) == sizeof(uint16_t));  // a row of Half is a row of its bits
     if constexpr (std::is_same_v<Stored, float>)
         std::copy_n(values, n, out);
     else if constexpr (std::is_same_v<Stored, Half>)
-        std::transform(values, values + n, out, to_half);
+        fp32_to_fp16_row(values, reinterpret_cast<uint16_t*>(out), n);
     else
         for (int64_t b = 0; b < n / kKvBlockValues; ++b)
             store_block(values + b * kKvBlockValues, out[b]);

@@ -30,6 +30,9 @@ inline float fp16_to_fp32(uint16_t h)
 }
 
 uint16_t fp32_to_fp16(float f);
+// n floats as halves, each exactly as fp32_to_fp16 rounds it (with F16C where the CPU has it:
+// the same bits, NaN included, in one instruction per eight).
+void fp32_to_fp16_row(const float* src, uint16_t* dst, int64_t n);
 
 inline float to_float(Half h) { return fp16_to_fp32(h.bits); }
 inline Half to_half(float f) { return {fp32_to_fp16(f)}; }
