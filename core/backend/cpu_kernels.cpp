@@ -45,7 +45,7 @@ void matmul(const WeightView& w, const float* x, int n, float* y, const KernelCo
         thread_local Int8Activations buffer;  // reused from call to call
         Int8Activations* const a = &buffer;   // the calling thread's, shared with the team
         const bool lanes = int8_token_lanes_pay(w.type, config.isa, n);
-        quantize_activations(x, n, w.cols, *a, lanes);
+        quantize_activations(x, n, w.cols, *a, lanes, config.isa);
         // The lane kernels decode each row once for all the tokens: no token tiles for them.
         const int token_tile = lanes ? n : kMatmulTokenTile;
 #pragma omp parallel if (parallel)

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/kernel_config.h"
+
 namespace pyramid::cpu {
 
 constexpr int64_t kInt8Block = 32;
@@ -55,6 +57,8 @@ struct Int8Activations {
 
 // Rounds x [n][cols] into `out` (its buffers are reused), and with `token_lanes` also lays
 // the result out in out.lanes (else out.lanes is emptied). cols must be a multiple of 32.
-void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& out, bool token_lanes = false);
+// `isa` (supported here: kernel_config.h) changes the speed, never a bit of the result.
+void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& out, bool token_lanes = false,
+                          KernelIsa isa = KernelIsa::Generic);
 
 } // namespace pyramid::cpu

@@ -413,6 +413,34 @@ private slots:
         qInfo("largest |VNNI - AVX2| / sum |terms|: %.2e", worst);
     }
 
+    void activations_round_alike_on_every_isa()
+    {
+        // Every instruction set gives the generic rounding's bytes: q, scales, group sums and
+        // lanes, over blocks with an all-zero block, exact ties (x * inverse = k + 0.5 when a
+        // block's largest magnitude is 127) and values of every size.
+        std::mt19937 rng(std::random_device{}());
+        const int n = 21;
+        const int64_t cols = 256;
+        auto x = random_activations(size_t(n * cols), rng);
+        std::fill_n(x.begin() + 64, 32, 0.0f);
+        for (int64_t i = 96; i < 128; ++i)  // block 3 of token 0: amax 127, so scale 1 and ties
+            x[size_t(i)] = i == 96 ? 127.0f : float(int(rng() % 254) - 127) + 0.5f;
+        for (size_t i = 128; i < 160; ++i)
+            x[i] *= std::ldexp(1.0f, int(rng() % 40) - 20);
+        cpu::Int8Activations generic, other;
+        cpu::quantize_activations(x.data(), n, cols, generic, true, KernelIsa::Generic);
+        for (KernelIsa isa : supported_isas()) {
+            cpu::quantize_activations(x.data(), n, cols, other, true, isa);
+            const QByteArray name(cpu::kernel_isa_name(isa).data());
+            QVERIFY2(other.q == generic.q, name);
+            QVERIFY2(other.scale == generic.scale, name);
+            QVERIFY2(other.group_sum == generic.group_sum, name);
+            QVERIFY2(other.lanes.q == generic.lanes.q && other.lanes.scale == generic.lanes.scale &&
+                         other.lanes.sum == generic.lanes.sum,
+                     name);
+        }
+    }
+
     void token_lanes_hold_the_rounded_activations()
     {
         std::mt19937 rng(std::random_device{}());
