@@ -36,12 +36,37 @@ void rows_accumulate(const float* weights, const Stored* rows, int64_t stride, i
     }
 }
 
-// The two over Stored rows (float, Half, KvQ8Block, KvQ4Block), as an instruction set runs them: the generic
+// rows_dot for n_q queries against the same rows: query r at q + r * q_stride, its dots at
+// out + r * out_stride. Each dot is rows_dot's, in its order; a kernel may take several queries
+// at once to read (and decode) each row once for all of them.
+template <typename Stored>
+void rows_dot_queries(const float* q, int64_t q_stride, int n_q, const Stored* rows, int64_t stride, int count,
+                      int n, float* out, int64_t out_stride)
+{
+    for (int r = 0; r < n_q; ++r)
+        rows_dot(q + r * q_stride, rows, stride, count, n, out + r * out_stride);
+}
+
+// rows_accumulate for n_q weight lists over the same rows: weights + r * w_stride into
+// out + r * out_stride, each output value adding the rows in ascending j as rows_accumulate does.
+template <typename Stored>
+void rows_accumulate_queries(const float* weights, int64_t w_stride, int n_q, const Stored* rows, int64_t stride,
+                             int count, int n, float* out, int64_t out_stride)
+{
+    for (int r = 0; r < n_q; ++r)
+        rows_accumulate(weights + r * w_stride, rows, stride, count, n, out + r * out_stride);
+}
+
+// The four over Stored rows (float, Half, KvQ8Block, KvQ4Block), as an instruction set runs them: the generic
 // templates above, or AVX2 kernels giving their very floats.
 template <typename Stored>
 struct RowKernels {
     void (*dot)(const float* q, const Stored* rows, int64_t stride, int count, int n, float* out);
     void (*accumulate)(const float* weights, const Stored* rows, int64_t stride, int count, int n, float* out);
+    void (*dot_queries)(const float* q, int64_t q_stride, int n_q, const Stored* rows, int64_t stride, int count,
+                        int n, float* out, int64_t out_stride);
+    void (*accumulate_queries)(const float* weights, int64_t w_stride, int n_q, const Stored* rows, int64_t stride,
+                               int count, int n, float* out, int64_t out_stride);
 };
 
 namespace detail {
@@ -55,7 +80,7 @@ RowKernels<Stored> row_kernels(KernelIsa isa)
 {
     if (runs_avx2(isa))
         return detail::row_kernels_avx2<Stored>();
-    return {rows_dot<Stored>, rows_accumulate<Stored>};
+    return {rows_dot<Stored>, rows_accumulate<Stored>, rows_dot_queries<Stored>, rows_accumulate_queries<Stored>};
 }
 
 } // namespace pyramid::cpu

@@ -150,12 +150,141 @@ PYRAMID_AVX2_F16C void accumulate_avx2(const float* weights, const Stored* rows,
     }
 }
 
+// finish_dot's sums of eight rows' lanes at once, for rows without a scalar tail: s[k] holds
+// dot k's lanes; lane k of the result is dot p(k) with p = 0, 2, 4, 6, 1, 3, 5, 7. Each dot's
+// adds are finish_dot's, ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)): the halves added
+// lane by lane, then pairs of neighbours twice (hadd).
+PYRAMID_AVX2_F16C __attribute__((always_inline)) inline __m256 finish_dots(const __m256 (&s)[8])
+{
+    __m256 halves[4];
+    for (int k = 0; k < 4; ++k)
+        halves[k] = _mm256_add_ps(_mm256_permute2f128_ps(s[2 * k], s[2 * k + 1], 0x20),
+                                  _mm256_permute2f128_ps(s[2 * k], s[2 * k + 1], 0x31));
+    return _mm256_hadd_ps(_mm256_hadd_ps(halves[0], halves[1]), _mm256_hadd_ps(halves[2], halves[3]));
+}
+
+// Four queries against two rows at a time: eight chains of adds, each dot in dot_avx2's order,
+// with each row's values loaded and decoded once for the four queries (dot_avx2 decodes every
+// row again for every query). Queries past a multiple of four go through dot_avx2.
+template <typename Stored>
+PYRAMID_AVX2_F16C void dot_queries_avx2(const float* q, int64_t q_stride, int n_q, const Stored* rows, int64_t stride,
+                                        int count, int n, float* out, int64_t out_stride)
+{
+    const int whole = n - n % 8;
+    int r = 0;
+    for (; r + 4 <= n_q; r += 4) {
+        const float* qs[4];
+        float* os[4];
+        for (int k = 0; k < 4; ++k) {
+            qs[k] = q + (r + k) * q_stride;
+            os[k] = out + (r + k) * out_stride;
+        }
+        for (int j = 0; j < count; j += 2) {
+            // An odd last row is taken twice and its second dots dropped.
+            const Stored* row[2] = {rows + j * stride, j + 1 < count ? rows + (j + 1) * stride : rows + j * stride};
+            __m256 s[8];  // s[2k + c]: query k, row c
+            for (__m256& x : s)
+                x = _mm256_setzero_ps();
+            for (int i = 0; i < whole; i += 8) {
+                const __m256 a = load8(row[0], i), b = load8(row[1], i);
+                for (int k = 0; k < 4; ++k) {
+                    const __m256 x = _mm256_loadu_ps(qs[k] + i);
+                    s[2 * k] = _mm256_add_ps(s[2 * k], _mm256_mul_ps(x, a));
+                    s[2 * k + 1] = _mm256_add_ps(s[2 * k + 1], _mm256_mul_ps(x, b));
+                }
+            }
+            const int rows_here = j + 1 < count ? 2 : 1;
+            if (whole == n) {
+                float dots[8];  // query k's dot with row c at 4c + k
+                _mm256_storeu_ps(dots, finish_dots(s));
+                for (int c = 0; c < rows_here; ++c)
+                    for (int k = 0; k < 4; ++k)
+                        os[k][j + c] = dots[4 * c + k];
+            } else {
+                for (int c = 0; c < rows_here; ++c)
+                    for (int k = 0; k < 4; ++k)
+                        os[k][j + c] = finish_dot(s[2 * k + c], qs[k], row[c], whole, n);
+            }
+        }
+    }
+    for (; r < n_q; ++r)
+        dot_avx2(q + r * q_stride, rows, stride, count, n, out + r * out_stride);
+}
+
+// Rows j0 to j1 - 1 added, in order, into values d0 to d0 + 8 * V - 1 of four outputs, which
+// stay in registers meanwhile: 4 * V chains, each row's values decoded once for the four.
+template <int V, typename Stored>
+PYRAMID_AVX2_F16C __attribute__((always_inline)) inline void accumulate_four(const float* const (&w)[4],
+                                                                             const Stored* rows, int64_t stride,
+                                                                             int j0, int j1, int d0,
+                                                                             float* const (&o)[4])
+{
+    __m256 acc[4][V];
+    for (int k = 0; k < 4; ++k)
+        for (int v = 0; v < V; ++v)
+            acc[k][v] = _mm256_loadu_ps(o[k] + d0 + 8 * v);
+    for (int j = j0; j < j1; ++j) {
+        const Stored* row = rows + j * stride;
+        __m256 x[V];
+        for (int v = 0; v < V; ++v)
+            x[v] = load8(row, d0 + 8 * v);
+        for (int k = 0; k < 4; ++k) {
+            const __m256 weight = _mm256_set1_ps(w[k][j]);
+            for (int v = 0; v < V; ++v)
+                acc[k][v] = _mm256_add_ps(acc[k][v], _mm256_mul_ps(weight, x[v]));
+        }
+    }
+    for (int k = 0; k < 4; ++k)
+        for (int v = 0; v < V; ++v)
+            _mm256_storeu_ps(o[k] + d0 + 8 * v, acc[k][v]);
+}
+
+// Four weight lists over the same rows: 16 values of each of the four outputs stay in
+// registers while a group of rows adds to them, each value adding the rows in ascending j as
+// accumulate_avx2 does; a row's values are decoded once for the four instead of once per
+// output. Lists past a multiple of four go through accumulate_avx2.
+template <typename Stored>
+PYRAMID_AVX2_F16C void accumulate_queries_avx2(const float* weights, int64_t w_stride, int n_q, const Stored* rows,
+                                               int64_t stride, int count, int n, float* out, int64_t out_stride)
+{
+    constexpr int kBlock = 16, kGroup = 32;
+    const int blocks = n - n % kBlock, whole = n - n % 8;
+    int r = 0;
+    for (; r + 4 <= n_q; r += 4) {
+        const float* w[4];
+        float* o[4];
+        for (int k = 0; k < 4; ++k) {
+            w[k] = weights + (r + k) * w_stride;
+            o[k] = out + (r + k) * out_stride;
+        }
+        for (int j0 = 0; j0 < count; j0 += kGroup) {
+            const int j1 = std::min(count, j0 + kGroup);
+            // As in accumulate_avx2, the rest of each row is asked for ahead of the blocks.
+            for (int j = j0; j < j1; ++j) {
+                const char* bytes = reinterpret_cast<const char*>(rows + j * stride);
+                for (size_t at = 64; at < byte_offset<Stored>(n); at += 64)
+                    _mm_prefetch(bytes + at, _MM_HINT_T0);
+            }
+            for (int d0 = 0; d0 < blocks; d0 += kBlock)
+                accumulate_four<2>(w, rows, stride, j0, j1, d0, o);
+            if (whole > blocks)
+                accumulate_four<1>(w, rows, stride, j0, j1, blocks, o);
+            for (int k = 0; k < 4; ++k)
+                for (int j = j0; j < j1; ++j)
+                    for (int d = whole; d < n; ++d)
+                        o[k][d] += w[k][j] * value_at(rows + j * stride, d);
+        }
+    }
+    for (; r < n_q; ++r)
+        accumulate_avx2(weights + r * w_stride, rows, stride, count, n, out + r * out_stride);
+}
+
 } // namespace
 
 template <typename Stored>
 RowKernels<Stored> detail::row_kernels_avx2()
 {
-    return {dot_avx2<Stored>, accumulate_avx2<Stored>};
+    return {dot_avx2<Stored>, accumulate_avx2<Stored>, dot_queries_avx2<Stored>, accumulate_queries_avx2<Stored>};
 }
 template RowKernels<float> detail::row_kernels_avx2();
 template RowKernels<Half> detail::row_kernels_avx2();

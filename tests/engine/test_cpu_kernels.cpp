@@ -9,6 +9,7 @@
 #include "backend/cache_rows.h"
 #include "backend/cpu_kernels.h"
 #include "backend/float_dot.h"
+#include "backend/kv_entry_types.h"
 #include "backend/layer_slices.h"
 #include "backend/row_buffer.h"
 #include "model/synthetic_weights.h"
@@ -82,6 +83,49 @@ void check_row_kernels_agree()
         generic.accumulate(weights.data(), rows.data(), stride, count, n, sums.data());
         avx2.accumulate(weights.data(), rows.data(), stride, count, n, sums_avx2.data());
         QCOMPARE(sums_avx2, sums);
+    }
+}
+
+// The kernels taking several queries at once give each query the one-query generic kernels'
+// floats and write nothing else: every row count to 40 (none, odd, across the AVX2 row groups),
+// query counts around the four taken together, head sizes of real models and, for float32 and
+// fp16 rows, sizes with a scalar tail.
+template <typename Stored>
+void check_query_kernels_agree(cpu::KernelIsa isa)
+{
+    constexpr float kUntouched = -1234.5f;
+    std::mt19937 rng(std::random_device{}());
+    const cpu::RowKernels<Stored> one = cpu::row_kernels<Stored>(cpu::KernelIsa::Generic);
+    const cpu::RowKernels<Stored> kernels = cpu::row_kernels<Stored>(isa);
+    constexpr bool kBlocks = kValuesPerElement<Stored> > 1;
+    const std::vector<int> sizes = kBlocks ? std::vector<int>{32, 64, 96, 128} : std::vector<int>{5, 64, 77, 96, 128};
+    for (const int n : sizes) {
+        const int stride = n / kValuesPerElement<Stored> + 1, q_stride = n + 3;
+        for (int count = 0; count <= 40; ++count) {
+            std::vector<Stored> rows(size_t(count) * stride);
+            for (int j = 0; j < count; ++j)
+                store_values(random_vector(size_t(n), rng, j % 3 == 0 ? 20.0f : 1.0f).data(), n,
+                             rows.data() + size_t(j) * stride);
+            for (const int n_q : {1, 3, 4, 5, 8, 11}) {
+                const int out_stride = count + 2, w_stride = count + 1;
+                const auto q = random_vector(size_t(n_q) * q_stride, rng);
+                const auto weights = random_vector(size_t(n_q) * w_stride, rng);
+                std::vector<float> dots(size_t(n_q) * out_stride, kUntouched), expected = dots;
+                kernels.dot_queries(q.data(), q_stride, n_q, rows.data(), stride, count, n, dots.data(), out_stride);
+                for (int r = 0; r < n_q; ++r)
+                    one.dot(q.data() + r * q_stride, rows.data(), stride, count, n, expected.data() + r * out_stride);
+                QCOMPARE(dots, expected);
+
+                const int sums_stride = n + 1;
+                std::vector<float> sums = random_vector(size_t(n_q) * sums_stride, rng), expected_sums = sums;
+                kernels.accumulate_queries(weights.data(), w_stride, n_q, rows.data(), stride, count, n, sums.data(),
+                                           sums_stride);
+                for (int r = 0; r < n_q; ++r)
+                    one.accumulate(weights.data() + r * w_stride, rows.data(), stride, count, n,
+                                   expected_sums.data() + r * sums_stride);
+                QCOMPARE(sums, expected_sums);
+            }
+        }
     }
 }
 
@@ -296,6 +340,20 @@ private slots:
             QSKIP("this CPU has no AVX2");
         check_row_kernels_agree<float>();
         check_row_kernels_agree<Half>();
+    }
+
+    // Several queries at once over every stored type, generic and AVX2, against one at a time.
+    void query_row_kernels_agree()
+    {
+        std::vector<cpu::KernelIsa> isas{cpu::KernelIsa::Generic};
+        if (cpu::kernel_isa_supported(cpu::KernelIsa::Avx2))
+            isas.push_back(cpu::KernelIsa::Avx2);
+        for (const cpu::KernelIsa isa : isas) {
+            check_query_kernels_agree<float>(isa);
+            check_query_kernels_agree<Half>(isa);
+            check_query_kernels_agree<KvQ8Block>(isa);
+            check_query_kernels_agree<KvQ4Block>(isa);
+        }
     }
 
     void rope_rotations_compose()  // what shift_key_positions relies on
