@@ -21,6 +21,11 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
     auto& h = device_states(hidden);
     const int n = h.rows();
     check_sequence_rows(n, sequences);
+    // The paged store keeps one block table per layer for all heads (KvLayerStore::keep_per_head).
+    for (const SequenceRows& seq : sequences)
+        if (seq.probe && seq.probe->per_kv_head)
+            throw Error("the CUDA backend keeps one set of KV entries per layer for all heads: per-head selection "
+                        "(--kv-selection per-head, kv_selection \"per-head\") needs the CPU backend; use per-layer");
 
     const DeviceLayer& w = device_weights_->layer(layer);
     const Precision p = options_.precision;

@@ -29,6 +29,12 @@ void check_sequence_rows(int rows, std::span<const SequenceRows> sequences)
                     " rows");
 }
 
+void KvLayerStore::keep_per_head(std::span<const std::vector<int>>)
+{
+    throw Error("this backend keeps one set of KV entries per layer for all heads: per-head selection "
+                "(--kv-selection per-head, kv_selection \"per-head\") needs the CPU backend; use per-layer");
+}
+
 std::vector<TopLogits> Backend::top_logits_rows(const HiddenStates& hidden, std::span<const int> rows, int k)
 {
     const std::vector<float> all = logits_rows(hidden, rows);

@@ -35,8 +35,14 @@ class KvLayerStore {
 public:
     virtual ~KvLayerStore() = default;
     virtual int size() const = 0;
-    // Keeps only the entries at these ascending indices, in that order.
+    // Keeps only the entries at these ascending indices, in that order, in every KV head.
     virtual void keep(std::span<const int> indices) = 0;
+    // Keeps, in each KV head g, only the entries at per_head[g] (ascending): the heads then
+    // hold different entries, the same number each, so size() stays one number and attention
+    // runs as before, each head over its own entries. One list per KV head, all of one length,
+    // else pyramid::Error. This base version is for stores that keep one set of entries for
+    // all heads (the GPU's paged store): it refuses.
+    virtual void keep_per_head(std::span<const std::vector<int>> per_head);
     // Makes room for `more` entries beyond size(), so that appending them cannot fail for want
     // of memory. All or none: throws KvMemoryExhausted (kv_block_allocator.h), the store as it
     // was, when the memory cannot hold them. A scheduler reserves each sequence's next step
@@ -52,10 +58,17 @@ public:
 // from each query row's softmax without ever storing an n x n matrix:
 //   out[j] = sum over query rows i >= first_row of  row_weights[i - first_row] * A[i, j]
 // where A is the attention probability averaged over query heads and j runs over the layer's
-// cache entries (0 where row i cannot see entry j).
+// cache entries (0 where row i cannot see entry j). With per_kv_head, one such list per KV
+// head, head after head (n_kv_heads * entries values):
+//   out[g * entries + j] = sum over rows i as above, and over the query heads h that share KV
+//                          head g, of row_weights[i - first_row] * A_h[i, j]
+// (a sum over the group, not an average): what SnapKV's per-head selection ranks by. Only
+// backends whose stores keep entries per head (KvLayerStore::keep_per_head) deliver it; the
+// others refuse such a probe.
 struct AttentionProbe {
     int first_row = 0;                // index among the sequence's rows in this layer step
     std::vector<float> row_weights;   // one weight per row from first_row to the last
+    bool per_kv_head = false;
 };
 
 // One sequence's share of the rows of a layer step (see Backend::run_layer_batch).
@@ -141,7 +154,9 @@ public:
     // Moves every cached key of `cache` from the position it was encoded at to a new one
     // (one shift per entry, new = old + shift), by rotating it further: RoPE rotations
     // compose. Values do not depend on position. Used to renumber positions inside a full
-    // context (the "re-encode" overflow policy).
+    // context (the "re-encode" overflow policy). A store whose heads keep different entries
+    // (keep_per_head) takes n_kv_heads * size() shifts, head after head; backends without
+    // keep_per_head take size() shifts only.
     virtual void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) = 0;
 
     // Final norm and output projection of the given rows, together: rows.size() * n_vocab

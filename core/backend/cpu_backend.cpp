@@ -63,10 +63,24 @@ public:
             keys_[g].keep(indices);
             values_[g].keep(indices);
         }
-        // The blocks compaction emptied go back at once.
-        const size_t needed = blocks_.blocks_for(size());
-        blocks_.release_compacted(static_cast<size_t>(before - size()), blocks_held_ - std::min(needed, blocks_held_));
-        blocks_held_ = std::min(needed, blocks_held_);
+        release_compacted(before);
+    }
+    void keep_per_head(std::span<const std::vector<int>> per_head) override
+    {
+        if (per_head.size() != keys_.size())
+            throw Error("keep_per_head: " + std::to_string(per_head.size()) + " index lists for " +
+                        std::to_string(keys_.size()) + " KV heads");
+        for (const std::vector<int>& indices : per_head)
+            if (indices.size() != per_head.front().size())
+                throw Error("keep_per_head: the KV heads of a layer must keep the same number of entries (" +
+                            std::to_string(per_head.front().size()) + " and " + std::to_string(indices.size()) +
+                            ")");
+        const int before = size();
+        for (size_t g = 0; g < keys_.size(); ++g) {
+            keys_[g].keep(per_head[g]);
+            values_[g].keep(per_head[g]);
+        }
+        release_compacted(before);
     }
     void release_unused() override
     {
@@ -108,10 +122,14 @@ public:
                        isa);
     }
     // fp16 and quantized keys are decoded, rotated and stored again: a quantized key gets the
-    // scales of its rotated values.
-    void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) override
+    // scales of its rotated values. `shifts`: size() for every head, or size() per head.
+    void rotate_keys(const ModelConfig& c, std::span<const int32_t> all_shifts) override
     {
-        for (RowBuffer<K>& head : keys_) {
+        const bool per_head = all_shifts.size() != static_cast<size_t>(size());
+        for (size_t g = 0; g < keys_.size(); ++g) {
+            RowBuffer<K>& head = keys_[g];
+            const auto shifts = per_head ? all_shifts.subspan(g * static_cast<size_t>(size()), static_cast<size_t>(size()))
+                                         : all_shifts;
             if constexpr (std::is_same_v<K, float>) {
                 cpu::rope(head.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
             } else {
@@ -125,6 +143,14 @@ public:
     }
 
 private:
+    // The blocks a compaction from `before` entries emptied go back at once.
+    void release_compacted(int before)
+    {
+        const size_t needed = blocks_.blocks_for(size());
+        blocks_.release_compacted(static_cast<size_t>(before - size()), blocks_held_ - std::min(needed, blocks_held_));
+        blocks_held_ = std::min(needed, blocks_held_);
+    }
+
     KvBlockAllocator& blocks_;
     size_t blocks_held_ = 0;
     int head_dim_;
@@ -234,7 +260,8 @@ void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<cons
     check_sequence_rows(h.rows(), sequences);
     for (const SequenceRows& s : sequences)  // no rows, no slice: its scores are all zero
         if (s.probe && s.positions.empty())
-            s.probe_out->assign(static_cast<size_t>(s.cache->size()), 0.0f);
+            s.probe_out->assign(static_cast<size_t>(s.cache->size()) * (s.probe->per_kv_head ? c.n_kv_heads : 1),
+                                0.0f);
     for (const LayerSlice& slice : layer_slices(sequences, slice_rows_)) {
         check_cancel();
         run_layer_slice(weights_.layers[static_cast<size_t>(layer)], h.values.data(), sequences, slice);
@@ -279,7 +306,7 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         if (s.probe && piece.offset + piece.rows == static_cast<int>(s.positions.size())) {
             probe = *s.probe;
             probe->first_row -= piece.offset;
-            s.probe_out->assign(static_cast<size_t>(kv.size()), 0.0f);
+            s.probe_out->assign(static_cast<size_t>(kv.size()) * (probe->per_kv_head ? c.n_kv_heads : 1), 0.0f);
         }
         float* out = attended.data() + static_cast<size_t>(row) * q_width;
         kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, out, probe ? &*probe : nullptr,
@@ -334,9 +361,10 @@ void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_
 {
     const ModelConfig& c = config();
     auto& kv = static_cast<CpuKvLayerStore&>(cache);
-    if (static_cast<int>(shifts.size()) != kv.size())
+    if (shifts.size() != static_cast<size_t>(kv.size()) &&
+        shifts.size() != static_cast<size_t>(kv.size()) * static_cast<size_t>(c.n_kv_heads))
         throw Error("shift_key_positions: " + std::to_string(shifts.size()) + " shifts for " +
-                    std::to_string(kv.size()) + " entries");
+                    std::to_string(kv.size()) + " entries of " + std::to_string(c.n_kv_heads) + " KV heads");
     kv.rotate_keys(c, shifts);
 }
 

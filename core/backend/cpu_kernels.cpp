@@ -36,8 +36,8 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config)
 {
-    // Rows in chunks, one chunk per task; tokens in tiles so a tile of x stays in cache while
-    // every weight row passes over it.
+    // Rows in chunks, one chunk per task. The int8 kernels take tokens in tiles so a tile of x
+    // stays in cache while every weight row passes over it.
     constexpr int64_t kRowChunk = 16;
     const int64_t chunks = (w.rows + kRowChunk - 1) / kRowChunk;
     const bool parallel = w.rows * w.cols * n >= kParallelWork;
@@ -57,14 +57,10 @@ void matmul(const WeightView& w, const float* x, int n, float* y, const KernelCo
         }
         return;
     }
-#pragma omp parallel if (parallel)
-    for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
-        const int nt = std::min(kMatmulTokenTile, n - t0);
-#pragma omp for schedule(static)
-        for (int64_t c = 0; c < chunks; ++c)
-            matmul_rows(w, x + static_cast<int64_t>(t0) * w.cols, nt, y + static_cast<int64_t>(t0) * w.rows,
-                        c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
-    }
+    // Every token in each chunk's call: its rows are read (and decoded) once, not once per tile.
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t c = 0; c < chunks; ++c)
+        matmul_rows(w, x, n, y, c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
 }
 
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out)
@@ -165,11 +161,14 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     const int first_visible = len - n_q;  // row i sees entries [0, first_visible + i]
     const int64_t work = static_cast<int64_t>(n_q) * shape.n_heads;
 
+    // A per-KV-head probe sums its group's query heads into the group's own list.
+    const int64_t probe_len = probe && probe->per_kv_head ? static_cast<int64_t>(shape.n_kv_heads) * len : len;
+    const float heads_averaged = probe && probe->per_kv_head ? 1.0f : static_cast<float>(shape.n_heads);
     if (probe)
-        std::fill_n(probe_out, len, 0.0f);
+        std::fill_n(probe_out, probe_len, 0.0f);
     const int n_threads = omp_get_max_threads();
     // Probe columns accumulate per thread, then sum: memory is threads x len, never n x len.
-    std::vector<float> probe_partials(probe ? static_cast<size_t>(n_threads) * len : 0, 0.0f);
+    std::vector<float> probe_partials(probe ? static_cast<size_t>(n_threads * probe_len) : 0, 0.0f);
 
     const bool parallel = work * len * hd >= kParallelWork;
 #pragma omp parallel num_threads(n_threads) if (parallel)
@@ -177,7 +176,8 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
         std::vector<float> p(static_cast<size_t>(len));
         DecodedHead decoded_keys, decoded_values;
         const bool decode_once = n_q >= kDecodeOnceRows;
-        float* partial = probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num()) * len : nullptr;
+        float* partial =
+            probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num() * probe_len) : nullptr;
         // Items go head by head: a chunk is consecutive query rows of one head, which read the
         // same entries while they are in cache. Small chunks dealt round-robin balance causal
         // rows' lengths like a dynamic schedule, but each thread's share, and so the order
@@ -221,15 +221,16 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
             else
                 value_rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
             if (probe && i >= probe->first_row) {
-                const float weight = probe->row_weights[i - probe->first_row] / static_cast<float>(shape.n_heads);
+                const float weight = probe->row_weights[i - probe->first_row] / heads_averaged;
+                float* columns = probe->per_kv_head ? partial + g * static_cast<size_t>(len) : partial;
                 for (int j = 0; j < visible; ++j)
-                    partial[j] += weight * p[j];
+                    columns[j] += weight * p[j];
             }
         }
     }
     if (probe)
         for (int t = 0; t < (parallel ? n_threads : 1); ++t)
-            add_in_place(probe_out, probe_partials.data() + static_cast<size_t>(t) * len, len);
+            add_in_place(probe_out, probe_partials.data() + static_cast<size_t>(t * probe_len), probe_len);
 }
 
 } // namespace

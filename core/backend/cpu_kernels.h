@@ -33,7 +33,8 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
 
 // Causal grouped-query attention of n_q new rows against a cache of `len` entries whose last
 // n_q entries are those rows. q: [n_q, n_heads*head_dim]; k, v: [len, n_kv_heads*head_dim];
-// out: [n_q, n_heads*head_dim]. With a probe, probe_out gets its column scores (len values).
+// out: [n_q, n_heads*head_dim]. With a probe, probe_out gets its column scores (len values, or
+// n_kv_heads * len for a per-KV-head probe: AttentionProbe).
 struct AttentionShape {
     int n_heads = 0;
     int n_kv_heads = 0;

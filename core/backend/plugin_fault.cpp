@@ -82,6 +82,10 @@ public:
 
     int size() const override { return inner_->size(); }
     void keep(std::span<const int> indices) override { Side::run(fault_, [&] { inner_->keep(indices); }); }
+    void keep_per_head(std::span<const std::vector<int>> per_head) override
+    {
+        Side::run(fault_, [&] { inner_->keep_per_head(per_head); });
+    }
     void reserve(int more) override { Side::run(fault_, [&] { inner_->reserve(more); }); }
     void release_unused() override { Side::run(fault_, [&] { inner_->release_unused(); }); }
     size_t bytes() const override { return inner_->bytes(); }

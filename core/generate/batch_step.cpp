@@ -132,9 +132,11 @@ void BatchStep::select_prompt_layer(std::span<SequenceState* const> sequences, i
         const int n = static_cast<int>(positions.size());
         PrefillDecision d =
             s.policy_->after_prefill_layer(layer, n, s.cache_.length(layer), s.layer_scores_[static_cast<size_t>(layer)]);
-        s.layers_compressed_[static_cast<size_t>(layer)] = d.keep_rows || d.keep_entries;
+        s.layers_compressed_[static_cast<size_t>(layer)] = d.keep_rows || d.keep_entries || d.keep_entries_per_head;
         if (d.keep_entries)
             s.cache_.keep(layer, *d.keep_entries);
+        if (d.keep_entries_per_head)
+            s.cache_.keep_per_head(layer, *d.keep_entries_per_head);
         if (d.keep_rows) {
             rows_dropped = true;
             std::vector<int32_t> kept_positions;

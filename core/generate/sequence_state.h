@@ -26,8 +26,10 @@ public:
     void reset();
     // Makes room for `room` more positions in a full context, StreamingLLM-style: keeps the
     // sink tokens and the most recent positions, drops older entries from every layer, and
-    // renumbers the survivors' positions consecutively (re-rotating their keys). Returns the
-    // number of positions freed. Throws pyramid::Error when room > largest_room().
+    // renumbers the survivors' positions consecutively (re-rotating their keys). In a layer
+    // whose KV heads keep different entries, every head keeps as many as the head that kept
+    // fewest (the others drop their oldest after the sinks too). Returns the number of
+    // positions freed. Throws pyramid::Error when room > largest_room().
     int make_room(int room);
     // The most room make_room can make: the context less the sinks and one recent position.
     int largest_room() const { return context_length() - config_.pyramid.sink_tokens - 1; }

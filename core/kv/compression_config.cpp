@@ -109,6 +109,10 @@ void CompressionConfig::validate() const
             pooling_kernel);
     require(std::isfinite(pyramidkv_beta) && pyramidkv_beta >= 1.0, "pyramidkv_beta", "must be at least 1",
             pyramidkv_beta);
+    if (kv_selection == KvSelection::PerHead && policy != CompressionPolicyKind::SnapKV &&
+        policy != CompressionPolicyKind::PyramidKV)
+        throw Error("compression setting kv_selection = \"per-head\": only snapkv and pyramidkv select per KV head; " +
+                    to_string(policy) + " keeps one set of entries per layer (use per-layer)");
     for (size_t l = 0; l < layer_budgets.size(); ++l)
         require(layer_budgets[l] >= 1, "layer_budgets[" + std::to_string(l) + "]", "must be at least 1",
                 layer_budgets[l]);
@@ -158,6 +162,19 @@ std::string to_string(DecaySchedule schedule)
     return "?";
 }
 
+std::string to_string(KvSelection selection)
+{
+    return selection == KvSelection::PerHead ? "per-head" : "per-layer";
+}
+
+KvSelection parse_kv_selection(const std::string& text)
+{
+    for (auto s : {KvSelection::PerLayer, KvSelection::PerHead})
+        if (text == to_string(s))
+            return s;
+    throw Error("unknown KV selection '" + text + "' (known: per-layer, per-head)");
+}
+
 CompressionPolicyKind parse_policy_kind(const std::string& text)
 {
     for (auto kind : compression_policy_kinds())
@@ -202,6 +219,7 @@ std::string compression_config_to_json(const CompressionConfig& config)
         {"observation_window", config.observation_window},
         {"pooling_kernel", config.pooling_kernel},
         {"pyramidkv_beta", config.pyramidkv_beta},
+        {"kv_selection", to_string(config.kv_selection)},
     };
     return j.dump(2);
 }
@@ -251,6 +269,8 @@ CompressionConfig compression_config_from_json(const std::string& text)
         {"observation_window", [&](const auto& v, const auto& k) { config.observation_window = json_int(v, k); }},
         {"pooling_kernel", [&](const auto& v, const auto& k) { config.pooling_kernel = json_int(v, k); }},
         {"pyramidkv_beta", [&](const auto& v, const auto& k) { config.pyramidkv_beta = json_number(v, k); }},
+        {"kv_selection",
+         [&](const auto& v, const auto& k) { config.kv_selection = parse_kv_selection(json_string(v, k)); }},
     };
     for (const auto& [key, value] : j.items()) {
         const auto field = fields.find(key);

@@ -9,6 +9,9 @@ namespace pyramid {
 
 enum class CompressionPolicyKind { Full, Pyramid, Local, H2O, SnapKV, PyramidKV };
 enum class DecaySchedule { Cosine, Linear, Constant };
+// Whether a policy keeps one set of entries per layer for all KV heads, or lets each KV head
+// (the group of query heads sharing it) keep its own (docs/policies.md, "Per head or per layer").
+enum class KvSelection { PerLayer, PerHead };
 
 struct PyramidSettings {
     double recent_ratio = 0.2;
@@ -56,6 +59,11 @@ struct CompressionConfig {
     // PyramidKV: the top layer keeps 1/beta of the average selected budget, the bottom layer
     // the rest of twice the average, the layers between an arithmetic series.
     double pyramidkv_beta = 20.0;
+    // SnapKV and PyramidKV: PerHead ranks the entries for each KV head by its own group's
+    // attention, as their papers do; it needs a backend whose cache keeps entries per head (the
+    // CPU's; the CUDA backend refuses it). PerLayer, the default, keeps one set for all heads,
+    // which every backend runs. The other policies select per layer only.
+    KvSelection kv_selection = KvSelection::PerLayer;
 
     // Throws pyramid::Error naming the first invalid field.
     void validate() const;
@@ -70,8 +78,10 @@ struct CompressionConfig {
 std::vector<CompressionPolicyKind> compression_policy_kinds();  // every policy, in menu order
 std::string to_string(CompressionPolicyKind kind);
 std::string to_string(DecaySchedule schedule);
+std::string to_string(KvSelection selection);  // "per-layer", "per-head"
 CompressionPolicyKind parse_policy_kind(const std::string& text);  // throws
 DecaySchedule parse_decay_schedule(const std::string& text);         // throws
+KvSelection parse_kv_selection(const std::string& text);             // throws
 
 // JSON in the golden files' "config" object form, plus "policy" and "layer_budgets".
 std::string compression_config_to_json(const CompressionConfig& config);

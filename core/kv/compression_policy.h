@@ -17,6 +17,9 @@ namespace pyramid {
 struct PrefillDecision {
     std::optional<std::vector<int>> keep_rows;     // tokens whose hidden states go on to the next layer
     std::optional<std::vector<int>> keep_entries;  // entries this layer's cache keeps
+    // Or, for a policy that selects per KV head: the entries each KV head keeps, one list per
+    // head, all of one length (KvCache::keep_per_head). At most one of the two is set.
+    std::optional<std::vector<std::vector<int>>> keep_entries_per_head;
 };
 
 class CompressionPolicy {
@@ -26,7 +29,8 @@ public:
     // Prefill of n_new prompt tokens after n_cached tokens already in the cache (0 for a fresh
     // prompt; more when a conversation extends its compressed cache). n_rows counts the new
     // tokens entering `layer`; cache_len the layer's entries after they were appended (the
-    // new rows are the last ones); scores are over all cache_len entries.
+    // new rows are the last ones); scores are over all cache_len entries (per KV head, head
+    // after head, when the probe asked for that).
     virtual void begin_prefill(int n_new, int n_cached) = 0;
     virtual std::optional<AttentionProbe> prefill_probe(int layer, int n_rows) = 0;
     virtual PrefillDecision after_prefill_layer(int layer, int n_rows, int cache_len,
@@ -37,7 +41,8 @@ public:
     virtual std::optional<std::vector<int>> after_decode_layer(int layer, int len, const std::vector<float>& scores) = 0;
 
     // The cache kept only these ascending indices of `layer` for a reason of its own (room
-    // made in a full context): per-entry state must follow.
+    // made in a full context): per-entry state must follow. Not called for a layer whose KV
+    // heads keep different entries: only policies without per-entry state select per head.
     virtual void entries_removed(int layer, const std::vector<int>& kept) = 0;
 
     // The new tokens that will enter each layer in a prompt step of n_new tokens: what each

@@ -74,7 +74,7 @@ std::optional<std::vector<int>> H2OPolicy::evict(int layer, int budget)
 PrefillDecision H2OPolicy::after_prefill_layer(int layer, int, int cache_len, const std::vector<float>& scores)
 {
     accumulate(layer, cache_len, scores);
-    return {std::nullopt, evict(layer, budget_.after_prefill(layer))};
+    return {std::nullopt, evict(layer, budget_.after_prefill(layer)), std::nullopt};
 }
 
 std::optional<std::vector<int>> H2OPolicy::after_decode_layer(int layer, int len, const std::vector<float>& scores)

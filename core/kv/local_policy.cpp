@@ -33,7 +33,7 @@ std::optional<std::vector<int>> LocalPolicy::trim(int len, int budget) const
 
 PrefillDecision LocalPolicy::after_prefill_layer(int layer, int, int cache_len, const std::vector<float>&)
 {
-    return {std::nullopt, trim(cache_len, budget_.after_prefill(layer))};
+    return {std::nullopt, trim(cache_len, budget_.after_prefill(layer)), std::nullopt};
 }
 
 std::optional<std::vector<int>> LocalPolicy::after_decode_layer(int layer, int len, const std::vector<float>&)

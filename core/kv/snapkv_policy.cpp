@@ -25,7 +25,8 @@ std::optional<std::vector<int>> snapkv_keep(std::span<const float> scores, int w
 }
 
 SnapKVPolicy::SnapKVPolicy(const CompressionConfig& config, int n_layers)
-    : observation_window_(config.observation_window),
+    : per_head_(config.kv_selection == KvSelection::PerHead),
+      observation_window_(config.observation_window),
       pooling_kernel_(config.pooling_kernel),
       budget_(config, n_layers)
 {
@@ -39,14 +40,28 @@ void SnapKVPolicy::begin_prefill(int n_new, int n_cached)
 std::optional<AttentionProbe> SnapKVPolicy::prefill_probe(int, int n_rows)
 {
     const int window = std::min(observation_window_, n_rows);
-    return AttentionProbe{n_rows - window, std::vector<float>(static_cast<size_t>(window), 1.0f)};
+    return AttentionProbe{n_rows - window, std::vector<float>(static_cast<size_t>(window), 1.0f), per_head_};
 }
 
 PrefillDecision SnapKVPolicy::after_prefill_layer(int layer, int n_rows, int cache_len, const std::vector<float>& scores)
 {
     const int window = std::min(observation_window_, n_rows);
-    return {std::nullopt, snapkv_keep(std::span<const float>(scores.data(), static_cast<size_t>(cache_len)), window,
-                                      pooling_kernel_, budget_.after_prefill(layer))};
+    const int budget = budget_.after_prefill(layer);
+    const auto len = static_cast<size_t>(cache_len);
+    if (!per_head_)
+        return {std::nullopt, snapkv_keep(std::span<const float>(scores.data(), len), window, pooling_kernel_, budget),
+                std::nullopt};
+    // Whether anything goes depends on the length and budget alone, so every head agrees, and
+    // each keeps budget entries (or the window).
+    std::vector<std::vector<int>> per_head;
+    for (size_t first = 0; first + len <= scores.size() && len > 0; first += len) {
+        std::optional<std::vector<int>> keep =
+            snapkv_keep(std::span<const float>(scores.data() + first, len), window, pooling_kernel_, budget);
+        if (!keep)
+            return {};
+        per_head.push_back(std::move(*keep));
+    }
+    return {std::nullopt, std::nullopt, std::move(per_head)};
 }
 
 } // namespace pyramid

@@ -6,9 +6,11 @@
 // Nothing is compressed while generating. SnapKV gives every layer the same budget, PyramidKV
 // an arithmetic series from the bottom layer to the top (kv/baseline_budget.h).
 //
-// Both papers select per KV head. This cache keeps one set of entries per layer for all its
-// heads (one position list per layer, which the paged stores and the context shift rely on), so
-// here the scores are averaged over the query heads first, as PyramidInfer and H2O score them.
+// Both papers select per KV head: with kv_selection PerHead, each KV head ranks the entries by
+// the window's attention summed over its own group of query heads and keeps its own top
+// entries plus the window, the same number in every head (KvCache::keep_per_head; the CPU
+// backend only). With PerLayer, the default, every backend's choice, the scores are averaged
+// over all query heads and the layer keeps one set for all heads, as PyramidInfer and H2O do.
 // Every prefill selects again, over the whole cache: in a conversation, the newest message is
 // the observation window that decides what of the earlier turns survives.
 #include <optional>
@@ -43,6 +45,7 @@ public:
     void entries_removed(int, const std::vector<int>&) override {}
 
 private:
+    bool per_head_;
     int observation_window_;
     int pooling_kernel_;
     BaselineBudget budget_;

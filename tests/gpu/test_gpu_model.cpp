@@ -435,6 +435,28 @@ void a_batch_runs_out_of_kv_memory()
     GPU_CHECK(limited.kv_pool().blocks_in_use() == 0, "blocks in use after the batch");
 }
 
+// The paged store keeps one block table per layer: per-head selection is refused by name, and
+// the same backend then runs the per-layer selection.
+void per_head_selection_is_refused()
+{
+    const std::vector<int32_t> prompt = golden("full_cache").prompt_tokens;
+    CompressionConfig c;
+    c.policy = CompressionPolicyKind::SnapKV;
+    c.budget_fraction = 0.5;
+    c.kv_selection = KvSelection::PerHead;
+    std::string message;
+    try {
+        InferenceSession(gpu(Precision::Fp32), c).prefill(prompt);
+    } catch (const Error& e) {
+        message = e.what();
+    }
+    GPU_CHECK(message.find("--kv-selection per-head") != std::string::npos, "the refusal names the option: " + message);
+    c.kv_selection = KvSelection::PerLayer;
+    InferenceSession session(gpu(Precision::Fp32), c);
+    session.prefill(prompt);
+    GPU_CHECK(session.cache().length(0) < static_cast<int>(prompt.size()), "per-layer selection runs");
+}
+
 int main(int argc, char** argv)
 {
     std::vector<TestCase> tests{
@@ -448,6 +470,7 @@ int main(int argc, char** argv)
         {"multi_turn_extend_and_make_room", multi_turn_extend_and_make_room},
         {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
         {"a_batch_runs_out_of_kv_memory", a_batch_runs_out_of_kv_memory},
+        {"per_head_selection_is_refused", per_head_selection_is_refused},
     };
     for (TestCase& t : quantized_model_tests())
         tests.push_back(std::move(t));
