@@ -36,8 +36,8 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config)
 {
-    // Rows in chunks, one chunk per task. The int8 kernels take tokens in tiles so a tile of x
-    // stays in cache while every weight row passes over it.
+    // Rows in chunks, one chunk per task; tokens in tiles so a tile of x stays in cache while
+    // every weight row passes over it.
     constexpr int64_t kRowChunk = 16;
     const int64_t chunks = (w.rows + kRowChunk - 1) / kRowChunk;
     const bool parallel = w.rows * w.cols * n >= kParallelWork;
@@ -57,10 +57,14 @@ void matmul(const WeightView& w, const float* x, int n, float* y, const KernelCo
         }
         return;
     }
-    // Every token in each chunk's call: its rows are read (and decoded) once, not once per tile.
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t c = 0; c < chunks; ++c)
-        matmul_rows(w, x, n, y, c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
+#pragma omp parallel if (parallel)
+    for (int t0 = 0; t0 < n; t0 += kMatmulTokenTile) {
+        const int nt = std::min(kMatmulTokenTile, n - t0);
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c)
+            matmul_rows(w, x + static_cast<int64_t>(t0) * w.cols, nt, y + static_cast<int64_t>(t0) * w.rows,
+                        c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
+    }
 }
 
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out)
