@@ -77,6 +77,11 @@ void CompressionOptions::add_to(CLI::App& app)
         ->group(group);
     app.add_option("--pyramidkv-beta", pyramidkv_beta_, "pyramidkv: the top layer keeps 1/beta of the average")
         ->group(group);
+    app.add_option("--kv-selection", kv_selection_,
+                   "snapkv/pyramidkv: per-layer (default; every backend) or per-head (each KV head its own "
+                   "entries, as the papers; CPU backend only)")
+        ->check(CLI::IsMember({to_string(KvSelection::PerLayer), to_string(KvSelection::PerHead)}))
+        ->group(group);
 }
 
 CompressionConfig CompressionOptions::resolve() const
@@ -132,6 +137,7 @@ CompressionConfig CompressionOptions::resolve(const std::string& policy) const
     if (observation_window_) config.observation_window = *observation_window_;
     if (pooling_kernel_) config.pooling_kernel = *pooling_kernel_;
     if (pyramidkv_beta_) config.pyramidkv_beta = *pyramidkv_beta_;
+    if (kv_selection_) config.kv_selection = parse_kv_selection(*kv_selection_);
     config.validate();
     return config;
 }

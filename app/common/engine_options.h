@@ -36,7 +36,7 @@ private:
     std::string config_file_;
     std::optional<double> recent_ratio_, decay_ratio_, distance_weight_, gen_decay_ratio_, gen_compress_ratio_,
         budget_fraction_, pyramidkv_beta_;
-    std::optional<std::string> decay_strategy_, gen_decay_strategy_;
+    std::optional<std::string> decay_strategy_, gen_decay_strategy_, kv_selection_;
     std::optional<int> min_context_, sink_tokens_, interval_, chunk_, observation_window_, pooling_kernel_,
         pyramid_observation_window_, pyramid_pooling_kernel_;
     bool keep_hidden_states_ = false;

@@ -46,6 +46,8 @@ EvalRun single_run(const CompressionConfig& base)
         parameters = !base.layer_budgets.empty()   ? fmt::format("budgets={}", fmt::join(base.layer_budgets, ","))
                      : base.budget_fraction > 0.0 ? "keeps " + decay_text(base.budget_fraction) + " of full"
                                                   : "bytes of pyramid decay=" + decay_text(p.prefill_decay_ratio);
+        if (base.kv_selection == KvSelection::PerHead)
+            parameters += ", per KV head";
         break;
     }
     const std::string name = to_string(base.policy);

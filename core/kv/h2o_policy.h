@@ -2,6 +2,11 @@
 // H2O baseline (Zhang et al., 2023): every entry accumulates the attention it receives; the
 // cache keeps the heavy hitters plus the most recent entries, with the same budget at every
 // layer. Every layer sees every prompt token; only the cache is trimmed.
+//
+// The paper keeps heavy hitters per attention head. Here a layer keeps one set of entries for
+// all its heads, scored by the attention averaged over the query heads (the shortcut that
+// docs/policies.md, "Per head or per layer", describes): it runs on every backend, including
+// the GPU's paged store, and its per-entry accumulated scores stay one list per layer.
 #include "kv/baseline_budget.h"
 #include "kv/compression_policy.h"
 
