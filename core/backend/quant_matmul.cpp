@@ -1,6 +1,7 @@
 #include "backend/quant_matmul.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "backend/float_dot.h"
 #include "backend/tile_decoder.h"
@@ -14,6 +15,18 @@ void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t r
         detail::matmul_rows_avx2(w, x, n, y, row_begin, row_end);
     else
         detail::matmul_rows_generic(w, x, n, y, row_begin, row_end);
+}
+
+const float* detail::decoded_rows(const WeightView& w, int64_t row_begin, int64_t row_end, TileDecoder decode)
+{
+    const std::byte* first = w.data + static_cast<size_t>(row_begin) * w.row_bytes();
+    if (w.type == TensorType::F32)
+        return reinterpret_cast<const float*>(first);
+    thread_local std::vector<float> buffer;
+    const int64_t n = (row_end - row_begin) * w.cols;
+    buffer.resize(static_cast<size_t>(n));
+    decode(first, buffer.data(), n);  // whole rows are whole blocks
+    return buffer.data();
 }
 
 void detail::matmul_rows_generic(const WeightView& w, const float* x, int n, float* y, int64_t row_begin,

@@ -1,9 +1,10 @@
 #pragma once
 // The float32 side of the CPU matmul, single-threaded, directly on a weight matrix as it is
 // stored: the path of F32, F16 and BF16 weights, and of quantized ones under
-// QuantizedDot::Exact (kernel_config.h). Each row is decoded a tile at a time into a small
-// float32 buffer (tile_decoder.h) and dotted there with every token's activations, so the
-// decode is paid once per tile of tokens and a quantized model never exists as float32.
+// QuantizedDot::Exact (kernel_config.h). For a few tokens each row is decoded a tile at a time
+// into a small float32 buffer (tile_decoder.h) and dotted there with every token's activations;
+// for a prompt the call's rows are decoded once, whole, and every token passes over them while
+// they sit in L2. Either way a quantized model never exists as float32.
 //
 // The products are exactly those of the dequantized float32 matrix; only the float32
 // summation order differs (eight lanes and several independent sums on AVX2, the same for a
@@ -12,13 +13,15 @@
 #include <cstdint>
 
 #include "backend/kernel_config.h"
+#include "backend/tile_decoder.h"
 #include "model/weight_view.h"
 
 namespace pyramid::cpu {
 
 // Weights decoded per tile: one K-quant super-block, eight blocks of the 32-element types.
 constexpr int64_t kDecodeTileElems = 256;
-// Tokens whose activations are reused while a decoded tile sits in L1.
+// Tokens whose activations are reused while a decoded tile sits in L1. A call with more tokens
+// decodes its rows once (detail::decoded_rows) and runs them past tiles of this many tokens.
 constexpr int kMatmulTokenTile = 16;
 
 // y[t * w.rows + r] = sum_c w[r, c] * x[t * w.cols + c] for t < n and r in [row_begin, row_end),
@@ -27,6 +30,10 @@ void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t r
                  KernelIsa isa);
 
 namespace detail {
+// Rows [row_begin, row_end) of w as float32, one after another: w's own rows for F32, else
+// decoded by `decode` into the calling thread's buffer, valid until its next call.
+const float* decoded_rows(const WeightView& w, int64_t row_begin, int64_t row_end, TileDecoder decode);
+
 void matmul_rows_generic(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
 void matmul_rows_avx2(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
 } // namespace detail

@@ -229,6 +229,52 @@ private slots:
                     }
     }
 
+    // The float path's prompt kernels (rows decoded once; on AVX-512, blocks of rows x tokens)
+    // give every token bit for bit what the AVX2 kernel gives it alone, the order the golden
+    // files and batch invariance rest on: row lengths with leftover eights and tails, every
+    // count of tokens up to 40, calls that start mid-matrix, and cpu::matmul's threads.
+    void float_prompt_kernels_match_one_token_bit_for_bit()
+    {
+        if (!cpu::kernel_isa_supported(KernelIsa::Avx2))
+            QSKIP("this CPU has no AVX2/FMA/F16C");
+        std::vector<KernelIsa> isas{KernelIsa::Avx2};
+        if (cpu::kernel_isa_supported(KernelIsa::Avx512Vnni))
+            isas.push_back(KernelIsa::Avx512Vnni);
+        else
+            qInfo("this CPU has no AVX-512: only the AVX2 prompt path is tested");
+        std::mt19937 rng(std::random_device{}());
+        const int64_t rows = 7;  // a block of 4 rows and an edge of 3
+        const int most = 40;
+        for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_K})
+            for (int64_t cols : type == TensorType::Q4_K ? std::vector<int64_t>{256, 768}
+                                                         : std::vector<int64_t>{8, 33, 100, 256, 300, 517, 768}) {
+                const auto w = random_matrix(type, rows, cols, rng);
+                const auto x = random_activations(size_t(most * cols), rng);
+                const WeightView view{"w", type, rows, cols, w.data()};
+                std::vector<float> alone(size_t(most * rows));
+                for (int t = 0; t < most; ++t)
+                    cpu::matmul_rows(view, x.data() + t * cols, 1, alone.data() + t * rows, 0, rows, KernelIsa::Avx2);
+                for (KernelIsa isa : isas)
+                    for (int n = 1; n <= most; ++n)
+                        for (int64_t first : {0, 2}) {
+                            std::vector<float> y(size_t(n * rows), NAN);
+                            cpu::matmul_rows(view, x.data(), n, y.data(), first, rows, isa);
+                            for (int t = 0; t < n; ++t)
+                                QVERIFY2(std::memcmp(&y[size_t(t * rows + first)], &alone[size_t(t * rows + first)],
+                                                     size_t(rows - first) * 4) == 0,
+                                         (describe(type, isa, rows, cols, n) + ", rows from " + std::to_string(first) +
+                                          ", token " + std::to_string(t))
+                                             .c_str());
+                        }
+                for (KernelIsa isa : isas) {
+                    std::vector<float> y(alone.size(), NAN);
+                    cpu::matmul(view, x.data(), most, y.data(), {isa, cpu::QuantizedDot::Exact});
+                    QVERIFY2(std::memcmp(y.data(), alone.data(), y.size() * 4) == 0,
+                             ("cpu::matmul, " + describe(type, isa, rows, cols, most)).c_str());
+                }
+            }
+    }
+
     void matmul_rows_writes_only_its_rows()
     {
         std::mt19937 rng(std::random_device{}());
