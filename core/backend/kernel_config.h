@@ -12,7 +12,8 @@ enum class KernelIsa {
     Avx2,     // AVX2 + FMA + F16C
     // AVX2 + FMA + F16C + AVX512F/BW/VL + AVX512_VNNI: the int8 dot of the types that have
     // a VNNI kernel (int8_lanes_vnni.h for prompts, int8_token_rows_vnni.h for one token) uses
-    // vpdpbusd; everything else runs the AVX2 kernels.
+    // vpdpbusd, a prompt's float32 products use AVX-512 FMA (quant_matmul.h); everything else
+    // runs the AVX2 kernels.
     Avx512Vnni,
 };
 

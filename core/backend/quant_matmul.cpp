@@ -11,7 +11,9 @@ namespace pyramid::cpu {
 void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end,
                  KernelIsa isa)
 {
-    if (runs_avx2(isa))
+    if (isa == KernelIsa::Avx512Vnni && n > kMatmulTokenTile)
+        detail::matmul_rows_avx512(w, x, n, y, row_begin, row_end);
+    else if (runs_avx2(isa))
         detail::matmul_rows_avx2(w, x, n, y, row_begin, row_end);
     else
         detail::matmul_rows_generic(w, x, n, y, row_begin, row_end);

@@ -36,6 +36,8 @@ const float* decoded_rows(const WeightView& w, int64_t row_begin, int64_t row_en
 
 void matmul_rows_generic(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
 void matmul_rows_avx2(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
+// A prompt's rows on AVX-512 (KernelIsa::Avx512Vnni), bit for bit what matmul_rows_avx2 gives.
+void matmul_rows_avx512(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
 } // namespace detail
 
 } // namespace pyramid::cpu
