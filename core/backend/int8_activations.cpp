@@ -101,27 +101,25 @@ void quantize_block(const float* xb, int t, int64_t b, Int8Activations& out, Ker
     TokenLanes& lanes = out.lanes;
     if (lanes.groups == 0)
         return;
-    const int lane = t % kLaneTokens;
-    const size_t unit = static_cast<size_t>((t / kLaneTokens) * blocks + b);
+    const int g = t / kLaneTokens, lane = t % kLaneTokens;
     for (int k = 0; k < 8; ++k)
-        std::memcpy(&lanes.q[(unit * 8 + k) * kLaneTokens + lane], qb + 4 * k, 4);
-    lanes.scale[unit * kLaneTokens + lane] = scale;
+        std::memcpy(lanes.q_at(g, b) + k * kLaneTokens + lane, qb + 4 * k, 4);
+    lanes.scale_at(g, b)[lane] = scale;
     for (int h = 0; h < 2; ++h)
-        lanes.sum[(unit * 2 + h) * kLaneTokens + lane] = sums[h];
+        lanes.sum_at(g, b)[h * kLaneTokens + lane] = sums[h];
 }
 
 // The lanes of tokens n .. (the end of the last group) hold zeros.
 void clear_padding(int n, TokenLanes& lanes)
 {
     for (int t = n; t < lanes.groups * kLaneTokens; ++t) {
-        const int lane = t % kLaneTokens;
+        const int g = t / kLaneTokens, lane = t % kLaneTokens;
         for (int64_t b = 0; b < lanes.blocks; ++b) {
-            const size_t unit = static_cast<size_t>((t / kLaneTokens) * lanes.blocks + b);
             for (int k = 0; k < 8; ++k)
-                lanes.q[(unit * 8 + k) * kLaneTokens + lane] = 0;
-            lanes.scale[unit * kLaneTokens + lane] = 0.0f;
+                lanes.q_at(g, b)[k * kLaneTokens + lane] = 0;
+            lanes.scale_at(g, b)[lane] = 0.0f;
             for (int h = 0; h < 2; ++h)
-                lanes.sum[(unit * 2 + h) * kLaneTokens + lane] = 0;
+                lanes.sum_at(g, b)[h * kLaneTokens + lane] = 0;
         }
     }
 }
@@ -144,11 +142,13 @@ void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& 
     lanes.scale.resize(units * kLaneTokens);
     lanes.sum.resize(units * 2 * kLaneTokens);
     clear_padding(n, lanes);
-    // A lane group's tokens on one thread: they share the cache lines of their lanes.
-    const int groups = (n + kLaneTokens - 1) / kLaneTokens;
-#pragma omp parallel for schedule(static) if (n * cols >= kParallelValues)
-    for (int g = 0; g < groups; ++g)
-        for (int t = g * kLaneTokens; t < std::min(n, (g + 1) * kLaneTokens); ++t)
+    // With lanes, a lane group's tokens on one thread: they share the cache lines of their
+    // lanes. A single task is run on the calling thread: a team would only wait for it.
+    const int per_task = token_lanes ? kLaneTokens : 1;
+    const int tasks = (n + per_task - 1) / per_task;
+#pragma omp parallel for schedule(static) if (tasks > 1 && n * cols >= kParallelValues)
+    for (int task = 0; task < tasks; ++task)
+        for (int t = task * per_task; t < std::min(n, (task + 1) * per_task); ++t)
             for (int64_t b = 0; b < blocks; ++b)
                 quantize_block(x + t * cols + b * kInt8Block, t, b, out, isa);
 }

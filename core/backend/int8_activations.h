@@ -34,6 +34,9 @@ struct TokenLanes {
     const int32_t* q_at(int g, int64_t b) const { return q.data() + (g * blocks + b) * 8 * kLaneTokens; }
     const float* scale_at(int g, int64_t b) const { return scale.data() + (g * blocks + b) * kLaneTokens; }
     const int32_t* sum_at(int g, int64_t b) const { return sum.data() + (g * blocks + b) * 2 * kLaneTokens; }
+    int32_t* q_at(int g, int64_t b) { return q.data() + (g * blocks + b) * 8 * kLaneTokens; }
+    float* scale_at(int g, int64_t b) { return scale.data() + (g * blocks + b) * kLaneTokens; }
+    int32_t* sum_at(int g, int64_t b) { return sum.data() + (g * blocks + b) * 2 * kLaneTokens; }
 };
 
 struct Int8Activations {

@@ -5,8 +5,8 @@
 #include "backend/int8_lanes_vnni.h"
 
 #include <algorithm>
-#include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "backend/int8_rows_avx2.h"
 
@@ -380,12 +380,16 @@ void lane_rows_of(const WeightView& w, const Int8Activations& a, int token_begin
     constexpr int R = 4;  // rows sharing each activation load
     const bool one_group = token_begin / kLaneTokens == (token_end - 1) / kLaneTokens;
     const int64_t units = one_group ? R : R * a.lanes.blocks / Type::kBlocks;
-    const auto decoded = std::make_unique_for_overwrite<Unit<Type::kBlocks>[]>(static_cast<size_t>(units));
+    // The thread's decoded units, grown to the largest row block it has seen: allocating them
+    // for every 16-row chunk of every product cost a malloc (up to ~90 KiB) each time.
+    thread_local std::vector<Unit<Type::kBlocks>> decoded;
+    if (decoded.size() < static_cast<size_t>(units))
+        decoded.resize(static_cast<size_t>(units));
     int64_t r = row_begin;
     for (; r + R <= row_end; r += R)
-        row_block<Type, R>(w, a.lanes, token_begin, token_end, y, r, decoded.get(), one_group);
+        row_block<Type, R>(w, a.lanes, token_begin, token_end, y, r, decoded.data(), one_group);
     for (; r < row_end; ++r)
-        row_block<Type, 1>(w, a.lanes, token_begin, token_end, y, r, decoded.get(), one_group);
+        row_block<Type, 1>(w, a.lanes, token_begin, token_end, y, r, decoded.data(), one_group);
 }
 
 } // namespace

@@ -77,24 +77,15 @@ void matmul_rows_int8(const WeightView& w, const Int8Activations& a, int token_b
 {
     const int8_vnni::LaneRows lanes =
         isa == KernelIsa::Avx512Vnni && a.has_lanes() ? int8_vnni::lane_rows(w.type) : nullptr;
-    if (!lanes) {
+    // kMinLaneTokens was measured for one group, whose rows the lane kernels decode for it
+    // alone. Over several groups a row is decoded once for all, and a partly filled first or
+    // last group costs little more than its tokens: sent to the row kernels, they would read
+    // every weight a second time.
+    const bool one_group = token_begin / kLaneTokens == (token_end - 1) / kLaneTokens;
+    if (!lanes || (one_group && token_end - token_begin < kMinLaneTokens))
         rows_avx2(w, a, token_begin, token_end, y, row_begin, row_end, isa);
-        return;
-    }
-    // Only the first and the last lane group of the range can hold too few of its tokens.
-    int lanes_begin = token_begin, lanes_end = token_end;
-    const int first_end = std::min(token_end, (token_begin / kLaneTokens + 1) * kLaneTokens);
-    if (first_end - token_begin < kMinLaneTokens) {
-        rows_avx2(w, a, token_begin, first_end, y, row_begin, row_end, isa);
-        lanes_begin = first_end;
-    }
-    const int last_begin = std::max(lanes_begin, (token_end - 1) / kLaneTokens * kLaneTokens);
-    if (lanes_begin < token_end && token_end - last_begin < kMinLaneTokens) {
-        rows_avx2(w, a, last_begin, token_end, y, row_begin, row_end, isa);
-        lanes_end = last_begin;
-    }
-    if (lanes_begin < lanes_end)
-        lanes(w, a, lanes_begin, lanes_end, y, row_begin, row_end);
+    else
+        lanes(w, a, token_begin, token_end, y, row_begin, row_end);
 }
 
 } // namespace pyramid::cpu

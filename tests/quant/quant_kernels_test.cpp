@@ -487,6 +487,37 @@ private slots:
         }
     }
 
+    void activations_reuse_their_buffers_and_split_over_threads()
+    {
+        // 40 tokens of 2048 values (over the size that rounds in parallel), then 19 into the same
+        // buffers, as cpu::matmul's per-thread buffer is reused: every token as it rounds alone,
+        // and the 19-token lanes padded with zeros past token 18.
+        std::mt19937 rng(std::random_device{}());
+        const int64_t cols = 2048;
+        const KernelIsa isa = cpu::best_kernel_config().isa;
+        cpu::Int8Activations a, alone;
+        for (int n : {40, 19}) {
+            const auto x = random_activations(size_t(n * cols), rng);
+            cpu::quantize_activations(x.data(), n, cols, a, true, isa);
+            QCOMPARE(a.lanes.groups, (n + cpu::kLaneTokens - 1) / cpu::kLaneTokens);
+            for (int t = 0; t < n; ++t) {
+                cpu::quantize_activations(x.data() + t * cols, 1, cols, alone, false, isa);
+                QVERIFY(std::equal(alone.q.begin(), alone.q.end(), a.q_row(t)));
+                QVERIFY(std::equal(alone.scale.begin(), alone.scale.end(), a.scale_row(t)));
+                QVERIFY(std::equal(alone.group_sum.begin(), alone.group_sum.end(), a.group_sum_row(t)));
+            }
+            const int g = a.lanes.groups - 1;
+            for (int lane = n - g * cpu::kLaneTokens; lane < cpu::kLaneTokens; ++lane)
+                for (int64_t b = 0; b < cols / 32; ++b) {
+                    QCOMPARE(a.lanes.scale_at(g, b)[lane], 0.0f);
+                    for (int k = 0; k < 8; ++k)
+                        QCOMPARE(a.lanes.q_at(g, b)[k * cpu::kLaneTokens + lane], 0);
+                    for (int h = 0; h < 2; ++h)
+                        QCOMPARE(a.lanes.sum_at(g, b)[h * cpu::kLaneTokens + lane], 0);
+                }
+        }
+    }
+
     void token_lanes_hold_the_rounded_activations()
     {
         std::mt19937 rng(std::random_device{}());
