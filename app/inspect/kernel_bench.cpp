@@ -107,7 +107,9 @@ int main(int argc, char** argv)
     const cpu::KernelConfig exact{isa, cpu::QuantizedDot::Exact};
     const cpu::KernelConfig int8{isa, cpu::QuantizedDot::Int8};
     if (!cpu::runs_avx2(isa)) {
-        fmt::print(stderr, "pyramid-kernel-bench: the int8 kernels need AVX2, which this CPU lacks\n");
+        fmt::print(stderr, "pyramid-kernel-bench: the int8 kernels need AVX2; the {} kernels were chosen ({})\n",
+                   cpu::kernel_isa_name(isa),
+                   cpu::kernel_isa_supported(cpu::KernelIsa::Avx2) ? "PYRAMID_CPU_KERNELS" : "this CPU lacks AVX2");
         return 3;
     }
 

@@ -33,4 +33,5 @@ PY
 
 expect 2 "is a mix of types" "$bench" --types q4_k_m
 expect 2 "must be a multiple of 256" "$bench" --cols 300
+PYRAMID_CPU_KERNELS=generic expect 3 "the generic kernels were chosen (PYRAMID_CPU_KERNELS)" "$bench" --rows 40 --cols 512
 echo "kernel bench: all checks passed"
