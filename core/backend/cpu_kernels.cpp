@@ -148,6 +148,100 @@ private:
 template <typename Stored>
 constexpr bool kBlocks = kValuesPerElement<Stored> > 1;
 
+// Consecutive query rows of one head that attention takes together: the static schedule's
+// chunk (attention_over), so changing it would change the order probe columns add up in.
+constexpr int kChunkRows = 4;
+
+// The scores of m consecutive query rows (q_stride apart) of one head, into rows of p
+// (p_stride apart): row r sees the first shared + r keys. The keys all rows see are dotted
+// with the m queries together (each key read and decoded once for all), the rest row by row.
+template <typename Stored>
+void causal_dots(const RowKernels<Stored>& kernels, const float* q, int64_t q_stride, int m, const Stored* keys,
+                 int64_t stride, int shared, int hd, float* p, int64_t p_stride)
+{
+    kernels.dot_queries(q, q_stride, m, keys, stride, shared, hd, p, p_stride);
+    for (int r = 1; r < m; ++r)
+        kernels.dot(q + r * q_stride, keys + shared * stride, stride, r, hd, p + r * p_stride + shared);
+}
+
+// The m rows' weighted sums of the values, into outputs out_stride apart, as causal_dots splits
+// the rows: each output value still adds the entries in ascending order.
+template <typename Stored>
+void causal_sums(const RowKernels<Stored>& kernels, const float* p, int64_t p_stride, int m, const Stored* values,
+                 int64_t stride, int shared, int hd, float* out, int64_t out_stride)
+{
+    kernels.accumulate_queries(p, p_stride, m, values, stride, shared, hd, out, out_stride);
+    for (int r = 1; r < m; ++r)
+        kernels.accumulate(p + r * p_stride + shared, values + shared * stride, stride, r, hd, out + r * out_stride);
+}
+
+// Scales n scores in place and returns the largest. Eight running maxima instead of one chain
+// of compares: the largest score is the same value in any order (a zero's sign may differ,
+// which exp(score - max) cannot see; NaN is skipped either way).
+inline float scale_and_max(float* p, int n, float scale)
+{
+    constexpr int kLanes = 8;
+    float lanes[kLanes];
+    std::fill_n(lanes, kLanes, -std::numeric_limits<float>::infinity());
+    int j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (int k = 0; k < kLanes; ++k) {
+            p[j + k] *= scale;
+            lanes[k] = std::max(lanes[k], p[j + k]);
+        }
+    float max_score = -std::numeric_limits<float>::infinity();
+    for (; j < n; ++j) {
+        p[j] *= scale;
+        max_score = std::max(max_score, p[j]);
+    }
+    for (const float lane : lanes)
+        max_score = std::max(max_score, lane);
+    return max_score;
+}
+
+// Adds the first n values of M rows (`stride` apart) to sums[0..M), each row in index order:
+// the rows' chains of dependent adds run side by side.
+template <int M>
+void add_rows(const float* p, int64_t stride, int n, float* sums)
+{
+    float s[M];
+    std::copy_n(sums, M, s);
+    for (int j = 0; j < n; ++j)
+        for (int r = 0; r < M; ++r)
+            s[r] += p[r * stride + j];
+    std::copy_n(s, M, sums);
+}
+
+// Softmax of m rows of scores (p_stride apart; row r's first shared + r) scaled by `scale`:
+// exp(score - max), divided by the sum in index order (times its inverse). Each value takes
+// the float operations it took row by row in one loop, but the exps are computed before the
+// sum: kept in one loop, the running sum waited on every exp call (spilled around it).
+inline void softmax_rows(float* p, int64_t p_stride, int m, int shared, float scale)
+{
+    for (int r = 0; r < m; ++r) {
+        float* row = p + r * p_stride;
+        const int n = shared + r;
+        const float max_score = scale_and_max(row, n, scale);
+        for (int j = 0; j < n; ++j)
+            row[j] = std::exp(row[j] - max_score);
+    }
+    float sums[kChunkRows] = {};
+    switch (m) {
+    case 4: add_rows<4>(p, p_stride, shared, sums); break;
+    case 3: add_rows<3>(p, p_stride, shared, sums); break;
+    case 2: add_rows<2>(p, p_stride, shared, sums); break;
+    default: add_rows<1>(p, p_stride, shared, sums);
+    }
+    for (int r = 0; r < m; ++r) {
+        float* row = p + r * p_stride;
+        for (int j = shared; j < shared + r; ++j)
+            sums[r] += row[j];
+        const float inv_sum = 1.0f / sums[r];
+        for (int j = 0; j < shared + r; ++j)
+            row[j] *= inv_sum;
+    }
+}
+
 template <typename KStored, typename VStored>
 void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                     const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
@@ -171,9 +265,10 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     std::vector<float> probe_partials(probe ? static_cast<size_t>(n_threads * probe_len) : 0, 0.0f);
 
     const bool parallel = work * len * hd >= kParallelWork;
+    const int64_t chunks = (work + kChunkRows - 1) / kChunkRows;
 #pragma omp parallel num_threads(n_threads) if (parallel)
     {
-        std::vector<float> p(static_cast<size_t>(len));
+        std::vector<float> p(static_cast<size_t>(kChunkRows) * len);  // a chunk's rows of scores, len apart
         DecodedHead decoded_keys, decoded_values;
         const bool decode_once = n_q >= kDecodeOnceRows;
         float* partial =
@@ -182,49 +277,47 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
         // same entries while they are in cache. Small chunks dealt round-robin balance causal
         // rows' lengths like a dynamic schedule, but each thread's share, and so the order
         // probe columns add up in, is the same every run: the same prompt gets the same
-        // selection scores, bit for bit.
-#pragma omp for schedule(static, 4)
-        for (int64_t item = 0; item < work; ++item) {
-            const int h = static_cast<int>(item / n_q);
-            const int i = static_cast<int>(item % n_q);
-            const int visible = first_visible + i + 1;
-            const float* qh = q + static_cast<int64_t>(i) * q_width + h * hd;
-            const size_t g = static_cast<size_t>(h / group);
+        // selection scores, bit for bit. A chunk's rows of one head go through the kernels
+        // together, each entry read and converted once for all of them.
+#pragma omp for schedule(static, 1)
+        for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+            const int64_t chunk_end = std::min(work, (chunk + 1) * kChunkRows);
+            for (int64_t item = chunk * kChunkRows; item < chunk_end;) {
+                const int h = static_cast<int>(item / n_q);
+                const int i0 = static_cast<int>(item % n_q);
+                const int m = static_cast<int>(std::min<int64_t>(chunk_end - item, n_q - i0));  // rows i0 to i0 + m - 1
+                item += m;
+                const int shared = first_visible + i0 + 1;  // entries row i0 + r sees: shared + r
+                const float* qh = q + static_cast<int64_t>(i0) * q_width + h * hd;
+                float* oh = out + static_cast<int64_t>(i0) * q_width + h * hd;
+                const size_t g = static_cast<size_t>(h / group);
 
-            const float* keys = nullptr;  // the head's keys decoded, when the slice decodes once
-            if constexpr (kBlocks<KStored>)
-                keys = decode_once ? decoded_keys.rows(k, g, len, hd) : nullptr;
-            if (keys)
-                float_rows.dot(qh, keys, hd, visible, hd, p.data());
-            else
-                key_rows.dot(qh, k.heads[g], k.row_stride, visible, hd, p.data());
-            float max_score = -std::numeric_limits<float>::infinity();
-            for (int j = 0; j < visible; ++j) {
-                p[j] *= scale;
-                max_score = std::max(max_score, p[j]);
-            }
-            float sum = 0.0f;
-            for (int j = 0; j < visible; ++j) {
-                p[j] = std::exp(p[j] - max_score);
-                sum += p[j];
-            }
-            const float inv_sum = 1.0f / sum;
-            float* oh = out + static_cast<int64_t>(i) * q_width + h * hd;
-            std::fill_n(oh, hd, 0.0f);
-            for (int j = 0; j < visible; ++j)
-                p[j] *= inv_sum;
-            const float* values = nullptr;
-            if constexpr (kBlocks<VStored>)
-                values = decode_once ? decoded_values.rows(v, g, len, hd) : nullptr;
-            if (values)
-                float_rows.accumulate(p.data(), values, hd, visible, hd, oh);
-            else
-                value_rows.accumulate(p.data(), v.heads[g], v.row_stride, visible, hd, oh);
-            if (probe && i >= probe->first_row) {
-                const float weight = probe->row_weights[i - probe->first_row] / heads_averaged;
-                float* columns = probe->per_kv_head ? partial + g * static_cast<size_t>(len) : partial;
-                for (int j = 0; j < visible; ++j)
-                    columns[j] += weight * p[j];
+                const float* keys = nullptr;  // the head's keys decoded, when the slice decodes once
+                if constexpr (kBlocks<KStored>)
+                    keys = decode_once ? decoded_keys.rows(k, g, len, hd) : nullptr;
+                if (keys)
+                    causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), len);
+                else
+                    causal_dots(key_rows, qh, q_width, m, k.heads[g], k.row_stride, shared, hd, p.data(), len);
+                softmax_rows(p.data(), len, m, shared, scale);
+                for (int r = 0; r < m; ++r)
+                    std::fill_n(oh + r * q_width, hd, 0.0f);
+                const float* values = nullptr;
+                if constexpr (kBlocks<VStored>)
+                    values = decode_once ? decoded_values.rows(v, g, len, hd) : nullptr;
+                if (values)
+                    causal_sums(float_rows, p.data(), len, m, values, hd, shared, hd, oh, q_width);
+                else
+                    causal_sums(value_rows, p.data(), len, m, v.heads[g], v.row_stride, shared, hd, oh, q_width);
+                for (int r = 0; probe && r < m; ++r) {
+                    const int i = i0 + r;
+                    if (i >= probe->first_row) {
+                        const float weight = probe->row_weights[i - probe->first_row] / heads_averaged;
+                        float* columns = probe->per_kv_head ? partial + g * static_cast<size_t>(len) : partial;
+                        for (int j = 0; j < shared + r; ++j)
+                            columns[j] += weight * p[r * len + j];
+                    }
+                }
             }
         }
     }

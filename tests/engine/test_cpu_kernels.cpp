@@ -129,6 +129,44 @@ void check_query_kernels_agree(cpu::KernelIsa isa)
     }
 }
 
+// A prompt's rows get the very floats each row gets alone against the entries it sees: the rows
+// go through the kernels four at a time over the entries they share and one by one past them,
+// chunks of four starting mid-head included, and quantized keys and values are decoded once for
+// 16 rows or more.
+template <typename KStored, typename VStored>
+void check_prompt_rows_as_alone(cpu::KernelIsa isa)
+{
+    std::mt19937 rng(std::random_device{}());
+    for (auto [heads, kv_heads, hd, len, n_q] :
+         {std::tuple{6, 2, 64, 45, 13}, {4, 4, 32, 70, 70}, {3, 1, 96, 21, 21}, {8, 8, 128, 40, 6}}) {
+        const int qw = heads * hd, k_stride = hd / kValuesPerElement<KStored>,
+                  v_stride = hd / kValuesPerElement<VStored>;
+        std::vector<std::vector<KStored>> k_heads(size_t(kv_heads), std::vector<KStored>(size_t(len) * k_stride));
+        std::vector<std::vector<VStored>> v_heads(size_t(kv_heads), std::vector<VStored>(size_t(len) * v_stride));
+        std::vector<const KStored*> k_ptrs;
+        std::vector<const VStored*> v_ptrs;
+        for (int g = 0; g < kv_heads; ++g) {
+            for (int j = 0; j < len; ++j) {
+                store_values(random_vector(size_t(hd), rng).data(), hd, k_heads[size_t(g)].data() + j * k_stride);
+                store_values(random_vector(size_t(hd), rng).data(), hd, v_heads[size_t(g)].data() + j * v_stride);
+            }
+            k_ptrs.push_back(k_heads[size_t(g)].data());
+            v_ptrs.push_back(v_heads[size_t(g)].data());
+        }
+        const cpu::CacheHeads<KStored> k{k_ptrs, k_stride};
+        const cpu::CacheHeads<VStored> v{v_ptrs, v_stride};
+        const auto q = random_vector(size_t(n_q) * qw, rng);
+        std::vector<float> out(size_t(n_q) * qw, NAN);
+        cpu::attention(q.data(), n_q, k, v, len, {heads, kv_heads, hd}, out.data(), nullptr, nullptr, isa);
+        for (int i = 0; i < n_q; ++i) {
+            std::vector<float> alone(size_t(qw), NAN);
+            cpu::attention(q.data() + i * qw, 1, k, v, len - n_q + i + 1, {heads, kv_heads, hd}, alone.data(), nullptr,
+                           nullptr, isa);
+            QCOMPARE(std::vector<float>(out.begin() + i * qw, out.begin() + (i + 1) * qw), alone);
+        }
+    }
+}
+
 } // namespace
 
 class CpuKernelsTest : public QObject {
@@ -353,6 +391,19 @@ private slots:
             check_query_kernels_agree<Half>(isa);
             check_query_kernels_agree<KvQ8Block>(isa);
             check_query_kernels_agree<KvQ4Block>(isa);
+        }
+    }
+
+    void prompt_rows_get_their_floats_alone()
+    {
+        std::vector<cpu::KernelIsa> isas{cpu::KernelIsa::Generic};
+        if (cpu::kernel_isa_supported(cpu::KernelIsa::Avx2))
+            isas.push_back(cpu::KernelIsa::Avx2);
+        for (const cpu::KernelIsa isa : isas) {
+            check_prompt_rows_as_alone<float, float>(isa);
+            check_prompt_rows_as_alone<Half, Half>(isa);
+            check_prompt_rows_as_alone<KvQ8Block, KvQ4Block>(isa);
+            check_prompt_rows_as_alone<KvQ4Block, Half>(isa);
         }
     }
 
