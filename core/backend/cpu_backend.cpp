@@ -1,6 +1,7 @@
 #include "backend/cpu_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <optional>
 #include <type_traits>
@@ -282,9 +283,8 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
     std::vector<float> x(static_cast<size_t>(n) * c.dim);
     cpu::rms_norm(h, w.attn_norm, n, c.dim, c.rms_eps, x.data());
     std::vector<float> q(static_cast<size_t>(n) * q_width), k(static_cast<size_t>(n) * kv_width), v(k.size());
-    project(w.wq, x.data(), n, q.data());
-    project(w.wk, x.data(), n, k.data());
-    project(w.wv, x.data(), n, v.data());
+    const cpu::MatmulOutput qkv[] = {{&w.wq, q.data()}, {&w.wk, k.data()}, {&w.wv, v.data()}};
+    project(qkv, x.data(), n);
 
     std::vector<float> attended(static_cast<size_t>(n) * q_width);
     int row = 0;  // the piece's first row in the slice
@@ -315,7 +315,8 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
     }
 
     std::vector<float> projected(static_cast<size_t>(n) * c.dim);
-    project(w.wo, attended.data(), n, projected.data());
+    const cpu::MatmulOutput output[] = {{&w.wo, projected.data()}};
+    project(output, attended.data(), n);
     cpu::add_in_place(h, projected.data(), static_cast<int64_t>(projected.size()));
 
     // The feed-forward block a token tile slice at a time: its two ffn_dim-wide activations are
@@ -327,8 +328,8 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         check_cancel();
         const int rows = std::min(kFeedForwardRows, n - first);
         const float* in = x.data() + static_cast<size_t>(first) * c.dim;
-        cpu::matmul(w.w_gate, in, rows, gate.data(), kernels_);
-        cpu::matmul(w.w_up, in, rows, up.data(), kernels_);
+        const cpu::MatmulOutput gate_up[] = {{&w.w_gate, gate.data()}, {&w.w_up, up.data()}};
+        cpu::matmul_group(gate_up, in, rows, kernels_);
         cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(rows) * c.ffn_dim);
         cpu::matmul(w.w_down, gate.data(), rows, projected.data() + static_cast<size_t>(first) * c.dim, kernels_);
     }
@@ -341,13 +342,16 @@ void CpuBackend::check_cancel() const
         throw Cancelled();
 }
 
-void CpuBackend::project(const WeightView& w, const float* x, int n, float* y) const
+void CpuBackend::project(std::span<const cpu::MatmulOutput> outputs, const float* x, int n) const
 {
+    std::array<cpu::MatmulOutput, cpu::kMaxMatmulGroup> slice;
+    const int64_t cols = outputs.front().w->cols;
     for (int first = 0; first < n; first += kFeedForwardRows) {
         check_cancel();
         const int rows = std::min(kFeedForwardRows, n - first);
-        cpu::matmul(w, x + static_cast<int64_t>(first) * w.cols, rows, y + static_cast<int64_t>(first) * w.rows,
-                    kernels_);
+        for (size_t i = 0; i < outputs.size(); ++i)
+            slice[i] = {outputs[i].w, outputs[i].y + static_cast<int64_t>(first) * outputs[i].w->rows};
+        cpu::matmul_group({slice.data(), outputs.size()}, x + first * cols, rows, kernels_);
     }
 }
 

@@ -2,6 +2,7 @@
 // The reference backend: float32 compute on the host, multithreaded, reading the weights
 // straight from the loader's views (quantized rows are decoded on the fly, never expanded).
 #include "backend/backend.h"
+#include "backend/cpu_kernels.h"
 #include "backend/kernel_config.h"
 #include "backend/kv_precision.h"
 #include "backend/layer_slices.h"
@@ -59,9 +60,9 @@ private:
     void check_cancel() const;
     void run_layer_slice(const LayerWeights& w, float* hidden, std::span<const SequenceRows> sequences,
                          const LayerSlice& slice);
-    // cpu::matmul in slices of rows, with check_cancel() before each: a long prompt's
+    // cpu::matmul_group in slices of rows, with check_cancel() before each: a long prompt's
     // projection stops within a slice. Slices are whole token tiles, so the result is the same.
-    void project(const WeightView& w, const float* x, int n, float* y) const;
+    void project(std::span<const cpu::MatmulOutput> outputs, const float* x, int n) const;
 };
 
 } // namespace pyramid

@@ -1,6 +1,7 @@
 #include "backend/cpu_kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -36,31 +37,68 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config)
 {
-    // Rows in chunks, one chunk per task. The int8 kernels take tokens in tiles so a tile of x
-    // stays in cache while every weight row passes over it.
+    const MatmulOutput output{&w, y};
+    matmul_group({&output, 1}, x, n, config);
+}
+
+void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n, const KernelConfig& config)
+{
+    const auto int8 = [&](const MatmulOutput& o) {
+        return config.quantized_dot == QuantizedDot::Int8 && int8_matmul_supported(o.w->type);
+    };
+    const size_t n_int8 = static_cast<size_t>(std::count_if(outputs.begin(), outputs.end(), int8));
+    if (outputs.size() > kMaxMatmulGroup || (n_int8 != 0 && n_int8 != outputs.size())) {
+        // More products than a group holds, or int8 and float32 ones mixed: one call each.
+        for (const MatmulOutput& o : outputs)
+            matmul_group({&o, 1}, x, n, config);
+        return;
+    }
+    // Rows in chunks, one chunk per task, numbered across the products: chunk c belongs to the
+    // product whose range [first[i], first[i + 1]) holds it.
     constexpr int64_t kRowChunk = 16;
-    const int64_t chunks = (w.rows + kRowChunk - 1) / kRowChunk;
-    const bool parallel = w.rows * w.cols * n >= kParallelWork;
-    if (config.quantized_dot == QuantizedDot::Int8 && int8_matmul_supported(w.type)) {
+    std::array<int64_t, kMaxMatmulGroup + 1> first{};
+    int64_t work = 0;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        first[i + 1] = first[i] + (outputs[i].w->rows + kRowChunk - 1) / kRowChunk;
+        work += outputs[i].w->rows * outputs[i].w->cols * n;
+    }
+    const int64_t chunks = first[outputs.size()];
+    const bool parallel = work >= kParallelWork;
+    const auto run_chunk = [&](int64_t c, auto&& rows) {
+        size_t i = 0;
+        while (c >= first[i + 1])
+            ++i;
+        const WeightView& w = *outputs[i].w;
+        const int64_t begin = (c - first[i]) * kRowChunk;
+        rows(w, outputs[i].y, begin, std::min(w.rows, begin + kRowChunk));
+    };
+    if (n_int8 != 0) {
         thread_local Int8Activations buffer;  // reused from call to call
         Int8Activations* const a = &buffer;   // the calling thread's, shared with the team
-        const bool lanes = int8_token_lanes_pay(w.type, config.isa, n);
-        quantize_activations(x, n, w.cols, *a, lanes, config.isa);
-        // The lane kernels decode each row once for all the tokens: no token tiles for them.
+        const auto lanes_pay = [&](const MatmulOutput& o) { return int8_token_lanes_pay(o.w->type, config.isa, n); };
+        const bool lanes = std::any_of(outputs.begin(), outputs.end(), lanes_pay);
+        // Rounded once for every product of the group.
+        quantize_activations(x, n, outputs.front().w->cols, *a, lanes, config.isa);
+        // The int8 row kernels take tokens in tiles so a tile of x stays in cache while every
+        // weight row passes over it; the lane kernels decode each row once for all the tokens.
         const int token_tile = lanes ? n : kMatmulTokenTile;
 #pragma omp parallel if (parallel)
         for (int t0 = 0; t0 < n; t0 += token_tile) {
             const int t1 = std::min(n, t0 + token_tile);
 #pragma omp for schedule(static)
             for (int64_t c = 0; c < chunks; ++c)
-                matmul_rows_int8(w, *a, t0, t1, y, c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
+                run_chunk(c, [&](const WeightView& w, float* y, int64_t r0, int64_t r1) {
+                    matmul_rows_int8(w, *a, t0, t1, y, r0, r1, config.isa);
+                });
         }
         return;
     }
     // Every token in each chunk's call: its rows are read (and decoded) once, not once per tile.
 #pragma omp parallel for schedule(static) if (parallel)
     for (int64_t c = 0; c < chunks; ++c)
-        matmul_rows(w, x, n, y, c * kRowChunk, std::min(w.rows, (c + 1) * kRowChunk), config.isa);
+        run_chunk(c, [&](const WeightView& w, float* y, int64_t r0, int64_t r1) {
+            matmul_rows(w, x, n, y, r0, r1, config.isa);
+        });
 }
 
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out)

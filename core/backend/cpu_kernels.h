@@ -1,6 +1,7 @@
 #pragma once
 // Float32 building blocks of the CPU backend, multithreaded with OpenMP. Row-major buffers:
 // a matrix of n rows and `width` columns is n * width contiguous floats.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -20,6 +21,21 @@ namespace pyramid::cpu {
 // int8_matmul_supported() names, Exact for the rest.
 void matmul(const WeightView& w, const float* x, int n, float* y,
             const KernelConfig& config = best_kernel_config());
+
+// One product of a matmul_group: y = x w^T.
+struct MatmulOutput {
+    const WeightView* w;
+    float* y;
+};
+constexpr size_t kMaxMatmulGroup = 4;  // products that share one parallel region
+
+// matmul for several matrices over the same x (a layer's query, key and value projections,
+// its gate and up): every y as matmul gives it, bit for bit, but up to kMaxMatmulGroup products
+// share one parallel region, and with the int8 dot x is rounded once for all of them. Every w
+// has x's cols. A decode step of a 134M model ran about 85 regions; each costs a fork and a
+// barrier, and far more when another program holds a core (docs/perf/cpu-llama-cpp.md).
+void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n,
+                  const KernelConfig& config = best_kernel_config());
 
 // out[t, :] = the embedding row of tokens[t], decoded to float32.
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out);

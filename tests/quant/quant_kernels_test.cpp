@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -326,6 +327,50 @@ private slots:
                 cpu::matmul(view, x.data(), n, y.data());
                 const std::string bad = mismatch(y, ref, int8 ? 1e-4 : 1e-5);
                 QVERIFY2(bad.empty(), (describe(type, config.isa, rows, cols, n) + ": " + bad).c_str());
+            }
+    }
+
+    void matmul_group_equals_each_product()
+    {
+        // Three products over one x, as a layer's query, key and value projections, run as one
+        // group and one by one: the same floats, for every ISA and both dots, with one parallel
+        // region (sizes past kParallelWork) or none, for types mixed as a Q4_K_M file mixes them,
+        // float32 ones, and int8 and float32 together (which the group runs one by one).
+        std::mt19937 rng(std::random_device{}());
+        const int64_t cols = 256;
+        const std::array<std::array<TensorType, 3>, 3> mixes = {{{TensorType::Q4_K, TensorType::Q4_K, TensorType::Q6_K},
+                                                                {TensorType::F32, TensorType::F16, TensorType::F32},
+                                                                {TensorType::Q8_0, TensorType::F32, TensorType::Q4_0}}};
+        const std::array<int64_t, 3> rows = {37, 64, 19};
+        for (const auto& types : mixes)
+            for (int n : {1, 3, 20, 40}) {
+                std::vector<std::vector<std::byte>> stored;
+                std::vector<WeightView> views;
+                for (size_t i = 0; i < 3; ++i)
+                    stored.push_back(random_matrix(types[i], rows[i], cols, rng));
+                for (size_t i = 0; i < 3; ++i)
+                    views.push_back({"w", types[i], rows[i], cols, stored[i].data()});
+                const auto x = random_activations(size_t(n * cols), rng);
+                for (KernelIsa isa : supported_isas())
+                    for (cpu::QuantizedDot dot : {cpu::QuantizedDot::Exact, cpu::QuantizedDot::Int8}) {
+                        if (dot == cpu::QuantizedDot::Int8 && !cpu::runs_avx2(isa))
+                            continue;
+                        const cpu::KernelConfig config{isa, dot};
+                        std::array<std::vector<float>, 3> alone, grouped;
+                        std::array<cpu::MatmulOutput, 3> outputs;
+                        for (size_t i = 0; i < 3; ++i) {
+                            alone[i].assign(size_t(n * rows[i]), NAN);
+                            grouped[i].assign(size_t(n * rows[i]), NAN);
+                            cpu::matmul(views[i], x.data(), n, alone[i].data(), config);
+                            outputs[i] = {&views[i], grouped[i].data()};
+                        }
+                        cpu::matmul_group(outputs, x.data(), n, config);
+                        for (size_t i = 0; i < 3; ++i)
+                            QVERIFY2(std::memcmp(alone[i].data(), grouped[i].data(), alone[i].size() * sizeof(float)) == 0,
+                                     (describe(types[i], isa, rows[i], cols, n) + " " +
+                                      std::string(cpu::quantized_dot_name(dot)) + ": the group differs")
+                                         .c_str());
+                    }
             }
     }
 
