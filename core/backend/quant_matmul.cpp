@@ -1,7 +1,6 @@
 #include "backend/quant_matmul.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "backend/float_dot.h"
 #include "backend/tile_decoder.h"
@@ -11,24 +10,15 @@ namespace pyramid::cpu {
 void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end,
                  KernelIsa isa)
 {
-    if (isa == KernelIsa::Avx512Vnni && n > kMatmulTokenTile)
+    // One token stays on the AVX2 tile path, whose rows stream from memory as one sequence: 4
+    // rows at a time made a decode step 1.5x slower. From 2 tokens on the blocks win (batch 8
+    // decode of F32 weights 1.6x).
+    if (isa == KernelIsa::Avx512Vnni && n >= 2)
         detail::matmul_rows_avx512(w, x, n, y, row_begin, row_end);
     else if (runs_avx2(isa))
         detail::matmul_rows_avx2(w, x, n, y, row_begin, row_end);
     else
         detail::matmul_rows_generic(w, x, n, y, row_begin, row_end);
-}
-
-const float* detail::decoded_rows(const WeightView& w, int64_t row_begin, int64_t row_end, TileDecoder decode)
-{
-    const std::byte* first = w.data + static_cast<size_t>(row_begin) * w.row_bytes();
-    if (w.type == TensorType::F32)
-        return reinterpret_cast<const float*>(first);
-    thread_local std::vector<float> buffer;
-    const int64_t n = (row_end - row_begin) * w.cols;
-    buffer.resize(static_cast<size_t>(n));
-    decode(first, buffer.data(), n);  // whole rows are whole blocks
-    return buffer.data();
 }
 
 void detail::matmul_rows_generic(const WeightView& w, const float* x, int n, float* y, int64_t row_begin,

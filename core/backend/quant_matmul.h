@@ -1,10 +1,10 @@
 #pragma once
 // The float32 side of the CPU matmul, single-threaded, directly on a weight matrix as it is
 // stored: the path of F32, F16 and BF16 weights, and of quantized ones under
-// QuantizedDot::Exact (kernel_config.h). For a few tokens each row is decoded a tile at a time
-// into a small float32 buffer (tile_decoder.h) and dotted there with every token's activations;
-// for a prompt the call's rows are decoded once, whole, and every token passes over them while
-// they sit in L2. Either way a quantized model never exists as float32.
+// QuantizedDot::Exact (kernel_config.h). For one token (up to 16 on AVX2) each row is decoded a
+// tile at a time into a small float32 buffer (tile_decoder.h) and dotted there with every
+// token's activations; for more the call's rows are decoded once, whole, and every token passes
+// over them while they sit in L2. Either way a quantized model never exists as float32.
 //
 // The products are exactly those of the dequantized float32 matrix; only the float32
 // summation order differs (eight lanes and several independent sums on AVX2, the same for a
@@ -31,12 +31,13 @@ void matmul_rows(const WeightView& w, const float* x, int n, float* y, int64_t r
 
 namespace detail {
 // Rows [row_begin, row_end) of w as float32, one after another: w's own rows for F32, else
-// decoded by `decode` into the calling thread's buffer, valid until its next call.
+// decoded by `decode` into the calling thread's buffer, valid until its next call. x86 only
+// (the AVX2 and AVX-512 kernels call it).
 const float* decoded_rows(const WeightView& w, int64_t row_begin, int64_t row_end, TileDecoder decode);
 
 void matmul_rows_generic(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
 void matmul_rows_avx2(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
-// A prompt's rows on AVX-512 (KernelIsa::Avx512Vnni), bit for bit what matmul_rows_avx2 gives.
+// Two or more tokens on AVX-512 (KernelIsa::Avx512Vnni), bit for bit what matmul_rows_avx2 gives.
 void matmul_rows_avx512(const WeightView& w, const float* x, int n, float* y, int64_t row_begin, int64_t row_end);
 } // namespace detail
 

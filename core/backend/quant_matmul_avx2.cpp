@@ -7,6 +7,7 @@
 #include "backend/quant_matmul.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "backend/tile_decoder.h"
 
@@ -82,6 +83,28 @@ PYRAMID_AVX2 inline float horizontal_sum(const __m256* chains)
 }
 
 } // namespace
+
+PYRAMID_AVX2 const float* detail::decoded_rows(const WeightView& w, int64_t row_begin, int64_t row_end,
+                                               TileDecoder decode)
+{
+    const std::byte* first = w.data + static_cast<size_t>(row_begin) * w.row_bytes();
+    if (w.type == TensorType::F32)
+        return reinterpret_cast<const float*>(first);
+    thread_local std::vector<float> buffer;
+    const int64_t n = (row_end - row_begin) * w.cols;
+    buffer.resize(static_cast<size_t>(n));
+    // A tile at a time, each asking for the bytes ahead as the tile path does: without it a
+    // one-token decode step over F16 weights ran at half the speed. Whole rows are whole blocks,
+    // and a tile (256 elements) whole blocks of every type.
+    const auto& traits = tensor_type_traits(w.type);
+    for (int64_t e = 0; e < n; e += kDecodeTileElems) {
+        const int64_t len = std::min(kDecodeTileElems, n - e);
+        const std::byte* src = first + static_cast<size_t>(e / traits.block_elems) * traits.block_bytes;
+        avx2::prefetch_ahead(src, static_cast<size_t>(len / traits.block_elems) * traits.block_bytes);
+        decode(src, buffer.data() + e, len);
+    }
+    return buffer.data();
+}
 
 PYRAMID_AVX2 void detail::matmul_rows_avx2(const WeightView& w, const float* x, int n, float* y, int64_t row_begin,
                                            int64_t row_end)

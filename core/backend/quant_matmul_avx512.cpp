@@ -1,4 +1,4 @@
-// The AVX-512 float32 matmul of prompts: blocks of 4 rows x 3 tokens, each (row, token) sum
+// The AVX-512 float32 matmul of two or more tokens (prompts, batches): blocks of 4 rows x 3 tokens, each (row, token) sum
 // in two 16-lane accumulators, so one load of a row's 16 weights serves 3 tokens and one load
 // of a token's 16 activations serves 4 rows (the AVX2 kernel loads 4 vectors per 3 FMAs).
 //
