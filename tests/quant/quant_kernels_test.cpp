@@ -563,6 +563,31 @@ private slots:
         }
     }
 
+    void vnni_lanes_give_each_group_its_floats_in_any_tile()
+    {
+        // 300 tokens (two tiles of lane groups, the last group partial) against each lane group
+        // run alone: the same floats, whether a group's rows were decoded for it or for a tile.
+        if (!cpu::kernel_isa_supported(KernelIsa::Avx512Vnni))
+            QSKIP("this CPU has no AVX512F/BW/VL + AVX512_VNNI");
+        std::mt19937 rng(std::random_device{}());
+        const int n = 300;
+        const int64_t rows = 19, cols = 256;
+        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0}) {
+            const auto w = random_matrix(type, rows, cols, rng);
+            const auto x = random_activations(size_t(n * cols), rng);
+            cpu::Int8Activations a;
+            cpu::quantize_activations(x.data(), n, cols, a, true);
+            const WeightView view{"w", type, rows, cols, w.data()};
+            std::vector<float> whole(size_t(n * rows), NAN), groups(whole.size(), NAN);
+            cpu::matmul_rows_int8(view, a, 0, n, whole.data(), 0, rows, KernelIsa::Avx512Vnni);
+            for (int t0 = 0; t0 < n; t0 += cpu::kLaneTokens)
+                cpu::matmul_rows_int8(view, a, t0, std::min(n, t0 + cpu::kLaneTokens), groups.data(), 0, rows,
+                                      KernelIsa::Avx512Vnni);
+            QVERIFY2(std::memcmp(whole.data(), groups.data(), whole.size() * sizeof(float)) == 0,
+                     describe(type, KernelIsa::Avx512Vnni, rows, cols, n).c_str());
+        }
+    }
+
     void token_lanes_hold_the_rounded_activations()
     {
         std::mt19937 rng(std::random_device{}());
