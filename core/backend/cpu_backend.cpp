@@ -280,24 +280,32 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
 
     // Projections run over the rows of every sequence in the slice at once; only attention is
     // per sequence.
-    std::vector<float> x(static_cast<size_t>(n) * c.dim);
-    cpu::rms_norm(h, w.attn_norm, n, c.dim, c.rms_eps, x.data());
-    std::vector<float> q(static_cast<size_t>(n) * q_width), k(static_cast<size_t>(n) * kv_width), v(k.size());
-    const cpu::MatmulOutput qkv[] = {{&w.wq, q.data()}, {&w.wk, k.data()}, {&w.wv, v.data()}};
-    project(qkv, x.data(), n);
+    const auto sized = [](std::vector<float>& buffer, size_t values) {
+        if (buffer.size() < values)
+            buffer.resize(values);
+        return buffer.data();
+    };
+    SliceBuffers& b = slice_buffers_;
+    float* const x = sized(b.x, static_cast<size_t>(n) * c.dim);
+    cpu::rms_norm(h, w.attn_norm, n, c.dim, c.rms_eps, x);
+    float* const q = sized(b.q, static_cast<size_t>(n) * q_width);
+    float* const k = sized(b.k, static_cast<size_t>(n) * kv_width);
+    float* const v = sized(b.v, static_cast<size_t>(n) * kv_width);
+    const cpu::MatmulOutput qkv[] = {{&w.wq, q}, {&w.wk, k}, {&w.wv, v}};
+    project(qkv, x, n);
 
-    std::vector<float> attended(static_cast<size_t>(n) * q_width);
+    float* const attended = sized(b.attended, static_cast<size_t>(n) * q_width);
     int row = 0;  // the piece's first row in the slice
     for (const SequencePiece& piece : slice.pieces) {
         const SequenceRows& s = sequences[static_cast<size_t>(piece.sequence)];
         const auto positions = s.positions.subspan(static_cast<size_t>(piece.offset), static_cast<size_t>(piece.rows));
-        float* pq = q.data() + static_cast<size_t>(row) * q_width;
+        float* pq = q + static_cast<size_t>(row) * q_width;
         const size_t kv_offset = static_cast<size_t>(row) * kv_width;
         auto& kv = static_cast<CpuKvLayerStore&>(*s.cache);
         cpu::rope(pq, piece.rows, c.n_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
-        cpu::rope(k.data() + kv_offset, piece.rows, c.n_kv_heads, c.head_dim, positions, c.rope_theta,
+        cpu::rope(k + kv_offset, piece.rows, c.n_kv_heads, c.head_dim, positions, c.rope_theta,
                   c.rope_layout);
-        kv.append(k.data() + kv_offset, v.data() + kv_offset, piece.rows);
+        kv.append(k + kv_offset, v + kv_offset, piece.rows);
 
         check_cancel();
         // Only a sequence's last piece holds probe rows (layer_slices.h); its rows count from
@@ -308,32 +316,34 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
             probe->first_row -= piece.offset;
             s.probe_out->assign(static_cast<size_t>(kv.size()) * (probe->per_kv_head ? c.n_kv_heads : 1), 0.0f);
         }
-        float* out = attended.data() + static_cast<size_t>(row) * q_width;
+        float* out = attended + static_cast<size_t>(row) * q_width;
         kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, out, probe ? &*probe : nullptr,
                   probe ? s.probe_out->data() : nullptr, kernels_.isa);
         row += piece.rows;
     }
 
-    std::vector<float> projected(static_cast<size_t>(n) * c.dim);
-    const cpu::MatmulOutput output[] = {{&w.wo, projected.data()}};
-    project(output, attended.data(), n);
-    cpu::add_in_place(h, projected.data(), static_cast<int64_t>(projected.size()));
+    const int64_t hidden_values = static_cast<int64_t>(n) * c.dim;
+    float* const projected = sized(b.projected, static_cast<size_t>(hidden_values));
+    const cpu::MatmulOutput output[] = {{&w.wo, projected}};
+    project(output, attended, n);
+    cpu::add_in_place(h, projected, hidden_values);
 
     // The feed-forward block a token tile slice at a time: its two ffn_dim-wide activations are
     // the step's largest (88 KiB a row for 7B), and a slice may be longer than slice_rows_ (its
     // probe rows). Every operation is per row: the result is the same.
-    cpu::rms_norm(h, w.ffn_norm, n, c.dim, c.rms_eps, x.data());
-    std::vector<float> gate(static_cast<size_t>(std::min(n, kFeedForwardRows)) * c.ffn_dim), up(gate.size());
+    cpu::rms_norm(h, w.ffn_norm, n, c.dim, c.rms_eps, x);
+    float* const gate = sized(b.gate, static_cast<size_t>(std::min(n, kFeedForwardRows)) * c.ffn_dim);
+    float* const up = sized(b.up, static_cast<size_t>(std::min(n, kFeedForwardRows)) * c.ffn_dim);
     for (int first = 0; first < n; first += kFeedForwardRows) {
         check_cancel();
         const int rows = std::min(kFeedForwardRows, n - first);
-        const float* in = x.data() + static_cast<size_t>(first) * c.dim;
-        const cpu::MatmulOutput gate_up[] = {{&w.w_gate, gate.data()}, {&w.w_up, up.data()}};
+        const float* in = x + static_cast<size_t>(first) * c.dim;
+        const cpu::MatmulOutput gate_up[] = {{&w.w_gate, gate}, {&w.w_up, up}};
         cpu::matmul_group(gate_up, in, rows, kernels_);
-        cpu::swiglu(gate.data(), up.data(), static_cast<int64_t>(rows) * c.ffn_dim);
-        cpu::matmul(w.w_down, gate.data(), rows, projected.data() + static_cast<size_t>(first) * c.dim, kernels_);
+        cpu::swiglu(gate, up, static_cast<int64_t>(rows) * c.ffn_dim);
+        cpu::matmul(w.w_down, gate, rows, projected + static_cast<size_t>(first) * c.dim, kernels_);
     }
-    cpu::add_in_place(h, projected.data(), static_cast<int64_t>(projected.size()));
+    cpu::add_in_place(h, projected, hidden_values);
 }
 
 void CpuBackend::check_cancel() const
