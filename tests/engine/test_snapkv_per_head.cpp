@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "index_lists.h"
 #include "random_values.h"
+#include "snapkv_configs.h"
 
 using namespace pyramid;
 using pyramid::test::joined;
@@ -26,10 +27,7 @@ namespace {
 
 CompressionConfig per_head_config(CompressionPolicyKind kind, int window, int kernel)
 {
-    CompressionConfig c;
-    c.policy = kind;
-    c.observation_window = window;
-    c.pooling_kernel = kernel;
+    CompressionConfig c = test::snapkv_config(kind, window, kernel);
     c.kv_selection = KvSelection::PerHead;
     return c;
 }

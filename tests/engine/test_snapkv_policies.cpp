@@ -14,23 +14,12 @@
 #include "index_lists.h"
 #include "random_values.h"
 #include "shared_data.h"
+#include "snapkv_configs.h"
 
 using namespace pyramid;
 using pyramid::test::joined;
 using pyramid::test::range;
-
-namespace {
-
-CompressionConfig snapkv_config(CompressionPolicyKind kind, int window, int kernel)
-{
-    CompressionConfig c;
-    c.policy = kind;
-    c.observation_window = window;
-    c.pooling_kernel = kernel;
-    return c;
-}
-
-} // namespace
+using pyramid::test::snapkv_config;
 
 class SnapKVPoliciesTest : public QObject {
     Q_OBJECT
