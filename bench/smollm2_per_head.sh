@@ -3,7 +3,7 @@
 # on SmolLM2-135M-Instruct (docs/quality/smollm2-policies.md, "Per-head selection"): perplexity
 # at 2048 + 128 tokens of WikiText-2 test, at 75% and 50% of the full cache, each run beside its
 # own full cache; then the per-head run paired with the per-layer one window by window; and
-# recall across turns of SnapKV per head at 50% (its per-layer run is in ../recall-extend.json).
+# recall across turns of SnapKV per head and per layer at 50%, on the same binary.
 # Usage: bench/smollm2_per_head.sh OUT_DIR [WINDOWS [JOBS [CASES]]]
 #   WINDOWS  perplexity windows (default 8: the report's first four and the next four)
 #   JOBS     runs at a time (default 1)
@@ -42,7 +42,9 @@ for fraction in 0.75 0.5; do
 done > "$out/ppl-p2048-w$windows-paired.md"
 [ "$cases" -gt 0 ] || exit 0
 recall_conversations "$out/recall-conversations.jsonl"
-nice -n 19 "${PYRAMID_EVAL:-build/app/eval/pyramid-eval}" recall --model "$model" \
-    --cases "$out/recall-conversations.jsonl" --limit "$cases" --mode extend --policy snapkv --budget-fraction 0.5 \
-    --kv-selection per-head --json "$out/recall-extend-f0.5-snapkv-per-head.json" \
-    > "$out/recall-extend-f0.5-snapkv-per-head.md"
+for selection in per-layer per-head; do
+    nice -n 19 "${PYRAMID_EVAL:-build/app/eval/pyramid-eval}" recall --model "$model" \
+        --cases "$out/recall-conversations.jsonl" --limit "$cases" --mode extend --policy snapkv --budget-fraction 0.5 \
+        --kv-selection "$selection" --json "$out/recall-extend-f0.5-snapkv-$selection.json" \
+        > "$out/recall-extend-f0.5-snapkv-$selection.md"
+done
