@@ -88,7 +88,8 @@ def main():
     for path in sorted(glob.glob(os.path.join(folder, "ppl-vs-kv-p*.json")), key=lambda p: int(re.search(r"p(\d+)", p).group(1))):
         parts.append(ppl_tables(path))
     parts.append("## Recall across turns\n")
-    for name, title in [("recall-extend.json", "Conversations, turn by turn (extend), half the cache"),
+    for name, title in [("recall-extend-200.json", "All 200 conversations, turn by turn (extend): the presets"),
+                        ("recall-extend.json", "Conversations, turn by turn (extend), half the cache"),
                         ("recall-extend-75.json", "Conversations, turn by turn (extend), three quarters of the cache"),
                         ("recall-rebuild.json", "Conversations, rebuilt each turn")]:
         if os.path.exists(os.path.join(folder, name)):

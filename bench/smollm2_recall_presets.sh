@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Recall across turns for the app's presets on all 200 generated conversations
+# (docs/quality/smollm2-policies.md, "Recall across turns"): the full cache, PyramidInfer at the
+# paper's 7B knobs (reference-7b) and SnapKV keeping 75% (balanced), then SnapKV keeping 50%
+# (max-saving) and PyramidInfer at decay 0.05, its setting nearest half the cache. Extend mode,
+# as the app runs a conversation. The cases are cut into SHARDS slices run side by side, one
+# process (one thread) each, and merged by bench/merge_recall.py, which checks that every full-cache
+# case scored twice scored the same.
+# Usage: bench/smollm2_recall_presets.sh OUT_DIR [SHARDS]   (about 4 CPU-hours in all)
+source "$(dirname "$0")/smollm2_env.sh"
+out=${1:?output folder}
+shards=${2:-2}
+eval_tool=${PYRAMID_EVAL:-build/app/eval/pyramid-eval}
+mkdir -p "$out/shards"
+recall_conversations "$out/recall-conversations.jsonl"
+split --number="l/$shards" --numeric-suffixes=1 --additional-suffix=.jsonl "$out/recall-conversations.jsonl" "$out/shards/cases-"
+for cases in "$out"/shards/cases-*.jsonl; do
+    shard=$(basename "$cases" .jsonl)
+    (
+        "$eval_tool" recall --model "$model" --cases "$cases" --mode extend --policy full,pyramid,snapkv \
+            --decay-ratio 0.9 --budget-fraction 0.75 --json "$out/shards/$shard-75.json" > "$out/shards/$shard-75.md"
+        "$eval_tool" recall --model "$model" --cases "$cases" --mode extend --policy snapkv,pyramid \
+            --decay-ratio 0.05 --budget-fraction 0.5 --json "$out/shards/$shard-50.json" > "$out/shards/$shard-50.md"
+    ) &
+done
+wait
+python3 bench/merge_recall.py --out "$out/recall-extend-200.json" \
+    --pair "pyramid (decay=0.9) vs snapkv (keeps 0.75 of full)" \
+    --pair "pyramid (decay=0.05) vs snapkv (keeps 0.5 of full)" \
+    --pair "snapkv (keeps 0.75 of full) vs full" --pair "snapkv (keeps 0.5 of full) vs full" \
+    --pair "pyramid (decay=0.9) vs full" \
+    "$out"/shards/*.json | tee "$out/recall-extend-200.md"
