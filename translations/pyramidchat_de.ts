@@ -1519,6 +1519,26 @@
         <source>How the KV cache is stored: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact, and a GPU stores half precision in its place (8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
         <translation>Wie der KV-Cache gespeichert wird: halbe Genauigkeit braucht halb so viel Speicher wie einfache, 8 Bit etwa ein Viertel, 4 Bit etwa ein Achtel; einfache Genauigkeit ist exakt, und eine GPU speichert an ihrer Stelle halbe Genauigkeit (8 und 4 Bit brauchen Köpfe mit einem Vielfachen von 32 Werten); die Änderung gilt ab dem nächsten Start der App</translation>
     </message>
+    <message>
+        <source>%1 must be an odd number, at least 1.</source>
+        <translation>%1 muss eine ungerade Zahl und mindestens 1 sein.</translation>
+    </message>
+    <message>
+        <source>Scoring window</source>
+        <translation>Bewertungsfenster</translation>
+    </message>
+    <message>
+        <source>Score the prompt by the attention of this many of its last tokens (0: the whole recent window, as in the paper)</source>
+        <translation>Den Prompt nach der Aufmerksamkeit so vieler seiner letzten Tokens bewerten (0: das ganze jüngste Fenster, wie im Paper)</translation>
+    </message>
+    <message>
+        <source>Score pooling</source>
+        <translation>Bewertung glätten</translation>
+    </message>
+    <message>
+        <source>Average each entry&apos;s score over this many neighbouring entries, which keeps a number&apos;s digits together (odd; 1: none, as in the paper)</source>
+        <translation>Die Bewertung jedes Eintrags über so viele benachbarte Einträge mitteln, was die Ziffern einer Zahl zusammenhält (ungerade; 1: keine, wie im Paper)</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

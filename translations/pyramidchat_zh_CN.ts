@@ -1514,6 +1514,26 @@
         <source>How the KV cache is stored: half precision takes half the memory of single precision, 8-bit about a quarter, 4-bit about an eighth; single precision is exact, and a GPU stores half precision in its place (8 and 4 bits need heads of a multiple of 32 values); it changes the next time the app starts</source>
         <translation>KV 缓存的存储方式：半精度占单精度一半的内存，8 位约四分之一，4 位约八分之一；单精度是精确的，GPU 以半精度代替单精度存储（8 位和 4 位要求注意力头的维数是 32 的倍数）；下次启动应用时生效</translation>
     </message>
+    <message>
+        <source>%1 must be an odd number, at least 1.</source>
+        <translation>%1 必须是不小于 1 的奇数。</translation>
+    </message>
+    <message>
+        <source>Scoring window</source>
+        <translation>评分窗口</translation>
+    </message>
+    <message>
+        <source>Score the prompt by the attention of this many of its last tokens (0: the whole recent window, as in the paper)</source>
+        <translation>按提示最后这么多个词元的注意力为提示评分（0：整个近期窗口，与论文相同）</translation>
+    </message>
+    <message>
+        <source>Score pooling</source>
+        <translation>评分平滑</translation>
+    </message>
+    <message>
+        <source>Average each entry&apos;s score over this many neighbouring entries, which keeps a number&apos;s digits together (odd; 1: none, as in the paper)</source>
+        <translation>将每个条目的评分在这么多个相邻条目上取平均，使一个数字的各位保持在一起（奇数；1：不平滑，与论文相同）</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

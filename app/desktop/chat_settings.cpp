@@ -141,6 +141,10 @@ QString compressionProblem(const pyramid::CompressionConfig& c)
                                      std::pair{"exceed_length_to_compress", p.exceed_length_to_compress}})
         if (value < 1)
             return SettingsText::tr("%1 must be at least 1.").arg(shownLabel(key));
+    if (p.observation_window < 0)
+        return SettingsText::tr("%1 must not be negative.").arg(shownLabel("pyramid_observation_window"));
+    if (p.pooling_kernel < 1 || p.pooling_kernel % 2 == 0)
+        return SettingsText::tr("%1 must be an odd number, at least 1.").arg(shownLabel("pyramid_pooling_kernel"));
     if (!(std::isfinite(p.distance_weight) && p.distance_weight > 0))
         return SettingsText::tr("%1 must be greater than 0.").arg(shownLabel("distance_weight"));
     if (!(std::isfinite(c.baseline_recent_fraction) && c.baseline_recent_fraction >= 0 && c.baseline_recent_fraction <= 1))
@@ -340,6 +344,15 @@ QVector<SettingField> makeFields()
                     QT_TRANSLATE_NOOP("SettingsModel", "Compress after (tokens)"),
                     QT_TRANSLATE_NOOP("SettingsModel", "New entries that trigger a compression while generating"),
                     [](auto& s) -> auto& { return s.compression.pyramid.exceed_length_to_compress; }),
+        numberField("pyramid_observation_window", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Scoring window"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Score the prompt by the attention of this many of its last "
+                                                       "tokens (0: the whole recent window, as in the paper)"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.observation_window; }),
+        numberField("pyramid_pooling_kernel", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Score pooling"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Average each entry's score over this many neighbouring entries, "
+                                                       "which keeps a number's digits together (odd; 1: none, as in "
+                                                       "the paper)"),
+                    [](auto& s) -> auto& { return s.compression.pyramid.pooling_kernel; }),
         {QStringLiteral("serve"), serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Serve this model on localhost"),
          QT_TRANSLATE_NOOP("SettingsModel", "Other programs on this computer (editors, scripts, OpenAI clients) can use "
                                             "the open model over an OpenAI-compatible API; your own replies come first"),

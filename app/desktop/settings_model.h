@@ -57,7 +57,7 @@ public:
     Q_INVOKABLE QString error(const QString& key) const;
     Q_INVOKABLE void applyPreset(const QString& name);
     // What a preset keeps and what it was measured to cost, in the user's language ("" when it
-    // was not measured), e.g. "SnapKV, keeps 76% of the cache: +0.6% perplexity, recalls 67% of
+    // was not measured), e.g. "SnapKV, keeps 76% of the cache: +0.6% perplexity, recalls 61% of
     // what the full cache recalls (measured on SmolLM2-135M-Instruct)".
     Q_INVOKABLE QString presetSummary(const QString& name) const;
     // Everything but the start-up settings (resetChatSettings).

@@ -2,6 +2,8 @@
 // Named compression settings a user picks instead of setting knobs one by one:
 //   balanced       — the most memory saved at about the full cache's quality on the
 //                    measurements below (docs/quality/smollm2-policies.md);
+//   recall         — PyramidInfer scoring by its last 32 tokens, pooled: the most facts from
+//                    earlier turns kept at about three quarters of the cache;
 //   max-saving     — about half the cache, at a measured cost;
 //   reference-7b,
 //   reference-13b  — PyramidInfer with its paper's knobs (docs/pyramidinfer.md in ../shared).

@@ -44,8 +44,8 @@ private slots:
                                 "prefill_decay_ratio", "prefill_decay_strategy", "min_context_length",
                                 "layerwise_downsample_interval", "sink_tokens", "distance_weight",
                                 "gen_decay_ratio", "gen_decay_strategy", "gen_compress_ratio",
-                                "exceed_length_to_compress", "baseline_recent_fraction", "budget_fraction", "context_mode",
-                                "overflow"})
+                                "exceed_length_to_compress", "pyramid_observation_window", "pyramid_pooling_kernel",
+                                "baseline_recent_fraction", "budget_fraction", "context_mode", "overflow"})
             QVERIFY2(rowOf(model, key) >= 0, key);
         QCOMPARE(role(model, "policy", SettingsModel::KindRole).toString(), QStringLiteral("choice"));
         // Every policy the core has, the newer baselines too.
@@ -124,7 +124,8 @@ private slots:
         const std::pair<const char*, const char*> refused[] = {
             {"prefill_decay_ratio", "0"}, {"gen_decay_ratio", "1.5"}, {"gen_compress_ratio", "-1"},
             {"min_context_length", "-1"}, {"layerwise_downsample_interval", "0"}, {"distance_weight", "0"},
-            {"exceed_length_to_compress", "0"}, {"baseline_recent_fraction", "2"}, {"budget_fraction", "1.5"}, {"sink_tokens", "-3"}};
+            {"exceed_length_to_compress", "0"}, {"baseline_recent_fraction", "2"}, {"budget_fraction", "1.5"}, {"sink_tokens", "-3"},
+            {"pyramid_observation_window", "-1"}, {"pyramid_pooling_kernel", "4"}};
         for (const auto& [key, value] : refused) {
             QVERIFY2(!model.setValue(key, value), key);
             const QString label = role(model, key, SettingsModel::LabelRole).toString();
@@ -269,9 +270,22 @@ private slots:
         QCOMPARE(model.current().compression.budget_fraction, 0.75);
         QCOMPARE(model.value("budget_fraction").toDouble(), 0.75);  // a setting of its own: it is saved
         const QString summary = model.presetSummary("balanced");
-        QVERIFY2(summary.contains("76%") && summary.contains("+0.6%") && summary.contains("67%"), qPrintable(summary));
+        QVERIFY2(summary.contains("76%") && summary.contains("+0.6%") && summary.contains("61%"), qPrintable(summary));
         QVERIFY(model.presetSummary("reference-13b").isEmpty());
         QVERIFY(model.presetSummary("no-such-preset").isEmpty());
+
+        // The recall preset is PyramidInfer scoring by its last 32 tokens, pooled; both knobs
+        // are settings of their own, so the preset survives a restart.
+        model.applyPreset("recall");
+        QCOMPARE(model.current().compression.policy, pyramid::CompressionPolicyKind::Pyramid);
+        QCOMPARE(model.value("pyramid_observation_window"), QStringLiteral("32"));
+        QCOMPARE(model.value("pyramid_pooling_kernel"), QStringLiteral("7"));
+        QVERIFY(model.presetSummary("recall").startsWith("PyramidInfer, keeps 78%"));
+        {
+            SettingsModel restarted(settings, store);
+            QCOMPARE(restarted.current().compression.pyramid.observation_window, 32);
+            QCOMPARE(restarted.current().compression.pyramid.pooling_kernel, 7);
+        }
 
         QVERIFY(model.setValue("temperature", "0"));
         // Issue 38, item 4: Reset all keeps the start-up settings and makes the prompt format
