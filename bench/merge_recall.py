@@ -107,7 +107,7 @@ def compare(merged, label_a, label_b):
         only_b = sum(b[i]["recalled"] and not ca[i]["recalled"] for i in ids)
         both = sum(ca[i]["recalled"] and b[i]["recalled"] for i in ids)
         lines.append(f"| {label_a} − {label_b} | {mode} | {len(ids)} | {delta:+.2f} ± {se:.2f} | {both} | {only_a} | "
-                     f"{only_b} | {sign_test(only_a, only_a + only_b):.2f} |")
+                     f"{only_b} | {sign_test(only_a, only_a + only_b):.3f} |")
     return lines
 
 
