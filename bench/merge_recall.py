@@ -20,14 +20,7 @@ import argparse
 import json
 import math
 
-
-def paired(a, b):
-    d = [x - y for x, y in zip(a, b, strict=True)]
-    mean = sum(d) / len(d)
-    if len(d) < 2:
-        return mean, 0.0
-    var = sum((x - mean) ** 2 for x in d) / (len(d) - 1)
-    return mean, math.sqrt(var / len(d))
+from paired_ppl import paired  # mean difference ± standard error, the one pairing of bench/
 
 
 def sign_test(k, n):
@@ -39,7 +32,7 @@ def sign_test(k, n):
 
 
 def merge(paths):
-    runs = {}  # (label, mode) -> run with per_case keyed by id
+    runs = {}  # (label, parameters, mode) -> the first file's run, its cases by id, seconds summed
     order = []
     model = None
     for path in paths:
