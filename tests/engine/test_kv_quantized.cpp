@@ -146,11 +146,13 @@ struct HeadRows {
 // Attention over K and V stored as KStored and VStored: exactly float attention over the decoded
 // entries (probe scores included), and within `tolerance` of float attention over the entries
 // before quantization (outputs; probe scores within a tenth of it, they are weights summing to
-// at most the probe rows' weight).
+// at most the probe rows' weight). One fixed draw: the error against float attention is a
+// distribution's tail, not a bound (see attention_over_quantized_entries), so a fresh draw each
+// run would fail now and then; the bound for every draw is the rounding tests' half a step.
 template <typename KStored, typename VStored>
 void check_attention(double tolerance)
 {
-    std::mt19937 rng(std::random_device{}());
+    std::mt19937 rng(20261128);
     for (auto [heads, kv_heads, hd, len, n_q] : {std::tuple{8, 2, 64, 41, 41}, {4, 4, 32, 67, 1}, {6, 3, 128, 30, 7}}) {
         const int qw = heads * hd, kw = kv_heads * hd;
         const auto q = random_vector(size_t(n_q) * qw, rng, 0.3f);
@@ -246,15 +248,17 @@ private slots:
         check_row_kernels_exact<KvQ4Block>(cpu::KernelIsa::Avx2);
     }
 
-    // Values N(0, 1), queries N(0, 0.3): outputs within 0.02 of float attention with q8 keys and
-    // values, 0.3 with q4 (half a q4 step is a twelfth of a block's largest value, about 0.2).
+    // Values N(0, 1), queries N(0, 0.3): outputs within 0.03 of float attention with q8 keys or
+    // values, 0.45 with q4. Half a q4 step is a fourteenth of a block's largest value (about 3.5
+    // for 32 draws of N(0, 1): 0.25), and q4 keys move the weights as well. Over 700 seeds (2,100
+    // cases) the largest errors were 0.019 (q8) and 0.32 (q4), 99th percentiles 0.015 and 0.26.
     void attention_over_quantized_entries()
     {
-        check_attention<KvQ8Block, KvQ8Block>(0.02);
-        check_attention<KvQ8Block, Half>(0.02);
-        check_attention<Half, KvQ4Block>(0.3);
-        check_attention<KvQ4Block, KvQ4Block>(0.3);
-        check_attention<float, KvQ8Block>(0.02);
+        check_attention<KvQ8Block, KvQ8Block>(0.03);
+        check_attention<KvQ8Block, Half>(0.03);
+        check_attention<Half, KvQ4Block>(0.45);
+        check_attention<KvQ4Block, KvQ4Block>(0.45);
+        check_attention<float, KvQ8Block>(0.03);
     }
 
     // Dropping entries moves the kept rows with their own scales.
