@@ -49,6 +49,7 @@ QtObject {
         property int resets: 0
         function setValue(k, v) { return true }
         function applyPreset(name) {}
+        function presetSummary(name) { return "" }
         function resetToDefaults() { resets++ }
     }
     property ListModel stats: ListModel {

@@ -66,11 +66,14 @@ TestCase {
         }
         input().forceActiveFocus()
     }
+    // A prose segment with every role MessageDelegate requires (SegmentListModel's roles).
+    function prose(text) {
+        return {code: false, quote: false, text: text, language: "", html: text, codeLight: "", codeDark: ""}
+    }
     function addMessages(n) {
         for (let i = 0; i < n; ++i)
             fakes.messages.append({role: i % 2 ? "assistant" : "user", text: "Message number " + i + " with some text",
-                                   segments: [{code: false, text: "Message number " + i, language: "",
-                                               html: "Message number " + i}],
+                                   segments: [prose("Message number " + i)],
                                    streaming: false, stopped: false, finishNote: "", statsText: i % 2 ? "5 tokens" : "",
                                    notice: "", versionCount: 1, versionIndex: 0})
     }
@@ -195,8 +198,11 @@ TestCase {
         input().forceActiveFocus()
         keyClick(Qt.Key_Home, Qt.ControlModifier)
         tryVerify(() => shows(list, 0), 1000)
+        // Backwards from the input: Regenerate, Edit last, then the last message the list has
+        // built: Delete, Edit (a user's), Copy. How far the list has built depends on timing:
+        // when it ends on a user's message, Copy is the fifth step.
         let f = null
-        for (let i = 0; i < 4; ++i) {
+        for (let i = 0; i < 8; ++i) {
             keyClick(Qt.Key_Backtab, Qt.ShiftModifier)
             f = win.activeFocusItem
             if (f.text === "Copy")
@@ -392,7 +398,7 @@ TestCase {
     // system font instead of fixed pixel sizes.
     function test_15_stoppedNoteAndFonts() {
         fakes.messages.append({role: "assistant", text: "Partial reply", streaming: false, stopped: true,
-                               segments: [{code: false, text: "Partial reply", language: "", html: "Partial reply"}],
+                               segments: [prose("Partial reply")],
                                finishNote: "Stopped", statsText: "3 tokens", notice: "Turns dropped to fit.",
                                versionCount: 1, versionIndex: 0})
         tryVerify(() => all(i => i.visible && i.text === "Stopped").length > 0, 1000)
