@@ -14,7 +14,8 @@ the full cache's, summed over cases.
 
 Usage: bench/merge_recall.py --out MERGED.json [--pair "LABEL_A vs LABEL_B" ...] FILE...
 Prints, for each --pair, the paired difference A - B of the right answer's log-probability and
-the cases only one of the two recalls, with the exact two-sided sign (McNemar) test on them.
+the cases only one of the two recalls, with the exact two-sided sign (McNemar) test on them:
+in each mode both ran, or across modes when a side names one ("pyramid@rebuild vs pyramid@extend").
 """
 import argparse
 import json
@@ -86,20 +87,31 @@ def merge(paths):
     return {"cases": "merged: " + ", ".join(paths), "model": model, "runs": merged}
 
 
-def compare(merged, label_a, label_b):
+def side(text):
+    """A pair's side: "LABEL" (in every mode) or "LABEL@MODE" (in that mode only)."""
+    label, _, mode = text.partition("@")
+    return label, mode or None
+
+
+def compare(merged, text_a, text_b):
     by = {(r["label"], r["mode"]): r for r in merged["runs"]}
+    (label_a, mode_a), (label_b, mode_b) = side(text_a), side(text_b)
     lines = []
     for (label, mode), a in by.items():
-        if label != label_a or (label_b, mode) not in by:
+        if label != label_a or (mode_a or mode) != mode:
             continue
-        b = {c["id"]: c for c in by[(label_b, mode)]["per_case"]}
+        other_mode = mode_b or mode
+        if (label_b, other_mode) not in by:
+            continue
+        b = {c["id"]: c for c in by[(label_b, other_mode)]["per_case"]}
         ids = [c["id"] for c in a["per_case"]]
         ca = {c["id"]: c for c in a["per_case"]}
         delta, se = paired([ca[i]["answer_logprob"] for i in ids], [b[i]["answer_logprob"] for i in ids])
         only_a = sum(ca[i]["recalled"] and not b[i]["recalled"] for i in ids)
         only_b = sum(b[i]["recalled"] and not ca[i]["recalled"] for i in ids)
         both = sum(ca[i]["recalled"] and b[i]["recalled"] for i in ids)
-        lines.append(f"| {label_a} − {label_b} | {mode} | {len(ids)} | {delta:+.2f} ± {se:.2f} | {both} | {only_a} | "
+        modes = mode if other_mode == mode else f"{mode} − {other_mode}"
+        lines.append(f"| {label_a} − {label_b} | {modes} | {len(ids)} | {delta:+.2f} ± {se:.2f} | {both} | {only_a} | "
                      f"{only_b} | {sign_test(only_a, only_a + only_b):.3f} |")
     return lines
 
@@ -107,7 +119,7 @@ def compare(merged, label_a, label_b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--pair", action="append", default=[], help="\"LABEL_A vs LABEL_B\"")
+    ap.add_argument("--pair", action="append", default=[], help="\"LABEL_A vs LABEL_B\", a side LABEL@MODE")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     merged = merge(args.files)

@@ -3,6 +3,8 @@
 # WikiText-2 test in consecutive token windows of P prompt + 128 scored tokens; full cache,
 # PyramidInfer at several decay ratios, and local, H2O, SnapKV, PyramidKV keeping 75, 50, 35
 # and 25% of a full cache. Usage: bench/smollm2_ppl_vs_kv.sh OUT_DIR [P:WINDOWS ...]
+# SWEEP_DECAY and SWEEP_FRACTION (comma-separated) narrow the sweep, for prompts so long that
+# every setting would take hours on one thread (6144 tokens: 0.9 and 0.75).
 source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 shift
@@ -13,7 +15,7 @@ for spec in ${specs[@]}; do
     windows=${spec##*:}
     build/app/eval/pyramid-eval ppl --model "$model" --text "$text" --align tokens \
         --prefill "$prefill" --continuation 128 --windows "$windows" \
-        --sweep-decay 0.9,0.5,0.2,0.05 --sweep-fraction 0.75,0.5,0.35,0.25 \
+        --sweep-decay "${SWEEP_DECAY:-0.9,0.5,0.2,0.05}" --sweep-fraction "${SWEEP_FRACTION:-0.75,0.5,0.35,0.25}" \
         --json "$out/ppl-vs-kv-p$prefill.json" --plot-dir "$out/plots-p$prefill" \
         | tee "$out/ppl-vs-kv-p$prefill.md"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tables of the SmolLM2 policy measurements (docs/quality/smollm2-policies.md) from the JSON that
-bench/smollm2_ppl_vs_kv.sh and bench/smollm2_recall.sh write. Prints Markdown.
+bench/smollm2_ppl_vs_kv.sh and the bench/smollm2_recall*.sh scripts write. Prints Markdown.
 
 Usage: bench/summarize_policies.py DIR   (the folder both scripts wrote into)
 """
@@ -91,7 +91,9 @@ def main():
     for name, title in [("recall-extend-200.json", "All 200 conversations, turn by turn (extend): the presets"),
                         ("recall-extend.json", "Conversations, turn by turn (extend), half the cache"),
                         ("recall-extend-75.json", "Conversations, turn by turn (extend), three quarters of the cache"),
-                        ("recall-rebuild.json", "Conversations, rebuilt each turn")]:
+                        ("recall-rebuild-200.json",
+                         "All 200 conversations prefilled whole, question included (rebuild), beside extend: "
+                         "three quarters of the cache")]:
         if os.path.exists(os.path.join(folder, name)):
             parts.append(recall_table(os.path.join(folder, name), title))
     parts.append("## Needle (passkey) retrieval\n")
