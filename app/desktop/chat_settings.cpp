@@ -134,15 +134,14 @@ QString compressionProblem(const pyramid::CompressionConfig& c)
         if (!(std::isfinite(value) && value > 0 && value <= 1))
             return SettingsText::tr("%1 must be greater than 0 and at most 1.").arg(shownLabel(key));
     for (const auto& [key, value] : {std::pair{"min_context_length", p.min_context_length},
-                                     std::pair{"sink_tokens", p.sink_tokens}})
+                                     std::pair{"sink_tokens", p.sink_tokens},
+                                     std::pair{"pyramid_observation_window", p.observation_window}})
         if (value < 0)
             return SettingsText::tr("%1 must not be negative.").arg(shownLabel(key));
     for (const auto& [key, value] : {std::pair{"layerwise_downsample_interval", p.layerwise_downsample_interval},
                                      std::pair{"exceed_length_to_compress", p.exceed_length_to_compress}})
         if (value < 1)
             return SettingsText::tr("%1 must be at least 1.").arg(shownLabel(key));
-    if (p.observation_window < 0)
-        return SettingsText::tr("%1 must not be negative.").arg(shownLabel("pyramid_observation_window"));
     if (p.pooling_kernel < 1 || p.pooling_kernel % 2 == 0)
         return SettingsText::tr("%1 must be an odd number, at least 1.").arg(shownLabel("pyramid_pooling_kernel"));
     if (!(std::isfinite(p.distance_weight) && p.distance_weight > 0))
