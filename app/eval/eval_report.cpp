@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -153,6 +154,120 @@ nlohmann::json report_to_json(const EvalReport& report)
         {"base_config", json::parse(compression_config_to_json(report.base))},
         {"runs", std::move(runs)},
     };
+}
+
+namespace {
+
+template <typename T>
+T field(const nlohmann::json& object, const char* key, const std::string& where)
+{
+    if (!object.is_object() || !object.contains(key))
+        throw Error(fmt::format("{} has no \"{}\"", where, key));
+    try {
+        return object.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw Error(fmt::format("{}: \"{}\" has the wrong type", where, key));
+    }
+}
+
+PerplexityResult result_from_json(const nlohmann::json& run, const std::string& where)
+{
+    PerplexityResult p;
+    p.windows = field<int>(run, "windows", where);
+    p.scored_tokens = field<long>(run, "scored_tokens", where);
+    p.mean_nll = field<double>(run, "mean_nll", where);
+    p.perplexity = field<double>(run, "perplexity", where);
+    p.window_mean_nll = field<std::vector<double>>(run, "window_mean_nll", where);
+    p.prefill_lengths = field<std::vector<double>>(run, "prefill_kv_lengths", where);
+    p.mean_layer_entries = field<std::vector<double>>(run, "mean_kv_entries_per_layer", where);
+    p.mean_entries_per_layer = field<double>(run, "mean_kv_entries", where);
+    p.mean_kv_bytes = field<double>(run, "mean_kv_bytes", where);
+    p.mean_full_kv_bytes = field<double>(run, "mean_full_kv_bytes", where);
+    p.kv_fraction = field<double>(run, "kv_fraction", where);
+    if (static_cast<int>(p.window_mean_nll.size()) != p.windows)
+        throw Error(fmt::format("{}: {} windows but {} window NLLs", where, p.windows, p.window_mean_nll.size()));
+    return p;
+}
+
+CompressionConfig config_from_json(const nlohmann::json& object, const char* key, const std::string& where)
+{
+    if (!object.contains(key) || !object.at(key).is_object())
+        throw Error(fmt::format("{} has no \"{}\" object", where, key));
+    try {
+        return compression_config_from_json(object.at(key).dump());
+    } catch (const Error& e) {
+        throw Error(fmt::format("{}: {}: {}", where, key, e.what()));
+    }
+}
+
+std::string file_name(const std::string& path)
+{
+    return std::filesystem::path(path).filename().string();
+}
+
+} // namespace
+
+EvalReport report_from_json(const nlohmann::json& json)
+{
+    if (!json.is_object() || json.value("tool", "") != "pyramid-eval ppl")
+        throw Error("not the JSON of pyramid-eval ppl (its \"tool\" is not \"pyramid-eval ppl\")");
+    EvalReport report;
+    report.model = field<std::string>(json, "model", "the report");
+    report.text = field<std::string>(json, "text", "the report");
+    if (!json.contains("protocol"))
+        throw Error("the report has no \"protocol\"");
+    const nlohmann::json& protocol = json.at("protocol");
+    report.windows.prefill = field<int>(protocol, "prefill", "protocol");
+    report.windows.continuation = field<int>(protocol, "continuation", "protocol");
+    report.windows.count = field<int>(protocol, "windows", "protocol");
+    report.windows.align = parse_window_align(field<std::string>(protocol, "align", "protocol"));
+    report.windows.paragraph_prefix = field<std::string>(protocol, "paragraph_prefix", "protocol");
+    report.base = config_from_json(json, "base_config", "the report");
+    if (!json.contains("runs") || !json.at("runs").is_array())
+        throw Error("the report has no \"runs\" list");
+    for (const nlohmann::json& run : json.at("runs")) {
+        const std::string where = fmt::format("run {}", report.runs.size() + 1);
+        EvalRun r{field<std::string>(run, "label", where), field<std::string>(run, "series", where),
+                  field<std::string>(run, "parameters", where), config_from_json(run, "config", where)};
+        report.runs.push_back({std::move(r), result_from_json(run, where)});
+    }
+    return report;
+}
+
+EvalReport merge_reports(const std::vector<EvalReport>& reports)
+{
+    if (reports.empty())
+        throw Error("no report to merge");
+    EvalReport merged = reports.front();
+    merged.runs.clear();
+    for (size_t i = 0; i < reports.size(); ++i) {
+        const EvalReport& part = reports[i];
+        const std::string which = fmt::format("report {}", i + 1);
+        if (file_name(part.model) != file_name(merged.model) || file_name(part.text) != file_name(merged.text))
+            throw Error(fmt::format("{} scored {} on {}, report 1 {} on {}", which, part.model, part.text, merged.model,
+                                    merged.text));
+        const WindowOptions& a = part.windows;
+        const WindowOptions& b = merged.windows;
+        if (a.prefill != b.prefill || a.continuation != b.continuation || a.count != b.count || a.align != b.align ||
+            a.paragraph_prefix != b.paragraph_prefix)
+            throw Error(fmt::format("{} scored other windows ({} x P={} + C={}, {}) than report 1 ({} x P={} + C={}, {})",
+                                    which, a.count, a.prefill, a.continuation, to_string(a.align), b.count, b.prefill,
+                                    b.continuation, to_string(b.align)));
+        for (const RunResult& run : part.runs) {
+            const auto same = std::find_if(merged.runs.begin(), merged.runs.end(),
+                                           [&](const RunResult& r) { return r.run.label == run.run.label; });
+            if (same == merged.runs.end()) {
+                merged.runs.push_back(run);
+                continue;
+            }
+            if (compression_config_to_json(same->run.config) != compression_config_to_json(run.run.config))
+                throw Error(fmt::format("run \"{}\" of {} has another configuration than before", run.run.label, which));
+            if (same->result.window_mean_nll != run.result.window_mean_nll)
+                throw Error(fmt::format("run \"{}\" of {} scored other NLLs than before: not the same engine or text",
+                                        run.run.label, which));
+        }
+    }
+    return merged;
 }
 
 } // namespace pyramid

@@ -48,5 +48,17 @@ std::string markdown_table(const EvalReport& report);
 std::string markdown_comparison(const EvalReport& report);
 
 nlohmann::json report_to_json(const EvalReport& report);
+// The inverse of report_to_json (the statistics it derives, such as delta_nll_vs_full, are
+// recomputed, not read). Throws pyramid::Error naming the first field that is missing or of
+// the wrong type, or when the JSON is not from `pyramid-eval ppl`.
+EvalReport report_from_json(const nlohmann::json& json);
+
+// One report with every run of `reports`, in their order, for a sweep run in parts (one
+// process per budget). The parts must have scored the same windows: the same model and text
+// file names and the same protocol. A label found in several parts is one run there and
+// appears once; it must have the same configuration and the same per-window NLLs in each (the
+// engine is deterministic), which checks the parts against each other through the full cache
+// every sweep adds. Throws pyramid::Error naming the first difference.
+EvalReport merge_reports(const std::vector<EvalReport>& reports);
 
 } // namespace pyramid

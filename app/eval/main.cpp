@@ -2,7 +2,8 @@
 // protocol (one policy or a sweep) and writes tables, JSON and plots; `replay` reproduces a
 // golden-format case; `multiturn` compares extending and rebuilding a compressed cache;
 // `recall` scores answers about earlier context (facts across turns, passkeys);
-// `bench-plots` draws the plots of a pyramid-bench run.
+// `ppl-merge` joins ppl reports of the same windows made apart; `bench-plots` draws the plots
+// of a pyramid-bench run.
 // Results go to stdout, progress and errors to stderr.
 #include <CLI/CLI.hpp>
 
@@ -10,6 +11,7 @@
 #include "command_line.h"
 #include "multi_turn_command.h"
 #include "ppl_command.h"
+#include "ppl_merge_command.h"
 #include "recall_command.h"
 #include "replay_command.h"
 
@@ -19,6 +21,7 @@ int main(int argc, char** argv)
                  "pyramid-eval"};
     app.require_subcommand(1);
     pyramid::PplCommand ppl(app);
+    pyramid::PplMergeCommand ppl_merge(app);
     pyramid::ReplayCommand replay(app);
     pyramid::MultiTurnCommand multi_turn(app);
     pyramid::RecallCommand recall(app);
@@ -27,6 +30,8 @@ int main(int argc, char** argv)
         return *status;
     if (ppl.chosen())
         return ppl.run();
+    if (ppl_merge.chosen())
+        return ppl_merge.run();
     if (bench_plots.chosen())
         return bench_plots.run();
     if (recall.chosen())

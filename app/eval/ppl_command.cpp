@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "eval_report.h"
 #include "model/model.h"
@@ -12,8 +11,7 @@
 #include "model_search.h"
 #include "output_file.h"
 #include "perplexity.h"
-#include "plot_files.h"
-#include "report_plots.h"
+#include "report_outputs.h"
 #include "sweep.h"
 #include "util/error.h"
 #include "util/text_input.h"
@@ -143,17 +141,7 @@ int PplCommand::run()
                        runs[i].label, result.perplexity, result.kv_fraction, seconds);
             report.runs.push_back({runs[i], std::move(result)});
         }
-        fmt::print("{}", markdown_table(report));
-        if (const std::string comparison = markdown_comparison(report); !comparison.empty())
-            fmt::print("\nAt equal KV bytes (paired over windows):\n\n{}", comparison);
-        std::fflush(stdout);
-        if (!json_path_.empty())
-            write_text_file(json_path_, report_to_json(report).dump(2) + '\n');
-        if (!plot_dir_.empty()) {
-            const OffscreenGui gui;
-            for (const auto& file : write_report_plots(report, plot_dir_, lengths_run_))
-                fmt::print(stderr, "[plot] {}\n", file.string());
-        }
+        write_report_outputs(report, {json_path_, plot_dir_, lengths_run_});
     } catch (const std::exception& e) {
         fmt::print(stderr, "pyramid-eval ppl: {}\n", e.what());
         return 4;

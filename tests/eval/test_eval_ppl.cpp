@@ -1,7 +1,8 @@
 // `pyramid-eval ppl` end to end on stories260K with a tiny protocol (P=32, C=8, 2 windows):
 // finite perplexities, the full cache's perplexity equal to one computed here without the
 // decode path (a fresh prefill per scored token), equal KV bytes for the matched baselines,
-// the JSON fields and non-empty plots; and SmolLM2 under llama.cpp's protocol, next to the
+// the JSON fields and non-empty plots; a sweep run in two parts and joined by `ppl-merge`
+// equal to the same sweep in one process; and SmolLM2 under llama.cpp's protocol, next to the
 // perplexity llama.cpp gives for the same file and windows.
 #include <QImage>
 #include <QProcess>
@@ -42,6 +43,24 @@ const nlohmann::json* run_labelled(const nlohmann::json& report, const std::stri
         if (run.at("label") == label)
             return &run;
     return nullptr;
+}
+
+// Runs pyramid-eval with `arguments`; returns its exit code, stderr in `errors`.
+int run_eval(const QStringList& arguments, QString* errors = nullptr)
+{
+    QProcess process;
+    process.start(QStringLiteral(PYRAMID_EVAL_EXE), arguments);
+    if (!process.waitForFinished(300000))
+        return -1;
+    if (errors)
+        *errors = QString::fromUtf8(process.readAllStandardError());
+    return process.exitCode();
+}
+
+nlohmann::json read_json(const QString& path)
+{
+    std::ifstream in(path.toStdString());
+    return nlohmann::json::parse(in);
 }
 
 } // namespace
@@ -136,6 +155,50 @@ private slots:
             const QImage png(base + ".png");
             QCOMPARE(png.size(), QSize(960, 600));
         }
+    }
+
+    void a_sweep_run_in_parts_merges_into_the_one_process_report()
+    {
+        PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+        PYRAMID_REQUIRE_SHARED(text_source, "data/tinystories_val_prefix.txt");
+        QTemporaryDir dir;
+        std::string text(4000, '\0');
+        std::ifstream(text_source).read(text.data(), static_cast<std::streamsize>(text.size()));
+        const QString text_path = dir.filePath("text.txt");
+        std::ofstream(text_path.toStdString()) << text;
+        const QStringList common{"ppl", "--model", QString::fromStdString(model_path.string()), "--text", text_path,
+                                 "-P", QString::number(kPrefill), "-C", QString::number(kContinuation), "--windows",
+                                 QString::number(kWindows), "--min-context", "4"};
+        QString errors;
+        QVERIFY2(run_eval(common + QStringList{"--sweep-fraction", "0.75,0.25", "--json", dir.filePath("whole.json")},
+                          &errors) == 0, qPrintable(errors));
+        QVERIFY2(run_eval(common + QStringList{"--sweep-fraction", "0.75", "--json", dir.filePath("a.json")}, &errors) == 0,
+                 qPrintable(errors));
+        QVERIFY2(run_eval(common + QStringList{"--sweep-fraction", "0.25", "--json", dir.filePath("b.json")}, &errors) == 0,
+                 qPrintable(errors));
+        // The merged file replaces one of its parts, as docs/quality's commands do.
+        QVERIFY2(run_eval({"ppl-merge", dir.filePath("a.json"), dir.filePath("b.json"), "--json", dir.filePath("a.json"),
+                           "--plot-dir", dir.filePath("plots")},
+                          &errors) == 0,
+                 qPrintable(errors));
+        const nlohmann::json whole = read_json(dir.filePath("whole.json")), merged = read_json(dir.filePath("a.json"));
+        QCOMPARE(merged.at("runs").size(), size_t(1 + 2 * 4));  // the full cache once, four baselines per fraction
+        QCOMPARE(merged.at("runs").dump(), whole.at("runs").dump());
+        QCOMPARE(merged.at("protocol").dump(), whole.at("protocol").dump());
+        QVERIFY(QImage(dir.filePath("plots/ppl_vs_kv.png")).size() == QSize(960, 600));
+
+        // A part of other windows is refused, naming what differs, and nothing is written.
+        QVERIFY2(run_eval({"ppl", "--model", QString::fromStdString(model_path.string()), "--text", text_path, "-P",
+                           QString::number(kPrefill + 1), "-C", QString::number(kContinuation), "--windows",
+                           QString::number(kWindows), "--policy", "full", "--json", dir.filePath("other.json")},
+                          &errors) == 0,
+                 qPrintable(errors));
+        QCOMPARE(run_eval({"ppl-merge", dir.filePath("b.json"), dir.filePath("other.json"), "--json",
+                           dir.filePath("refused.json")},
+                          &errors),
+                 2);
+        QVERIFY2(errors.contains("report 2 scored other windows"), qPrintable(errors));
+        QVERIFY(!QFileInfo::exists(dir.filePath("refused.json")));
     }
 
     void smollm2_matches_llama_cpp_perplexity()

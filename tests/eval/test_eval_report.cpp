@@ -1,5 +1,6 @@
 // pyramid-eval's planning and reporting pieces: which runs a sweep makes, the paired
-// statistics, the tables and JSON, and the axis arithmetic of the plots.
+// statistics, the tables and JSON (and reading it back, and merging reports made apart), and
+// the axis arithmetic of the plots.
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,21 @@ PerplexityResult result_with(std::vector<double> window_nll, double kv_fraction)
     r.mean_entries_per_layer = 9.0;
     r.kv_fraction = kv_fraction;
     return r;
+}
+
+EvalReport two_run_report(double pyramid_first_window_nll)
+{
+    EvalReport report;
+    report.model = "/models/m.gguf";
+    report.text = "../shared/t.txt";
+    report.windows = {64, 16, 2, WindowAlign::Tokens, ""};
+    CompressionConfig pyr;
+    pyr.pyramid.prefill_decay_ratio = 0.5;
+    report.runs = {
+        {{"full", kSeriesFull, "no compression", CompressionConfig::full_cache()}, result_with({1.0, 1.2}, 1.0)},
+        {{"pyramid d=0.5", kSeriesPyramid, "decay=0.5", pyr}, result_with({pyramid_first_window_nll, 1.4}, 0.6)},
+    };
+    return report;
 }
 
 } // namespace
@@ -138,6 +154,79 @@ private slots:
                                 "mean_kv_entries_per_layer", "prefill_kv_lengths", "kv_fraction", "delta_nll_vs_full"})
             QVERIFY2(json.at("runs")[1].contains(key), key);
         QCOMPARE(json.at("runs")[2].at("config").at("policy").get<std::string>(), std::string("local"));
+    }
+
+    void json_reads_back_to_the_same_report()
+    {
+        const EvalReport report = two_run_report(1.1);
+        const nlohmann::json json = report_to_json(report);
+        const EvalReport back = report_from_json(json);
+        QCOMPARE(back.runs.size(), size_t(2));
+        QCOMPARE(back.runs[1].run.config.pyramid.prefill_decay_ratio, 0.5);
+        QCOMPARE(back.runs[1].result.window_mean_nll, report.runs[1].result.window_mean_nll);
+        QCOMPARE(back.windows.prefill, 64);
+        QCOMPARE(report_to_json(back).dump(), json.dump());
+
+        nlohmann::json no_runs = json;
+        no_runs.erase("runs");
+        nlohmann::json missing_field = json;
+        missing_field["runs"][1].erase("window_mean_nll");
+        nlohmann::json wrong_type = json;
+        wrong_type["runs"][0]["perplexity"] = "high";
+        nlohmann::json short_windows = json;
+        short_windows["runs"][1]["window_mean_nll"] = {1.1};
+        nlohmann::json other_tool = json;
+        other_tool["tool"] = "pyramid-bench";
+        const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+            {no_runs, "no \"runs\""},
+            {missing_field, "run 2 has no \"window_mean_nll\""},
+            {wrong_type, "run 1: \"perplexity\" has the wrong type"},
+            {short_windows, "run 2: 2 windows but 1 window NLLs"},
+            {other_tool, "not the JSON of pyramid-eval ppl"},
+        };
+        for (const auto& [doc, message] : bad) {
+            try {
+                report_from_json(doc);
+                QFAIL(message.c_str());
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(message) != std::string::npos, e.what());
+            }
+        }
+    }
+
+    void merging_keeps_each_label_once_and_refuses_parts_that_differ()
+    {
+        EvalReport a = two_run_report(1.1);
+        EvalReport b = two_run_report(1.1);
+        b.model = "/elsewhere/m.gguf";  // the same file at another place
+        CompressionConfig snap;
+        snap.policy = CompressionPolicyKind::SnapKV;
+        snap.budget_fraction = 0.25;
+        b.runs.push_back({{"snapkv f=0.25", "snapkv", "keeps 0.25 of full", snap}, result_with({1.5, 1.6}, 0.25)});
+        const EvalReport merged = merge_reports({a, b});
+        QCOMPARE(merged.runs.size(), size_t(3));
+        QCOMPARE(QString::fromStdString(merged.runs[2].run.label), QString("snapkv f=0.25"));
+        QCOMPARE(merged.model, a.model);
+
+        const auto refused = [](const std::vector<EvalReport>& parts, const std::string& message) {
+            try {
+                merge_reports(parts);
+            } catch (const Error& e) {
+                return std::string(e.what()).find(message) != std::string::npos;
+            }
+            return false;
+        };
+        QVERIFY(refused({a, two_run_report(1.3)}, "run \"pyramid d=0.5\" of report 2 scored other NLLs"));
+        EvalReport other_windows = two_run_report(1.1);
+        other_windows.windows.prefill = 128;
+        QVERIFY(refused({a, other_windows}, "report 2 scored other windows"));
+        EvalReport other_text = two_run_report(1.1);
+        other_text.text = "other.txt";
+        QVERIFY(refused({a, other_text}, "report 2 scored /models/m.gguf on other.txt"));
+        EvalReport other_config = two_run_report(1.1);
+        other_config.runs[1].run.config.pyramid.recent_ratio = 0.3;
+        QVERIFY(refused({a, other_config}, "run \"pyramid d=0.5\" of report 2 has another configuration"));
+        QVERIFY(refused({}, "no report to merge"));
     }
 
     void ticks_are_round_and_cover_the_range()
