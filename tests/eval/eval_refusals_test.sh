@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # pyramid-eval refuses what it cannot do before it measures anything: result files it cannot
 # write, a plot run that will not exist, budgets for another model, turns that outgrow the
-# context, recall cases that are not cases or a model without a chat format (exit 2, the
-# problem named).
+# context, recall cases that are not cases, a model without a chat format, or parts to merge
+# that are not ppl reports (exit 2, the problem named).
 #   eval_refusals_test.sh PYRAMID_EVAL SHARED_DIR
 set -euo pipefail
 eval_tool=$1 shared=$2
@@ -31,6 +31,13 @@ printf '%s\n' '{"id": "a", "messages": [{"role": "user", "content": "hi"}], "lea
 expect 2 "line 2: \"messages\" must be a non-empty array" "$eval_tool" recall --model "$model" --cases "$cases"
 printf '%s\n' '{"id": "a", "messages": [{"role": "user", "content": "hi"}], "lead_in": "x", "answer": " y"}' > "$cases"
 expect 2 "the model has no chat format" "$eval_tool" recall --model "$model" --cases "$cases"
+
+printf '{"tool": "pyramid-eval ppl", "runs": [' > "$tmp/cut.json"
+expect 2 "$tmp/cut.json is not JSON" "$eval_tool" ppl-merge "$tmp/cut.json"
+echo '{"tool": "pyramid-bench", "runs": []}' > "$tmp/bench.json"
+expect 2 "$tmp/bench.json: not the JSON of pyramid-eval ppl" "$eval_tool" ppl-merge "$tmp/bench.json"
+echo '{"tool": "pyramid-eval ppl", "model": "m", "text": "t"}' > "$tmp/bare.json"
+expect 2 "$tmp/bare.json: the report has no \"protocol\"" "$eval_tool" ppl-merge "$tmp/bare.json"
 
 expect 2 "cannot write /proc/no/out.json" "$eval_tool" replay "$shared/golden/full_cache.json" --out /proc/no/out.json
 echo "eval refusals: all checks passed"
