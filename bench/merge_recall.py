@@ -5,7 +5,8 @@ same slice twice) into one file of the same form, and compares runs case by case
 
 Each input file holds the full cache and one or more runs; runs are matched by label, parameters
 and mode. Where two runs share a label (`--policy snapkv` at two budgets), the merged run is
-named "label (parameters)", and --pair takes that name.
+named "label (parameters)", and --pair takes that name. A merged file can be merged again: a
+label it names that way is read as the plain label.
 A case scored by two files (the full cache, which every invocation runs) must have the same
 answer log-probability in both, since the engine is deterministic; otherwise the merge stops.
 Totals are recomputed as pyramid-eval computes them: recalled cases, mean answer log-probability,
@@ -42,9 +43,10 @@ def merge(paths):
         if d["model"] != model:
             raise SystemExit(f"{path}: model {d['model']} differs from {model}")
         for r in d["runs"]:
-            key = (r["label"], r["parameters"], r["mode"])
+            label = r["label"].removesuffix(f" ({r['parameters']})")
+            key = (label, r["parameters"], r["mode"])
             if key not in runs:
-                runs[key] = {"base": r, "cases": {}, "seconds": 0.0}
+                runs[key] = {"base": dict(r, label=label), "cases": {}, "seconds": 0.0}
                 order.append(key)
             m = runs[key]
             if m["base"]["config"] != r["config"]:
