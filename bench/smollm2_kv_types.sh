@@ -14,12 +14,12 @@ types=${4:-f16,q8,q4}
 mkdir -p "$out"
 recall_conversations "$out/recall-conversations.jsonl"
 for type in ${types//,/ }; do
-    build/app/eval/pyramid-eval ppl --model "$model" --text "$text" --align tokens --prefill 2048 \
+    "$eval_tool" ppl --model "$model" --text "$text" --align tokens --prefill 2048 \
         --continuation 128 --windows "$windows" --preset reference-7b --kv-type "$type" \
         --json "$out/ppl-$type.json" | tee "$out/ppl-$type.md"
 done
 for type in ${types//,/ }; do
-    build/app/eval/pyramid-eval recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
+    "$eval_tool" recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
         --mode extend --preset reference-7b --kv-type "$type" \
         --json "$out/recall-$type.json" | tee "$out/recall-$type.md"
 done

@@ -15,7 +15,7 @@ mkdir -p "$out"
 ppl() {
     local name=$1
     shift
-    build/app/eval/pyramid-eval ppl --model "$model" --text "$text" --align tokens --prefill 2048 --continuation 128 \
+    "$eval_tool" ppl --model "$model" --text "$text" --align tokens --prefill 2048 --continuation 128 \
         --windows "$windows" "$@" --json "$out/ppl-p2048-w$windows-$name.json" > "$out/ppl-p2048-w$windows-$name.md"
 }
 ppl reference --policy pyramid --decay-ratio 0.9
@@ -34,6 +34,6 @@ bench/paired_ppl.py "$out/ppl-p2048-w$windows-reference.json:pyramid" "$out"/ppl
     > "$out/ppl-p2048-w$windows-paired.md"
 [ "$cases" -gt 0 ] || exit 0
 recall_conversations "$out/recall-conversations.jsonl"
-build/app/eval/pyramid-eval recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
+"$eval_tool" recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
     --mode extend --policy pyramid --decay-ratio 0.9 --keep-hidden-states --json "$out/recall-extend-hidden.json" \
     > "$out/recall-extend-hidden.md"

@@ -12,7 +12,7 @@ lengths=${3:-1000,2000,4000}
 mkdir -p "$out"
 recall_conversations "$out/recall-conversations.jsonl"
 python3 bench/make_recall_cases.py needle --lengths "$lengths" --depths 10 --out "$out/needle-cases.jsonl"
-build/app/eval/pyramid-eval recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
+"$eval_tool" recall --model "$model" --cases "$out/recall-conversations.jsonl" --limit "$cases" \
     --mode extend --sweep-decay 0.05 --sweep-fraction 0.5 --json "$out/recall-extend.json" | tee "$out/recall-extend.md"
-build/app/eval/pyramid-eval recall --model "$model" --cases "$out/needle-cases.jsonl" --mode rebuild --policy full \
+"$eval_tool" recall --model "$model" --cases "$out/needle-cases.jsonl" --mode rebuild --policy full \
     --json "$out/needle-full.json" | tee "$out/needle-full.md"

@@ -13,10 +13,7 @@
 source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 shards=${2:-2}
-eval_tool=${PYRAMID_EVAL:-build/app/eval/pyramid-eval}
-mkdir -p "$out/shards"
-recall_conversations "$out/recall-conversations.jsonl"
-split --number="l/$shards" --numeric-suffixes=1 --additional-suffix=.jsonl "$out/recall-conversations.jsonl" "$out/shards/cases-"
+recall_shards "$out" "$shards"
 for cases in "$out"/shards/cases-*.jsonl; do
     shard=$(basename "$cases" .jsonl)
     (
