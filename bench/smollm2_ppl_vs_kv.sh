@@ -16,7 +16,7 @@ for spec in ${specs[@]}; do
     prefill=${spec%%:*}
     windows=${spec##*:}
     decay=${SWEEP_DECAY-0.9,0.5,0.2,0.05}
-    build/app/eval/pyramid-eval ppl --model "$model" --text "$text" --align tokens \
+    "$eval_tool" ppl --model "$model" --text "$text" --align tokens \
         --prefill "$prefill" --continuation 128 --windows "$windows" \
         ${decay:+--sweep-decay "$decay"} --sweep-fraction "${SWEEP_FRACTION:-0.75,0.5,0.35,0.25}" \
         --json "$out/ppl-vs-kv-p$prefill.json" --plot-dir "$out/plots-p$prefill" \
