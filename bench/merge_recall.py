@@ -17,6 +17,7 @@ Usage: bench/merge_recall.py --out MERGED.json [--pair "LABEL_A vs LABEL_B" ...]
 Prints, for each --pair, the paired difference A - B of the right answer's log-probability and
 the cases only one of the two recalls, with the exact two-sided sign (McNemar) test on them:
 in each mode both ran, or across modes when a side names one ("pyramid@rebuild vs pyramid@extend").
+A side that names no run stops the merge before anything is written, listing the runs' names.
 """
 import argparse
 import json
@@ -95,6 +96,16 @@ def side(text):
     return label, mode or None
 
 
+def check_pair(merged, pair):
+    """Stops, naming the side and the runs there are, unless both sides of "A vs B" name a run."""
+    runs = {(r["label"], r["mode"]) for r in merged["runs"]}
+    for text in pair.split(" vs "):
+        label, mode = side(text)
+        if not any(l == label and (mode is None or m == mode) for l, m in runs):
+            names = ", ".join(sorted({f'"{l}"' for l, _ in runs}))
+            raise SystemExit(f'--pair "{pair}": no run is "{text}"; the runs are {names}')
+
+
 def compare(merged, text_a, text_b):
     by = {(r["label"], r["mode"]): r for r in merged["runs"]}
     (label_a, mode_a), (label_b, mode_b) = side(text_a), side(text_b)
@@ -125,6 +136,10 @@ def main():
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     merged = merge(args.files)
+    for pair in args.pair:
+        if len(pair.split(" vs ")) != 2:
+            raise SystemExit(f'--pair "{pair}": write it "LABEL_A vs LABEL_B"')
+        check_pair(merged, pair)
     with open(args.out, "w") as f:
         json.dump(merged, f, indent=1)
     print("| run | mode | cases | recalled | answer log-prob | Δ vs full (nats ± s.e.) | KV bytes / full |")
