@@ -89,6 +89,8 @@ def main():
         parts.append(ppl_tables(path))
     parts.append("## Recall across turns\n")
     for name, title in [("recall-extend-200.json", "All 200 conversations, turn by turn (extend): the presets"),
+                        ("recall-pooled-alone-200.json",
+                         "All 200 conversations, turn by turn (extend): PyramidInfer pooled over 7, scored by its whole recent window"),
                         ("recall-half-200.json", "All 200 conversations, turn by turn (extend): every policy at half the cache"),
                         ("recall-extend.json", "The first 24 conversations, turn by turn (extend), half the cache"),
                         ("recall-extend-75.json", "The first 24 conversations, turn by turn (extend), three quarters of the cache"),
