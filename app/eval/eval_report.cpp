@@ -260,7 +260,7 @@ EvalReport merge_reports(const std::vector<EvalReport>& reports)
                 merged.runs.push_back(run);
                 continue;
             }
-            if (compression_config_to_json(same->run.config) != compression_config_to_json(run.run.config))
+            if (same->run.config != run.run.config)
                 throw Error(fmt::format("run \"{}\" of {} has another configuration than before", run.run.label, which));
             if (same->result.window_mean_nll != run.result.window_mean_nll)
                 throw Error(fmt::format("run \"{}\" of {} scored other NLLs than before: not the same engine or text",

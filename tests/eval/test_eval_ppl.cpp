@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -45,6 +46,16 @@ const nlohmann::json* run_labelled(const nlohmann::json& report, const std::stri
     return nullptr;
 }
 
+// Writes the first 4000 bytes of `source` to `path` and returns them: a short piece of the
+// text keeps tokenization fast and still holds both windows.
+std::string write_text_head(const std::filesystem::path& source, const QString& path)
+{
+    std::string text(4000, '\0');
+    std::ifstream(source).read(text.data(), static_cast<std::streamsize>(text.size()));
+    std::ofstream(path.toStdString()) << text;
+    return text;
+}
+
 // Runs pyramid-eval with `arguments`; returns its exit code, stderr in `errors`.
 int run_eval(const QStringList& arguments, QString* errors = nullptr)
 {
@@ -73,11 +84,8 @@ private slots:
         PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
         PYRAMID_REQUIRE_SHARED(text_source, "data/tinystories_val_prefix.txt");
         QTemporaryDir dir;
-        // A short piece of the text keeps tokenization fast; it still holds both windows.
-        std::string text(4000, '\0');
-        std::ifstream(text_source).read(text.data(), static_cast<std::streamsize>(text.size()));
         const QString text_path = dir.filePath("text.txt"), json_path = dir.filePath("out.json");
-        std::ofstream(text_path.toStdString()) << text;
+        const std::string text = write_text_head(text_source, text_path);
 
         QProcess process;
         process.start(QStringLiteral(PYRAMID_EVAL_EXE),
@@ -162,10 +170,8 @@ private slots:
         PYRAMID_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
         PYRAMID_REQUIRE_SHARED(text_source, "data/tinystories_val_prefix.txt");
         QTemporaryDir dir;
-        std::string text(4000, '\0');
-        std::ifstream(text_source).read(text.data(), static_cast<std::streamsize>(text.size()));
         const QString text_path = dir.filePath("text.txt");
-        std::ofstream(text_path.toStdString()) << text;
+        write_text_head(text_source, text_path);
         const QStringList common{"ppl", "--model", QString::fromStdString(model_path.string()), "--text", text_path,
                                  "-P", QString::number(kPrefill), "-C", QString::number(kContinuation), "--windows",
                                  QString::number(kWindows), "--min-context", "4"};
