@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "json_field.h"
 #include "util/error.h"
 
 namespace pyramid {
@@ -158,32 +159,20 @@ nlohmann::json report_to_json(const EvalReport& report)
 
 namespace {
 
-template <typename T>
-T field(const nlohmann::json& object, const char* key, const std::string& where)
-{
-    if (!object.is_object() || !object.contains(key))
-        throw Error(fmt::format("{} has no \"{}\"", where, key));
-    try {
-        return object.at(key).get<T>();
-    } catch (const nlohmann::json::exception&) {
-        throw Error(fmt::format("{}: \"{}\" has the wrong type", where, key));
-    }
-}
-
 PerplexityResult result_from_json(const nlohmann::json& run, const std::string& where)
 {
     PerplexityResult p;
-    p.windows = field<int>(run, "windows", where);
-    p.scored_tokens = field<long>(run, "scored_tokens", where);
-    p.mean_nll = field<double>(run, "mean_nll", where);
-    p.perplexity = field<double>(run, "perplexity", where);
-    p.window_mean_nll = field<std::vector<double>>(run, "window_mean_nll", where);
-    p.prefill_lengths = field<std::vector<double>>(run, "prefill_kv_lengths", where);
-    p.mean_layer_entries = field<std::vector<double>>(run, "mean_kv_entries_per_layer", where);
-    p.mean_entries_per_layer = field<double>(run, "mean_kv_entries", where);
-    p.mean_kv_bytes = field<double>(run, "mean_kv_bytes", where);
-    p.mean_full_kv_bytes = field<double>(run, "mean_full_kv_bytes", where);
-    p.kv_fraction = field<double>(run, "kv_fraction", where);
+    p.windows = json_field<int>(run, "windows", where);
+    p.scored_tokens = json_field<long>(run, "scored_tokens", where);
+    p.mean_nll = json_field<double>(run, "mean_nll", where);
+    p.perplexity = json_field<double>(run, "perplexity", where);
+    p.window_mean_nll = json_field<std::vector<double>>(run, "window_mean_nll", where);
+    p.prefill_lengths = json_field<std::vector<double>>(run, "prefill_kv_lengths", where);
+    p.mean_layer_entries = json_field<std::vector<double>>(run, "mean_kv_entries_per_layer", where);
+    p.mean_entries_per_layer = json_field<double>(run, "mean_kv_entries", where);
+    p.mean_kv_bytes = json_field<double>(run, "mean_kv_bytes", where);
+    p.mean_full_kv_bytes = json_field<double>(run, "mean_full_kv_bytes", where);
+    p.kv_fraction = json_field<double>(run, "kv_fraction", where);
     if (static_cast<int>(p.window_mean_nll.size()) != p.windows)
         throw Error(fmt::format("{}: {} windows but {} window NLLs", where, p.windows, p.window_mean_nll.size()));
     return p;
@@ -212,23 +201,23 @@ EvalReport report_from_json(const nlohmann::json& json)
     if (!json.is_object() || json.value("tool", "") != "pyramid-eval ppl")
         throw Error("not the JSON of pyramid-eval ppl (its \"tool\" is not \"pyramid-eval ppl\")");
     EvalReport report;
-    report.model = field<std::string>(json, "model", "the report");
-    report.text = field<std::string>(json, "text", "the report");
+    report.model = json_field<std::string>(json, "model", "the report");
+    report.text = json_field<std::string>(json, "text", "the report");
     if (!json.contains("protocol"))
         throw Error("the report has no \"protocol\"");
     const nlohmann::json& protocol = json.at("protocol");
-    report.windows.prefill = field<int>(protocol, "prefill", "protocol");
-    report.windows.continuation = field<int>(protocol, "continuation", "protocol");
-    report.windows.count = field<int>(protocol, "windows", "protocol");
-    report.windows.align = parse_window_align(field<std::string>(protocol, "align", "protocol"));
-    report.windows.paragraph_prefix = field<std::string>(protocol, "paragraph_prefix", "protocol");
+    report.windows.prefill = json_field<int>(protocol, "prefill", "protocol");
+    report.windows.continuation = json_field<int>(protocol, "continuation", "protocol");
+    report.windows.count = json_field<int>(protocol, "windows", "protocol");
+    report.windows.align = parse_window_align(json_field<std::string>(protocol, "align", "protocol"));
+    report.windows.paragraph_prefix = json_field<std::string>(protocol, "paragraph_prefix", "protocol");
     report.base = config_from_json(json, "base_config", "the report");
     if (!json.contains("runs") || !json.at("runs").is_array())
         throw Error("the report has no \"runs\" list");
     for (const nlohmann::json& run : json.at("runs")) {
         const std::string where = fmt::format("run {}", report.runs.size() + 1);
-        EvalRun r{field<std::string>(run, "label", where), field<std::string>(run, "series", where),
-                  field<std::string>(run, "parameters", where), config_from_json(run, "config", where)};
+        EvalRun r{json_field<std::string>(run, "label", where), json_field<std::string>(run, "series", where),
+                  json_field<std::string>(run, "parameters", where), config_from_json(run, "config", where)};
         report.runs.push_back({std::move(r), result_from_json(run, where)});
     }
     return report;

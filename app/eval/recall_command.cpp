@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "eval_report.h"
 #include "model_search.h"
 #include "output_file.h"
+#include "recall_reference.h"
 #include "sweep.h"
 #include "util/error.h"
 #include "util/json_input.h"
@@ -93,6 +95,10 @@ RecallCommand::RecallCommand(CLI::App& parent)
     app_->add_option("--sweep-fraction", sweep_fraction_, "local, h2o, snapkv and pyramidkv at each fraction of full")
         ->delimiter(',');
     app_->add_option("--json", json_path_, "write the per-case results as JSON here");
+    app_->add_option("--reference", reference_path_,
+                     "take the full cache's scores from this earlier --json (the same cases, model and modes) "
+                     "instead of scoring them again")
+        ->check(CLI::ExistingFile);
     compression_.add_to(*app_);
     device_.add_to(*app_);
 }
@@ -133,6 +139,7 @@ int RecallCommand::run()
         return 3;
     }
     std::vector<RecallTokens> tokens;
+    std::map<std::string, std::vector<RecallScore>> reference;  // by mode, when --reference is given
     std::vector<EvalRun> runs;
     try {
         const PromptFormatChoice format =
@@ -156,6 +163,16 @@ int RecallCommand::run()
             for (EvalRun& run : plan_runs(config, sweep, n_layers))
                 if (runs.empty() || run.series != kSeriesFull)
                     runs.push_back(std::move(run));
+        if (!reference_path_.empty()) {
+            const nlohmann::json report =
+                parse_json_document(read_text_file(reference_path_, size_t{256} << 20, "the reference " + reference_path_),
+                                    "the reference " + reference_path_);
+            std::vector<RecallCaseKey> keys;
+            for (size_t i = 0; i < cases.size(); ++i)
+                keys.push_back({cases[i].recall.id, tokens[i].total()});
+            for (const std::string& mode : modes_)
+                reference[mode] = reference_full_scores(report, reference_path_, model_path_, mode, keys);
+        }
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-eval recall: {}\n", e.what());
         return 2;
@@ -173,9 +190,19 @@ int RecallCommand::run()
                 const auto start = std::chrono::steady_clock::now();
                 RunTotals totals;
                 nlohmann::json per_case = nlohmann::json::array();
+                const bool from_reference = run.series == kSeriesFull && reference.count(mode_name) > 0;
                 for (size_t i = 0; i < cases.size(); ++i) {
                     fmt::print(stderr, "\r{} {}: case {}/{}", run.label, mode_name, i + 1, cases.size());
-                    const RecallScore s = score_recall(model->backend(), run.config, tokens[i], mode);
+                    const RecallScore s = from_reference ? reference.at(mode_name)[i]
+                                                         : score_recall(model->backend(), run.config, tokens[i], mode);
+                    // The reference's full cache must be this run's: a file scored with another
+                    // KV type (or model shape) held other bytes for the same tokens.
+                    if (!from_reference && reference.count(mode_name) > 0 &&
+                        s.full_kv_bytes != reference.at(mode_name)[i].full_kv_bytes)
+                        throw Error(fmt::format("the reference {} held {} bytes of full cache for case {}, this run "
+                                                "{}: it was scored with another KV type or model",
+                                                reference_path_, reference.at(mode_name)[i].full_kv_bytes,
+                                                cases[i].recall.id, s.full_kv_bytes));
                     totals.recalled += s.recalled;
                     totals.logprob += s.answer_logprob;
                     totals.kv += static_cast<double>(s.kv_bytes);
@@ -216,6 +243,8 @@ int RecallCommand::run()
                                    {"kv_fraction", totals.kv / totals.full_kv},
                                    {"seconds", seconds},
                                    {"per_case", per_case}});
+                if (from_reference)
+                    results.back()["reference"] = reference_path_;
             }
         }
     } catch (const std::exception& e) {

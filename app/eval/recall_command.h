@@ -7,8 +7,10 @@
 //    "lead_in": "The pass key is", "answer": " 48213", ...}
 // Other keys (kind, depth, length) are copied to the JSON results for grouping.
 // Runs: the configured policies (--policy a,b) or a sweep (sweep.h), always with the full cache
-// as the reference, in extend and/or rebuild mode. The table
-// goes to stdout, progress to stderr, per-case results to --json.
+// as the reference, in extend and/or rebuild mode; --reference FILE takes the full cache's
+// scores from an earlier --json instead of scoring them again (recall_reference.h). The table
+// goes to stdout, progress to stderr, per-case results to --json (a full run read from a
+// reference names it under "reference").
 #include <string>
 #include <vector>
 
@@ -27,7 +29,7 @@ public:
 
 private:
     CLI::App* app_;
-    std::string model_path_, cases_path_, json_path_;
+    std::string model_path_, cases_path_, json_path_, reference_path_;
     std::vector<std::string> modes_{"extend", "rebuild"};
     int limit_ = 0;  // cases used (0: all)
     std::vector<double> sweep_decay_, sweep_fraction_;

@@ -1,6 +1,7 @@
 // Recall scoring (core/eval/recall_eval.h) on the default chat model: the pieces extend mode
 // feeds are the conversation a rebuild prefills, a full cache scores both modes alike, a
-// fact stated a few hundred tokens earlier is recalled, and `pyramid-eval recall` reports it.
+// fact stated a few hundred tokens earlier is recalled, and `pyramid-eval recall` reports it,
+// reading the full cache back from its own JSON when asked.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -39,6 +40,25 @@ RecallCase locker_case()
     c.lead_in = "Maya Novak's locker number is";
     c.answer = " 4817";
     return c;
+}
+
+// The locker case as a line of a cases file, under `id`.
+void write_cases(const QString& path, const std::string& id)
+{
+    const RecallCase c = locker_case();
+    nlohmann::json messages = nlohmann::json::array();
+    for (const ChatMessage& m : c.conversation.messages)
+        messages.push_back({{"role", m.role == ChatRole::User ? "user" : "assistant"}, {"content", m.text}});
+    std::ofstream out(path.toStdString());
+    out << nlohmann::json{{"id", id}, {"messages", messages}, {"lead_in", c.lead_in}, {"answer", c.answer},
+                          {"fact", "number"}}.dump()
+        << "\n\n";
+}
+
+nlohmann::json read_json(const QString& path)
+{
+    std::ifstream in(path.toStdString());
+    return nlohmann::json::parse(in);
 }
 
 } // namespace
@@ -105,16 +125,7 @@ private slots:
         PYRAMID_REQUIRE_DEFAULT_MODEL(path);
         QTemporaryDir dir;
         const QString cases = dir.filePath("cases.jsonl");
-        {
-            const RecallCase c = locker_case();
-            nlohmann::json messages = nlohmann::json::array();
-            for (const ChatMessage& m : c.conversation.messages)
-                messages.push_back({{"role", m.role == ChatRole::User ? "user" : "assistant"}, {"content", m.text}});
-            std::ofstream out(cases.toStdString());
-            out << nlohmann::json{{"id", "a"}, {"messages", messages}, {"lead_in", c.lead_in}, {"answer", c.answer},
-                                  {"fact", "number"}}.dump()
-                << "\n\n";
-        }
+        write_cases(cases, "a");
         const QString json = dir.filePath("recall.json");
         QProcess process;
         process.start(QStringLiteral(PYRAMID_EVAL_EXE),
@@ -124,13 +135,52 @@ private slots:
         QCOMPARE(process.exitCode(), 0);
         const QString table = QString::fromUtf8(process.readAllStandardOutput());
         QVERIFY2(table.contains("| full | extend | 1/1 (100.0%)"), qPrintable(table));
-        std::ifstream in(json.toStdString());
-        const auto result = nlohmann::json::parse(in);
+        const auto result = read_json(json);
         QCOMPARE(result.at("runs").size(), size_t(4));  // full and snapkv, in both modes
         const auto& snap = result.at("runs").at(1);
         QCOMPARE(snap.at("policy").get<std::string>(), std::string("snapkv"));
         QVERIFY(snap.at("kv_fraction").get<double>() < 0.6);
         QCOMPARE(snap.at("per_case").at(0).at("meta").at("fact").get<std::string>(), std::string("number"));
+
+        // With that file as the reference the full cache is read, not scored: the same numbers
+        // in both modes, and the run says where they came from.
+        const QString again = dir.filePath("again.json");
+        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
+                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", cases, "--policy",
+                       "local", "--budget-fraction", "0.5", "--mode", "extend,rebuild", "--reference", json,
+                       "--json", again});
+        QVERIFY(process.waitForFinished(300000));
+        QCOMPARE(process.exitCode(), 0);
+        const auto reread = read_json(again);
+        QCOMPARE(reread.at("runs").size(), size_t(4));
+        for (size_t run : {size_t(0), size_t(2)}) {
+            const auto& full = reread.at("runs").at(run);
+            QCOMPARE(full.at("series").get<std::string>(), std::string("full"));
+            QCOMPARE(full.at("reference").get<std::string>(), json.toStdString());
+            QCOMPARE(full.at("per_case"), result.at("runs").at(run).at("per_case"));
+        }
+        QVERIFY(!reread.at("runs").at(1).contains("reference"));
+
+        // A reference that did not score these cases is refused before any scoring.
+        const QString other = dir.filePath("other.jsonl");
+        write_cases(other, "b");
+        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
+                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", other, "--policy",
+                       "local", "--mode", "extend", "--reference", json});
+        QVERIFY(process.waitForFinished(300000));
+        QCOMPARE(process.exitCode(), 2);
+        const QString refused = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(refused.contains("did not score case b"), qPrintable(refused));
+
+        // Nor is one whose full cache held other bytes: it was scored in float32, this run's
+        // cache is fp16, and its numbers would not be this run's full cache.
+        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
+                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", cases, "--policy",
+                       "local", "--mode", "extend", "--kv-type", "f16", "--reference", json});
+        QVERIFY(process.waitForFinished(300000));
+        QCOMPARE(process.exitCode(), 4);
+        const QString other_type = QString::fromUtf8(process.readAllStandardError());
+        QVERIFY2(other_type.contains("scored with another KV type"), qPrintable(other_type));
     }
 };
 
