@@ -1536,8 +1536,8 @@
         <translation>Bewertung glätten</translation>
     </message>
     <message>
-        <source>Average each entry&apos;s score over this many neighbouring entries, which keeps a number&apos;s digits together (odd; 1: none, as in the paper)</source>
-        <translation>Die Bewertung jedes Eintrags über so viele benachbarte Einträge mitteln, was die Ziffern einer Zahl zusammenhält (ungerade; 1: keine, wie im Paper)</translation>
+        <source>Average each entry&apos;s score over this many neighbouring entries, so that an entry&apos;s neighbours are kept with it (odd; 1: none, as in the paper)</source>
+        <translation>Die Bewertung jedes Eintrags über so viele benachbarte Einträge mitteln, damit die Nachbarn eines Eintrags mit ihm behalten werden (ungerade; 1: keine, wie im Paper)</translation>
     </message>
 </context>
 <context>

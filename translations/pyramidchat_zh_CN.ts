@@ -1531,8 +1531,8 @@
         <translation>评分平滑</translation>
     </message>
     <message>
-        <source>Average each entry&apos;s score over this many neighbouring entries, which keeps a number&apos;s digits together (odd; 1: none, as in the paper)</source>
-        <translation>将每个条目的评分在这么多个相邻条目上取平均，使一个数字的各位保持在一起（奇数；1：不平滑，与论文相同）</translation>
+        <source>Average each entry&apos;s score over this many neighbouring entries, so that an entry&apos;s neighbours are kept with it (odd; 1: none, as in the paper)</source>
+        <translation>将每个条目的评分在这么多个相邻条目上取平均，使条目的相邻条目与它一同保留（奇数；1：不平滑，与论文相同）</translation>
     </message>
 </context>
 <context>

@@ -349,8 +349,8 @@ QVector<SettingField> makeFields()
                     [](auto& s) -> auto& { return s.compression.pyramid.observation_window; }),
         numberField("pyramid_pooling_kernel", pyramidGroup, QT_TRANSLATE_NOOP("SettingsModel", "Score pooling"),
                     QT_TRANSLATE_NOOP("SettingsModel", "Average each entry's score over this many neighbouring entries, "
-                                                       "which keeps a number's digits together (odd; 1: none, as in "
-                                                       "the paper)"),
+                                                       "so that an entry's neighbours are kept with it (odd; 1: none, "
+                                                       "as in the paper)"),
                     [](auto& s) -> auto& { return s.compression.pyramid.pooling_kernel; }),
         {QStringLiteral("serve"), serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Serve this model on localhost"),
          QT_TRANSLATE_NOOP("SettingsModel", "Other programs on this computer (editors, scripts, OpenAI clients) can use "
