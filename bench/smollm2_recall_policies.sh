@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
-# Recall across turns for the baselines at half of a full cache on all 200 generated
+# Recall across turns for the baselines at one fraction of a full cache on all 200 generated
 # conversations (docs/quality/smollm2-policies.md, "Recall across turns, every policy at half
-# the cache"): local, H2O and PyramidKV keeping 50%, in extend mode as the app runs a
-# conversation. The cases are cut into SHARDS slices run side by side, one process (one thread)
-# each; bench/merge_recall.py joins them with the runs of recall-extend-200.json (the presets,
-# SnapKV at 50%, PyramidInfer at decay 0.05) and recall-pooled-half-200.json (option (a) at
-# half), checking that the full cache scored every case as it did there.
-# Usage: bench/smollm2_recall_policies.sh OUT_DIR [SHARDS]   (about 2 CPU-hours in all)
+# the cache" and "... at three quarters"): local, H2O and PyramidKV keeping FRACTION (default
+# 0.5), in extend mode as the app runs a conversation. The full cache's scores are read from the
+# committed recall-extend-200.json (--reference), not scored again. The cases are cut into
+# SHARDS slices run side by side, one process (one thread) each; bench/merge_recall.py joins
+# them into OUT_DIR/recall-baselines-200.{json,md} with the runs of recall-extend-200.json (the
+# presets, SnapKV at 75% and 50%, PyramidInfer) and, at half, recall-pooled-half-200.json
+# (option (a) at half), pairing each with the full cache and with SnapKV at the same fraction.
+# Usage: bench/smollm2_recall_policies.sh OUT_DIR [SHARDS] [FRACTION]   (about 1.5 CPU-hours)
 source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 shards=${2:-2}
+fraction=${3:-0.5}
+committed=docs/quality/smollm2
 recall_shards "$out" "$shards"
 for cases in "$out"/shards/cases-*.jsonl; do
     shard=$(basename "$cases" .jsonl)
-    "$eval_tool" recall --model "$model" --cases "$cases" --mode extend --policy full,local,h2o,pyramidkv \
-        --budget-fraction 0.5 --json "$out/shards/$shard-half.json" > "$out/shards/$shard-half.md" &
+    "$eval_tool" recall --model "$model" --cases "$cases" --mode extend --policy local,h2o,pyramidkv \
+        --budget-fraction "$fraction" --reference "$committed/recall-extend-200.json" \
+        --json "$out/shards/$shard-$fraction.json" > "$out/shards/$shard-$fraction.md" &
 done
 wait
-python3 bench/merge_recall.py --out "$out/recall-half-200.json" \
-    --pair "local vs full" --pair "h2o vs full" --pair "pyramidkv vs full" \
-    --pair "local vs snapkv (keeps 0.5 of full)" --pair "h2o vs snapkv (keeps 0.5 of full)" \
-    --pair "pyramidkv vs snapkv (keeps 0.5 of full)" \
-    --pair "pyramid (decay=0.05) vs local" --pair "pyramid (decay=0.05) vs pyramidkv" \
-    --pair "pyramid (decay=0.05, window=32, pool=7) vs local" \
-    "$out"/shards/*-half.json docs/quality/smollm2/recall-{extend,pooled-half}-200.json | tee "$out/recall-half-200.md"
+pairs=()
+for policy in local h2o pyramidkv; do
+    pairs+=(--pair "$policy vs full" --pair "$policy vs snapkv (keeps $fraction of full)")
+done
+more=()
+if [ "$fraction" = 0.5 ]; then
+    more=("$committed/recall-pooled-half-200.json")
+    pairs+=(--pair "pyramid (decay=0.05) vs local" --pair "pyramid (decay=0.05) vs pyramidkv"
+            --pair "pyramid (decay=0.05, window=32, pool=7) vs local")
+fi
+python3 bench/merge_recall.py --out "$out/recall-baselines-200.json" "${pairs[@]}" \
+    "$out"/shards/*-"$fraction".json "$committed/recall-extend-200.json" "${more[@]}" \
+    | tee "$out/recall-baselines-200.md"
