@@ -61,6 +61,14 @@ nlohmann::json read_json(const QString& path)
     return nlohmann::json::parse(in);
 }
 
+// Runs `pyramid-eval recall --model MODEL ARGS...` to its end (five minutes at most).
+bool run_recall(QProcess& process, const std::filesystem::path& model, const QStringList& args)
+{
+    process.start(QStringLiteral(PYRAMID_EVAL_EXE),
+                  QStringList{"recall", "--model", QString::fromStdString(model.string())} + args);
+    return process.waitForFinished(300000);
+}
+
 } // namespace
 
 class EvalRecallTest : public QObject {
@@ -128,10 +136,8 @@ private slots:
         write_cases(cases, "a");
         const QString json = dir.filePath("recall.json");
         QProcess process;
-        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
-                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", cases, "--policy",
-                       "snapkv", "--budget-fraction", "0.5", "--mode", "extend,rebuild", "--json", json});
-        QVERIFY(process.waitForFinished(300000));
+        QVERIFY(run_recall(process, path, {"--cases", cases, "--policy", "snapkv", "--budget-fraction", "0.5",
+                                           "--mode", "extend,rebuild", "--json", json}));
         QCOMPARE(process.exitCode(), 0);
         const QString table = QString::fromUtf8(process.readAllStandardOutput());
         QVERIFY2(table.contains("| full | extend | 1/1 (100.0%)"), qPrintable(table));
@@ -145,11 +151,8 @@ private slots:
         // With that file as the reference the full cache is read, not scored: the same numbers
         // in both modes, and the run says where they came from.
         const QString again = dir.filePath("again.json");
-        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
-                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", cases, "--policy",
-                       "local", "--budget-fraction", "0.5", "--mode", "extend,rebuild", "--reference", json,
-                       "--json", again});
-        QVERIFY(process.waitForFinished(300000));
+        QVERIFY(run_recall(process, path, {"--cases", cases, "--policy", "local", "--budget-fraction", "0.5",
+                                           "--mode", "extend,rebuild", "--reference", json, "--json", again}));
         QCOMPARE(process.exitCode(), 0);
         const auto reread = read_json(again);
         QCOMPARE(reread.at("runs").size(), size_t(4));
@@ -164,20 +167,16 @@ private slots:
         // A reference that did not score these cases is refused before any scoring.
         const QString other = dir.filePath("other.jsonl");
         write_cases(other, "b");
-        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
-                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", other, "--policy",
-                       "local", "--mode", "extend", "--reference", json});
-        QVERIFY(process.waitForFinished(300000));
+        QVERIFY(run_recall(process, path, {"--cases", other, "--policy", "local", "--mode", "extend",
+                                           "--reference", json}));
         QCOMPARE(process.exitCode(), 2);
         const QString refused = QString::fromUtf8(process.readAllStandardError());
         QVERIFY2(refused.contains("did not score case b"), qPrintable(refused));
 
         // Nor is one whose full cache held other bytes: it was scored in float32, this run's
         // cache is fp16, and its numbers would not be this run's full cache.
-        process.start(QStringLiteral(PYRAMID_EVAL_EXE),
-                      {"recall", "--model", QString::fromStdString(path.string()), "--cases", cases, "--policy",
-                       "local", "--mode", "extend", "--kv-type", "f16", "--reference", json});
-        QVERIFY(process.waitForFinished(300000));
+        QVERIFY(run_recall(process, path, {"--cases", cases, "--policy", "local", "--mode", "extend",
+                                           "--kv-type", "f16", "--reference", json}));
         QCOMPARE(process.exitCode(), 4);
         const QString other_type = QString::fromUtf8(process.readAllStandardError());
         QVERIFY2(other_type.contains("scored with another KV type"), qPrintable(other_type));
