@@ -35,11 +35,12 @@ def sign_test(k, n):
 
 
 def merge(paths):
-    runs = {}  # (label, parameters, mode) -> the first file's run, its cases by id, seconds summed
+    runs = {}  # (label, parameters, mode) -> the first file's run, its cases by id, seconds
     order = []
     model = None
     for path in paths:
-        d = json.load(open(path))
+        with open(path) as f:
+            d = json.load(f)
         model = model or d["model"]
         if d["model"] != model:
             raise SystemExit(f"{path}: model {d['model']} differs from {model}")
@@ -52,7 +53,10 @@ def merge(paths):
             m = runs[key]
             if m["base"]["config"] != r["config"]:
                 raise SystemExit(f"{path}: run {key} has another configuration than an earlier file's")
-            m["seconds"] += r.get("seconds", 0.0)
+            # A file that scored cases again (the full cache, which every run scores) adds only
+            # its new cases' share of its time, so the full cache's time counts once.
+            new = sum(c["id"] not in m["cases"] for c in r["per_case"])
+            m["seconds"] += r.get("seconds", 0.0) * new / max(1, len(r["per_case"]))
             for c in r["per_case"]:
                 seen = m["cases"].get(c["id"])
                 if seen is not None and (seen["answer_logprob"] != c["answer_logprob"] or seen["kv_bytes"] != c["kv_bytes"]):
