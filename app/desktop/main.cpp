@@ -22,6 +22,7 @@
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
+#include "quit_on_signals.h"
 #include "single_instance.h"
 #include "store_recovery.h"
 #include "util/error.h"
@@ -95,6 +96,9 @@ void describe(QCommandLineParser& parser, const QCommandLineOption& model)
 
 int main(int argc, char* argv[])
 {
+    // Before any thread starts; once `quitting` is held, SIGTERM, SIGINT and SIGHUP quit as
+    // closing the window does (quit_on_signals.h).
+    pyramid::StopSignals stopSignals;
     // No organization name: the data folder is then ~/.local/share/pyramidchat, the same one
     // the command-line tools use for models and logs.
     QCoreApplication::setApplicationName(QStringLiteral("pyramidchat"));
@@ -115,6 +119,7 @@ int main(int argc, char* argv[])
     }
 
     QGuiApplication app(argc, argv);
+    const pyramid::StopSignals::Handling quitting = quitOnStopSignals(stopSignals, app);
     translations.install(app, language);
     QGuiApplication::setApplicationDisplayName(QStringLiteral("PyramidChat"));
     // Ties the window to the installed desktop entry (its icon and name; the app id on Wayland).

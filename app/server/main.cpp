@@ -1,8 +1,8 @@
 // pyramid-server: the model behind a local OpenAI-compatible HTTP API, every connection's
 // request in one continuously batched run (http_api.h, serving_loop.h). Prints
 // "listening on http://HOST:PORT" on stdout once it accepts connections (--port 0 takes a free
-// port and says which); logs go to stderr. SIGINT or SIGTERM stop it (exit status 0).
-#include <pthread.h>
+// port and says which); logs go to stderr. SIGINT, SIGTERM or SIGHUP stop it (exit status 0;
+// a second signal ends it at once: util/stop_signals.h).
 #include <signal.h>
 
 #include <cstdio>
@@ -10,8 +10,6 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -23,6 +21,7 @@
 #include "model_search.h"
 #include "util/error.h"
 #include "util/logging.h"
+#include "util/stop_signals.h"
 
 namespace {
 
@@ -46,56 +45,6 @@ PromptFormat choose_format(const std::string& option, const Model& model)
                                                   : likely.format;
     return *prompt_format_from_name(option);
 }
-
-// SIGINT and SIGTERM, blocked in every thread (this is made first thing in main, before any
-// other thread starts), are awaited by one thread: until the server runs it ends the process
-// (status 128 + the signal); then it stops the server.
-class StopSignals {
-public:
-    StopSignals()
-    {
-        sigemptyset(&signals_);
-        sigaddset(&signals_, SIGINT);
-        sigaddset(&signals_, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-        waiter_ = std::thread([this] {
-            int signal = 0;
-            sigwait(&signals_, &signal);
-            std::lock_guard lock(mutex_);
-            if (done_)
-                return;
-            if (!server_)
-                std::_Exit(128 + signal);
-            server_->stop();
-        });
-    }
-    // From now on a signal stops `server`.
-    void serving(server::ApiServer& server)
-    {
-        std::lock_guard lock(mutex_);
-        server_ = &server;
-    }
-    // Before the server is destroyed.
-    void unwatch()
-    {
-        {
-            std::lock_guard lock(mutex_);
-            if (done_)
-                return;
-            done_ = true;
-        }
-        pthread_kill(waiter_.native_handle(), SIGTERM);  // wakes it if no signal came
-        waiter_.join();
-    }
-    ~StopSignals() { unwatch(); }
-
-private:
-    sigset_t signals_;
-    std::mutex mutex_;  // guards what follows it
-    server::ApiServer* server_ = nullptr;
-    bool done_ = false;
-    std::thread waiter_;
-};
 
 } // namespace
 
@@ -212,9 +161,10 @@ int main(int argc, char** argv)
     fmt::print("listening on http://{}:{}\n", host.find(':') != std::string::npos ? "[" + host + "]" : host,
                api->port());
     std::fflush(stdout);
-    stop_signals.serving(*api);
-    api->wait();
-    stop_signals.unwatch();
+    {
+        const StopSignals::Handling stopping = stop_signals.handle([&api](int) { api->stop(); });
+        api->wait();
+    }
     api.reset();
     fmt::print(stderr, "pyramid-server: stopped\n");
     return 0;

@@ -4,7 +4,8 @@
 // reader on the same database finds every message the child had reported stored, with its
 // exact text; the interrupted reply is absent (replies are stored once complete), nothing
 // half-written appears, and SQLite's integrity check passes. At the end the app opens the
-// database and goes on chatting in it.
+// database and goes on chatting in it. Terminated by SIGTERM instead, the child quits as the app
+// does and stores the interrupted reply as stopped.
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSqlDatabase>
@@ -12,6 +13,8 @@
 #include <QTest>
 #include <QThread>
 #include <map>
+#include <signal.h>
+#include <vector>
 
 #include "app_test_env.h"
 
@@ -148,6 +151,50 @@ private slots:
         QVERIFY2(unreported <= 2, qPrintable(QString::number(unreported)));
         qInfo("killed %d ms into a streaming reply: %zu messages stored in all, %d of them unreported",
               delayMs, found.size(), unreported);
+    }
+
+    // SIGTERM mid-reply (a logout, `kill`) quits as closing the window does: the child ends
+    // normally, the reply it was streaming is stored as stopped with the text it had shown, and
+    // every message it reported is there. Its pieces come slowly (40 ms), so that the reply is
+    // still streaming when the signal is taken.
+    void terminatedMidReplyStoresItAsStopped()
+    {
+        QProcess child;
+        child.setProcessChannelMode(QProcess::SeparateChannels);
+        child.start(QStringLiteral(APP_CRASH_WRITER),
+                    {env_.database, env_.dir.filePath("writer.ini"), env_.modelsDir, QStringLiteral("40")});
+        QVERIFY2(child.waitForStarted(10000), qPrintable(child.errorString()));
+        int storedCount = 0;
+        bool streaming = false;
+        while (storedCount < 2 || !streaming) {
+            QVERIFY2(child.state() == QProcess::Running || child.canReadLine(),
+                     qPrintable(QString::fromUtf8(child.readAllStandardError())));
+            child.waitForReadyRead(200);
+            readLines(child, storedCount, streaming);
+        }
+        ::kill(static_cast<pid_t>(child.processId()), SIGTERM);
+        QVERIFY(child.waitForFinished(10000));
+        QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(child.exitCode(), 0);
+        readLines(child, storedCount, streaming);
+        QCOMPARE(checkIntegrity(env_.database), QStringLiteral("ok"));
+
+        ChatStore reader(env_.database);
+        std::vector<StoredMessage> stopped;
+        std::map<qint64, StoredMessage> found;
+        for (const StoredConversation& c : reader.conversations()) {
+            for (const StoredMessage& m : reader.messages(c.id)) {
+                found[m.id] = m;
+                if (m.stopped())
+                    stopped.push_back(m);
+            }
+        }
+        for (const auto& [id, expected] : reported_)
+            QVERIFY2(found.count(id) == 1, qPrintable(QStringLiteral("reported message %1 is missing").arg(id)));
+        QCOMPARE(stopped.size(), size_t(1));
+        QVERIFY2(stopped[0].text.startsWith(QLatin1String(" w0")) && fullReply().startsWith(stopped[0].text) &&
+                     stopped[0].text.size() < fullReply().size(),
+                 qPrintable(stopped[0].text));
     }
 
     // After all the kills the app opens the database and the conversation goes on.

@@ -4,8 +4,9 @@
 //   stored <id> <role> <text>   a message is in the database (the write has returned)
 //   streaming <turn>            the reply of that turn has shown its first text
 // Every fourth turn starts a new conversation, so conversations are created and named too.
+// SIGTERM, SIGINT and SIGHUP quit it as they quit the app (quit_on_signals.h).
 //
-// Usage: app_crash_writer <database> <settings.ini> <models folder>
+// Usage: app_crash_writer <database> <settings.ini> <models folder> [ms per piece (default 3)]
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -15,6 +16,7 @@
 
 #include "desktop_app.h"
 #include "fake_chat_engine.h"
+#include "quit_on_signals.h"
 
 namespace {
 
@@ -33,10 +35,12 @@ void reportStored(const StoredMessage& m)
 
 int main(int argc, char* argv[])
 {
+    pyramid::StopSignals stopSignals;  // before any thread, as in the app's main
     QCoreApplication qapp(argc, argv);
+    const pyramid::StopSignals::Handling quitting = quitOnStopSignals(stopSignals, qapp);
     const QStringList args = qapp.arguments();
-    if (args.size() != 4) {
-        std::fprintf(stderr, "usage: app_crash_writer <database> <settings.ini> <models folder>\n");
+    if (args.size() != 4 && args.size() != 5) {
+        std::fprintf(stderr, "usage: app_crash_writer <database> <settings.ini> <models folder> [ms per piece]\n");
         return 2;
     }
     QDir().mkpath(args[3]);
@@ -50,7 +54,7 @@ int main(int argc, char* argv[])
     script.pieces.clear();
     for (int i = 0; i < 30; ++i)
         script.pieces.push_back(" w" + std::to_string(i));
-    script.delay = std::chrono::milliseconds(3);
+    script.delay = std::chrono::milliseconds(args.size() == 5 ? args[4].toInt() : 3);
     QSettings settings(args[2], QSettings::IniFormat);
     DesktopApp app(std::make_unique<FakeChatEngine>(script), settings, DesktopApp::Paths{args[1], {args[3]}});
 
@@ -75,7 +79,7 @@ int main(int argc, char* argv[])
             report(QStringLiteral("streaming %1").arg(turn));
         }
     });
-    QObject::connect(&app.chat(), &ChatController::replyFinished, [&] {
+    const QMetaObject::Connection finished = QObject::connect(&app.chat(), &ChatController::replyFinished, [&] {
         MessageListModel& messages = app.messages();
         if (!app.chat().error().isEmpty() || messages.count() == 0) {
             std::fprintf(stderr, "app_crash_writer: the reply failed: %s\n", qPrintable(app.chat().error()));
@@ -87,5 +91,8 @@ int main(int argc, char* argv[])
     });
     QObject::connect(&app.models(), &ModelManager::modelChanged, &app.chat(), nextTurn, Qt::SingleShotConnection);
     app.models().open(modelPath);
-    return qapp.exec();
+    const int status = qapp.exec();
+    // Quit mid-reply, the app's destruction stores the reply as stopped: no next turn then.
+    QObject::disconnect(finished);
+    return status;
 }
