@@ -77,13 +77,13 @@ private slots:
         QCOMPARE(QFileInfo(download.partPath()).size(), 120000);
         QVERIFY(!QFile::exists(target));
         QVERIFY2(run(download, server.url(), target, sha256(body)), qPrintable(download.error()));
-        // Only the rest was asked for. The client may send the resumed request twice: on a
-        // loaded machine it can write it on the first connection before it sees the server
-        // close that, and then sends it again on a new one (a loaded test run saw three requests).
+        // Only the rest was asked for. Qt's HTTP client may send the dropped request once more
+        // (a loaded machine showed "", "", "120000" in 4 of 30 runs); its answer is not what
+        // the download kept, since the file checks against its digest below and in run().
         const QString ranges = server.ranges.join(QLatin1Char(','));
-        QVERIFY2(server.ranges.size() >= 2 && server.ranges.first().isEmpty(), qPrintable(ranges));
-        for (qsizetype i = 1; i < server.ranges.size(); ++i)
-            QVERIFY2(server.ranges[i] == QLatin1String("120000"), qPrintable(ranges));
+        QVERIFY2(server.ranges.first().isEmpty() && server.ranges.last() == QLatin1String("120000"), qPrintable(ranges));
+        for (const QString& range : server.ranges)
+            QVERIFY2(range.isEmpty() || range == QLatin1String("120000"), qPrintable(ranges));
         QCOMPARE(fileBytes(target), body);
     }
 
