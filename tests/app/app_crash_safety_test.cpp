@@ -84,6 +84,23 @@ private:
         }
     }
 
+    // Starts the child (extra arguments after the usual three) and reads its lines until it
+    // has stored `storedBefore` messages and a reply streams after them.
+    void startUntilStreaming(QProcess& child, int storedBefore, int& storedCount, bool& streaming,
+                             const QStringList& extra = {})
+    {
+        child.setProcessChannelMode(QProcess::SeparateChannels);
+        child.start(QStringLiteral(APP_CRASH_WRITER),
+                    QStringList{env_.database, env_.dir.filePath("writer.ini"), env_.modelsDir} + extra);
+        QVERIFY2(child.waitForStarted(10000), qPrintable(child.errorString()));
+        while (storedCount < storedBefore || !streaming) {
+            QVERIFY2(child.state() == QProcess::Running || child.canReadLine(),
+                     qPrintable(QString::fromUtf8(child.readAllStandardError())));
+            child.waitForReadyRead(200);
+            readLines(child, storedCount, streaming);
+        }
+    }
+
 private slots:
     void killedMidReplyLosesNothingComplete_data()
     {
@@ -103,18 +120,11 @@ private slots:
         QFETCH(int, storedBefore);
         QFETCH(int, delayMs);
         QProcess child;
-        child.setProcessChannelMode(QProcess::SeparateChannels);
-        child.start(QStringLiteral(APP_CRASH_WRITER), {env_.database, env_.dir.filePath("writer.ini"), env_.modelsDir});
-        QVERIFY2(child.waitForStarted(10000), qPrintable(child.errorString()));
-
         int storedCount = 0;
         bool streaming = false;
-        while (storedCount < storedBefore || !streaming) {
-            QVERIFY2(child.state() == QProcess::Running || child.canReadLine(),
-                     qPrintable(QString::fromUtf8(child.readAllStandardError())));
-            child.waitForReadyRead(200);
-            readLines(child, storedCount, streaming);
-        }
+        startUntilStreaming(child, storedBefore, storedCount, streaming);
+        if (QTest::currentTestFailed())
+            return;
         QThread::msleep(static_cast<unsigned long>(delayMs));
         child.kill();  // SIGKILL: no destructor, no Qt cleanup, no SQLite close
         QVERIFY(child.waitForFinished(10000));
@@ -160,18 +170,11 @@ private slots:
     void terminatedMidReplyStoresItAsStopped()
     {
         QProcess child;
-        child.setProcessChannelMode(QProcess::SeparateChannels);
-        child.start(QStringLiteral(APP_CRASH_WRITER),
-                    {env_.database, env_.dir.filePath("writer.ini"), env_.modelsDir, QStringLiteral("40")});
-        QVERIFY2(child.waitForStarted(10000), qPrintable(child.errorString()));
         int storedCount = 0;
         bool streaming = false;
-        while (storedCount < 2 || !streaming) {
-            QVERIFY2(child.state() == QProcess::Running || child.canReadLine(),
-                     qPrintable(QString::fromUtf8(child.readAllStandardError())));
-            child.waitForReadyRead(200);
-            readLines(child, storedCount, streaming);
-        }
+        startUntilStreaming(child, 2, storedCount, streaming, {QStringLiteral("40")});
+        if (QTest::currentTestFailed())
+            return;
         ::kill(static_cast<pid_t>(child.processId()), SIGTERM);
         QVERIFY(child.waitForFinished(10000));
         QCOMPARE(child.exitStatus(), QProcess::NormalExit);
