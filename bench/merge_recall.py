@@ -48,15 +48,18 @@ def merge(paths):
             label = r["label"].removesuffix(f" ({r['parameters']})")
             key = (label, r["parameters"], r["mode"])
             if key not in runs:
-                runs[key] = {"base": dict(r, label=label), "cases": {}, "seconds": 0.0}
+                runs[key] = {"base": dict(r, label=label), "cases": {}, "seconds": 0.0, "timed": set()}
                 order.append(key)
             m = runs[key]
             if m["base"]["config"] != r["config"]:
                 raise SystemExit(f"{path}: run {key} has another configuration than an earlier file's")
             # A file that scored cases again (the full cache, which every run scores) adds only
-            # its new cases' share of its time, so the full cache's time counts once.
-            new = sum(c["id"] not in m["cases"] for c in r["per_case"])
-            m["seconds"] += r.get("seconds", 0.0) * new / max(1, len(r["per_case"]))
+            # its new cases' share of its time, so the full cache's time counts once; a run read
+            # from a reference (recall --reference) scored nothing and times nothing.
+            if "reference" not in r:
+                new = [c["id"] for c in r["per_case"] if c["id"] not in m["timed"]]
+                m["seconds"] += r.get("seconds", 0.0) * len(new) / max(1, len(r["per_case"]))
+                m["timed"].update(new)
             for c in r["per_case"]:
                 seen = m["cases"].get(c["id"])
                 if seen is not None and (seen["answer_logprob"] != c["answer_logprob"] or seen["kv_bytes"] != c["kv_bytes"]):
@@ -79,6 +82,8 @@ def merge(paths):
         logprobs = [c["answer_logprob"] for c in cases]
         delta, se = paired(logprobs, [full["cases"][i]["answer_logprob"] for i in ids])
         out = dict(m["base"])
+        if m["timed"]:  # scored here, at least in part: no longer a copy of a reference
+            out.pop("reference", None)
         out.update({
             "label": label if len(parameters_of[label]) == 1 else f"{label} ({parameters})",
             "cases": len(cases),

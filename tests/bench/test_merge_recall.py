@@ -88,6 +88,21 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(runs["full"]["seconds"], 60.0)
         self.assertEqual(runs["local"]["seconds"], 40.0)
 
+    def test_a_full_cache_read_from_a_reference_times_nothing(self):
+        # recall --reference: the new run's file comes first, its full cache copied, not scored.
+        a, b = self.slices()
+        copied = run("full", "no compression", FULL_A + FULL_B, 0.0)
+        copied["reference"] = "earlier.json"
+        local = self.write("local.json", [copied, run("local", "keeps 0.5 of full",
+                                                      [case(i, -3.0, False, 50) for i in ["a1", "a2", "b1", "b2"]],
+                                                      40.0)])
+        merged = merge_recall.merge([local, a, b])
+        runs = {r["label"]: r for r in merged["runs"]}
+        self.assertEqual(runs["full"]["seconds"], 60.0)
+        self.assertNotIn("reference", runs["full"])
+        alone = {r["label"]: r for r in merge_recall.merge([local])["runs"]}
+        self.assertEqual(alone["full"]["reference"], "earlier.json")
+
     def test_a_full_cache_scored_otherwise_stops_the_merge(self):
         a, _ = self.slices()
         other = self.write("other.json", [run("full", "no compression", [case("a1", -0.6, True), FULL_A[1]])])
