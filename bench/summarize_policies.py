@@ -100,7 +100,10 @@ def main():
                         ("recall-extend-75.json", "The first 24 conversations, turn by turn (extend), three quarters of the cache"),
                         ("recall-rebuild-200.json",
                          "All 200 conversations prefilled whole, question included (rebuild), beside extend: "
-                         "three quarters of the cache")]:
+                         "three quarters of the cache"),
+                        ("recall-rebuild-more-200.json",
+                         "All 200 conversations prefilled whole (rebuild), beside extend: SnapKV at half the cache "
+                         "and PyramidInfer's option (a)")]:
         if os.path.exists(os.path.join(folder, name)):
             parts.append(recall_table(os.path.join(folder, name), title))
     parts.append("## Needle (passkey) retrieval\n")
