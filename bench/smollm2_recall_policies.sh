@@ -7,8 +7,9 @@
 # SHARDS slices run side by side, one process (one thread) each; bench/merge_recall.py joins
 # them into OUT_DIR/recall-baselines-200.{json,md} with the runs of recall-extend-200.json (the
 # presets, SnapKV at 75% and 50%, PyramidInfer) and, at half, recall-pooled-half-200.json
-# (option (a) at half), pairing each with the full cache and with SnapKV at the same fraction.
-# Usage: bench/smollm2_recall_policies.sh OUT_DIR [SHARDS] [FRACTION]   (about 1.5 CPU-hours)
+# (option (a) at half), pairing each with the full cache and with SnapKV at the same fraction,
+# and at half and three quarters PyramidInfer at about the same size with local and PyramidKV.
+# Usage: bench/smollm2_recall_policies.sh OUT_DIR [SHARDS] [FRACTION]   (1.5 CPU-hours at 0.5, 2.4 at 0.75)
 source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 shards=${2:-2}
@@ -31,6 +32,11 @@ if [ "$fraction" = 0.5 ]; then
     more=("$committed/recall-pooled-half-200.json")
     pairs+=(--pair "pyramid (decay=0.05) vs local" --pair "pyramid (decay=0.05) vs pyramidkv"
             --pair "pyramid (decay=0.05, window=32, pool=7) vs local")
+elif [ "$fraction" = 0.75 ]; then
+    # PyramidInfer at the paper's sizes (0.78 of the cache), by its rule and pooled (option (a))
+    for pyramid in "pyramid (decay=0.9)" "pyramid (decay=0.9, window=32, pool=7)"; do
+        pairs+=(--pair "$pyramid vs local" --pair "$pyramid vs pyramidkv")
+    done
 fi
 python3 bench/merge_recall.py --out "$out/recall-baselines-200.json" "${pairs[@]}" \
     "$out"/shards/*-"$fraction".json "$committed/recall-extend-200.json" "${more[@]}" \
