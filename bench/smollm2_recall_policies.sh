@@ -9,7 +9,8 @@
 # presets, SnapKV at 75% and 50%, PyramidInfer) and, at half, recall-pooled-half-200.json
 # (option (a) at half), pairing each with the full cache and with SnapKV at the same fraction,
 # and at half and three quarters PyramidInfer at about the same size with local and PyramidKV.
-# Usage: bench/smollm2_recall_policies.sh OUT_DIR [SHARDS] [FRACTION]   (1.5 CPU-hours at 0.5, 2.4 at 0.75)
+# Usage: bench/smollm2_recall_policies.sh OUT_DIR [SHARDS] [FRACTION]
+# (1.5 CPU-hours at 0.5, 2.4 at 0.75)
 source "$(dirname "$0")/smollm2_env.sh"
 out=${1:?output folder}
 shards=${2:-2}
