@@ -1,8 +1,9 @@
 // pyramid-bench: throughput and memory of the engine's continuous batching, per KV-cache
 // policy and batch size, on a model file or generated weights of a named LLaMA-2 shape.
 // Prints a Markdown table, writes JSON (--json) for bench/paper_table.py and for
-// `pyramid-eval bench-plots`. Exit codes: 0 done, 2 bad options, 3 the model cannot be
-// loaded, 4 a measurement failed (reported in the table and the JSON).
+// `pyramid-eval bench-plots`. --write-gguf writes the generated weights as a GGUF file instead
+// (generated_model_file.h). Exit codes: 0 done, 2 bad options, 3 the model cannot be loaded
+// (or written), 4 a measurement failed (reported in the table and the JSON).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,10 +16,12 @@
 #include "command_line.h"
 #include "bench_report.h"
 #include "bench_run.h"
+#include "generated_model_file.h"
 #include "kv_budget.h"
 #include "engine_options.h"
 #include "model/model_shapes.h"
 #include "output_file.h"
+#include "util/byte_size.h"
 #include "util/error.h"
 #include "util/logging.h"
 #include "util/measurement.h"
@@ -38,7 +41,7 @@ std::string run_label(const CompressionConfig& config, const Workload& workload)
 int main(int argc, char** argv)
 {
     CLI::App app{"pyramid-bench: throughput and KV memory per policy and batch size"};
-    std::string model_path, shape = "tiny", weight_type = "f16", json_path;
+    std::string model_path, shape = "tiny", weight_type = "f16", json_path, write_gguf, vocabulary;
     uint64_t seed = 1;
     bool list_shapes = false, max_batch = false, verbose = false;
     int max_batch_limit = 1024, warmup = 1, repetitions = 1;
@@ -57,6 +60,10 @@ int main(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--seed", seed, "seed of generated weights and prompts")->capture_default_str();
     app.add_flag("--list-shapes", list_shapes, "print the named shapes and exit");
+    app.add_option("--write-gguf", write_gguf,
+                   "write the generated weights (--shape, --weight-type, --seed) to this GGUF file and exit");
+    app.add_option("--vocab", vocabulary, "with --write-gguf: a GGUF file whose tokenizer the file gets "
+                                          "(e.g. llama.cpp's ggml-vocab-llama-spm.gguf)");
     compression.add_to(app);
     device.add_to(app);
     app.add_option("--batch", batches, "batch sizes to measure, e.g. 1,8,32")->delimiter(',')->capture_default_str();
@@ -100,6 +107,8 @@ int main(int argc, char** argv)
     SyntheticStorage storage;
     try {
         storage = SyntheticStorage::parse(weight_type);
+        if (!write_gguf.empty() && (vocabulary.empty() || !model_path.empty()))
+            throw Error("--write-gguf writes generated weights: it needs --vocab and no --model");
         configs = compression.resolve_all();
         backend = device.options();
         // On the CPU the budget is the backend's own: its caches' blocks run out where a GPU
@@ -117,6 +126,20 @@ int main(int argc, char** argv)
     } catch (const Error& e) {
         std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
         return 2;
+    }
+
+    if (!write_gguf.empty()) {
+        try {
+            const auto start = std::chrono::steady_clock::now();
+            const uint64_t bytes = write_generated_model({shape, storage, seed, vocabulary}, write_gguf);
+            std::fprintf(stderr, "pyramid-bench: wrote %s: %s in %s, %s in %.1f s\n", write_gguf.c_str(),
+                         shape.c_str(), storage.name().c_str(), byte_size_text(bytes).c_str(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            return 0;
+        } catch (const Error& e) {
+            std::fprintf(stderr, "pyramid-bench: %s\n", e.what());
+            return 3;
+        }
     }
 
     std::unique_ptr<BenchModel> model;

@@ -54,6 +54,25 @@ std::string SyntheticStorage::name() const { return type_name(base) + (medium_mi
 
 bool SyntheticStorage::quantized() const { return is_block_quantized(base); }
 
+std::optional<uint32_t> SyntheticStorage::llama_file_type() const
+{
+    if (medium_mix)
+        return base == TensorType::Q4_K ? 15u : 17u;
+    switch (base) {
+    case TensorType::F32: return 0u;
+    case TensorType::F16: return 1u;
+    case TensorType::BF16: return 32u;
+    case TensorType::Q4_0: return 2u;
+    case TensorType::Q4_1: return 3u;
+    case TensorType::Q5_0: return 8u;
+    case TensorType::Q5_1: return 9u;
+    case TensorType::Q8_0: return 7u;
+    case TensorType::Q2_K: return 10u;
+    case TensorType::Q6_K: return 18u;
+    default: return std::nullopt;
+    }
+}
+
 TensorType SyntheticStorage::type_of(uint32_t tensor, int n_layers) const
 {
     if (synthetic::is_norm_tensor(tensor))

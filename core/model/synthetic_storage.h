@@ -3,6 +3,7 @@
 // matrix, or one of the llama.cpp k-quant mixes most LLaMA-2-Chat downloads use, so a
 // benchmark can run a 7B "Q4_K_M" model without the file.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,12 @@ struct SyntheticStorage {
     static SyntheticStorage parse(std::string_view name);
     std::string name() const;
     bool quantized() const;
+
+    // llama.cpp's LLAMA_FTYPE number for a GGUF file of this storage (general.file_type):
+    // 0 F32, 1 F16, 32 BF16, 2 Q4_0, 3 Q4_1, 8 Q5_0, 9 Q5_1, 7 Q8_0, 10 Q2_K, 18 Q6_K, 15 Q4_K_M,
+    // 17 Q5_K_M. Empty for Q3_K, Q4_K and Q5_K alone, which llama.cpp's _S/_M/_L mixes never
+    // store alone.
+    std::optional<uint32_t> llama_file_type() const;
 
     // The type of generated tensor number `tensor` (model/synthetic_value.h) of a model with
     // n_layers layers; norm vectors are F32.
