@@ -60,6 +60,9 @@ BenchModel::BenchModel(const ModelSource& source, const BackendOptions& backend)
     // What one decode step reads, as the backend stores the weights.
     const inspect::WeightMemory read = inspect::weight_memory(weights(), false);
     weight_bytes_ = backend_->info().name == "cuda" ? read.cuda_fp16_bytes : read.cpu_bytes;
+    const inspect::WeightMemory stored = inspect::weight_memory(weights(), true);
+    stored_bytes_ = stored.cpu_bytes;
+    parameters_ = stored.parameters;
     spdlog::info("bench model {} ({} weights) on {}: {}", name_, weight_type_, backend_->info().name, note_);
 }
 

@@ -33,7 +33,11 @@ public:
     const std::string& name() const { return name_; }
     const std::string& source() const { return source_; }       // "file" or "shape"
     const std::string& weight_type() const { return weight_type_; }
-    size_t weight_bytes() const { return weight_bytes_; }        // as stored, read once per step
+    size_t weight_bytes() const { return weight_bytes_; }        // as the backend stores them, read once per step
+    // Every tensor as stored in the file (or generated), a tied matrix once, and their elements:
+    // what llama.cpp reports as model_size and model_n_params for the same file.
+    size_t stored_bytes() const { return stored_bytes_; }
+    size_t parameters() const { return parameters_; }
     double load_seconds() const { return load_seconds_; }
     const std::string& backend_note() const { return note_; }
 
@@ -44,7 +48,7 @@ private:
     std::unique_ptr<ModelWeights> generated_;
     std::unique_ptr<Backend> backend_;
     std::string name_, source_, weight_type_, note_;
-    size_t weight_bytes_ = 0;
+    size_t weight_bytes_ = 0, stored_bytes_ = 0, parameters_ = 0;
     double load_seconds_ = 0;
 };
 

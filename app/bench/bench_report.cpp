@@ -129,6 +129,8 @@ void write_json(const std::filesystem::path& path, const BenchReport& report, co
           {"source", model.source()},
           {"weight_type", model.weight_type()},
           {"weight_bytes", model.weight_bytes()},
+          {"stored_bytes", model.stored_bytes()},
+          {"parameters", model.parameters()},
           {"n_layers", c.n_layers},
           {"dim", c.dim},
           {"n_heads", c.n_heads},

@@ -20,6 +20,7 @@ void add(WeightMemory& m, const WeightView& v, bool is_norm)
 {
     m.cpu_bytes += v.bytes();
     const size_t elements = static_cast<size_t>(v.elements());
+    m.parameters += elements;
     m.cuda_fp16_bytes += cuda_aligned(is_norm ? elements * 4 : cuda_keeps_blocks(v) ? v.bytes() : elements * 2);
 }
 

@@ -20,8 +20,9 @@
 namespace pyramid::inspect {
 
 struct WeightMemory {
-    size_t cpu_bytes = 0;
+    size_t cpu_bytes = 0;        // as stored in the file: what llama.cpp reports as the model's size
     size_t cuda_fp16_bytes = 0;  // the CUDA backend in fp16 precision, as described above
+    size_t parameters = 0;       // elements of the tensors counted
 };
 
 // A tied output matrix counts once. Without the embedding table: what one decode step reads
