@@ -24,6 +24,18 @@
 #                                       batches 1, 8, 32 and the largest that fits (full, pyramid)
 #   scripts/gpu-run.sh staged-sanitize  the kernel tests under compute-sanitizer (memcheck in two
 #                                       halves, racecheck, synccheck)
+#   scripts/gpu-run.sh staged-peer      beside llama.cpp (issue 35): bench/gpu_llamacpp.py writes the
+#                                       LLaMA-2-7B shape's generated weights as F16 and Q4_K_M GGUF files
+#                                       on the device's disk and runs llama-bench (flash attention off
+#                                       and on) and pyramid-bench (full, pyramid) on them in turns,
+#                                       batch 1, prompts of 512 and 3840 tokens; needs stage-peer here
+#
+# The peer, staged once per llama.cpp build (it changes only with the peer):
+#   scripts/gpu-run.sh stage-peer DIR   Here: DIR is the bin folder of a CUDA build of llama.cpp
+#                                       (../shared/tools/llamacpp-peer.sh cuda prints it; its CPU part
+#                                       must run on the device's processor, so x86-64-v3 flags are the
+#                                       safe ones). Packs llama-bench and the libraries it loads from
+#                                       the build into .gpu-run/llamacpp-peer.tar.xz with PEER_STAMP.
 #
 # Built there (when the staged binaries do not run on that machine):
 #   scripts/gpu-run.sh fetch   Here: downloads the .deb files below into .gpu-run/debs and copies
@@ -67,15 +79,15 @@ ignore_locally() {
   mkdir -p "$(dirname "$exclude")"
   grep -qx "$1" "$exclude" 2>/dev/null || echo "$1" >>"$exclude"
 }
-# Test data the GPU tests read, into .gpu-run/shared.
+# Test data the GPU tests read, into $1 (default .gpu-run/shared).
 copy_shared() {
-  local shared=${PYRAMID_SHARED_DIR:-"$root/../shared"}
+  local shared=${PYRAMID_SHARED_DIR:-"$root/../shared"} dest=${1:-"$stash/shared"}
   ignore_locally /.gpu-run/
-  rm -rf "$stash/shared" "$stash/debs"
-  mkdir -p "$stash/shared/models/kquants" "$stash/shared/golden"
-  cp "$shared/models/stories260K.gguf" "$stash/shared/models/"
-  cp "$shared"/golden/*.json "$stash/shared/golden/"
-  cp "$shared"/models/kquants/synthetic-llama-{q4_k_m,mixed}.gguf "$stash/shared/models/kquants/"
+  rm -rf "$dest" "$stash/debs"
+  mkdir -p "$dest/models/kquants" "$dest/golden"
+  cp "$shared/models/stories260K.gguf" "$dest/models/"
+  cp "$shared"/golden/*.json "$dest/golden/"
+  cp "$shared"/models/kquants/synthetic-llama-{q4_k_m,mixed}.gguf "$dest/models/kquants/"
 }
 
 fetch() {
@@ -89,17 +101,24 @@ fetch() {
 staged_targets=(kernels/libpyramid_cuda.so tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench
                 kernels/tools/pyramid-gpu-kernel-bench)
 
+# The staged programs travel as two archives, which a call may carry apart (64 MiB in all; the
+# programs alone are about 80 MiB unpacked): programs.tar.xz (staged/: the programs and the
+# libraries they need; shared/models/ggml-vocab-llama-spm.gguf, the vocabulary the benchmarks
+# write model files with) and data.tar.xz (shared/: the tests' data).
 stage() {
   local build_dir="$root/.gpu-build"
   ignore_locally /.gpu-build/
-  copy_shared
+  ignore_locally /.gpu-run/
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
     -DPYRAMID_CUDA_EMULATION=OFF -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
   cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
     pyramid-gpu-kernel-bench
-  local staged="$stash/staged"
-  rm -rf "$staged"
-  mkdir -p "$staged/lib"
+  mkdir -p "$stash"
+  rm -rf "$stash/staged" "$stash/shared"  # an older stage's unpacked layout
+  local pack
+  pack=$(mktemp -d)
+  local staged="$pack/staged"
+  mkdir -p "$staged/lib" "$pack/shared/models"
   local target
   for target in "${staged_targets[@]}"; do
     mkdir -p "$staged/$(dirname "$target")"
@@ -111,9 +130,44 @@ stage() {
                awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf|libpcre2' | sort -u); do
     cp -L "$lib" "$staged/lib/"
   done
+  cp "${PYRAMID_SHARED_DIR:-"$root/../shared"}/models/ggml-vocab-llama-spm.gguf" "$pack/shared/models/"
+  tar -C "$pack" -cf - staged shared | xz -T0 -6 >"$stash/programs.tar.xz"
+  rm -rf "$pack/staged" "$pack/shared"
+  copy_shared "$pack/shared"
+  tar -C "$pack" -cf - shared | xz -T0 -6 >"$stash/data.tar.xz"
+  rm -rf "$pack"
   { git -C "$root" describe --always --dirty 2>/dev/null || echo unknown; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/STAMP"
+  ls -l "$stash"
   du -sh "$stash"
   echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh staged-run (carry .gpu-run)"
+}
+
+# llama-bench and the libraries of its build that it loads (libllama, libggml*), compressed: the
+# CUDA library alone is tens of MiB, and a call carries 64 MiB in all.
+stage_peer() {
+  local bin=${1:?usage: scripts/gpu-run.sh stage-peer LLAMA_CPP_BIN_DIR}
+  [ -x "$bin/llama-bench" ] || { echo "gpu-run: no llama-bench in $bin" >&2; exit 1; }
+  ignore_locally /.gpu-run/
+  mkdir -p "$stash"
+  local pack
+  pack=$(mktemp -d)
+  mkdir -p "$pack/bin"
+  cp "$bin/llama-bench" "$pack/bin/"
+  local lib
+  for lib in $(ldd "$bin/llama-bench" | awk '/=> \// { print $3 }' | grep -E '/lib(llama|ggml)[^/]*\.so'); do
+    cp -L "$lib" "$pack/bin/"
+  done
+  # A GGML_BACKEND_DL build would load its backends with dlopen, past ldd's view.
+  if ldd "$bin/llama-bench" | grep -q 'libggml.so' && ! ldd "$bin/llama-bench" | grep -q 'libggml-cpu'; then
+    echo "gpu-run: $bin/llama-bench loads its ggml backends at run time (GGML_BACKEND_DL); build without it" >&2
+    exit 1
+  fi
+  strip --strip-unneeded "$pack"/bin/* 2>/dev/null || true
+  tar -C "$pack" -cJf "$stash/llamacpp-peer.tar.xz" bin
+  { "$bin/llama-bench" --version 2>&1 | head -2 || true; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/PEER_STAMP"
+  rm -rf "$pack"
+  ls -l "$stash/llamacpp-peer.tar.xz"
+  du -sh "$stash"
 }
 
 # The folder holding the first file called $1 under $2 (a CMake package's config file).
@@ -230,16 +284,33 @@ run() {
   step "ctest -L gpu" 540 ctest.log ctest --test-dir "$build" -L gpu --output-on-failure
 }
 
-# The staged programs run through wrappers that set their library path, so nothing else (the
-# device's PyTorch) sees this machine's libraries.
+# unpack ARCHIVE DIR: .tar.xz with tar where xz is installed, else with Python's tarfile (the
+# device image's python3 always has it).
+unpack() {
+  if command -v xz >/dev/null; then
+    tar -C "$2" -xJf "$1"
+  else
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], filter="tar")' "$1" "$2"
+  fi
+}
+
+# The staged archives are unpacked into $unpacked; the programs run through wrappers that set
+# their library path, so nothing else (the device's PyTorch) sees this machine's libraries.
+unpacked=${PYRAMID_GPU_UNPACKED:-/tmp/pyramid-staged}
 staged_env() {
-  local staged="$stash/staged"
-  [ -x "$staged/tests/gpu/test_gpu_kernels" ] || { echo "gpu-run: nothing staged; run 'scripts/gpu-run.sh stage' here first and carry .gpu-run" >&2; exit 1; }
+  [ -f "$stash/programs.tar.xz" ] || { echo "gpu-run: nothing staged; run 'scripts/gpu-run.sh stage' here first and carry .gpu-run (or .gpu-run/programs.tar.xz)" >&2; exit 1; }
   echo "gpu-run: staged from $(tr '\n' ' ' <"$stash/STAMP" 2>/dev/null || echo 'an unknown commit')"
+  rm -rf "$unpacked" && mkdir -p "$unpacked"
+  local archive
+  for archive in programs data; do
+    if [ -f "$stash/$archive.tar.xz" ]; then unpack "$stash/$archive.tar.xz" "$unpacked"; fi
+  done
+  local staged="$unpacked/staged"
   local nvcc cuda_lib
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   cuda_lib=$(dirname "$(readlink -f "$nvcc")")/../lib64
-  local path="$staged/lib:/usr/local/cuda/lib64:$cuda_lib:/usr/local/cuda/targets/x86_64-linux/lib"
+  cuda_path="/usr/local/cuda/lib64:$cuda_lib:/usr/local/cuda/targets/x86_64-linux/lib"
+  local path="$staged/lib:$cuda_path"
   mkdir -p "$staged/bin"
   local exe missing=""
   for exe in tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench \
@@ -256,11 +327,17 @@ staged_env() {
     grep -E '^(PRETTY_NAME|VERSION_ID)=' /etc/os-release || true
     exit 1
   fi
-  export PYRAMID_SHARED_DIR="$stash/shared" PYRAMID_BACKEND_DIR="$staged/kernels" OMP_WAIT_POLICY=PASSIVE
+  export PYRAMID_SHARED_DIR="$unpacked/shared" PYRAMID_BACKEND_DIR="$staged/kernels" OMP_WAIT_POLICY=PASSIVE
   bench_exe="$staged/bin/pyramid-bench"
   kernel_bench_exe="$staged/bin/pyramid-gpu-kernel-bench"
   tests_dir="$staged/bin"
   nvidia-smi || true
+}
+
+# The tests skip what they find no data for: without data.tar.xz they would pass checking less.
+need_test_data() {
+  [ -d "$PYRAMID_SHARED_DIR/golden" ] ||
+    { echo "gpu-run: no test data (data.tar.xz was not carried); the GPU tests need it" >&2; exit 1; }
 }
 
 staged_run() {
@@ -353,15 +430,37 @@ built_bench() {
   kernel_bench_exe="$build/kernels/tools/pyramid-gpu-kernel-bench"
 }
 
+# Both engines side by side on the same files (bench/gpu_llamacpp.py); the files are written on
+# the device's disk, 17 GB for the two.
+bench_peer() {
+  device_record
+  [ -f "$stash/llamacpp-peer.tar.xz" ] || { echo "gpu-run: no llamacpp-peer.tar.xz; run 'scripts/gpu-run.sh stage-peer DIR' here first" >&2; exit 1; }
+  local peer=/tmp/llamacpp-peer
+  rm -rf "$peer" && mkdir -p "$peer" && unpack "$stash/llamacpp-peer.tar.xz" "$peer"
+  cat "$stash/PEER_STAMP" 2>/dev/null || true
+  local path="$peer/bin:$cuda_path"
+  if LD_LIBRARY_PATH=$path ldd "$peer/bin/llama-bench" | grep 'not found'; then
+    echo "gpu-run: llama-bench does not run here (libraries above)"; failed=1; return 0
+  fi
+  export PYTHONUNBUFFERED=1
+  step "beside llama.cpp, 7B F16 and Q4_K_M, batch 1" 500 llama2-7b-llamacpp.log env LD_LIBRARY_PATH="$path" \
+    python3 "$root/bench/gpu_llamacpp.py" --llama-bin "$peer/bin" --pyramid-bench "$bench_exe" \
+    --vocab "$PYRAMID_SHARED_DIR/models/ggml-vocab-llama-spm.gguf" --dir /tmp/pyramid-models --shape llama2-7b \
+    --types f16,q4_k_m --device cuda --commit "$(head -1 "$stash/STAMP")" \
+    --json "$results/llama2-7b-llamacpp.json" --md "$results/llama2-7b-llamacpp.md"
+}
+
 case ${1:-} in
   fetch) fetch ;;
   stage) stage ;;
+  stage-peer) stage_peer "${2:-}" ;;
   run) start_outputs; build; run; finish ;;
   bench) start_outputs; build; built_bench; bench_short; bench_paper; finish ;;
-  staged-run) start_outputs; staged_env; staged_run; finish ;;
+  staged-run) start_outputs; staged_env; need_test_data; staged_run; finish ;;
   staged-bench) start_outputs; staged_env; bench_short; finish ;;
   staged-paper) start_outputs; staged_env; bench_paper; finish ;;
-  staged-sanitize) start_outputs; staged_env; sanitize; finish ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|stage|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize" >&2
+  staged-sanitize) start_outputs; staged_env; need_test_data; sanitize; finish ;;
+  staged-peer) start_outputs; staged_env; bench_peer; finish ;;
+  *) echo "usage: scripts/gpu-run.sh fetch|stage|stage-peer DIR|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize|staged-peer" >&2
      exit 2 ;;
 esac

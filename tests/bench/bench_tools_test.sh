@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # pyramid-bench as users run it, with the bench/ scripts that read its output:
-#   bench_tools_test.sh PYRAMID_BENCH PYRAMID_EVAL PYTHON SOURCE_DIR
+#   bench_tools_test.sh PYRAMID_BENCH PYRAMID_EVAL PYTHON SOURCE_DIR SHARED_DIR
 set -euo pipefail
-bench=$1 eval_tool=$2 python=$3 src=$4
+bench=$1 eval_tool=$2 python=$3 src=$4 shared=$5
 source "$(dirname "$0")/../support/tool_checks.sh"
 
 # The Hugging Face baseline builds the same shapes as pyramid-bench.
@@ -72,6 +72,72 @@ if grep -q '"backend": "cuda"' "$tmp/auto.json"; then
 else
   grep -q 'tiny on cpu: running on the CPU: ' "$tmp/auto.err" || fail "the CPU went unexplained: $(cat "$tmp/auto.err")"
   grep -q '"backend_note": "running on the CPU: ' "$tmp/auto.json" || fail "no backend note in the JSON"
+fi
+
+# --write-gguf: generated weights as a GGUF file that pyramid-bench runs like any model file, and
+# bench/gpu_llamacpp.py running it beside a stand-in llama-bench that reports the tensors it was
+# told to (LLAMA_FAKE_BYTES): the same as pyramid-bench read, then one byte more, which stops it.
+vocab="$shared/models/ggml-vocab-llama-spm.gguf"
+if [ -f "$vocab" ]; then
+  mkdir -p "$tmp/models"
+  "$bench" --write-gguf "$tmp/models/tiny-q8_0.gguf" --vocab "$vocab" --shape tiny --weight-type q8_0 \
+    2>"$tmp/write.err" || fail "--write-gguf: $(cat "$tmp/write.err")"
+  grep -q "wrote $tmp/models/tiny-q8_0.gguf: tiny in q8_0" "$tmp/write.err" || fail "no summary: $(cat "$tmp/write.err")"
+  "$bench" --model "$tmp/models/tiny-q8_0.gguf" --device cpu --prompt-len 16 --gen-len 4 --policy full \
+    --warmup 0 --json "$tmp/file.json" >/dev/null 2>&1 || fail "pyramid-bench did not run the file it wrote"
+  stored=$("$python" -c 'import json, sys; m = json.load(open(sys.argv[1]))["model"]
+assert m["weight_type"] == "q8_0" and m["n_vocab"] == 32000, m
+print(m["stored_bytes"], m["parameters"])' "$tmp/file.json") || fail "the file's model is not the tiny shape in q8_0"
+  read -r bytes params <<<"$stored"
+  size=$(stat -c %s "$tmp/models/tiny-q8_0.gguf")
+  [ "$bytes" -lt "$size" ] && [ "$bytes" -gt $((size - 2000000)) ] ||
+    fail "stored_bytes $bytes is not the file's tensors (file $size bytes, 32000 tokens of vocabulary)"
+  cat >"$tmp/llama-bench" <<'PY'
+#!/usr/bin/env python3
+import json, os, sys
+a = sys.argv[1:]
+lens = [int(n) for n in (a[a.index("-d") + 1] if "-d" in a else a[a.index("-p") + 1]).split(",")]
+n_gen = int(a[a.index("-n") + 1])
+out = []
+for fa in (0, 1):
+    for n in lens:
+        out.append({"build_commit": "fake", "build_number": 1, "gpu_info": "", "cpu_info": "", "backends": "CPU",
+                    "model_size": int(os.environ["LLAMA_FAKE_BYTES"]), "model_n_params": int(os.environ["LLAMA_FAKE_PARAMS"]),
+                    "n_batch": 2048, "n_ubatch": 512, "n_threads": 1, "flash_attn": fa, "n_prompt": 0 if n_gen else n,
+                    "n_gen": n_gen, "n_depth": n if n_gen else 0, "avg_ts": 100.0 * (1 + fa)})
+print(json.dumps(out))
+PY
+  chmod +x "$tmp/llama-bench"
+  LLAMA_FAKE_BYTES=$bytes LLAMA_FAKE_PARAMS=$params "$python" "$src/bench/gpu_llamacpp.py" --llama-bin "$tmp" \
+    --pyramid-bench "$bench" --vocab "$vocab" --dir "$tmp/models" --shape tiny --types f16 --device cpu \
+    --threads 1 --prompt-lens 16 --gen-len 4 --rounds 1 --repetitions 1 >/dev/null 2>"$tmp/side.err" &&
+    fail "an f16 file of other bytes than llama.cpp's passed"
+  grep -q "tiny-f16.gguf: llama.cpp read $bytes bytes.*not the same tensors" "$tmp/side.err" ||
+    fail "the f16 file's other bytes went unnamed: $(tail -3 "$tmp/side.err")"
+  [ -f "$tmp/models/tiny-f16.gguf" ] || fail "gpu_llamacpp.py did not write the f16 file"
+  LLAMA_FAKE_BYTES=$bytes LLAMA_FAKE_PARAMS=$params "$python" "$src/bench/gpu_llamacpp.py" --llama-bin "$tmp" \
+    --pyramid-bench "$bench" --vocab "$vocab" --dir "$tmp/models" --shape tiny --types q8_0 --device cpu \
+    --threads 1 --prompt-lens 16,24 --gen-len 4 --rounds 2 --repetitions 1 --json "$tmp/side.json" \
+    --md "$tmp/side.md" >/dev/null 2>"$tmp/side.err" || fail "gpu_llamacpp.py: $(tail -5 "$tmp/side.err")"
+  for row in '| q8_0 | llama.cpp FA off | 100.0 | 100.0 | 100.0 | 100.0 |' '| q8_0 | llama.cpp FA on | 200.0 |' \
+             '| q8_0 | ours full | ' '| q8_0 | ours pyramid | '; do
+    grep -qF -- "$row" "$tmp/side.md" || fail "no row '$row' in the side-by-side table: $(cat "$tmp/side.md")"
+  done
+  "$python" -c 'import json, sys
+d = json.load(open(sys.argv[1])); r = d["results"][0]
+assert d["prompt_lens"] == [16, 24] and len(r["rounds"]) == 2, d
+m = r["median"]
+assert set(m) == {"llama.cpp FA off", "llama.cpp FA on", "ours full", "ours pyramid"}, m
+assert set(m["ours full"]) == {"prefill 16", "prefill 24", "decode 16", "decode 24"}, m
+assert all(v > 0 for s in m.values() for v in s.values()), m
+assert r["tensor_bytes"] == r["llama.cpp"]["model_size"], r' "$tmp/side.json" ||
+    fail "gpu_llamacpp.py's JSON is not what was measured: $(head -c 2000 "$tmp/side.json")"
+  expect 2 "needs --vocab and no --model" "$bench" --write-gguf "$tmp/x.gguf" --shape tiny
+  expect 3 "512 tokens, the model 32000" "$bench" --write-gguf "$tmp/x.gguf" --shape tiny \
+    --vocab "$shared/models/stories260K.gguf"
+  [ ! -e "$tmp/x.gguf" ] && [ ! -e "$tmp/x.gguf.part" ] || fail "a refused --write-gguf left a file"
+else
+  echo "bench tools: $vocab not found, --write-gguf and gpu_llamacpp.py not checked"
 fi
 
 # Refusals name the problem and use the documented exit codes.
