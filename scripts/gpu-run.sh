@@ -24,6 +24,9 @@
 #                                       batches 1, 8, 32 and the largest that fits (full, pyramid)
 #   scripts/gpu-run.sh staged-sanitize  the kernel tests under compute-sanitizer (memcheck in two
 #                                       halves, racecheck, synccheck)
+#   scripts/gpu-run.sh staged-kv        the KV cache in f16, q8 and q4 (issue 36): the LLaMA-2-7B shape,
+#                                       512+256, batch 1 and the largest batch that fits, full and
+#                                       pyramid, one KV type per process
 #   scripts/gpu-run.sh staged-peer      beside llama.cpp (issue 35): bench/gpu_llamacpp.py writes the
 #                                       LLaMA-2-7B shape's generated weights as F16 and Q4_K_M GGUF files
 #                                       on the device's disk and runs llama-bench (flash attention off
@@ -430,6 +433,20 @@ built_bench() {
   kernel_bench_exe="$build/kernels/tools/pyramid-gpu-kernel-bench"
 }
 
+# The quantized KV cache's memory and speed (docs/perf/gpu-kv-types.md): per type, batch-1 decode
+# and the largest batch whose cache fits with its throughput, full cache and PyramidInfer side by
+# side. The larger the batch a type fits, the longer its run, hence the growing limits.
+bench_kv() {
+  device_record
+  local type cap
+  for type in f16 q8 q4; do
+    case $type in f16) cap=150 ;; q8) cap=170 ;; q4) cap=220 ;; esac
+    step "7B KV $type, 512+256, batch 1 and largest" $cap "llama2-7b-kv-$type.md" "$bench_exe" --shape llama2-7b \
+      --device cuda --kv-type $type --prompt-len 512 --gen-len 256 --batch 1 --max-batch --max-batch-limit 2048 \
+      --policy full,pyramid --warmup 0 --repetitions 1 --json "$results/llama2-7b-kv-$type.json"
+  done
+}
+
 # Both engines side by side on the same files (bench/gpu_llamacpp.py); the files are written on
 # the device's disk, 17 GB for the two.
 bench_peer() {
@@ -460,7 +477,8 @@ case ${1:-} in
   staged-bench) start_outputs; staged_env; bench_short; finish ;;
   staged-paper) start_outputs; staged_env; bench_paper; finish ;;
   staged-sanitize) start_outputs; staged_env; need_test_data; sanitize; finish ;;
+  staged-kv) start_outputs; staged_env; bench_kv; finish ;;
   staged-peer) start_outputs; staged_env; bench_peer; finish ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|stage|stage-peer DIR|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize|staged-peer" >&2
+  *) echo "usage: scripts/gpu-run.sh fetch|stage|stage-peer DIR|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize|staged-kv|staged-peer" >&2
      exit 2 ;;
 esac
