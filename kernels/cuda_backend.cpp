@@ -223,6 +223,7 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
 {
     use_device();
     const bool decode_step = step_graphs_->step_begins();  // every step starts here
+    step_range_.open(decode_step ? "decode step" : "prompt step");
     step_positions_on_device_ = nullptr;
     probe_downloads_->drop();  // a new step: scores of one that failed are not wanted
     const ModelConfig& c = config();
@@ -339,6 +340,7 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
           "logits (download)");
     work_->synchronize("logits");
     step_graphs_->step_done();
+    step_range_.close();
     return out;
 }
 
@@ -363,6 +365,7 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
               "top logits (download)");
     work_->synchronize("top logits");
     step_graphs_->step_done();
+    step_range_.close();
     std::vector<TopLogits> top(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
         top[r].ids.assign(host.begin() + r * keep, host.begin() + (r + 1) * keep);

@@ -25,6 +25,7 @@
 #include "projection.h"
 #include "kv_memory.h"
 #include "probe_downloads.h"
+#include "step_range.h"
 #include "work_stream.h"
 #include "workspace.h"
 
@@ -115,6 +116,7 @@ private:
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
     std::unique_ptr<WorkStream> work_;  // over stream_; before everything that queues work on it
     std::unique_ptr<DecodeStepGraphs> step_graphs_;
+    StepRange step_range_;  // "decode step" / "prompt step", from embed() to its logits on the host
     DeviceBuffer cublas_workspace_;  // ours, so it is allocated at load and counted; outlives the handle
     std::unique_ptr<cublasContext, CublasDeleter> cublas_;
     std::unique_ptr<DeviceWeights> device_weights_;

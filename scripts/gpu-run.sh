@@ -27,6 +27,10 @@
 #   scripts/gpu-run.sh staged-kv        the KV cache in f16, q8 and q4 (issue 36): the LLaMA-2-7B shape,
 #                                       512+256, batch 1 and the largest batch that fits, full and
 #                                       pyramid, one KV type per process
+#   scripts/gpu-run.sh staged-profile   one decode step's kernels under Nsight Compute (issue 35): the
+#                                       LLaMA-2-7B shape in Q4_K_M and F16 after a 512-token prompt,
+#                                       batch 1, decode steps only (NVTX "decode step"), summed per
+#                                       kernel by bench/ncu_step.py
 #   scripts/gpu-run.sh staged-peer      beside llama.cpp (issue 35): bench/gpu_llamacpp.py writes the
 #                                       LLaMA-2-7B shape's generated weights as F16 and Q4_K_M GGUF files
 #                                       on the device's disk and runs llama-bench (flash attention off
@@ -447,6 +451,32 @@ bench_kv() {
   done
 }
 
+# Where a decode step's time goes on the device, kernel by kernel: ncu profiles only the kernels
+# inside the backend's "decode step" ranges (kernels/step_range.h), at the device's own clocks,
+# with metrics that take one pass (no replay, so no device memory is saved and restored per
+# kernel); 4 tokens make 3 decode steps, of which bench/ncu_step.py sums a whole one.
+# The same workload's pyramid-bench row (its step time, queue ms) comes first, unprofiled, so
+# the kernels' sum can be set against the step they make up.
+bench_profile() {
+  device_record
+  local ncu
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1 || true)
+  [ -x "$ncu" ] || { echo "gpu-run: ncu not found"; failed=1; return 0; }
+  local type workload
+  for type in q4_k_m f16; do
+    workload=(--shape llama2-7b --weight-type $type --device cuda --prompt-len 512 --batch 1 --policy full
+              --warmup 0 --repetitions 1)
+    step "7B $type decode steps, unprofiled" 60 "llama2-7b-$type-steps.md" "$bench_exe" "${workload[@]}" \
+      --gen-len 64 --json "$results/llama2-7b-$type-steps.json"
+    step "ncu: 7B $type decode steps" 180 "ncu-7b-$type.log" "$ncu" --nvtx --nvtx-include "decode step/" \
+      --clock-control none --print-kernel-base function --print-units base --csv --page raw \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --log-file "$results/ncu-7b-$type.csv" "$bench_exe" "${workload[@]}" --gen-len 4
+    step "ncu: 7B $type, one step per kernel" 30 "ncu-7b-$type.md" python3 "$root/bench/ncu_step.py" \
+      "$results/ncu-7b-$type.csv" --json "$results/ncu-7b-$type.json"
+  done
+}
+
 # Both engines side by side on the same files (bench/gpu_llamacpp.py); the files are written on
 # the device's disk, 17 GB for the two.
 bench_peer() {
@@ -478,7 +508,8 @@ case ${1:-} in
   staged-paper) start_outputs; staged_env; bench_paper; finish ;;
   staged-sanitize) start_outputs; staged_env; need_test_data; sanitize; finish ;;
   staged-kv) start_outputs; staged_env; bench_kv; finish ;;
+  staged-profile) start_outputs; staged_env; bench_profile; finish ;;
   staged-peer) start_outputs; staged_env; bench_peer; finish ;;
-  *) echo "usage: scripts/gpu-run.sh fetch|stage|stage-peer DIR|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize|staged-kv|staged-peer" >&2
+  *) echo "usage: scripts/gpu-run.sh fetch|stage|stage-peer DIR|run|bench|staged-run|staged-bench|staged-paper|staged-sanitize|staged-kv|staged-profile|staged-peer" >&2
      exit 2 ;;
 esac
