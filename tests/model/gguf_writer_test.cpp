@@ -3,10 +3,10 @@
 // types, shapes and bytes, for float, single quantized and mixed storage; the tokenizer entries
 // are the vocabulary file's; a tied output is written once; each refusal names its problem
 // and leaves no file behind.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstring>
-#include <unistd.h>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,10 +15,12 @@
 #include "model/model_loader.h"
 #include "model/synthetic_storage.h"
 #include "model/synthetic_weights.h"
+#include "error_message.h"
 #include "shared_data.h"
 #include "util/error.h"
 
 using namespace pyramid;
+using pyramid::test::error_of;
 
 namespace {
 
@@ -40,27 +42,13 @@ std::vector<const WeightView*> all_views(const ModelWeights& w)
     return out;
 }
 
-// A file name in a fresh folder, removed with the object.
+// model.gguf in a fresh folder, removed with the object.
 struct TempFile {
-    std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                ("pyramid-gguf-writer-" + std::to_string(::getpid()) + "-" +
-                                 std::to_string(reinterpret_cast<uintptr_t>(this)));
+    QTemporaryDir folder;
+    std::filesystem::path dir{folder.path().toStdString()};
     std::filesystem::path path = dir / "model.gguf";
-    TempFile() { std::filesystem::create_directories(dir); }
-    ~TempFile() { std::filesystem::remove_all(dir); }
     bool folder_empty() const { return std::filesystem::is_empty(dir); }
 };
-
-template <typename F>
-QString error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
 
 } // namespace
 

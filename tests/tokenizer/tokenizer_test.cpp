@@ -9,6 +9,7 @@
 #include <cctype>
 #include <fstream>
 
+#include "error_message.h"
 #include "shared_data.h"
 #include "tokenizer/sentencepiece_model_builder.h"
 #include "tokenizer/tokenizer.h"
@@ -16,21 +17,11 @@
 #include "util/error.h"
 
 using namespace pyramid;
+using pyramid::test::error_of;
 
 namespace {
 
 const std::string kSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's escaped space
-
-template <typename F>
-QString error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
 
 int32_t id_of(const Tokenizer& tok, const std::string& piece)
 {
