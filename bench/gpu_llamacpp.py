@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 
+import llamacpp_cpu  # its commit(): what the checkout's build was built from
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -126,10 +128,7 @@ def device_facts(device):
 
 
 def commit(args):
-    if args.commit:
-        return args.commit
-    r = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
+    return args.commit or llamacpp_cpu.commit() or "unknown"
 
 
 def table(args, results):

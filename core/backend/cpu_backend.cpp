@@ -218,10 +218,7 @@ CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu:
                         std::to_string(kKvBlockValues) + " values; this model's have " +
                         std::to_string(weights.config.head_dim) + " (use f16 or f32)");
     // Weights generated off the host (model/synthetic_weights.h) have views without data.
-    std::vector<const WeightView*> views = {&weights.token_embedding, &weights.output_norm, &weights.output};
-    for (const LayerWeights& l : weights.layers)
-        views.insert(views.end(), {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down});
-    for (const WeightView* v : views)
+    for (const WeightView* v : stored_views(weights))
         if (!v->data)
             throw Error("weight " + v->name + " has no data on the host: " +
                         (weights.synthetic ? "generated weights must be made on the host for the CPU backend"

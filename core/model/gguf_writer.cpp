@@ -22,6 +22,7 @@ constexpr uint64_t kAlignment = 32;          // GGUF's default; no general.align
 class Encoder {
 public:
     std::string bytes;
+    uint64_t keys = 0;
 
     template <typename T>
     void put(T v)
@@ -33,10 +34,12 @@ public:
         put<uint64_t>(s.size());
         bytes.append(s);
     }
+    // Starts a metadata entry, counted in `keys`.
     void key(std::string_view k, GgufType type)
     {
         string(k);
         put(static_cast<uint32_t>(type));
+        ++keys;
     }
     void u32(std::string_view k, uint32_t v) { key(k, GgufType::UInt32), put(v); }
     void f32(std::string_view k, float v) { key(k, GgufType::Float32), put(v); }
@@ -71,16 +74,6 @@ public:
     }
 };
 
-std::vector<const WeightView*> views_in_file_order(const ModelWeights& w)
-{
-    std::vector<const WeightView*> out = {&w.token_embedding, &w.output_norm};
-    if (!w.config.tied_output)
-        out.push_back(&w.output);
-    for (const LayerWeights& l : w.layers)
-        out.insert(out.end(), {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down});
-    return out;
-}
-
 uint64_t padding(uint64_t offset) { return (kAlignment - offset % kAlignment) % kAlignment; }
 
 struct FileCloser {
@@ -105,39 +98,38 @@ uint64_t write_gguf_model(const std::filesystem::path& path, const ModelWeights&
     if (tokens->size() != static_cast<size_t>(c.n_vocab))
         throw Error(vocabulary.path().string() + ": its vocabulary has " + std::to_string(tokens->size()) +
                     " tokens, the model " + std::to_string(c.n_vocab));
-    const std::vector<const WeightView*> views = views_in_file_order(weights);
+    const std::vector<const WeightView*> views = stored_views(weights);
     for (const WeightView* v : views)
         if (!v->data)
             throw Error(where + ": tensor '" + v->name + "' has no data on the host (generated off the host?)");
+
+    Encoder meta;
+    meta.text("general.architecture", "llama");
+    meta.text("general.name", c.name);
+    if (options.file_type)
+        meta.u32("general.file_type", *options.file_type);
+    meta.u32("llama.context_length", static_cast<uint32_t>(c.context_length));
+    meta.u32("llama.embedding_length", static_cast<uint32_t>(c.dim));
+    meta.u32("llama.block_count", static_cast<uint32_t>(c.n_layers));
+    meta.u32("llama.feed_forward_length", static_cast<uint32_t>(c.ffn_dim));
+    meta.u32("llama.attention.head_count", static_cast<uint32_t>(c.n_heads));
+    meta.u32("llama.attention.head_count_kv", static_cast<uint32_t>(c.n_kv_heads));
+    meta.u32("llama.rope.dimension_count", static_cast<uint32_t>(c.head_dim));
+    meta.f32("llama.rope.freq_base", c.rope_theta);
+    meta.f32("llama.attention.layer_norm_rms_epsilon", c.rms_eps);
+    meta.u32("llama.vocab_size", static_cast<uint32_t>(c.n_vocab));
+    for (const auto& [key, value] : vocabulary.metadata())
+        if (key.starts_with("tokenizer.")) {
+            meta.key(key, value.type);
+            meta.value(value);
+        }
 
     Encoder head;
     head.put(kGgufMagic);
     head.put(kGgufVersion);
     head.put<uint64_t>(views.size());
-    std::vector<const std::pair<std::string_view, GgufValue>*> copied;
-    for (const auto& entry : vocabulary.metadata())
-        if (entry.first.starts_with("tokenizer."))
-            copied.push_back(&entry);
-    const uint64_t own_keys = 12 + (options.file_type ? 1 : 0);
-    head.put<uint64_t>(own_keys + copied.size());
-    head.text("general.architecture", "llama");
-    head.text("general.name", c.name);
-    if (options.file_type)
-        head.u32("general.file_type", *options.file_type);
-    head.u32("llama.context_length", static_cast<uint32_t>(c.context_length));
-    head.u32("llama.embedding_length", static_cast<uint32_t>(c.dim));
-    head.u32("llama.block_count", static_cast<uint32_t>(c.n_layers));
-    head.u32("llama.feed_forward_length", static_cast<uint32_t>(c.ffn_dim));
-    head.u32("llama.attention.head_count", static_cast<uint32_t>(c.n_heads));
-    head.u32("llama.attention.head_count_kv", static_cast<uint32_t>(c.n_kv_heads));
-    head.u32("llama.rope.dimension_count", static_cast<uint32_t>(c.head_dim));
-    head.f32("llama.rope.freq_base", c.rope_theta);
-    head.f32("llama.attention.layer_norm_rms_epsilon", c.rms_eps);
-    head.u32("llama.vocab_size", static_cast<uint32_t>(c.n_vocab));
-    for (const auto* entry : copied) {
-        head.key(entry->first, entry->second.type);
-        head.value(entry->second);
-    }
+    head.put(meta.keys);
+    head.bytes += meta.bytes;
 
     uint64_t data_bytes = 0;
     for (const WeightView* v : views) {

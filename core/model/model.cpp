@@ -47,13 +47,9 @@ std::shared_ptr<Model> Model::open(const std::filesystem::path& path, const Back
 
 size_t Model::weight_bytes() const
 {
-    const ModelWeights& w = files_.weights;
-    size_t total = w.token_embedding.bytes() + w.output_norm.bytes();
-    if (!w.config.tied_output)
-        total += w.output.bytes();
-    for (const LayerWeights& l : w.layers)
-        for (const WeightView* v : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
-            total += v->bytes();
+    size_t total = 0;
+    for (const WeightView* v : stored_views(files_.weights))
+        total += v->bytes();
     return total;
 }
 

@@ -43,4 +43,8 @@ struct ModelWeights {
     std::optional<SyntheticSource> synthetic;
 };
 
+// Every tensor of the model in GGUF file order (token_embd, output_norm, output, then each
+// layer's in LayerWeights order), the output left out when it is the tied embedding.
+std::vector<const WeightView*> stored_views(const ModelWeights& weights);
+
 } // namespace pyramid

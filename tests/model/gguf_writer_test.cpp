@@ -34,14 +34,6 @@ ModelConfig file_config()
                        .n_heads = 4, .n_kv_heads = 2, .head_dim = 64, .context_length = 256};
 }
 
-std::vector<const WeightView*> all_views(const ModelWeights& w)
-{
-    std::vector<const WeightView*> out = {&w.token_embedding, &w.output_norm, &w.output};
-    for (const LayerWeights& l : w.layers)
-        out.insert(out.end(), {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down});
-    return out;
-}
-
 // model.gguf in a fresh folder, removed with the object.
 struct TempFile {
     QTemporaryDir folder;
@@ -98,7 +90,7 @@ private slots:
         QCOMPARE(b.rms_eps, a.rms_eps);
         QVERIFY(!b.tied_output);
 
-        const std::vector<const WeightView*> written = all_views(weights), read = all_views(loaded.weights);
+        const std::vector<const WeightView*> written = stored_views(weights), read = stored_views(loaded.weights);
         QCOMPARE(read.size(), written.size());
         int q6_k = 0;
         for (size_t i = 0; i < written.size(); ++i) {
