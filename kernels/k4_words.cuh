@@ -34,12 +34,43 @@ constexpr int kK4BlockWords = K4Layout<kFifthBit>::kBytes / 4;
 // The first element of lane's low group within the block; its high group's is 32 further.
 __device__ __forceinline__ int k4_first_element(int lane) { return 64 * (lane / 8) + 4 * (lane % 8); }
 
+// The 6-bit scales and minimums of chunk c's groups 2c and 2c + 1, unpacked from the block's
+// three words of packed scales (w0, w1, w2) with masks instead of byte loads.
+struct K4ChunkScales {
+    uint32_t scale[2];
+    uint32_t min[2];
+};
+
+__device__ __forceinline__ K4ChunkScales k4_chunk_scales(uint32_t w0, uint32_t w1, uint32_t w2, int chunk)
+{
+    const int byte_shift = 8 * (2 * chunk % 4);  // of groups 2c, 2c + 1 in their 4-group word
+    // Scales 0-3 and mins 0-3 are the low 6 bits of w0 and w1; groups 4-7 take the low
+    // (scales) or high (mins) nibbles of w2 and the top 2 bits of w0 (scales) or w1 (mins).
+    const uint32_t scales = chunk < 2 ? w0 & 0x3f3f3f3fu : (w2 & 0x0f0f0f0fu) | ((w0 >> 2) & 0x30303030u);
+    const uint32_t mins = chunk < 2 ? w1 & 0x3f3f3f3fu : ((w2 >> 4) & 0x0f0f0f0fu) | ((w1 >> 2) & 0x30303030u);
+    K4ChunkScales s;
+    for (int u = 0; u < 2; ++u) {
+        s.scale[u] = (scales >> (byte_shift + 8 * u)) & 0xffu;
+        s.min[u] = (mins >> (byte_shift + 8 * u)) & 0xffu;
+    }
+    return s;
+}
+
+// d and dmin from the block's first word.
+__device__ __forceinline__ float k4_d(uint32_t dm)
+{
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(dm & 0xffffu)));
+}
+__device__ __forceinline__ float k4_dmin(uint32_t dm)
+{
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(dm >> 16)));
+}
+
 // What one lane takes of a block.
 struct K4Lane {
     uint32_t q;         // its quant word
     uint32_t qh;        // Q5_K: bit 0 of each byte the fifth bit in group 2c, bit 1 in 2c + 1; else 0
-    uint32_t scale[2];  // the 6-bit scales of groups 2c and 2c + 1
-    uint32_t min[2];    // and their 6-bit minimums
+    K4ChunkScales groups;  // of groups 2c and 2c + 1
     float d, dmin;
 };
 
@@ -47,23 +78,15 @@ template <bool kFifthBit>
 __device__ __forceinline__ K4Lane k4_lane(const uint32_t* block, int lane)
 {
     const int chunk = lane / 8;
-    const int byte_shift = 8 * (2 * chunk % 4);  // of groups 2c, 2c + 1 in their 4-group word
     using L = K4Layout<kFifthBit>;
     const uint32_t* packed = block + L::kScales / 4;
-    const uint32_t dm = block[L::kD / 4], w0 = packed[0], w1 = packed[1], w2 = packed[2];
+    const uint32_t dm = block[L::kD / 4];
     K4Lane l;
     l.q = block[L::kQs / 4 + lane];
     l.qh = kFifthBit ? block[block_layout::Q5_K::kQh / 4 + lane % 8] >> (2 * chunk) : 0;
-    // Scales 0-3 and mins 0-3 are the low 6 bits of w0 and w1; groups 4-7 take the low
-    // (scales) or high (mins) nibbles of w2 and the top 2 bits of w0 (scales) or w1 (mins).
-    const uint32_t scales = chunk < 2 ? w0 & 0x3f3f3f3fu : (w2 & 0x0f0f0f0fu) | ((w0 >> 2) & 0x30303030u);
-    const uint32_t mins = chunk < 2 ? w1 & 0x3f3f3f3fu : ((w2 >> 4) & 0x0f0f0f0fu) | ((w1 >> 2) & 0x30303030u);
-    for (int u = 0; u < 2; ++u) {
-        l.scale[u] = (scales >> (byte_shift + 8 * u)) & 0xffu;
-        l.min[u] = (mins >> (byte_shift + 8 * u)) & 0xffu;
-    }
-    l.d = __half2float(__ushort_as_half(static_cast<unsigned short>(dm & 0xffffu)));
-    l.dmin = __half2float(__ushort_as_half(static_cast<unsigned short>(dm >> 16)));
+    l.groups = k4_chunk_scales(packed[0], packed[1], packed[2], chunk);
+    l.d = k4_d(dm);
+    l.dmin = k4_dmin(dm);
     return l;
 }
 

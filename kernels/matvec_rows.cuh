@@ -36,12 +36,12 @@ __device__ __forceinline__ void write_row_sums(const float (&acc)[kMaxMatvecRows
 // Blocks of the launch for `rows` output rows.
 inline unsigned matvec_grid(int64_t rows) { return static_cast<unsigned>((rows + kMatvecWarps - 1) / kMatvecWarps); }
 
-// Host side: checks n, cols and the blocks' alignment, then calls word_kernel(is_q5_k) for Q4_K and Q5_K rows the
-// word kernels can read (k4_words.cuh; `words_fit`: their alignment), else
+// Host side: checks n, cols and the blocks' alignment, then calls k4_kernel(is_q5_k) for Q4_K and Q5_K rows the
+// caller's Q4_K/Q5_K kernels can read (`k4_fits`: their alignment; k4_words.cuh, k4_segments.cuh), else
 // block_kernel(quant::Block<type>{}), and checks the launch. `what` names the caller in errors.
-template <typename WordKernel, typename BlockKernel>
+template <typename K4Kernel, typename BlockKernel>
 void launch_matvec(const char* what, TensorType type, const void* blocks, int64_t rows, int64_t cols, int n,
-                   bool words_fit, WordKernel&& word_kernel, BlockKernel&& block_kernel)
+                   bool k4_fits, K4Kernel&& k4_kernel, BlockKernel&& block_kernel)
 {
     if (n <= 0 || rows == 0)
         return;
@@ -51,8 +51,8 @@ void launch_matvec(const char* what, TensorType type, const void* blocks, int64_
                     std::to_string(kMaxMatvecRows));
     // Launched once per projection of every decode step: strings only on the error paths.
     const auto type_name = [&] { return std::string(tensor_type_traits(type).name); };
-    if ((type == TensorType::Q4_K || type == TensorType::Q5_K) && cols % 256 == 0 && words_fit)
-        word_kernel(type == TensorType::Q5_K);
+    if ((type == TensorType::Q4_K || type == TensorType::Q5_K) && cols % 256 == 0 && k4_fits)
+        k4_kernel(type == TensorType::Q5_K);
     else if (!quant::dispatch_block(type, [&](auto block) {
                  if (cols % decltype(block)::kElems != 0)
                      throw Error(std::string(what) + ": rows of " + std::to_string(cols) + " elements are not whole " +

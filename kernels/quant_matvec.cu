@@ -82,8 +82,8 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
         float w[8];
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
-            const float d1 = __fmul_rn(l.d, quant::small_float(l.scale[u]));
-            const float m1 = __fmul_rn(l.dmin, quant::small_float(l.min[u]));
+            const float d1 = __fmul_rn(l.d, quant::small_float(l.groups.scale[u]));
+            const float m1 = __fmul_rn(l.dmin, quant::small_float(l.groups.min[u]));
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const uint32_t v = ((l.q >> (8 * i + 4 * u)) & 0x0fu) | (((l.qh >> (8 * i + u)) & 1u) << 4);

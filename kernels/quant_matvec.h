@@ -1,8 +1,9 @@
 #pragma once
 // The decode path of quantized projections: y = x W^T (+ beta y) for a few rows of x, reading
 // W's blocks directly (no dequantized copy), so a decode step moves only the quantized bytes.
-// One warp per output row walks the row, each lane taking eight elements at a time, and the
-// lanes' float32 partial sums are added by shuffles. Two ways to multiply:
+// One warp per output row walks the row, each lane taking eight elements at a time (32 for
+// Q4_K and Q5_K in the int8 path: k4_segments.cuh), and the lanes' float32 partial sums are
+// added by shuffles. Two ways to multiply:
 //   - quant_matvec: float activations and the exact weights (quant_blocks.cuh decode8), the
 //     products and sums in float32: the fp32 backend's path, which matches the CPU's exact one.
 //   - quant_matvec_int8: activations rounded to int8 per 32 (int8_rows.h) against the weights'

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "k4_words.cuh"
+#include "k4_segments.cuh"
 #include "kernel_launch.cuh"
 #include "matvec_rows.cuh"
 
@@ -33,83 +33,136 @@ __device__ __forceinline__ float2 factors_at(const Int8Rows& x, int t, int64_t c
     return x.factors[(int64_t(t) * x.cols + c) / kInt8Block];
 }
 
+// The lane's eight weights from element c0 (quants and factors as B::quants8 gives them) times
+// rows t < n of x. Element = a * (quant - kOffset) + m and activation = scale * xq, so the eight
+// products are scale * (a * (sum quant * xq - kOffset * sum xq) + m * sum xq), the sums exact
+// in integers.
+template <typename B, int kRows>
+__device__ __forceinline__ void add_eight(const uint32_t (&q)[2], float a, float m, int64_t c0, const Int8Rows& x,
+                                          int n, float (&acc)[kMaxMatvecRows])
+{
+#pragma unroll
+    for (int t = 0; t < kRows; ++t) {
+        if (t < n) {
+            const int2 xq = quants_at(x, t, c0);
+            const int dot = __dp4a(int(q[0]), xq.x, __dp4a(int(q[1]), xq.y, 0));
+            float part;
+            if constexpr (B::kOffset != 0 || B::kHasMin) {
+                const int sum = __dp4a(int(kOnes), xq.x, __dp4a(int(kOnes), xq.y, 0));
+                part = a * float(dot - B::kOffset * sum) + m * float(sum);
+            } else {
+                part = a * float(dot);
+            }
+            acc[t] += factors_at(x, t, c0).x * part;
+        }
+    }
+}
+
 // Every type: a lane takes eight consecutive elements of one block per step, as
-// quant_matvec_kernel does. Element = a * (quant - kOffset) + m and activation = scale * xq, so
-// the eight products are scale * (a * (sum quant * xq - kOffset * sum xq) + m * sum xq), the
-// sums exact in integers.
-template <typename B>
+// quant_matvec_kernel does. kRows: the most input rows the launch may have. A lane issues the
+// loads of kInFlight steps before the first product: eight for one row (a decode step's; a
+// 4096-wide row is 16 steps), two for more, whose activations' loads take the registers.
+template <typename B, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     quant_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
+    constexpr int kInFlight = kRows == 1 ? 8 : 2;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
     if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
     const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).blocks) + r * (cols / B::kElems * B::kBytes);
     float acc[kMaxMatvecRows] = {};
-#pragma unroll 2
-    for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kMatvecStretch) {
-        uint32_t q[2];
-        float a, m = 0.0f;
-        B::quants8(row + c0 / B::kElems * B::kBytes, int(c0 % B::kElems), q, a, m);
+    for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kInFlight * kMatvecStretch) {
+        // Past the row's end a lane reads its last eight again (and adds nothing): no branch
+        // around the loads, so they can all be issued before the first is waited on.
+        uint32_t q[kInFlight][2];
+        float a[kInFlight], m[kInFlight] = {};
 #pragma unroll
-        for (int t = 0; t < kMaxMatvecRows; ++t) {
-            if (t < n) {
-                const int2 xq = quants_at(x, t, c0);
-                const int dot = __dp4a(int(q[0]), xq.x, __dp4a(int(q[1]), xq.y, 0));
-                float part;
-                if constexpr (B::kOffset != 0 || B::kHasMin) {
-                    const int sum = __dp4a(int(kOnes), xq.x, __dp4a(int(kOnes), xq.y, 0));
-                    part = a * float(dot - B::kOffset * sum) + m * float(sum);
-                } else {
-                    part = a * float(dot);
-                }
-                acc[t] += factors_at(x, t, c0).x * part;
-            }
+        for (int j = 0; j < kInFlight; ++j) {
+            int64_t c = c0 + j * kMatvecStretch;
+            c = c < cols ? c : c0 + (cols - 1 - c0) / kMatvecStretch * kMatvecStretch;
+            B::quants8(row + c / B::kElems * B::kBytes, int(c % B::kElems), q[j], a[j], m[j]);
+        }
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j) {
+            const int64_t c = c0 + j * kMatvecStretch;
+            if (c < cols)
+                add_eight<B, kRows>(q[j], a[j], m[j], c, x, n, acc);
         }
     }
     write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
-// Q4_K and Q5_K in 32-bit words (k4_words.cuh). A group's elements are d1 * q - m1, so the
-// group adds d1 * scale * (sum q * xq) over its eight lanes and, once (its first lane), m1
-// times its activation block's scale * sum xq (the block is the group: both are 32 elements
-// from a multiple of 32).
-template <bool kFifthBit>
+// Q4_K and Q5_K in 16-byte segments (k4_segments.cuh): eight lanes a block, a warp four
+// blocks a step. A group's elements are d1 * q - m1, so a lane adds d1 * scale * (sum q * xq)
+// for its 16 elements of each of its two groups and, if it holds the first half of the groups
+// (of two lanes), m1 times its activation block's scale * sum xq (the block is the group: both
+// are 32 elements from a multiple of 32). The segment's element `first` of block b; rows t < n.
+template <int kRows>
+__device__ __forceinline__ void add_k4_segment(const K4Segment& s, int64_t b, int first, bool adds_minimum,
+                                               const Int8Rows& x, int n, float (&acc)[kMaxMatvecRows])
+{
+    float d1[2], m1[2];
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+        d1[u] = s.d * quant::small_float(s.groups.scale[u]);
+        m1[u] = adds_minimum ? s.dmin * quant::small_float(s.groups.min[u]) : 0.0f;
+    }
+#pragma unroll
+    for (int t = 0; t < kRows; ++t) {
+        if (t < n) {
+            const int64_t c = 256 * b + first;
+            const int8_t* xt = x.q + int64_t(t) * x.cols + c;
+            const int4 x_low = *reinterpret_cast<const int4*>(xt), x_high = *reinterpret_cast<const int4*>(xt + 32);
+            const int dot_low =
+                __dp4a(int(s.low[0]), x_low.x,
+                       __dp4a(int(s.low[1]), x_low.y, __dp4a(int(s.low[2]), x_low.z, __dp4a(int(s.low[3]), x_low.w, 0))));
+            const int dot_high = __dp4a(
+                int(s.high[0]), x_high.x,
+                __dp4a(int(s.high[1]), x_high.y, __dp4a(int(s.high[2]), x_high.z, __dp4a(int(s.high[3]), x_high.w, 0))));
+            const float2 f_low = factors_at(x, t, c), f_high = factors_at(x, t, c + 32);
+            acc[t] += f_low.x * d1[0] * float(dot_low) - m1[0] * f_low.y + f_high.x * d1[1] * float(dot_high) -
+                      m1[1] * f_high.y;
+        }
+    }
+}
+
+// kRows: the most input rows the launch may have. A lane issues the loads of kInFlight blocks
+// before the first product: four for one row (a decode step's; four steps cover a 4096-wide
+// row, so all of a row's loads are in flight at once), two for more, whose activations' loads
+// take the registers the others would.
+template <bool kFifthBit, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     k4_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
+    constexpr int kBlocksPerStep = 32 / kK4Segments;
+    constexpr int kInFlight = kRows == 1 ? 4 : 2;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
     if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
     const int64_t blocks = cols / 256;
-    const uint32_t* row = static_cast<const uint32_t*>(this_part(parts).blocks) + r * blocks * kK4BlockWords<kFifthBit>;
-    const int first = k4_first_element(lane);
-    const bool adds_minimum = lane % 8 == 0;
+    constexpr int block_bytes = K4Layout<kFifthBit>::kBytes;
+    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).blocks) + r * blocks * block_bytes;
+    const int segment = lane % kK4Segments;
+    const int first = k4_segment_first_element(segment);
+    const bool adds_minimum = segment % 2 == 0;
     float acc[kMaxMatvecRows] = {};
-#pragma unroll 2
-    for (int64_t b = 0; b < blocks; ++b) {
-        const K4Lane l = k4_lane<kFifthBit>(row + b * kK4BlockWords<kFifthBit>, lane);
-        const uint32_t low = (l.q & 0x0f0f0f0fu) | ((l.qh & kOnes) << 4);
-        const uint32_t high = ((l.q >> 4) & 0x0f0f0f0fu) | (((l.qh >> 1) & kOnes) << 4);
-        float d1[2], m1[2];
+    for (int64_t b0 = lane / kK4Segments; b0 < blocks; b0 += kInFlight * kBlocksPerStep) {
+        // Past the row's end a lane loads its last block again (and adds nothing): loads
+        // without a branch, so all of them are issued before the first is waited on.
+        K4SegmentBytes bytes[kInFlight];
 #pragma unroll
-        for (int u = 0; u < 2; ++u) {
-            d1[u] = l.d * quant::small_float(l.scale[u]);
-            m1[u] = adds_minimum ? l.dmin * quant::small_float(l.min[u]) : 0.0f;
+        for (int j = 0; j < kInFlight; ++j) {
+            const int64_t b = b0 + j * kBlocksPerStep < blocks ? b0 + j * kBlocksPerStep : blocks - 1;
+            bytes[j] = k4_segment_bytes<kFifthBit>(row + b * block_bytes, segment);
         }
 #pragma unroll
-        for (int t = 0; t < kMaxMatvecRows; ++t) {
-            if (t < n) {
-                const int64_t c = 256 * b + first;
-                const int8_t* xt = x.q + int64_t(t) * cols + c;
-                const int x_low = *reinterpret_cast<const int*>(xt), x_high = *reinterpret_cast<const int*>(xt + 32);
-                const float2 f_low = factors_at(x, t, c), f_high = factors_at(x, t, c + 32);
-                acc[t] += f_low.x * d1[0] * float(__dp4a(int(low), x_low, 0)) - m1[0] * f_low.y +
-                          f_high.x * d1[1] * float(__dp4a(int(high), x_high, 0)) - m1[1] * f_high.y;
-            }
-        }
+        for (int j = 0; j < kInFlight; ++j)
+            if (b0 + j * kBlocksPerStep < blocks)
+                add_k4_segment<kRows>(k4_segment(bytes[j], segment), b0 + j * kBlocksPerStep, first, adds_minimum, x,
+                                      n, acc);
     }
     write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
@@ -125,24 +178,27 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
     if (parts.count < 1 || parts.count > kMaxMatvecParts)
         throw Error("quant_matvec_int8: " + std::to_string(parts.count) + " matrices in one launch");
     int64_t most_rows = 0;
-    bool words_fit = true;
+    bool segments_fit = reinterpret_cast<uintptr_t>(x.q) % 16 == 0;  // k4_segments.cuh
     for (int i = 0; i < parts.count; ++i) {
         most_rows = std::max(most_rows, parts.part[i].rows);
-        words_fit = words_fit && reinterpret_cast<uintptr_t>(parts.part[i].blocks) % 4 == 0;
+        segments_fit = segments_fit && reinterpret_cast<uintptr_t>(parts.part[i].blocks) % 16 == 0;
         if (i > 0)
             quant::check_block_alignment(parts.part[i].blocks, "quant_matvec_int8");
     }
     // Grid y: the parts; x: the rows of the longest (a shorter part's extra warps leave at once).
     const dim3 grid(matvec_grid(most_rows), static_cast<unsigned>(parts.count));
     launch_matvec(
-        "quant_matvec_int8", type, parts.part[0].blocks, most_rows, cols, n, words_fit,
+        "quant_matvec_int8", type, parts.part[0].blocks, most_rows, cols, n, segments_fit,
         [&](bool q5_k) {
-            launch_kernel(q5_k ? k4_matvec_int8_kernel<true> : k4_matvec_int8_kernel<false>, grid, kMatvecWarps * 32,
-                          0, stream, parts, cols, x, n, beta);
+            const auto kernel = n == 1 ? (q5_k ? k4_matvec_int8_kernel<true, 1> : k4_matvec_int8_kernel<false, 1>)
+                                       : (q5_k ? k4_matvec_int8_kernel<true, kMaxMatvecRows>
+                                               : k4_matvec_int8_kernel<false, kMaxMatvecRows>);
+            launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
         },
         [&](auto block) {
-            launch_kernel(quant_matvec_int8_kernel<decltype(block)>, grid, kMatvecWarps * 32, 0, stream, parts, cols, x,
-                          n, beta);
+            using B = decltype(block);
+            const auto kernel = n == 1 ? quant_matvec_int8_kernel<B, 1> : quant_matvec_int8_kernel<B, kMaxMatvecRows>;
+            launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
         });
 }
 

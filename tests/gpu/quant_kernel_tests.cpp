@@ -313,11 +313,12 @@ void projections_together_equal_one_by_one()
     cublasDestroy(handle);
 }
 
-// Q4_K's and Q5_K's matvecs read weights in 32-bit words, and the float one activations four
-// at a time; weights or activations that start off those alignments (a weight 2 bytes into a
-// buffer, an activation row at an odd element) must give the same products through the block
-// decoders, which need only 2-byte alignment (and refuse less). In fp16 the activations are first rounded to int8 (into an
-// aligned buffer), so only the weights' alignment matters to the int8 kernels.
+// Q4_K's and Q5_K's float matvec reads weights in 32-bit words and activations four at a
+// time, their int8 matvec weights in 16-byte lines; weights or activations that start off
+// those alignments (weights 2 or 4 bytes into a buffer, an activation row at an odd element)
+// must give the same products through the word kernel or the block decoders, which need only
+// 2-byte alignment (and refuse less). In fp16 the activations are first rounded to int8 (into
+// an aligned buffer), so only the weights' alignment matters to the int8 kernels.
 void k4_matvec_any_alignment()
 {
     const int64_t rows = 45, cols = 512;
@@ -326,7 +327,7 @@ void k4_matvec_any_alignment()
         const auto blocks = random_blocks(type, rows, cols);
         const auto w = cpu_decode(type, blocks, rows, cols);
         for (Precision p : {Precision::Fp32, Precision::Fp16})
-            for (int weight_shift : {0, 2})
+            for (int weight_shift : {0, 2, 4})
                 for (int x_shift : {0, 1}) {
                     std::vector<uint8_t> shifted_blocks(size_t(weight_shift), 0);
                     shifted_blocks.insert(shifted_blocks.end(), blocks.begin(), blocks.end());
