@@ -142,17 +142,15 @@ void CudaBackend::try_step_graphs()
 {
     if (!work_->graphs())
         return;
-    // What a decode step records, once, before any step depends on it: an upload through the
-    // ring, RMSNorm and a projection of the first layer's (cuBLAS, or the matvec of its type).
+    // What a decode step's layer graphs record, once, before any step depends on it: RMSNorm and
+    // a projection of the first layer's (cuBLAS, or the matvec of its type).
     const ModelConfig& c = config();
     const DeviceLayer& w = device_weights_->layer(0);
     Workspace& ws = *workspace_;
-    const int32_t position = 0;
     // The trial runs: give it a defined row to normalize (sanitizers flag uninitialized reads).
     check(cudaMemsetAsync(ws.gathered(), 0, static_cast<size_t>(c.dim) * sizeof(float), stream_.get()),
           "graph trial (clear)");
     const std::string why = work_->trial_recording([&] {
-        uploads_->upload(ws.positions(), &position, sizeof position, "graph trial (upload)");
         const Int8Rows rounded = int8_rows_for({&w.wq}, 1, scratch());
         rms_norm(ws.gathered(), w.attn_norm, 1, c.dim, c.rms_eps, ws.normed(), options_.precision, stream_.get(),
                  rounded);
@@ -217,6 +215,7 @@ void CudaBackend::release_cached_memory()
     kv_->release_cached();
     workspace_.reset();  // before its replacement: the peak is the new one alone
     workspace_ = std::make_unique<Workspace>(config(), step_layout(), *work_);
+    step_graphs_->forget_layers();  // recorded over the old buffers
 }
 
 std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens)
@@ -234,7 +233,7 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     const int n = static_cast<int>(tokens.size());
     workspace_->reserve_rows(n);
     auto h = std::make_unique<CudaHiddenStates>(*hidden_pool_, n, c.dim);
-    if (decode_step)  // from here to its logits, as one graph or queued
+    if (decode_step)  // its layers as graphs, or queued
         step_graphs_->record_if_chosen(n);
     uploads_->upload(workspace_->row_indices(), tokens.data(), tokens.size_bytes(), "embed (token ids)");
     const DeviceMatrix& table = device_weights_->token_embedding();
@@ -335,7 +334,6 @@ std::vector<float> CudaBackend::logits_rows(const HiddenStates& hidden, std::spa
     project_logit_rows(hidden, rows);
     cudaStream_t s = stream_.get();
     std::vector<float> out(rows.size() * static_cast<size_t>(config().n_vocab));
-    work_->end_recording();  // the step's work, launched before its logits come down
     check(cudaMemcpyAsync(out.data(), workspace_->logits(), out.size() * sizeof(float), cudaMemcpyDeviceToHost, s),
           "logits (download)");
     work_->synchronize("logits");
@@ -359,7 +357,6 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
     if (entries > 0)
         top_logits(workspace_->logits(), static_cast<int>(rows.size()), n_vocab, static_cast<int>(keep), device,
                    reinterpret_cast<float*>(device + entries), s);
-    work_->end_recording();  // the step's work, launched before its logits come down
     if (entries > 0)
         check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
               "top logits (download)");

@@ -52,7 +52,7 @@ public:
     // Probe scores come down without stopping the stream: wait_for_probes() collects them.
     void run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences) override;
     void wait_for_probes(int layer) override;
-    // The step is recorded as a CUDA graph as options.graphs says (work_stream.h), from embed().
+    // The step's layers run as CUDA graphs as options.graphs says (decode_step_graphs.h).
     void begin_decode_step() override;
     void gather(HiddenStates& hidden, std::span<const int> rows) override;
     void shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts) override;
@@ -105,10 +105,23 @@ private:
     // probed sequence, a slot for a prompt's row weights), uploads the weights and clears the
     // slices prompts add to; returns the entries in all slices.
     int prepare_probes(std::span<const SequenceRows> sequences, int n);
+    // Uploads the positions of step rows r0 .. r0 + m - 1 to the workspace, unless they are there.
+    void upload_chunk_positions(int r0, int m);
+    // Queues one layer for the m hidden rows at h0 (a chunk), `attend` queueing the attention
+    // between the projections of q, k, v and of the output: it returns the int8 rows it wrote
+    // beside its output for wo (empty: none).
+    void queue_layer_chunk(const DeviceLayer& w, float* h0, int m, const std::function<Int8Rows()>& attend);
     // Stores the keys and values of chunk rows r0 .. r0 + m - 1 and attends them: prompts one by
     // one, decode rows together. Returns the int8 rows the merge wrote beside the output for wo
     // (empty when it wrote none).
     Int8Rows attend_chunk(const DeviceLayer& w, int r0, int m, std::span<const SequenceRows> sequences);
+    // The chunk's sequences of one row: a block for each new entry, their descriptors uploaded
+    // to the workspace (laid out, returned) and their stores in decode_stores_, to be committed
+    // once their entries are queued.
+    DecodeLayout prepare_decode_rows(int r0, int m, std::span<const SequenceRows> sequences);
+    // Stores and attends the decode rows prepare_decode_rows laid out, in a chunk of m rows (the
+    // int8 rows for wo when all m decode, as attend_chunk).
+    Int8Rows queue_decode_attention(const DeviceLayer& w, const DecodeLayout& layout, int m);
 
     const ModelWeights& weights_;
     CudaBackendOptions options_;

@@ -1,5 +1,6 @@
 // CudaBackend::run_layer_batch: one transformer layer for the rows of every sequence of a step,
-// queued on the backend's stream, 512 rows (a workspace chunk) at a time.
+// queued on the backend's stream, 512 rows (a workspace chunk) at a time; a layer whose rows all
+// decode is one chunk, replayed as a graph in recorded steps (decode_step_graphs.h).
 #include <algorithm>
 
 #include "attention_ops.h"
@@ -28,10 +29,6 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
                         "(--kv-selection per-head, kv_selection \"per-head\") needs the CPU backend; use per-layer");
 
     const DeviceLayer& w = device_weights_->layer(layer);
-    const Precision p = options_.precision;
-    cudaStream_t s = stream_.get();
-    cublasHandle_t blas = cublas_.get();
-    const ProjectionScratch scratch = this->scratch();
     Workspace& ws = *workspace_;
     const int chunk = ws.chunk_rows();
     ws.reserve_chunk(std::min(n, chunk));
@@ -42,35 +39,28 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         positions.insert(positions.end(), seq.positions.begin(), seq.positions.end());
     const int probe_entries = prepare_probes(sequences, n);
 
-    // A chunk's keys and values are stored before its rows attend, so each row sees exactly
-    // the entries before it and itself, as in one pass over all rows.
-    for (int r0 = 0; r0 < n; r0 += chunk) {
-        const int m = std::min(chunk, n - r0);
-        float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
-        // A step's layers mostly see the same positions in one chunk: uploaded once a step.
-        if (ws.positions() != step_positions_on_device_ || positions != step_positions_uploaded_) {
-            uploads_->upload(ws.positions(), positions.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
-                             "run_layer (positions)");
-            step_positions_on_device_ = m == n ? ws.positions() : nullptr;
-            step_positions_uploaded_ = positions;
+    const bool all_decode = n <= chunk && std::all_of(sequences.begin(), sequences.end(),
+                                                      [](const SequenceRows& seq) { return seq.positions.size() == 1; });
+    if (all_decode) {
+        // One chunk, every sequence one row: the layer's work follows from its launch alone, so
+        // a recorded step replays the layer's graph (decode_step_graphs.h).
+        upload_chunk_positions(0, n);
+        const DecodeLayout layout = prepare_decode_rows(0, n, sequences);
+        const DecodeLayerLaunch launch{layer, h.data(), layout, ws.generation()};
+        step_graphs_->run_layer(launch, [&] {
+            queue_layer_chunk(w, launch.hidden, n, [&] { return queue_decode_attention(w, launch.layout, n); });
+        });
+        for (CudaKvLayerStore* kv : decode_stores_)
+            kv->commit_append(1);
+    } else {
+        // A chunk's keys and values are stored before its rows attend, so each row sees exactly
+        // the entries before it and itself, as in one pass over all rows.
+        for (int r0 = 0; r0 < n; r0 += chunk) {
+            const int m = std::min(chunk, n - r0);
+            upload_chunk_positions(r0, m);
+            float* h0 = h.data() + static_cast<size_t>(r0) * c.dim;
+            queue_layer_chunk(w, h0, m, [&] { return attend_chunk(w, r0, m, sequences); });
         }
-        // fp16 decode with quantized weights: the norm also rounds its output to int8 for the
-        // matvecs of all three.
-        Int8Rows normed_int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
-        rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
-        project_each(blas, {{&w.wq, ws.q()}, {&w.wk, ws.k()}, {&w.wv, ws.v()}}, ws.normed(), m, scratch, normed_int8);
-        rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s, ws.k(), c.n_kv_heads);
-
-        const Int8Rows attended_int8 = attend_chunk(w, r0, m, sequences);
-        project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch, attended_int8);  // residual: h += attention output
-
-        normed_int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
-        rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
-        project_each(blas, {{&w.w_gate, ws.gate()}, {&w.w_up, ws.up()}}, ws.normed(), m, scratch, normed_int8);
-        const Int8Rows activated_int8 = int8_rows_for({&w.w_down}, m, scratch);
-        swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s, activated_int8);
-        // residual: h += feed-forward output
-        project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch, activated_int8);
     }
 
     if (probe_entries > 0) {
@@ -84,6 +74,46 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             }
         probe_downloads_->queue(layer, ws.probe(), probe_entries, std::move(pieces));
     }
+}
+
+void CudaBackend::upload_chunk_positions(int r0, int m)
+{
+    // A step's layers mostly see the same positions in one chunk: uploaded once a step.
+    Workspace& ws = *workspace_;
+    const int n = static_cast<int>(step_positions_.size());
+    if (ws.positions() != step_positions_on_device_ || step_positions_ != step_positions_uploaded_) {
+        uploads_->upload(ws.positions(), step_positions_.data() + r0, static_cast<size_t>(m) * sizeof(int32_t),
+                         "run_layer (positions)");
+        step_positions_on_device_ = m == n ? ws.positions() : nullptr;
+        step_positions_uploaded_ = step_positions_;
+    }
+}
+
+void CudaBackend::queue_layer_chunk(const DeviceLayer& w, float* h0, int m, const std::function<Int8Rows()>& attend)
+{
+    const ModelConfig& c = config();
+    const Precision p = options_.precision;
+    cudaStream_t s = stream_.get();
+    cublasHandle_t blas = cublas_.get();
+    const ProjectionScratch scratch = this->scratch();
+    const Workspace& ws = *workspace_;
+    // fp16 decode with quantized weights: the norm also rounds its output to int8 for the
+    // matvecs of all three.
+    Int8Rows normed_int8 = int8_rows_for({&w.wq, &w.wk, &w.wv}, m, scratch);
+    rms_norm(h0, w.attn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
+    project_each(blas, {{&w.wq, ws.q()}, {&w.wk, ws.k()}, {&w.wv, ws.v()}}, ws.normed(), m, scratch, normed_int8);
+    rope(ws.q(), m, c.n_heads, c.head_dim, ws.positions(), c.rope_theta, c.rope_layout, s, ws.k(), c.n_kv_heads);
+
+    const Int8Rows attended_int8 = attend();
+    project(blas, w.wo, ws.attended(), m, h0, 1.0f, scratch, attended_int8);  // residual: h += attention output
+
+    normed_int8 = int8_rows_for({&w.w_gate, &w.w_up}, m, scratch);
+    rms_norm(h0, w.ffn_norm, m, c.dim, c.rms_eps, ws.normed(), p, s, normed_int8);
+    project_each(blas, {{&w.w_gate, ws.gate()}, {&w.w_up, ws.up()}}, ws.normed(), m, scratch, normed_int8);
+    const Int8Rows activated_int8 = int8_rows_for({&w.w_down}, m, scratch);
+    swiglu(ws.gate(), ws.up(), static_cast<int64_t>(m) * c.ffn_dim, ws.activated(), p, s, activated_int8);
+    // residual: h += feed-forward output
+    project(blas, w.w_down, ws.activated(), m, h0, 1.0f, scratch, activated_int8);
 }
 
 int CudaBackend::prepare_probes(std::span<const SequenceRows> sequences, int n)
@@ -136,42 +166,20 @@ Int8Rows CudaBackend::attend_chunk(const DeviceLayer& w, int r0, int m, std::spa
     const size_t q_row_bytes = static_cast<size_t>(q_width) * element_bytes(p);
     const AttentionDims dims{c.n_heads, c.n_kv_heads, c.head_dim};
 
-    // Sequences with one new row (decode steps) go through the batched decode kernels, three
-    // launches for all of them; longer runs of rows (prompts) run sequence by sequence.
-    std::vector<DecodeSequence>& decoding = decode_batch_;
-    std::vector<CudaKvLayerStore*>& decoding_stores = decode_stores_;  // committed once their entries are queued
-    decoding.clear();
-    decoding_stores.clear();
+    // Longer runs of rows (prompts) run sequence by sequence; sequences with one new row
+    // (decode steps) go through the batched decode kernels after them, three launches for all.
     for (size_t i = 0; i < sequences.size(); ++i) {
         const SequenceRows& seq = sequences[i];
         const int rows = static_cast<int>(seq.positions.size());
         const int begin = std::max(seq.first_row, r0), end = std::min(seq.first_row + rows, r0 + m);
-        if (begin >= end)
+        if (rows == 1 || begin >= end)
             continue;
         const int local = begin - r0, count = end - begin;
         auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
         const int first_entry = kv.size();
-        void* new_block = nullptr;
-        if (rows == 1)
-            new_block = kv.reserve_decode_append();
-        else
-            kv.reserve_append(count);
+        kv.reserve_append(count);
         const KvBlockTable table = kv.table();
         const int len = first_entry + count;
-
-        if (rows == 1) {
-            DecodeSequence d;
-            d.blocks = table.blocks;
-            d.new_block = new_block;
-            d.len = len;
-            d.row = local;
-            d.score_base = seq.probe ? 0 : -1;
-            d.probe_base = std::max(probe_slices_[i], 0);
-            d.probe_weight = seq.probe && seq.probe->first_row == 0 ? seq.probe->row_weights.at(0) : 0.0f;
-            decoding.push_back(d);
-            decoding_stores.push_back(&kv);
-            continue;
-        }
         const size_t kv_row = static_cast<size_t>(local) * kv_width;
         store_kv(ws.k() + kv_row, ws.v() + kv_row, count, first_entry, table, s);
         kv.commit_append(count);
@@ -188,23 +196,62 @@ Int8Rows CudaBackend::attend_chunk(const DeviceLayer& w, int r0, int m, std::spa
                                 first_probed - begin, ws.probe_weights() + probe_slots_[i] + (first_probed - probe_begin),
                                 ws.probe_partials(), ws.probe() + probe_slices_[i], s);
     }
+    const DecodeLayout layout = prepare_decode_rows(r0, m, sequences);
+    const Int8Rows attended_int8 = queue_decode_attention(w, layout, m);
+    for (CudaKvLayerStore* kv : decode_stores_)
+        kv->commit_append(1);
+    return attended_int8;
+}
+
+DecodeLayout CudaBackend::prepare_decode_rows(int r0, int m, std::span<const SequenceRows> sequences)
+{
+    std::vector<DecodeSequence>& decoding = decode_batch_;
+    std::vector<CudaKvLayerStore*>& decoding_stores = decode_stores_;
+    decoding.clear();
+    decoding_stores.clear();
+    for (size_t i = 0; i < sequences.size(); ++i) {
+        const SequenceRows& seq = sequences[i];
+        if (seq.positions.size() != 1 || seq.first_row < r0 || seq.first_row >= r0 + m)
+            continue;
+        auto& kv = static_cast<CudaKvLayerStore&>(*seq.cache);
+        const int first_entry = kv.size();
+        void* new_block = kv.reserve_decode_append();
+        DecodeSequence d;
+        d.blocks = kv.table().blocks;
+        d.new_block = new_block;
+        d.len = first_entry + 1;
+        d.row = seq.first_row - r0;
+        d.score_base = seq.probe ? 0 : -1;
+        d.probe_base = std::max(probe_slices_[i], 0);
+        d.probe_weight = seq.probe && seq.probe->first_row == 0 ? seq.probe->row_weights.at(0) : 0.0f;
+        decoding.push_back(d);
+        decoding_stores.push_back(&kv);
+    }
+    const DecodeLayout layout = lay_out_decode_batch(decoding, config().n_heads);
+    if (layout.count > 0) {
+        workspace_->reserve_decode(layout);
+        uploads_->upload(workspace_->decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
+                         "run_layer (decode batch)");
+    }
+    return layout;
+}
+
+Int8Rows CudaBackend::queue_decode_attention(const DeviceLayer& w, const DecodeLayout& layout, int m)
+{
+    if (layout.count == 0)
+        return {};
+    const ModelConfig& c = config();
+    const Workspace& ws = *workspace_;
+    const KvBlockFormat format = kv_->geometry().format();
     // fp16 decode with quantized weights: when every row of the chunk decodes, the attention's
     // merge rounds its output for wo as it writes it (a prompt's rows come from attention()).
     Int8Rows attended_int8;
-    if (!decoding.empty() && decoding.size() == static_cast<size_t>(m) && c.head_dim % kInt8Block == 0)
+    if (layout.count == m && c.head_dim % kInt8Block == 0)
         attended_int8 = int8_rows_for({&w.wo}, m, scratch());
-    if (!decoding.empty()) {
-        const DecodeLayout layout = lay_out_decode_batch(decoding, c.n_heads);
-        ws.reserve_decode(layout);
-        uploads_->upload(ws.decode_sequences(), decoding.data(), decoding.size() * sizeof(DecodeSequence),
-                         "run_layer (decode batch)");
-        store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, kv_->geometry().format(), s);
-        for (CudaKvLayerStore* kv : decoding_stores)
-            kv->commit_append(1);
-        const DecodeBatch batch{ws.decode_sequences(), layout, kv_->geometry().format()};
-        decode_attention(ws.q(), batch, dims, p, ws.attended(), ws.stats(), ws.decode_scratch(), ws.probe(), s,
-                         attended_int8);
-    }
+    store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, format, stream_.get());
+    decode_attention(ws.q(), DecodeBatch{ws.decode_sequences(), layout, format},
+                     AttentionDims{c.n_heads, c.n_kv_heads, c.head_dim}, options_.precision, ws.attended(), ws.stats(),
+                     ws.decode_scratch(), ws.probe(), stream_.get(), attended_int8);
     return attended_int8;
 }
 

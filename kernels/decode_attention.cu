@@ -293,14 +293,14 @@ template <typename T, typename K, typename V, int P>
 void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool probed, cudaStream_t stream)
 {
     const int count = batch.layout.count;
-    const dim3 split_grid((decode_splits(batch.layout.max_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
+    const dim3 split_grid((decode_splits(batch.layout.grid_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
                           count);
     launch_split_for_group<K, V, P>(p, split_grid, stream);
     check_launch("decode_attention (splits)");
     launch_kernel(decode_merge_kernel<T, P>, dim3((p.n_heads + kWarps - 1) / kWarps, count), kWarps * 32, 0, stream, p);
     check_launch("decode_attention (merge)");
     if (probed) {
-        const dim3 probe_grid((batch.layout.max_len + kProbeThreads - 1) / kProbeThreads, count);
+        const dim3 probe_grid((batch.layout.grid_len + kProbeThreads - 1) / kProbeThreads, count);
         launch_kernel(decode_probe_kernel, probe_grid, kProbeThreads, 0, stream, p);
         check_launch("decode_attention (probe)");
     }
@@ -327,6 +327,9 @@ void decode_attention(const float* q, const DecodeBatch& batch, const AttentionD
                     std::to_string(kMaxGrid) + ")");
     if (layout.count == 0)
         return;
+    if (layout.grid_len < layout.max_len)
+        throw Error("decode_attention: grids for " + std::to_string(layout.grid_len) + " cache entries, a cache of " +
+                    std::to_string(layout.max_len) + " (lay_out_decode_batch sets both)");
     const bool probed = layout.scores > 0;
     if (probed && (!stats || !scratch.scores || !probe_out))
         throw Error("decode_attention: probed sequences need stats, score scratch and a probe output");

@@ -39,6 +39,9 @@ struct DecodeScratch {
 // With also_int8 (head_dim a multiple of 32, n_heads * head_dim values a row), each row written
 // is also rounded to int8 as round_rows_int8 would round it, for the fp16 matvec of the output
 // projection: no launch of its own (rows of out that no sequence writes are left alone there too).
+// Of the layout, the launches depend on count, grid_len and whether scores > 0 only (lengths
+// and offsets are read from the sequences on the device), so a recording of them stays right for
+// any batch with those three equal (decode_layer_launch.h).
 void decode_attention(const float* q, const DecodeBatch& batch, const AttentionDims& dims, Precision type,
                       void* out, float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream,
                       const Int8Rows& also_int8 = {});

@@ -4,6 +4,7 @@
 // side by side). The host fills an array of DecodeSequence, lays it out, uploads it, and the
 // kernels of decode_attention.h and store_kv_decode (kv_ops.h) read it. (C++17: CUDA
 // sources include it.)
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,20 @@ namespace pyramid::cuda {
 inline constexpr int kDecodeSplitEntries = 128;
 
 PYRAMID_HOST_DEVICE inline int decode_splits(int len) { return (len + kDecodeSplitEntries - 1) / kDecodeSplitEntries; }
+
+// The cache length a decode step's attention grids are launched for: the longest cache rounded
+// up to a power of two, at least kMinDecodeGridLength. Warps past a sequence's own splits return
+// at once, so the results are the same for any length at least the longest; the grids stay as
+// they are while caches grow (a doubling changes them), and a decode layer recorded as a CUDA
+// graph is replayed step after step (decode_layer_launch.h).
+inline constexpr int kMinDecodeGridLength = 4 * kDecodeSplitEntries;
+inline int decode_grid_length(int max_len)
+{
+    long long length = kMinDecodeGridLength;
+    while (length < max_len)
+        length *= 2;
+    return static_cast<int>(std::min<long long>(length, 0x7fffffff));
+}
 
 struct DecodeSequence {
     void* const* blocks = nullptr;  // its block table for this layer (device array)
@@ -39,6 +54,7 @@ inline constexpr long long kMaxDecodeOffset = 0x7fffffff;
 struct DecodeLayout {
     int count = 0;    // sequences
     int max_len = 0;  // the longest cache
+    int grid_len = 0;  // decode_grid_length(max_len), what the attention grids cover; 0: none
     int splits = 0;   // partial slots in all (each holds n_heads partial softmaxes)
     int scores = 0;   // raw scores of the probed sequences, floats
 };
@@ -67,6 +83,7 @@ inline DecodeLayout lay_out_decode_batch(std::vector<DecodeSequence>& sequences,
             throw Error("decode batch: " + std::to_string(sequences.size()) + " sequences need " +
                         std::to_string(scores) + " probe scores, more than one step can index");
     }
+    layout.grid_len = layout.count > 0 ? decode_grid_length(layout.max_len) : 0;
     layout.splits = static_cast<int>(splits);
     layout.scores = static_cast<int>(scores);
     return layout;

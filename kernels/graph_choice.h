@@ -2,11 +2,12 @@
 // Whether decode steps run faster recorded as CUDA graphs or queued kernel by kernel, measured
 // on the steps themselves (CudaBackendOptions::graphs = StepGraphs::Auto).
 //
-// A recording keeps the GPU idle until the host has recorded the whole step, and the host then
-// waits for the logits; queued kernels run while the host queues the next ones. So graphs win
-// where the host's cost per launch exceeds the GPU's time per kernel (small models, small
-// batches) and can lose where it does not, and which holds depends on model, batch size, cache
-// length and machine. Each batch size therefore tries both: after a few warm-up steps, steps
+// A layer replayed as a graph costs the host one launch; one recorded anew costs it the
+// recording and the graph's update, and keeps the GPU idle until both are done; queued kernels
+// run while the host queues the next ones. So graphs win where layers replay or where the host's
+// cost per launch exceeds the GPU's time per kernel (small models, small batches), and can lose
+// where batches change every step, and which holds depends on model, batch size, cache length
+// and machine. Each batch size therefore tries both: after a few warm-up steps, steps
 // alternate between the two ways until each has kTrialSteps, then the one of smaller median step
 // time is kept, and tried again after kKeepSteps steps (caches grow, and the GPU's share of a
 // step with them). Plain C++: the backend times the steps.

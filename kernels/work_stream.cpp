@@ -19,8 +19,9 @@ WorkStream::WorkStream(cudaStream_t stream, bool graphs) : stream_(stream), grap
 WorkStream::~WorkStream()
 {
     settle();
-    if (exec_)
-        cudaGraphExecDestroy(exec_);
+    for (cudaGraphExec_t exec : execs_)
+        if (exec)
+            cudaGraphExecDestroy(exec);
 }
 
 void WorkStream::synchronize(const char* what)
@@ -39,9 +40,9 @@ void WorkStream::settle() noexcept
     cudaStreamSynchronize(stream_);
 }
 
-void WorkStream::begin_recording()
+void WorkStream::begin_recording(int slot)
 {
-    if (!graphs_ || recording_)
+    if (!graphs_ || recording_ || slot < 0)
         return;
     // Relaxed: growing buffers (cudaMalloc) mid-step must not break the recording.
     if (cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
@@ -50,6 +51,7 @@ void WorkStream::begin_recording()
         return;
     }
     recording_ = true;
+    slot_ = slot;
 }
 
 std::string WorkStream::trial_recording(const std::function<void()>& queue)
@@ -104,19 +106,32 @@ void WorkStream::end_recording()
         throw Error(std::string("the CUDA graph of a decode step could not be recorded (") +
                     cudaGetErrorString(status) + "): the step is lost, and later steps run without CUDA graphs");
     }
-    launch(graph.get());
+    launch(slot_, graph.get());
 }
 
-void WorkStream::launch(cudaGraph_t graph)
+bool WorkStream::replay(int slot)
 {
+    if (!graphs_ || recording_ || slot < 0 || static_cast<size_t>(slot) >= execs_.size() || !execs_[slot])
+        return false;
+    check(cudaGraphLaunch(execs_[slot], stream_), "CUDA graph launch (replay)");
+    ++counts_.launched;
+    ++counts_.replayed;
+    return true;
+}
+
+void WorkStream::launch(int slot, cudaGraph_t graph)
+{
+    if (execs_.size() <= static_cast<size_t>(slot))
+        execs_.resize(static_cast<size_t>(slot) + 1, nullptr);
+    cudaGraphExec_t& held = execs_[static_cast<size_t>(slot)];
     bool updated = false;
-    if (exec_) {
+    if (held) {
         cudaGraphExecUpdateResultInfo info{};
-        updated = cudaGraphExecUpdate(exec_, graph, &info) == cudaSuccess;
+        updated = cudaGraphExecUpdate(held, graph, &info) == cudaSuccess;
         if (!updated) {
             cudaGetLastError();  // an expected outcome, not the next kernel's error
-            cudaGraphExecDestroy(exec_);
-            exec_ = nullptr;
+            cudaGraphExecDestroy(held);
+            held = nullptr;
         }
     }
     if (!updated) {
@@ -127,12 +142,12 @@ void WorkStream::launch(cudaGraph_t graph)
             throw Error(std::string("the CUDA graph of a decode step could not be instantiated (") +
                         cudaGetErrorString(status) + "): the step is lost, and later steps run without CUDA graphs");
         }
-        exec_ = exec;
+        held = exec;
         ++counts_.instantiated;
     } else {
         ++counts_.updated;
     }
-    check(cudaGraphLaunch(exec_, stream_), "CUDA graph launch");
+    check(cudaGraphLaunch(held, stream_), "CUDA graph launch");
     ++counts_.launched;
 }
 

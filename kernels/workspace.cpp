@@ -8,26 +8,27 @@
 #include "top_logits_ops.h"
 
 namespace pyramid::cuda {
-namespace {
 
 // What planners count (backend/step_memory.h) must be what the kernels use.
 static_assert(StepBufferLayout{}.decode_split_entries == kDecodeSplitEntries);
 static_assert(sizeof(DecodeSequence) <= kMaxDecodeDescriptorBytes);
 static_assert(StepBufferLayout{}.max_top_logits == kMaxTopLogits);
 
-// Replaces `buffer` with one of at least `bytes` (twice the old size when that is more) once
-// the stream no longer uses it.
-void grow(DeviceBuffer& buffer, size_t bytes, WorkStream& stream, const std::string& what)
+void Workspace::grow(DeviceBuffer& buffer, size_t bytes, const std::string& what)
 {
     if (bytes <= buffer.bytes())
         return;
-    stream.synchronize("workspace growth");
+    replacing();
     const size_t capacity = std::max(bytes, 2 * buffer.bytes());
     buffer = DeviceBuffer();
     buffer = DeviceBuffer(capacity, what);
 }
 
-} // namespace
+void Workspace::replacing()
+{
+    stream_.synchronize("workspace growth");
+    ++generation_;
+}
 
 Workspace::Workspace(const ModelConfig& config, const StepBufferLayout& layout, WorkStream& stream)
     : config_(config), layout_(layout), stream_(stream)
@@ -44,7 +45,7 @@ void Workspace::reserve_chunk(int rows)
     rows = std::min(rows, layout_.chunk_rows);
     if (rows <= chunk_rows_)
         return;
-    stream_.synchronize("workspace growth");
+    replacing();
     const int capacity = grown_row_capacity(chunk_rows_, rows, layout_.chunk_rows);
     const ChunkBuffers sizes = chunk_buffers(config_, layout_, capacity);
     const std::string what = "activations for " + std::to_string(capacity) + " rows";
@@ -69,7 +70,7 @@ void Workspace::reserve_rows(int rows)
 {
     if (rows <= rows_)
         return;
-    stream_.synchronize("workspace growth");
+    replacing();
     const int capacity = grown_row_capacity(rows_, rows, config_.context_length);
     const StepRowBuffers sizes = step_row_buffers(capacity);
     const std::string what = "row indices and probe weights for " + std::to_string(capacity) + " rows";
@@ -82,19 +83,19 @@ void Workspace::reserve_rows(int rows)
 
 void Workspace::reserve_entries(int entries)
 {
-    grow(probe_, static_cast<size_t>(entries) * sizeof(float), stream_, "attention probe scores");
+    grow(probe_, static_cast<size_t>(entries) * sizeof(float), "attention probe scores");
 }
 
 void Workspace::reserve_probe_partials(size_t floats)
 {
-    grow(probe_partials_, floats * sizeof(float), stream_, "attention probe partial sums");
+    grow(probe_partials_, floats * sizeof(float), "attention probe partial sums");
 }
 
 void Workspace::reserve_logit_rows(int rows)
 {
     if (rows <= logit_rows_)
         return;
-    stream_.synchronize("workspace growth");
+    replacing();
     const int capacity = std::max(rows, 2 * logit_rows_);
     logits_ = DeviceBuffer();
     logits_ = DeviceBuffer(static_cast<size_t>(capacity) * config_.n_vocab * sizeof(float),
@@ -104,19 +105,19 @@ void Workspace::reserve_logit_rows(int rows)
 
 void Workspace::reserve_top_logits(size_t entries)
 {
-    grow(top_logits_, entries * (sizeof(int32_t) + sizeof(float)), stream_, "the highest logits of each row");
+    grow(top_logits_, entries * (sizeof(int32_t) + sizeof(float)), "the highest logits of each row");
 }
 
 void Workspace::reserve_decode(const DecodeLayout& layout)
 {
     const size_t heads = static_cast<size_t>(config_.n_heads);
     const size_t splits = static_cast<size_t>(layout.splits);
-    grow(decode_sequences_, static_cast<size_t>(layout.count) * sizeof(DecodeSequence), stream_,
+    grow(decode_sequences_, static_cast<size_t>(layout.count) * sizeof(DecodeSequence),
          "the decode batch's sequences");
-    grow(partial_stats_, splits * heads * 2 * sizeof(float), stream_, "decode attention partial results");
-    grow(partial_out_, splits * heads * static_cast<size_t>(config_.head_dim) * sizeof(float), stream_,
+    grow(partial_stats_, splits * heads * 2 * sizeof(float), "decode attention partial results");
+    grow(partial_out_, splits * heads * static_cast<size_t>(config_.head_dim) * sizeof(float),
          "decode attention partial results");
-    grow(decode_scores_, static_cast<size_t>(layout.scores) * sizeof(float), stream_, "decode attention scores");
+    grow(decode_scores_, static_cast<size_t>(layout.scores) * sizeof(float), "decode attention scores");
 }
 
 DecodeScratch Workspace::decode_scratch() const

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "backend/step_memory.h"
 #include "decode_attention.h"
@@ -63,14 +64,24 @@ public:
     DecodeScratch decode_scratch() const;
 
     size_t bytes() const;
+    // Changes whenever a buffer is replaced, so equal generations mean the same buffers (within
+    // this workspace's life).
+    std::uint64_t generation() const { return generation_; }
 
 private:
+    // Replaces `buffer` with one of at least `bytes` (twice the old size when that is more) once
+    // the stream no longer uses it.
+    void grow(DeviceBuffer& buffer, size_t bytes, const std::string& what);
+    // Waits until the stream no longer uses the buffers, before one is replaced.
+    void replacing();
+
     const ModelConfig& config_;
     StepBufferLayout layout_;
     WorkStream& stream_;
     int chunk_rows_ = 0;
     int rows_ = 0;
     int logit_rows_ = 0;
+    std::uint64_t generation_ = 0;
     DeviceBuffer gathered_, normed_, q_, k_, v_, attended_, stats_, positions_, gate_, up_, activated_;
     DeviceBuffer row_indices_, probe_weights_;
     DeviceBuffer probe_, probe_partials_, logits_, top_logits_;

@@ -24,6 +24,8 @@
 //   gives the same bytes (output, statistics, probe): splits follow its own length only.
 // - decode_attention_empty_batch: no sequences is no work and no error.
 // - decode_layout_refuses_overflow: offsets past what an int indexes are refused on the host.
+// - decode_grids_cover_any_length: grids for four times the longest cache give the same bytes;
+//   shorter ones are refused.
 //
 // Tolerances. Outputs are averages of values in [-1, 1]; scaled scores are O(1).
 // - Outputs against the CPU: fp32 1e-5 absolute + 1e-4 relative (summation order only, as in
@@ -199,8 +201,9 @@ struct DecodeRun {
 
 // Stores the new entries of `members` (indices of the inputs' sequences, in batch order) in
 // one store_kv_decode, then runs decode_attention on them. Every sequence gets a probe slice;
-// only the probed ones may write theirs.
-DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members)
+// only the probed ones may write theirs. grid_len > 0 launches the grids for that cache length
+// instead of the layout's own.
+DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members, int grid_len = 0)
 {
     const Shape& shape = in.shape;
     DecodeRun run;
@@ -215,7 +218,9 @@ DecodeRun run_decode(const DecodeInputs& in, const std::vector<int>& members)
         run.probe_floats += size_t(d.len);
         run.sequences.push_back(d);
     }
-    const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(run.sequences, shape.heads);
+    cuda::DecodeLayout layout = cuda::lay_out_decode_batch(run.sequences, shape.heads);
+    if (grid_len > 0)
+        layout.grid_len = grid_len;
     const cuda::DeviceBuffer sequences = upload_raw(run.sequences);
     cuda::store_kv_decode(in.dk.as<float>(), in.dv.as<float>(), sequences.as<cuda::DecodeSequence>(), layout.count,
                           in.format, nullptr);
@@ -503,6 +508,40 @@ void decode_result_does_not_depend_on_batch()
             }
 }
 
+// Grids launched for longer caches than the batch's (as a replayed decode layer's are, until its
+// caches pass a doubling) give the same bytes: warps past a sequence's splits and entries do
+// nothing. Grids shorter than the longest cache are refused.
+void decode_grids_cover_any_length()
+{
+    GPU_CHECK(cuda::decode_grid_length(1) == cuda::kMinDecodeGridLength &&
+                  cuda::decode_grid_length(cuda::kMinDecodeGridLength) == cuda::kMinDecodeGridLength &&
+                  cuda::decode_grid_length(cuda::kMinDecodeGridLength + 1) == 2 * cuda::kMinDecodeGridLength &&
+                  cuda::decode_grid_length(4096) == 4096 && cuda::decode_grid_length(4097) == 8192,
+              "grid lengths: powers of two from kMinDecodeGridLength");
+    const Shape shape{8, 2, 64};
+    for (Precision p : kPrecisions) {
+        const DecodeInputs in(shape, p, kLengths, probe_pattern(kLengths.size(), 1));
+        const std::string what = describe(shape, p);
+        const DecodeRun laid_out = run_decode(in, all_of(in));
+        const DecodeRun wider = run_decode(in, all_of(in), 4 * cuda::decode_grid_length(700));
+        const size_t out_bytes = size_t(in.rows) * shape.q_width() * cuda::element_bytes(p);
+        GPU_CHECK(bytes_of(laid_out.out, 0, out_bytes) == bytes_of(wider.out, 0, out_bytes), "outputs:" + what);
+        GPU_CHECK(bytes_of(laid_out.stats, 0, size_t(in.rows) * shape.heads * 2 * sizeof(float)) ==
+                      bytes_of(wider.stats, 0, size_t(in.rows) * shape.heads * 2 * sizeof(float)),
+                  "stats:" + what);
+        GPU_CHECK(bytes_of(laid_out.probe, 0, laid_out.probe_floats * sizeof(float)) ==
+                      bytes_of(wider.probe, 0, wider.probe_floats * sizeof(float)),
+                  "probes:" + what);
+        bool refused = false;
+        try {
+            run_decode(in, all_of(in), 512);  // the longest cache holds 700
+        } catch (const Error& e) {
+            refused = std::string(e.what()).find("grids for 512 cache entries") != std::string::npos;
+        }
+        GPU_CHECK(refused, "grids shorter than the longest cache are refused:" + what);
+    }
+}
+
 // Split and score offsets are ints on the device: a batch whose probe scores would pass 2^31
 // is refused on the host, before anything is laid out wrong.
 void decode_layout_refuses_overflow()
@@ -564,5 +603,6 @@ std::vector<TestCase> decode_attention_tests()
         {"decode_result_does_not_depend_on_batch", decode_result_does_not_depend_on_batch},
         {"decode_attention_empty_batch", decode_attention_empty_batch},
         {"decode_layout_refuses_overflow", decode_layout_refuses_overflow},
+        {"decode_grids_cover_any_length", decode_grids_cover_any_length},
     };
 }

@@ -1,10 +1,11 @@
-// Decode steps as CUDA graphs (CudaBackendOptions::graphs, kernels/work_stream.h), part of
-// test_gpu_model. A recording runs the same kernels with the same arguments in the same order
-// as queued work, so stories260K under PyramidInfer (probes every decode step, caches trimmed
-// between steps) gives bit for bit the logits, lengths and kept positions of a backend without
-// graphs: one sequence, then a batch of four through the device's top-k. Every decode step is
-// one launched graph, nearly all of them updates of the last one. A step that fails after its
-// recording began (a token outside the vocabulary) leaves a backend that goes on as before.
+// Decode steps as CUDA graphs (CudaBackendOptions::graphs, decode_step_graphs.h), part of
+// test_gpu_model. A layer's graph runs the same kernels with the same arguments in the same order
+// as queued work, and a replayed one reads the step's lengths, tables and positions from device
+// memory, so stories260K under PyramidInfer (probes every decode step, caches trimmed between
+// steps) gives bit for bit the logits, lengths and kept positions of a backend without graphs:
+// one sequence, then a batch of four through the device's top-k. Every layer of a decode step is
+// one launched graph, nearly all of them replayed without recording. A step that fails
+// (a token outside the vocabulary) leaves a backend that goes on as before.
 #include "graph_model_tests.h"
 
 #include <string>
@@ -33,14 +34,21 @@ bool same_caches(const InferenceSession& a, const InferenceSession& b)
     return true;
 }
 
-void check_counts(const std::string& what, const cuda::CudaBackend& b, long long steps)
+// `steps` decode steps of `layers` layers each, all recorded steps: a graph a layer, nearly all
+// of them replays (a layer is recorded again only when its launch changed).
+void check_counts(const std::string& what, const cuda::WorkStream::GraphCounts& c, long long steps, int layers)
 {
-    const cuda::WorkStream::GraphCounts c = b.graph_counts();
-    std::printf("  %s: %lld decode steps, %lld graphs launched (%lld updated, %lld instantiated)\n", what.c_str(),
-                steps, c.launched, c.updated, c.instantiated);
-    GPU_CHECK(c.launched == steps, what + ": one graph per decode step");
-    GPU_CHECK(c.updated + c.instantiated == c.launched && c.instantiated * 4 <= c.launched,
-              what + ": nearly every graph updates the last one");
+    const long long recorded = c.updated + c.instantiated;
+    std::printf("  %s: %lld decode steps, %lld graphs launched (%lld replayed, %lld updated, %lld instantiated)\n",
+                what.c_str(), steps, c.launched, c.replayed, c.updated, c.instantiated);
+    GPU_CHECK(c.launched == steps * layers, what + ": one graph per layer of each decode step");
+    GPU_CHECK(recorded + c.replayed == c.launched && recorded * 4 <= c.launched,
+              what + ": nearly every layer's graph is replayed");
+}
+
+cuda::WorkStream::GraphCounts operator-(const cuda::WorkStream::GraphCounts& a, const cuda::WorkStream::GraphCounts& b)
+{
+    return {a.launched - b.launched, a.updated - b.updated, a.instantiated - b.instantiated, a.replayed - b.replayed};
 }
 
 void decode_graphs_change_nothing()
@@ -63,7 +71,8 @@ void decode_graphs_change_nothing()
             GPU_CHECK(logits == b.decode(token), name + " decode step " + std::to_string(step));
             GPU_CHECK(same_caches(a, b), name + " caches after step " + std::to_string(step));
         }
-        check_counts(name + ", one sequence", recorded, kSteps);
+        const int layers = weights().config.n_layers;
+        check_counts(name + ", one sequence", recorded.graph_counts(), kSteps, layers);
         GPU_CHECK(queued.graph_counts().launched == 0, name + ": no graphs when they are off");
 
         // A batch of four, each its own prompt, through the device's top-k.
@@ -83,7 +92,7 @@ void decode_graphs_change_nothing()
             batch_b[size_t(i)]->prefill(prompts[size_t(i)]);
             next.push_back(Sampler::argmax(first));
         }
-        const long long before = recorded.graph_counts().launched;
+        const cuda::WorkStream::GraphCounts before = recorded.graph_counts();
         constexpr int kBatchSteps = 12;
         for (int step = 0; step < kBatchSteps; ++step) {
             const std::vector<TopLogits> ta = InferenceSession::decode_batch_top(batch_a, next, 40);
@@ -96,7 +105,7 @@ void decode_graphs_change_nothing()
                 next[i] = ta[i].ids.front();
             }
         }
-        GPU_CHECK(recorded.graph_counts().launched - before == kBatchSteps, name + ": one graph per batch step");
+        check_counts(name + ", a batch of four", recorded.graph_counts() - before, kBatchSteps, layers);
 
         // A decode step that fails once its recording began: the session starts over, the
         // backend goes on, its graphs too.
@@ -117,7 +126,7 @@ void decode_graphs_change_nothing()
             logits = a.decode(token);
             GPU_CHECK(logits == b.decode(token), name + " decode step " + std::to_string(step) + " after it");
         }
-        GPU_CHECK(recorded.graph_counts().launched - launched == 4, name + ": graphs go on");
+        GPU_CHECK(recorded.graph_counts().launched - launched == 4 * layers, name + ": graphs go on");
     }
 }
 
@@ -142,10 +151,11 @@ void auto_graphs_choose_by_measuring()
     }
     const bool recording = *chooser.graph_choice().decided(1);
     const long long launched = chooser.graph_counts().launched;
-    std::printf("  kept: %s; %lld graphs launched in %d steps\n", recording ? "graphs" : "queued", launched,
-                kTrying + 6);
-    GPU_CHECK(launched == cuda::GraphChoice::kWarmupSteps / 2 + cuda::GraphChoice::kTrialSteps + (recording ? 6 : 0),
-              "graphs launched for the steps recorded");
+    std::printf("  kept: %s; %lld graphs launched in %d steps (%lld replayed)\n", recording ? "graphs" : "queued", launched,
+                kTrying + 6, chooser.graph_counts().replayed);
+    GPU_CHECK(launched == (cuda::GraphChoice::kWarmupSteps / 2 + cuda::GraphChoice::kTrialSteps + (recording ? 6 : 0)) *
+                              weights().config.n_layers,
+              "a graph a layer of the steps recorded");
 }
 
 } // namespace

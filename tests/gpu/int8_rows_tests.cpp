@@ -220,8 +220,9 @@ void decode_merge_rounds_beside_its_output()
         bool threw = false;
         try {
             const cuda::KvBlockFormat format = cuda::KvGeometry{2 * hd, kBlockEntries, KvPrecision::F32}.format();
-            cuda::decode_attention(nullptr, {nullptr, {1, 1, 0, 0}, format}, {4, 2, hd}, Precision::Fp32,
-                                   nullptr, nullptr, {}, nullptr, nullptr, cuda::int8_rows_in(buffer.data(), 1, 96));
+            const cuda::DecodeLayout one{1, 1, cuda::decode_grid_length(1), 1, 0};
+            cuda::decode_attention(nullptr, {nullptr, one, format}, {4, 2, hd}, Precision::Fp32, nullptr, nullptr, {},
+                                   nullptr, nullptr, cuda::int8_rows_in(buffer.data(), 1, 96));
         } catch (const Error& e) {
             threw = std::string(e.what()).find("int8 rows of 96 values") != std::string::npos;
         }

@@ -3,7 +3,11 @@
 // inputs (the executable graph updated in place while the kernels stay the same, instantiated
 // anew when they change); waiting for the stream, or the upload ring coming round, launches a
 // recording and the rest runs as queued work, every upload intact; a broken recording is an
-// error naming it, after which steps run unrecorded; with graphs off nothing is recorded.
+// error naming it, after which steps run unrecorded; with graphs off nothing is recorded. A
+// slot's graph replayed reads the inputs uploaded since, with nothing recorded again; decode
+// layers (DecodeStepGraphs) are replayed exactly while their launch is unchanged, and recorded
+// again when it changed, when their last recording was not whole or threw, or after
+// forget_layers().
 #include "work_stream_tests.h"
 
 #include <cmath>
@@ -12,6 +16,7 @@
 #include "backend/cpu_kernels.h"
 #include "cuda_check.h"
 #include "elementwise_ops.h"
+#include "decode_step_graphs.h"
 #include "graph_choice.h"
 #include "host_uploads.h"
 #include "work_stream.h"
@@ -137,6 +142,129 @@ void waits_inside_a_recording_launch_it()
     check_close("swiglu recorded, then waited for", download(out.data(), kWidth), squared_silu(in), 1e-6, 1e-5);
 }
 
+// A graph recorded into a slot and replayed: each replay gathers the rows uploaded before it
+// (outside the graph, as a decode step's lengths and tables are), with nothing recorded again.
+void replayed_graphs_read_new_inputs()
+{
+    OwnStream own;
+    cuda::WorkStream work(own.stream, true);
+    cuda::HostUploads uploads(work);
+    const std::vector<float> src_host = random_floats(rng, size_t(kSourceRows) * kWidth, -4.0f, 4.0f);
+    const cuda::DeviceBuffer src = upload(src_host);
+    constexpr int kRows = 9;
+    cuda::DeviceBuffer indices = poisoned(kRows), gathered = poisoned(size_t(kRows) * kWidth);
+    cuda::DeviceBuffer out = poisoned(size_t(kRows) * kWidth);
+    GPU_CHECK(!work.replay(3), "an empty slot replays nothing");
+    for (int step = 0; step < 5; ++step) {
+        const std::vector<int32_t> rows = random_rows(kRows);
+        uploads.upload(indices.data(), rows.data(), rows.size() * sizeof(int32_t), "test rows");
+        if (step == 0) {
+            work.begin_recording(3);
+            cuda::gather_rows(src.as<float>(), kWidth, indices.as<int32_t>(), kRows, gathered.as<float>(), work.get());
+            cuda::swiglu(gathered.as<float>(), gathered.as<float>(), int64_t(kRows) * kWidth, out.data(),
+                         cuda::Precision::Fp32, work.get());
+            GPU_CHECK(!work.replay(3), "no replay while a recording is open");
+            work.end_recording();
+        } else {
+            GPU_CHECK(work.replay(3), "slot 3 replayed, step " + std::to_string(step));
+        }
+        work.synchronize("test step");
+        check_close("replayed step " + std::to_string(step), download(out.data(), size_t(kRows) * kWidth),
+                    expected_step(src_host, rows), 1e-6, 1e-5);
+    }
+    const cuda::WorkStream::GraphCounts counts = work.graph_counts();
+    GPU_CHECK(counts.launched == 5 && counts.instantiated == 1 && counts.updated == 0 && counts.replayed == 4,
+              "one recording, four replays");
+    GPU_CHECK(!work.replay(0), "slot 0 holds nothing");
+    cuda::WorkStream off(own.stream, false);
+    GPU_CHECK(!off.replay(0), "no replays with graphs off");
+}
+
+// DecodeStepGraphs::run_layer decides, per layer, between replaying and recording, by the launch
+// alone. The "layer" is one swiglu of `in` into `out`; its input changes between runs, so a replay
+// is seen to read memory, and a recording to be launched.
+void layer_graphs_replay_equal_launches()
+{
+    OwnStream own;
+    cuda::WorkStream work(own.stream, true);
+    cuda::DecodeStepGraphs graphs(work, cuda::StepGraphs::On);
+    std::vector<float> in_host = random_floats(rng, kWidth);
+    cuda::DeviceBuffer in = upload(in_host), out = poisoned(kWidth);
+    int queued = 0;
+    const auto queue_layer = [&] {
+        ++queued;
+        cuda::swiglu(in.as<float>(), in.as<float>(), kWidth, out.data(), cuda::Precision::Fp32, work.get());
+    };
+    // Runs one layer in a recorded step; returns whether its work was queued (recorded), not replayed.
+    const auto run = [&](const cuda::DecodeLayerLaunch& launch, const std::string& what) {
+        in_host = random_floats(rng, kWidth);
+        cuda::check(cudaMemcpy(in.data(), in_host.data(), in.bytes(), cudaMemcpyHostToDevice), "test input");
+        const int before = queued;
+        graphs.announce();
+        GPU_CHECK(graphs.step_begins(), what + ": an announced step");
+        graphs.record_if_chosen(1);
+        graphs.run_layer(launch, queue_layer);
+        graphs.step_done();
+        work.synchronize("test layer");
+        check_close(what, download(out.data(), kWidth), squared_silu(in_host), 1e-6, 1e-5);
+        return queued > before;
+    };
+    float hidden[2];
+    cuda::DecodeLayerLaunch launch{2, hidden, cuda::DecodeLayout{1, 300, 512, 3, 0}, 7};
+    GPU_CHECK(run(launch, "first"), "the first launch is recorded");
+    GPU_CHECK(!run(launch, "the same launch"), "the same launch is replayed");
+    cuda::DecodeLayerLaunch longer = launch;
+    longer.layout.max_len = 480;
+    longer.layout.splits = 4;
+    GPU_CHECK(!run(longer, "a longer cache in the same grids"), "lengths reach no argument: replayed");
+    longer.layout.grid_len = 1024;
+    GPU_CHECK(run(longer, "grids twice as long"), "other grids are recorded");
+    GPU_CHECK(!run(longer, "grids twice as long, again"), "and then replayed");
+    for (auto change : std::vector<std::pair<std::string, std::function<void(cuda::DecodeLayerLaunch&)>>>{
+             {"another layer", [](cuda::DecodeLayerLaunch& l) { l.layer = 3; }},
+             {"other hidden rows", [&](cuda::DecodeLayerLaunch& l) { l.hidden = hidden + 1; }},
+             {"another batch", [](cuda::DecodeLayerLaunch& l) { l.layout.count = 2; }},
+             {"probed", [](cuda::DecodeLayerLaunch& l) { l.layout.scores = 40; }},
+             {"a grown workspace", [](cuda::DecodeLayerLaunch& l) { l.workspace_generation = 8; }}}) {
+        cuda::DecodeLayerLaunch changed = longer;
+        change.second(changed);
+        GPU_CHECK(!(changed == longer), change.first + " is another launch");
+        GPU_CHECK(run(changed, change.first), change.first + ": recorded");
+    }
+    graphs.forget_layers();
+    GPU_CHECK(run(launch, "after forget_layers"), "forgotten layers are recorded again");
+
+    // A layer whose work waited on the stream (its graph holds part of it) or threw is never
+    // replayed: the next equal launch records it again.
+    int fresh_layer = 5;
+    const auto record_twice = [&](const std::function<void()>& layer, const std::string& what) {
+        cuda::DecodeLayerLaunch fresh = launch;
+        fresh.layer = fresh_layer++;
+        graphs.announce();
+        graphs.step_begins();
+        graphs.record_if_chosen(1);
+        const int before = queued;
+        try {
+            graphs.run_layer(fresh, layer);
+        } catch (const Error& e) {
+            GPU_CHECK(std::string(e.what()) == "layer failed", what + ": the layer's own error comes through");
+        }
+        GPU_CHECK(queued == before + 1, what + ": the layer ran");
+        GPU_CHECK(!work.recording(), what + ": no recording stays open");
+        GPU_CHECK(run(fresh, what + ", the next step"), what + ": recorded again");
+    };
+    record_twice([&] { queue_layer(); work.synchronize("inside a layer"); }, "a wait inside");
+    record_twice([&] { queue_layer(); throw Error("layer failed"); }, "a layer that threw");
+
+    // A step not announced as a decode step (a prompt) queues its layers.
+    graphs.step_begins();
+    const int before = queued;
+    const long long launched = work.graph_counts().launched;
+    graphs.run_layer(launch, queue_layer);
+    GPU_CHECK(queued == before + 1 && work.graph_counts().launched == launched, "a prompt's layer is queued");
+    work.synchronize("test");
+}
+
 // A wait on the raw stream while it records is refused by CUDA and breaks the recording: the
 // WorkStream says so when it ends, and records nothing after, while work still runs.
 void a_broken_recording_is_reported()
@@ -210,6 +338,8 @@ std::vector<TestCase> work_stream_tests()
         {"waits_inside_a_recording_launch_it", waits_inside_a_recording_launch_it},
         {"a_broken_recording_is_reported", a_broken_recording_is_reported},
         {"graphs_off_record_nothing", graphs_off_record_nothing},
+        {"replayed_graphs_read_new_inputs", replayed_graphs_read_new_inputs},
+        {"layer_graphs_replay_equal_launches", layer_graphs_replay_equal_launches},
         {"graph_choice_keeps_the_faster_way", graph_choice_keeps_the_faster_way},
     };
 }
