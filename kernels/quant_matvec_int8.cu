@@ -94,6 +94,12 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
+// The dot product of 16 quants (four words of four bytes) with 16 int8 activations.
+__device__ __forceinline__ int dot16(const uint32_t (&q)[4], int4 x)
+{
+    return __dp4a(int(q[0]), x.x, __dp4a(int(q[1]), x.y, __dp4a(int(q[2]), x.z, __dp4a(int(q[3]), x.w, 0))));
+}
+
 // Q4_K and Q5_K in 16-byte segments (k4_segments.cuh): eight lanes a block, a warp four
 // blocks a step. A group's elements are d1 * q - m1, so a lane adds d1 * scale * (sum q * xq)
 // for its 16 elements of each of its two groups and, if it holds the first half of the groups
@@ -115,12 +121,7 @@ __device__ __forceinline__ void add_k4_segment(const K4Segment& s, int64_t b, in
             const int64_t c = 256 * b + first;
             const int8_t* xt = x.q + int64_t(t) * x.cols + c;
             const int4 x_low = *reinterpret_cast<const int4*>(xt), x_high = *reinterpret_cast<const int4*>(xt + 32);
-            const int dot_low =
-                __dp4a(int(s.low[0]), x_low.x,
-                       __dp4a(int(s.low[1]), x_low.y, __dp4a(int(s.low[2]), x_low.z, __dp4a(int(s.low[3]), x_low.w, 0))));
-            const int dot_high = __dp4a(
-                int(s.high[0]), x_high.x,
-                __dp4a(int(s.high[1]), x_high.y, __dp4a(int(s.high[2]), x_high.z, __dp4a(int(s.high[3]), x_high.w, 0))));
+            const int dot_low = dot16(s.low, x_low), dot_high = dot16(s.high, x_high);
             const float2 f_low = factors_at(x, t, c), f_high = factors_at(x, t, c + 32);
             acc[t] += f_low.x * d1[0] * float(dot_low) - m1[0] * f_low.y + f_high.x * d1[1] * float(dot_high) -
                       m1[1] * f_high.y;
