@@ -64,13 +64,19 @@ std::vector<float> expected_step(const std::vector<float>& src, const std::vecto
     return squared_silu(gathered);
 }
 
-// One "step": its rows uploaded through the ring, gathered, then swiglu'd into `out`.
-void queue_step(cuda::WorkStream& work, cuda::HostUploads& uploads, const cuda::DeviceBuffer& src,
-                const std::vector<int32_t>& rows, cuda::DeviceBuffer& indices, cuda::DeviceBuffer& gathered,
-                cuda::DeviceBuffer& out)
+// A stream that records, the upload ring over it, and source rows on the device.
+struct StepFixture {
+    OwnStream own;
+    cuda::WorkStream work{own.stream, true};
+    cuda::HostUploads uploads{work};
+    std::vector<float> src_host = random_floats(rng, size_t(kSourceRows) * kWidth, -4.0f, 4.0f);
+    cuda::DeviceBuffer src = upload(src_host);
+};
+
+// A step's kernels: the rows named at `indices` gathered, then swiglu'd into `out`.
+void queue_step_kernels(cuda::WorkStream& work, const cuda::DeviceBuffer& src, const cuda::DeviceBuffer& indices,
+                        int n, cuda::DeviceBuffer& gathered, cuda::DeviceBuffer& out)
 {
-    const int n = static_cast<int>(rows.size());
-    uploads.upload(indices.data(), rows.data(), rows.size() * sizeof(int32_t), "test rows");
     cuda::gather_rows(src.as<float>(), kWidth, indices.as<int32_t>(), n, gathered.as<float>(), work.get());
     cuda::check_launch("gather_rows");
     cuda::swiglu(gathered.as<float>(), gathered.as<float>(), int64_t(n) * kWidth, out.data(), cuda::Precision::Fp32,
@@ -78,13 +84,18 @@ void queue_step(cuda::WorkStream& work, cuda::HostUploads& uploads, const cuda::
     cuda::check_launch("swiglu");
 }
 
+// One "step": its rows uploaded through the ring, then its kernels.
+void queue_step(StepFixture& f, const std::vector<int32_t>& rows, cuda::DeviceBuffer& indices,
+                cuda::DeviceBuffer& gathered, cuda::DeviceBuffer& out)
+{
+    f.uploads.upload(indices.data(), rows.data(), rows.size() * sizeof(int32_t), "test rows");
+    queue_step_kernels(f.work, f.src, indices, static_cast<int>(rows.size()), gathered, out);
+}
+
 void recorded_steps_run_like_queued_work()
 {
-    OwnStream own;
-    cuda::WorkStream work(own.stream, true);
-    cuda::HostUploads uploads(work);
-    const std::vector<float> src_host = random_floats(rng, size_t(kSourceRows) * kWidth, -4.0f, 4.0f);
-    const cuda::DeviceBuffer src = upload(src_host);
+    StepFixture f;
+    cuda::WorkStream& work = f.work;
     cuda::DeviceBuffer indices = poisoned(kSourceRows), gathered = poisoned(size_t(kSourceRows) * kWidth);
     // Outputs alternate between two buffers: an updated graph must write where its step says.
     cuda::DeviceBuffer outs[2] = {poisoned(size_t(kSourceRows) * kWidth), poisoned(size_t(kSourceRows) * kWidth)};
@@ -93,14 +104,14 @@ void recorded_steps_run_like_queued_work()
         cuda::DeviceBuffer& out = outs[step % 2];
         work.begin_recording();
         GPU_CHECK(work.recording(), "recording step " + std::to_string(step));
-        queue_step(work, uploads, src, rows, indices, gathered, out);
+        queue_step(f, rows, indices, gathered, out);
         if (step == 5)  // one more kernel: another graph
-            cuda::gather_rows(src.as<float>(), kWidth, indices.as<int32_t>(), 1, gathered.as<float>(), work.get());
+            cuda::gather_rows(f.src.as<float>(), kWidth, indices.as<int32_t>(), 1, gathered.as<float>(), work.get());
         work.end_recording();
         GPU_CHECK(!work.recording(), "recording ended");
         work.synchronize("test step");
         check_close("step " + std::to_string(step), download(out.data(), rows.size() * kWidth),
-                    expected_step(src_host, rows), 1e-6, 1e-5);
+                    expected_step(f.src_host, rows), 1e-6, 1e-5);
     }
     const cuda::WorkStream::GraphCounts counts = work.graph_counts();
     std::printf("  launched %lld, updated %lld, instantiated %lld\n", counts.launched, counts.updated,
@@ -146,23 +157,18 @@ void waits_inside_a_recording_launch_it()
 // (outside the graph, as a decode step's lengths and tables are), with nothing recorded again.
 void replayed_graphs_read_new_inputs()
 {
-    OwnStream own;
-    cuda::WorkStream work(own.stream, true);
-    cuda::HostUploads uploads(work);
-    const std::vector<float> src_host = random_floats(rng, size_t(kSourceRows) * kWidth, -4.0f, 4.0f);
-    const cuda::DeviceBuffer src = upload(src_host);
+    StepFixture f;
+    cuda::WorkStream& work = f.work;
     constexpr int kRows = 9;
     cuda::DeviceBuffer indices = poisoned(kRows), gathered = poisoned(size_t(kRows) * kWidth);
     cuda::DeviceBuffer out = poisoned(size_t(kRows) * kWidth);
     GPU_CHECK(!work.replay(3), "an empty slot replays nothing");
     for (int step = 0; step < 5; ++step) {
         const std::vector<int32_t> rows = random_rows(kRows);
-        uploads.upload(indices.data(), rows.data(), rows.size() * sizeof(int32_t), "test rows");
+        f.uploads.upload(indices.data(), rows.data(), rows.size() * sizeof(int32_t), "test rows");
         if (step == 0) {
             work.begin_recording(3);
-            cuda::gather_rows(src.as<float>(), kWidth, indices.as<int32_t>(), kRows, gathered.as<float>(), work.get());
-            cuda::swiglu(gathered.as<float>(), gathered.as<float>(), int64_t(kRows) * kWidth, out.data(),
-                         cuda::Precision::Fp32, work.get());
+            queue_step_kernels(work, f.src, indices, kRows, gathered, out);
             GPU_CHECK(!work.replay(3), "no replay while a recording is open");
             work.end_recording();
         } else {
@@ -170,13 +176,13 @@ void replayed_graphs_read_new_inputs()
         }
         work.synchronize("test step");
         check_close("replayed step " + std::to_string(step), download(out.data(), size_t(kRows) * kWidth),
-                    expected_step(src_host, rows), 1e-6, 1e-5);
+                    expected_step(f.src_host, rows), 1e-6, 1e-5);
     }
     const cuda::WorkStream::GraphCounts counts = work.graph_counts();
     GPU_CHECK(counts.launched == 5 && counts.instantiated == 1 && counts.updated == 0 && counts.replayed == 4,
               "one recording, four replays");
     GPU_CHECK(!work.replay(0), "slot 0 holds nothing");
-    cuda::WorkStream off(own.stream, false);
+    cuda::WorkStream off(f.own.stream, false);
     GPU_CHECK(!off.replay(0), "no replays with graphs off");
 }
 
