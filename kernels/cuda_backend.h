@@ -107,6 +107,9 @@ private:
     int prepare_probes(std::span<const SequenceRows> sequences, int n);
     // Uploads the positions of step rows r0 .. r0 + m - 1 to the workspace, unless they are there.
     void upload_chunk_positions(int r0, int m);
+    // Queues the work of a decode layer whose rows all decode, from its launch alone (the layer's
+    // graph, when recorded).
+    void queue_decode_layer(const DecodeLayerLaunch& launch);
     // Queues one layer for the m hidden rows at h0 (a chunk), `attend` queueing the attention
     // between the projections of q, k, v and of the output: it returns the int8 rows it wrote
     // beside its output for wo (empty: none).

@@ -28,7 +28,6 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
             throw Error("the CUDA backend keeps one set of KV entries per layer for all heads: per-head selection "
                         "(--kv-selection per-head, kv_selection \"per-head\") needs the CPU backend; use per-layer");
 
-    const DeviceLayer& w = device_weights_->layer(layer);
     Workspace& ws = *workspace_;
     const int chunk = ws.chunk_rows();
     ws.reserve_chunk(std::min(n, chunk));
@@ -47,14 +46,15 @@ void CudaBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<con
         upload_chunk_positions(0, n);
         const DecodeLayout layout = prepare_decode_rows(0, n, sequences);
         const DecodeLayerLaunch launch{layer, h.data(), layout, ws.generation()};
-        step_graphs_->run_layer(launch, [&] {
-            queue_layer_chunk(w, launch.hidden, n, [&] { return queue_decode_attention(w, launch.layout, n); });
-        });
+        // Queued from the launch alone; two pointers, so the std::function allocates nothing in
+        // the decode step's hot path.
+        step_graphs_->run_layer(launch, [this, &launch] { queue_decode_layer(launch); });
         for (CudaKvLayerStore* kv : decode_stores_)
             kv->commit_append(1);
     } else {
         // A chunk's keys and values are stored before its rows attend, so each row sees exactly
         // the entries before it and itself, as in one pass over all rows.
+        const DeviceLayer& w = device_weights_->layer(layer);
         for (int r0 = 0; r0 < n; r0 += chunk) {
             const int m = std::min(chunk, n - r0);
             upload_chunk_positions(r0, m);
@@ -87,6 +87,13 @@ void CudaBackend::upload_chunk_positions(int r0, int m)
         step_positions_on_device_ = m == n ? ws.positions() : nullptr;
         step_positions_uploaded_ = step_positions_;
     }
+}
+
+void CudaBackend::queue_decode_layer(const DecodeLayerLaunch& launch)
+{
+    const DeviceLayer& w = device_weights_->layer(launch.layer);
+    const int n = launch.layout.count;
+    queue_layer_chunk(w, launch.hidden, n, [&] { return queue_decode_attention(w, launch.layout, n); });
 }
 
 void CudaBackend::queue_layer_chunk(const DeviceLayer& w, float* h0, int m, const std::function<Int8Rows()>& attend)
