@@ -8,6 +8,7 @@
 #include "element_type.cuh"
 #include "kernel_launch.cuh"
 #include "kv_entry.cuh"
+#include "tensor_core_attention.h"
 
 namespace pyramid::cuda {
 namespace {
@@ -310,6 +311,17 @@ void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
 
 void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
                void* out, float* stats, cudaStream_t stream)
+{
+    if (tensor_core_attention_fits(type, cache.format, dims.head_dim)) {
+        validate("attention", n, len, dims, cache.format);
+        tensor_core_attention(q, n, cache, len, dims, out, stats, stream);
+    } else {
+        cuda_core_attention(q, n, cache, len, dims, type, out, stats, stream);
+    }
+}
+
+void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                         Precision type, void* out, float* stats, cudaStream_t stream)
 {
     validate("attention", n, len, dims, cache.format);
     if (n == 0)

@@ -31,6 +31,13 @@ inline constexpr int kMaxHeadDim = 256;
 void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
                void* out, float* stats, cudaStream_t stream);
 
+// The two kernels attention() chooses between: tensor_core_attention (tensor_core_attention.h)
+// where it fits (fp16 with fp16 entries, head_dim 64 or 128), and otherwise this one, on the CUDA
+// cores in float32 for every case attention() takes: one lane scores one key of a tile of 32 and
+// a block shares each tile among 16 (row, head) pairs. Benchmarks time the two side by side.
+void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                         Precision type, void* out, float* stats, cudaStream_t stream);
+
 // out[j] (len floats, overwritten) = sum over rows i >= first_row of
 //   row_weights[i - first_row] * mean over heads of softmax(i, j),
 // from the same q and cache as attention() and the stats it wrote. partials: scratch of

@@ -3,6 +3,8 @@
 // and the warp reductions the kernels share.
 #include <cuda_fp16.h>
 
+#include <cstdint>
+
 #include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
@@ -16,6 +18,12 @@ template <>
 __device__ __forceinline__ float from_float<float>(float x) { return x; }
 template <>
 __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+
+// Two fp16 values as one 32-bit word, `low` in the low half (its lower address in memory).
+__device__ __forceinline__ uint32_t pack_half2(__half low, __half high)
+{
+    return uint32_t(__half_as_ushort(low)) | uint32_t(__half_as_ushort(high)) << 16;
+}
 
 constexpr unsigned kFullWarp = 0xffffffffu;
 

@@ -1,15 +1,20 @@
-// pyramid-gpu-kernel-bench: the projection kernels of the CUDA backend per weight type, on the
-// device's clock (CUDA events). For each type: a decode-sized product (1 and 8 input rows:
-// quantized types take both matvecs of quant_matvec.h, alternating: `int8`, what the fp16
-// backend runs (its activations rounded beforehand, as the backend's norms round them), and
-// `exact`, the float one; fp16 takes
-// cublasGemmEx) as bytes of weights read per second next to the device's copy bandwidth, and
-// a prompt-sized one (512 rows: dequantized
-// tiles through cublasGemmEx, or one GEMM for fp16) in TFLOP/s. Each product cycles through
-// enough copies of its matrix to pass the L2 cache, so the weights come from device memory as
-// they do in a model. Weights are generated as pyramid-bench generates them.
+// pyramid-gpu-kernel-bench: the projection kernels of the CUDA backend per weight type, and a
+// prompt's attention (below), on the device's clock (CUDA events). For each type: a
+// decode-sized product (1 and 8 input rows: quantized types take both matvecs of
+// quant_matvec.h, alternating: `int8`, what the fp16 backend runs (its activations rounded
+// beforehand, as the backend's norms round them), and `exact`, the float one; fp16 takes
+// cublasGemmEx) as bytes of weights read per second next to the device's copy bandwidth, and a
+// prompt-sized one (512 rows: dequantized tiles through cublasGemmEx, or one GEMM for fp16) in
+// TFLOP/s. Each product cycles through enough copies of its matrix to pass the L2 cache, so
+// the weights come from device memory as they do in a model. Weights are generated as
+// pyramid-bench generates them.
 //
-// Prints a Markdown table on stdout; --json writes the same numbers. Exit codes: 0 done,
+// Then a prompt's attention, the part of a prefill that grows with the square of the prompt:
+// causal attention of n query rows over n fp16 entries (one layer, LLaMA-2-7B's 32 heads of 128
+// unless told otherwise) by the two kernels attention() chooses between (attention_ops.h), the
+// tensor cores' and the CUDA cores' float32 one, taking turns, with their ratio.
+//
+// Prints Markdown tables on stdout; --json writes the same numbers. Exit codes: 0 done,
 // 2 bad options, 3 a CUDA error, 77 no CUDA device (as the GPU tests).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -26,8 +31,14 @@
 
 #include "command_line.h"
 #include "cuda_check.h"
+#include "attention_ops.h"
+#include "cuda_kv_layer_store.h"
 #include "device_buffer.h"
 #include "event_timer.h"
+#include "host_uploads.h"
+#include "kv_memory.h"
+#include "kv_ops.h"
+#include "tensor_core_attention.h"
 #include "model/synthetic_storage.h"
 #include "model/synthetic_weights.h"
 #include "projection.h"
@@ -48,6 +59,19 @@ struct Options {
                                    "q3_k", "q4_k", "q5_k", "q6_k", "f16"};
     int calls = 50;  // products per timing
     size_t working_set_mib = 512;
+};
+
+struct AttentionOptions {
+    std::vector<int> lens{512, 3840};  // prompt tokens
+    int heads = 32, kv_heads = 32, head_dim = 128;
+    int calls = 3;
+};
+
+struct AttentionResult {
+    std::string kernel;  // tensor cores or CUDA cores
+    int len = 0;
+    double ms = 0;       // per call: one layer's attention
+    double tflops = 0;   // of the causal product's multiply-adds (QK^T and PV), counted as 2 each
 };
 
 struct Result {
@@ -145,6 +169,59 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
     return results;
 }
 
+std::vector<AttentionResult> bench_attention(cudaStream_t stream, const AttentionOptions& a)
+{
+    const int longest = *std::max_element(a.lens.begin(), a.lens.end());
+    const int kv_dim = a.kv_heads * a.head_dim, q_width = a.heads * a.head_dim;
+    constexpr int kBlockEntries = 16;
+    const int blocks = (longest + kBlockEntries - 1) / kBlockEntries;
+    cuda::WorkStream work(stream);
+    cuda::HostUploads uploads(work);
+    cuda::KvMemory memory(cuda::KvGeometry{kv_dim, kBlockEntries, KvTypes{KvPrecision::F16}}, size_t(blocks), blocks,
+                          64, work, uploads);
+    cuda::CudaKvLayerStore store(memory);
+
+    std::mt19937 rng(2);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    const auto random_device_floats = [&](size_t count, const char* what) {
+        std::vector<float> host(count);
+        for (float& x : host)
+            x = value(rng);
+        cuda::DeviceBuffer buffer(count * sizeof(float), what);
+        cuda::check(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice), "upload");
+        return buffer;
+    };
+    const cuda::DeviceBuffer k = random_device_floats(size_t(longest) * kv_dim, "benchmark keys");
+    const cuda::DeviceBuffer v = random_device_floats(size_t(longest) * kv_dim, "benchmark values");
+    const cuda::DeviceBuffer q = random_device_floats(size_t(longest) * q_width, "benchmark queries");
+    store.reserve_append(longest);
+    cuda::store_kv(k.as<float>(), v.as<float>(), longest, 0, store.table(), stream);
+    store.commit_append(longest);
+    const cuda::KvBlockTable table = store.table();
+    const cuda::DeviceBuffer out(size_t(longest) * q_width * sizeof(uint16_t), "benchmark attention output");
+    const cuda::DeviceBuffer stats(size_t(longest) * a.heads * 2 * sizeof(float), "benchmark attention stats");
+    const cuda::AttentionDims dims{a.heads, a.kv_heads, a.head_dim};
+
+    std::vector<AttentionResult> results;
+    for (int len : a.lens) {
+        // As a prompt of len tokens runs: its rows over its own entries, the stats kept for the probe.
+        std::vector<double> tensor_us, cuda_core_us;
+        for (int round = 0; round < 3; ++round) {
+            tensor_us.push_back(time_us(stream, a.calls, [&](int) {
+                cuda::tensor_core_attention(q.as<float>(), len, table, len, dims, out.data(), stats.as<float>(), stream);
+            }));
+            cuda_core_us.push_back(time_us(stream, a.calls, [&](int) {
+                cuda::cuda_core_attention(q.as<float>(), len, table, len, dims, cuda::Precision::Fp16, out.data(),
+                                          stats.as<float>(), stream);
+            }));
+        }
+        const double flops = 4.0 * a.head_dim * a.heads * (double(len) * (len + 1) / 2);
+        for (auto [kernel, us] : {std::pair{"tensor cores", median(tensor_us)}, std::pair{"CUDA cores", median(cuda_core_us)}})
+            results.push_back({kernel, len, us / 1e3, flops / (us * 1e-6) / 1e12});
+    }
+    return results;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -174,6 +251,22 @@ int main(int argc, char** argv)
     app.add_option("--working-set-mib", o.working_set_mib, "copies of each matrix to cycle through, in MiB")
         ->check(CLI::Range(1, 1 << 16))
         ->capture_default_str();
+    AttentionOptions attention;
+    app.add_option("--attention-lens", attention.lens, "prompt tokens of the attention timings")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 32768))
+        ->capture_default_str();
+    app.add_option("--attention-heads", attention.heads, "query heads of the attention timings")
+        ->check(CLI::Range(1, 256))
+        ->capture_default_str();
+    app.add_option("--attention-kv-heads", attention.kv_heads, "KV heads of the attention timings (divide the heads)")
+        ->check(CLI::Range(1, 256))
+        ->capture_default_str();
+    app.add_option("--attention-head-dim", attention.head_dim, "head size of the attention timings: 64 or 128")
+        ->capture_default_str();
+    app.add_option("--attention-calls", attention.calls, "attention calls per timing (5 timings, the median)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
     app.add_option("--json", json_path, "also write the results here");
     if (const auto status = parse_command_line(app, argc, argv, "pyramid-gpu-kernel-bench"))
         return *status;
@@ -187,6 +280,12 @@ int main(int argc, char** argv)
                 throw Error("'" + name + "': name one quantized type or f16");
             types.push_back(storage.base);
         }
+        cuda::KvBlockFormat f16;
+        f16.key_type = f16.value_type = KvPrecision::F16;
+        if (!cuda::tensor_core_attention_fits(cuda::Precision::Fp16, f16, attention.head_dim))
+            throw Error("--attention-head-dim must be 64 or 128 (the sizes the tensor-core kernel takes)");
+        if (attention.heads % attention.kv_heads != 0)
+            throw Error("--attention-kv-heads must divide --attention-heads");
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-gpu-kernel-bench: {}\n", e.what());
         return 2;
@@ -221,6 +320,7 @@ int main(int argc, char** argv)
             for (const Result& r : bench_type(handle, stream, type, o, x, y))
                 results.push_back(r);
         cublasDestroy(handle);
+        const std::vector<AttentionResult> attention_results = bench_attention(stream, attention);
 
         fmt::print("Device: {}; copy bandwidth {:.0f} GB/s (read + write); {}\n", prop.name, copy_gbps,
                    utc_timestamp());
@@ -240,6 +340,19 @@ int main(int argc, char** argv)
                                  {"weight_gbps", r.weight_gbps},
                                  {"tflops", r.tflops}});
         }
+        fmt::print("\nPrompt attention: causal, n query rows over n fp16 entries, {} heads ({} KV heads) of {}, "
+                   "fp16 out; {} calls per timing, median of 5; the kernels take turns.\n\n",
+                   attention.heads, attention.kv_heads, attention.head_dim, attention.calls);
+        fmt::print("| prompt tokens | kernel | ms per layer | TFLOP/s | time vs CUDA cores |\n"
+                   "|---:|---|---:|---:|---:|\n");
+        nlohmann::json attention_json = nlohmann::json::array();
+        for (size_t i = 0; i < attention_results.size(); ++i) {
+            const AttentionResult& r = attention_results[i];
+            const AttentionResult& cuda_cores = attention_results[i - i % 2 + 1];
+            fmt::print("| {} | {} | {:.3f} | {:.1f} | {:.3f}x |\n", r.len, r.kernel, r.ms, r.tflops,
+                       r.ms / cuda_cores.ms);
+            attention_json.push_back({{"prompt_tokens", r.len}, {"kernel", r.kernel}, {"ms", r.ms}, {"tflops", r.tflops}});
+        }
         if (!json_path.empty()) {
             const nlohmann::json doc = {{"tool", "pyramid-gpu-kernel-bench"},
                                         {"device", prop.name},
@@ -249,7 +362,13 @@ int main(int argc, char** argv)
                                         {"cols", o.cols},
                                         {"calls", o.calls},
                                         {"working_set_mib", o.working_set_mib},
-                                        {"results", rows_json}};
+                                        {"results", rows_json},
+                                        {"attention",
+                                         {{"heads", attention.heads},
+                                          {"kv_heads", attention.kv_heads},
+                                          {"head_dim", attention.head_dim},
+                                          {"calls", attention.calls},
+                                          {"results", attention_json}}}};
             std::ofstream(json_path) << doc.dump(2) << "\n";
         }
     } catch (const Error& e) {

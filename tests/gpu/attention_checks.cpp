@@ -7,10 +7,11 @@
 namespace pyramid::gpu_test {
 
 void check_attention_against_cpu(std::mt19937& rng, FilledStore& filled, int len, int n,
-                                 const cpu::AttentionShape& s, cuda::Precision p, const std::string& what)
+                                 const cpu::AttentionShape& s, cuda::Precision p, const std::string& what,
+                                 float q_range)
 {
     const int q_width = s.n_heads * s.head_dim;
-    const auto q = random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f);
+    const auto q = random_floats(rng, size_t(n) * q_width, -q_range, q_range);
     AttentionProbe probe;
     probe.first_row = n / 2;
     probe.row_weights = random_floats(rng, size_t(n - probe.first_row), 0.1f, 2.0f);

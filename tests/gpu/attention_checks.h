@@ -11,11 +11,12 @@
 namespace pyramid::gpu_test {
 
 // Runs cuda::attention and cuda::attention_probe for `n` random query rows (the cache's last
-// n) over the first `len` entries of `filled`, and the probe again in two chunks as a chunked
+// n; values in [-q_range, q_range]) over the first `len` entries of `filled`, and the probe again in two chunks as a chunked
 // prompt adds it; checks each against cpu::attention over the entries as stored
 // (filled.keys, filled.values): outputs within 1e-5 (fp32) or half an fp16 step, probe
 // scores within 1e-5 of the largest, both plus 1e-4 relative. `what` names the case.
 void check_attention_against_cpu(std::mt19937& rng, FilledStore& filled, int len, int n,
-                                 const cpu::AttentionShape& shape, cuda::Precision p, const std::string& what);
+                                 const cpu::AttentionShape& shape, cuda::Precision p, const std::string& what,
+                                 float q_range = 2.0f);
 
 } // namespace pyramid::gpu_test

@@ -16,6 +16,7 @@
 
 #include "attention_checks.h"
 #include "attention_ops.h"
+#include "tensor_core_attention.h"
 #include "backend/cpu_kernels.h"
 #include "cuda_check.h"
 #include "decode_attention_tests.h"
@@ -192,7 +193,9 @@ void attention_and_probe_match()
     struct Shape {
         int heads, kv_heads, hd;
     };
-    const Shape shapes[] = {{8, 4, 8}, {4, 1, 64}, {8, 8, 128}, {8, 1, 40}, {6, 2, 256}, {2, 2, 6}};
+    // In fp16, head_dim 64 and 128 run on the tensor cores (tensor_core_attention_fits), 9/3
+    // being SmolLM2's grouping; the others on the float32 kernel.
+    const Shape shapes[] = {{8, 4, 8}, {4, 1, 64}, {9, 3, 64}, {8, 8, 128}, {8, 1, 40}, {6, 2, 256}, {2, 2, 6}};
     for (Precision p : kPrecisions)
         for (const Shape& s : shapes)
             for (int len : {1, 16, 17, 50, 300})
@@ -206,6 +209,80 @@ void attention_and_probe_match()
                                                           " len=" + std::to_string(len) + " n=" + std::to_string(n),
                                                       p));
                 }
+}
+
+void tensor_core_attention_takes_its_cases()
+{
+    cuda::KvBlockFormat f16;
+    f16.key_type = f16.value_type = KvPrecision::F16;
+    for (int hd : {64, 128})
+        if (!cuda::tensor_core_attention_fits(Precision::Fp16, f16, hd))
+            fail("fp16 entries with head_dim " + std::to_string(hd) + " should take the tensor cores");
+    for (int hd : {8, 32, 96, 256})
+        if (cuda::tensor_core_attention_fits(Precision::Fp16, f16, hd))
+            fail("head_dim " + std::to_string(hd) + " should stay with the float32 kernel");
+    cuda::KvBlockFormat q8_keys = f16, q4_values = f16, f32;
+    q8_keys.key_type = KvPrecision::Q8;
+    q4_values.value_type = KvPrecision::Q4;
+    f32.key_type = f32.value_type = KvPrecision::F32;
+    if (cuda::tensor_core_attention_fits(Precision::Fp16, q8_keys, 128) ||
+        cuda::tensor_core_attention_fits(Precision::Fp16, q4_values, 128) ||
+        cuda::tensor_core_attention_fits(Precision::Fp32, f32, 128))
+        fail("quantized entries and float32 should stay with the float32 kernel");
+    bool refused = false;
+    try {
+        cuda::tensor_core_attention(nullptr, 1, cuda::KvBlockTable{nullptr, f16}, 1, cuda::AttentionDims{1, 1, 96},
+                                    nullptr, nullptr, nullptr);
+    } catch (const Error& e) {
+        refused = std::string(e.what()).find("head_dim 96") != std::string::npos;
+    }
+    if (!refused)
+        fail("tensor_core_attention of head_dim 96 is refused, naming it");
+}
+
+void tensor_core_scores_keep_float_precision()
+{
+    // Queries up to 16 make sharp softmaxes: rounding them to fp16 alone would move the scores
+    // by up to about 0.01 and the outputs by several fp16 steps; with the low part added they
+    // stay within the float32 kernel's tolerance, and the probe (scores recomputed in float32
+    // against the attention's statistics) with them.
+    for (const cpu::AttentionShape& s : {cpu::AttentionShape{4, 2, 128}, cpu::AttentionShape{9, 3, 64}})
+        for (int len : {90, 200}) {
+            FilledStore filled(rng, s.n_kv_heads * s.head_dim, Precision::Fp16, len);
+            check_attention_against_cpu(rng, filled, len, len - 10, s, Precision::Fp16,
+                                        "sharp, hd=" + std::to_string(s.head_dim) + " len=" + std::to_string(len),
+                                        16.0f);
+        }
+}
+
+void attention_kernels_agree()
+{
+    // The two kernels attention() chooses between, on the cases both take (the benchmark times
+    // them side by side): outputs within an fp16 step (each rounds its own, and the tensor
+    // cores' probabilities are fp16), the statistics as float32 sums in another order.
+    for (const cpu::AttentionShape& s : {cpu::AttentionShape{8, 2, 128}, cpu::AttentionShape{9, 3, 64}})
+        for (int n : {150, 40}) {
+            const int len = 150, q_width = s.n_heads * s.head_dim;
+            FilledStore filled(rng, s.n_kv_heads * s.head_dim, Precision::Fp16, len);
+            const auto dq = upload(random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f));
+            const cuda::AttentionDims dims{s.n_heads, s.n_kv_heads, s.head_dim};
+            const cuda::KvBlockTable table = filled.store.table();
+            std::vector<float> outputs[2], stats[2];
+            for (int kernel = 0; kernel < 2; ++kernel) {
+                const auto out = poisoned(size_t(n) * q_width, Precision::Fp16);
+                const auto st = poisoned(size_t(n) * s.n_heads * 2);
+                if (kernel == 0)
+                    cuda::tensor_core_attention(dq.as<float>(), n, table, len, dims, out.data(), st.as<float>(), nullptr);
+                else
+                    cuda::cuda_core_attention(dq.as<float>(), n, table, len, dims, Precision::Fp16, out.data(),
+                                              st.as<float>(), nullptr);
+                outputs[kernel] = download(out.data(), size_t(n) * q_width, Precision::Fp16);
+                stats[kernel] = download(st.data(), size_t(n) * s.n_heads * 2);
+            }
+            const std::string what = "hd=" + std::to_string(s.head_dim) + " n=" + std::to_string(n);
+            check_close("tensor vs CUDA cores, outputs " + what, outputs[0], outputs[1], 2 * kHalfStep, 0.0);
+            check_close("tensor vs CUDA cores, stats " + what, stats[0], stats[1], 1e-5, 1e-5);
+        }
 }
 
 void probe_without_rows_is_zero()
@@ -384,6 +461,9 @@ int main(int argc, char** argv)
         {"embed_and_gather_match", embed_and_gather_match},
         {"projection_matches", projection_matches},
         {"attention_and_probe_match", attention_and_probe_match},
+        {"tensor_core_attention_takes_its_cases", tensor_core_attention_takes_its_cases},
+        {"tensor_core_scores_keep_float_precision", tensor_core_scores_keep_float_precision},
+        {"attention_kernels_agree", attention_kernels_agree},
         {"probe_without_rows_is_zero", probe_without_rows_is_zero},
         {"probe_has_the_same_bits_every_run", probe_has_the_same_bits_every_run},
         {"shift_keys_matches", shift_keys_matches},

@@ -1,0 +1,292 @@
+#include "tensor_core_attention.h"
+
+#include <cmath>
+#include <string>
+
+#include "cuda_check.h"
+#include "element_type.cuh"
+#include "kernel_launch.cuh"
+#include "kv_entry.cuh"
+#include "warp_mma.cuh"
+
+namespace pyramid::cuda {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kPairsPerWarp = 16;  // the rows of one mma
+constexpr int kPairsPerBlock = kWarps * kPairsPerWarp;
+constexpr int kKeys = 64;  // keys (and values) a tile
+// Shared-memory rows are padded by 8 halves (4 banks), so the eight rows one fragment load
+// touches start in different banks.
+constexpr int kPad = 8;
+
+struct Params {
+    const float* q;
+    int n;
+    KvBlockTable cache;
+    int len;
+    int n_heads;
+    int group;  // query heads per KV head
+    float scale;
+    __half* out;
+    float* stats;
+};
+
+template <int HD>
+constexpr size_t shared_bytes()
+{
+    // Keys as rows [kKeys][HD + kPad], values transposed [HD][kKeys + kPad].
+    return sizeof(__half) * (size_t(kKeys) * (HD + kPad) + size_t(HD) * (kKeys + kPad));
+}
+
+__device__ __forceinline__ uint32_t word_at(const __half* p) { return *reinterpret_cast<const uint32_t*>(p); }
+
+// The bits of fp16 value j of the eight in v (read as integers, not through a __half pointer:
+// the emulation's compiler may assume a uint4 is never read as __half).
+__device__ __forceinline__ uint32_t half_bits(const uint4& v, int j)
+{
+    const uint32_t word = j < 4 ? (j < 2 ? v.x : v.y) : (j < 6 ? v.z : v.w);
+    return word >> (16 * (j % 2)) & 0xffffu;
+}
+
+// Splits x into fp16 parts whose sum is x to about 22 bits: the high part, then what it left.
+__device__ __forceinline__ void split_half(float x, __half& hi, __half& lo)
+{
+    hi = __float2half_rn(x);
+    lo = __float2half_rn(x - __half2float(hi));
+}
+
+// Loads entries [t0, t0 + count) of KV head `kv_head` into the tiles (zeros past count, so
+// masked keys meet finite values): keys as rows, values transposed (the B operand of P V
+// wants two keys of one dimension in a register).
+template <int HD>
+__device__ void load_tiles(const KvBlockTable& cache, int t0, int count, int kv_head, __half* ks, __half* vt)
+{
+    constexpr int chunks = HD / 8;  // 16-byte pieces of a head's row
+    const int column = kv_head * HD;
+    for (int idx = threadIdx.x; idx < kKeys * chunks; idx += blockDim.x) {
+        const int r = idx / chunks, c = idx % chunks;
+        uint4 word = make_uint4(0, 0, 0, 0);
+        if (r < count)
+            word = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r, false) + column + c * 8);
+        *reinterpret_cast<uint4*>(ks + r * (HD + kPad) + c * 8) = word;
+    }
+    // One thread a pair of keys and 8 dimensions; neighbouring threads take neighbouring pairs,
+    // so their 4-byte stores fall in different banks.
+    constexpr int pairs = kKeys / 2;
+    for (int idx = threadIdx.x; idx < pairs * chunks; idx += blockDim.x) {
+        const int kp = idx % pairs, c = idx / pairs;
+        const int r = 2 * kp;
+        uint4 first = make_uint4(0, 0, 0, 0), second = make_uint4(0, 0, 0, 0);
+        if (r < count)
+            first = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r, true) + column + c * 8);
+        if (r + 1 < count)
+            second = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r + 1, true) + column + c * 8);
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            *reinterpret_cast<uint32_t*>(vt + (c * 8 + j) * (kKeys + kPad) + r) =
+                half_bits(first, j) | half_bits(second, j) << 16;
+    }
+}
+
+template <int HD>
+__global__ void __launch_bounds__(kWarps * 32) tensor_core_attention_kernel(Params p)
+{
+    constexpr int ksteps = HD / 16;     // k-steps of Q K^T
+    constexpr int key_tiles = kKeys / 8;  // n-tiles of the scores
+    constexpr int dim_tiles = HD / 8;     // n-tiles of the output
+    __half* ks = dynamic_shared_memory<__half>();
+    __half* vt = ks + kKeys * (HD + kPad);
+
+    const int kv_head = blockIdx.y;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, c = lane % 4;
+    const int total_pairs = p.n * p.group;
+    const int first_visible = p.len - p.n;  // row i sees entries [0, first_visible + i]
+    const int q_width = p.n_heads * HD;
+    const int block_pair0 = blockIdx.x * kPairsPerBlock;
+    const int block_visible = first_visible + (min(block_pair0 + kPairsPerBlock, total_pairs) - 1) / p.group + 1;
+
+    // This lane's two pairs (fragment rows g and g + 8): their query rows, heads and the last
+    // entry each sees. A pair past the end reads zeros and sees what the block sees.
+    const int warp_pair0 = block_pair0 + warp * kPairsPerWarp;
+    int row[2], head[2], last[2];
+    bool valid[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        const int pair = warp_pair0 + g + 8 * k;
+        valid[k] = pair < total_pairs;
+        row[k] = pair / p.group;
+        head[k] = kv_head * p.group + pair % p.group;
+        last[k] = valid[k] ? first_visible + row[k] : block_visible - 1;
+    }
+    const bool warp_has_pairs = warp_pair0 < total_pairs;
+    const int warp_visible = warp_has_pairs ? first_visible + (min(warp_pair0 + kPairsPerWarp, total_pairs) - 1) / p.group + 1 : 0;
+
+    // The scaled queries as A fragments, high and low fp16 parts.
+    MmaA q_hi[ksteps], q_lo[ksteps];
+#pragma unroll
+    for (int s = 0; s < ksteps; ++s)
+#pragma unroll
+        for (int reg = 0; reg < 4; ++reg) {
+            const int k = reg % 2, d = s * 16 + 2 * c + (reg >= 2 ? 8 : 0);
+            float2 x = make_float2(0.0f, 0.0f);
+            if (valid[k])
+                x = *reinterpret_cast<const float2*>(p.q + int64_t(row[k]) * q_width + head[k] * HD + d);
+            __half h0, l0, h1, l1;
+            split_half(x.x * p.scale, h0, l0);
+            split_half(x.y * p.scale, h1, l1);
+            q_hi[s].r[reg] = pack_half2(h0, h1);
+            q_lo[s].r[reg] = pack_half2(l0, l1);
+        }
+
+    MmaC o[dim_tiles];
+#pragma unroll
+    for (int t = 0; t < dim_tiles; ++t)
+        o[t] = MmaC{{0.0f, 0.0f, 0.0f, 0.0f}};
+    float m[2] = {-INFINITY, -INFINITY};
+    float l[2] = {0.0f, 0.0f};  // this lane's part of each row's sum; the quad's add up at the end
+
+    for (int t0 = 0; t0 < block_visible; t0 += kKeys) {
+        __syncthreads();  // the previous tiles are consumed
+        load_tiles<HD>(p.cache, t0, min(kKeys, block_visible - t0), kv_head, ks, vt);
+        __syncthreads();
+        if (t0 >= warp_visible)
+            continue;
+
+        MmaC s[key_tiles];
+#pragma unroll
+        for (int t = 0; t < key_tiles; ++t) {
+            s[t] = MmaC{{0.0f, 0.0f, 0.0f, 0.0f}};
+            const __half* key = ks + (t * 8 + g) * (HD + kPad) + 2 * c;
+#pragma unroll
+            for (int st = 0; st < ksteps; ++st) {
+                const MmaB b{{word_at(key + st * 16), word_at(key + st * 16 + 8)}};
+                mma_16x8x16(s[t], q_hi[st], b);
+                mma_16x8x16(s[t], q_lo[st], b);
+            }
+        }
+
+        // Online softmax over the tile, rows g (k = 0) and g + 8 (k = 1).
+        float tile_max[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+        for (int t = 0; t < key_tiles; ++t)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int k = i / 2, key = t0 + t * 8 + 2 * c + i % 2;
+                if (key > last[k])
+                    s[t].v[i] = -INFINITY;
+                tile_max[k] = fmaxf(tile_max[k], s[t].v[i]);
+            }
+        float correction[2];
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+            tile_max[k] = fmaxf(tile_max[k], __shfl_xor_sync(kFullWarp, tile_max[k], 1));
+            tile_max[k] = fmaxf(tile_max[k], __shfl_xor_sync(kFullWarp, tile_max[k], 2));
+            const float m_new = fmaxf(m[k], tile_max[k]);  // finite: entry 0 is in the first tile
+            correction[k] = expf(m[k] - m_new);
+            m[k] = m_new;
+            l[k] *= correction[k];
+        }
+#pragma unroll
+        for (int t = 0; t < key_tiles; ++t)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int k = i / 2;
+                s[t].v[i] = expf(s[t].v[i] - m[k]);
+                l[k] += s[t].v[i];
+            }
+#pragma unroll
+        for (int t = 0; t < dim_tiles; ++t) {
+            o[t].v[0] *= correction[0];
+            o[t].v[1] *= correction[0];
+            o[t].v[2] *= correction[1];
+            o[t].v[3] *= correction[1];
+        }
+
+        // P V: the scores' C fragments of keys [16j, 16j + 16) are the A fragment of P.
+#pragma unroll
+        for (int j = 0; j < kKeys / 16; ++j) {
+            const MmaC& lo_keys = s[2 * j];
+            const MmaC& hi_keys = s[2 * j + 1];
+            const MmaA prob{{pack_half2(__float2half_rn(lo_keys.v[0]), __float2half_rn(lo_keys.v[1])),
+                             pack_half2(__float2half_rn(lo_keys.v[2]), __float2half_rn(lo_keys.v[3])),
+                             pack_half2(__float2half_rn(hi_keys.v[0]), __float2half_rn(hi_keys.v[1])),
+                             pack_half2(__float2half_rn(hi_keys.v[2]), __float2half_rn(hi_keys.v[3]))}};
+#pragma unroll
+            for (int t = 0; t < dim_tiles; ++t) {
+                const __half* value = vt + (t * 8 + g) * (kKeys + kPad) + j * 16 + 2 * c;
+                mma_16x8x16(o[t], prob, MmaB{{word_at(value), word_at(value + 8)}});
+            }
+        }
+    }
+
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        l[k] += __shfl_xor_sync(kFullWarp, l[k], 1);
+        l[k] += __shfl_xor_sync(kFullWarp, l[k], 2);
+    }
+    if (!warp_has_pairs)
+        return;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        if (!valid[k])
+            continue;
+        const float inv_sum = 1.0f / l[k];
+        __half* out = p.out + int64_t(row[k]) * q_width + head[k] * HD + 2 * c;
+#pragma unroll
+        for (int t = 0; t < dim_tiles; ++t)
+            *reinterpret_cast<uint32_t*>(out + t * 8) =
+                pack_half2(__float2half_rn(o[t].v[2 * k] * inv_sum), __float2half_rn(o[t].v[2 * k + 1] * inv_sum));
+        if (p.stats && c == 0) {
+            p.stats[(int64_t(row[k]) * p.n_heads + head[k]) * 2] = m[k];
+            p.stats[(int64_t(row[k]) * p.n_heads + head[k]) * 2 + 1] = l[k];
+        }
+    }
+}
+
+template <int HD>
+void launch(const Params& p, int n_kv_heads, cudaStream_t stream)
+{
+    static_assert(shared_bytes<HD>() <= 48 * 1024, "no opt-in to more shared memory");
+    const dim3 grid((p.n * p.group + kPairsPerBlock - 1) / kPairsPerBlock, n_kv_heads);
+    launch_kernel(tensor_core_attention_kernel<HD>, grid, kWarps * 32, shared_bytes<HD>(), stream, p);
+}
+
+} // namespace
+
+bool tensor_core_attention_fits(Precision type, const KvBlockFormat& format, int head_dim)
+{
+    return type == Precision::Fp16 && format.key_type == KvPrecision::F16 && format.value_type == KvPrecision::F16 &&
+           (head_dim == 64 || head_dim == 128);
+}
+
+void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                           void* out, float* stats, cudaStream_t stream)
+{
+    if (!tensor_core_attention_fits(Precision::Fp16, cache.format, dims.head_dim) || dims.n_kv_heads <= 0 ||
+        dims.n_heads % dims.n_kv_heads != 0 || n < 0 || n > len)
+        throw Error("tensor_core_attention: unsupported case (head_dim " + std::to_string(dims.head_dim) + ", heads " +
+                    std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) + ", rows " +
+                    std::to_string(n) + " of " + std::to_string(len) +
+                    "; it takes fp16 entries and head_dim 64 or 128)");
+    if (n == 0)
+        return;
+    Params p{};
+    p.q = q;
+    p.n = n;
+    p.cache = cache;
+    p.len = len;
+    p.n_heads = dims.n_heads;
+    p.group = dims.n_heads / dims.n_kv_heads;
+    p.scale = 1.0f / std::sqrt(static_cast<float>(dims.head_dim));
+    p.out = static_cast<__half*>(out);
+    p.stats = stats;
+    if (dims.head_dim == 64)
+        launch<64>(p, dims.n_kv_heads, stream);
+    else
+        launch<128>(p, dims.n_kv_heads, stream);
+    check_launch("tensor_core_attention");
+}
+
+} // namespace pyramid::cuda
