@@ -139,6 +139,16 @@ void dequantize_is_bit_exact()
                                            rows_out.as<float>(), nullptr);
             check_bits("gathered rows " + name, download(rows_out.data(), gathered.size()), gathered);
         }
+    // The kernel writes 16 bytes at a time: an output off that alignment is refused, by name.
+    const auto blocks = upload_raw(random_blocks(TensorType::Q8_0, 1, 32));
+    auto out = poisoned(40);
+    bool refused = false;
+    try {
+        cuda::dequantize_rows(TensorType::Q8_0, blocks.data(), 32, 0, 1, out.as<float>() + 1, Precision::Fp32, nullptr);
+    } catch (const Error& e) {
+        refused = std::string(e.what()).find("16-byte aligned") != std::string::npos;
+    }
+    GPU_CHECK(refused, "a misaligned dequantize output is refused");
     GPU_CHECK(!cuda::stays_quantized(TensorType::F16) && !cuda::stays_quantized(TensorType::BF16) &&
                   !cuda::stays_quantized(TensorType::F32) && cuda::stays_quantized(TensorType::Q4_K),
               "stays_quantized names exactly the block types");
