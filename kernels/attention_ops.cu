@@ -63,15 +63,7 @@ __device__ __forceinline__ float score(const float* scaled_q, const T* key, int 
     return s;
 }
 
-struct Params {
-    const float* q;
-    int n;
-    KvBlockTable cache;
-    int len;
-    int n_heads;
-    int group;  // query heads per KV head
-    int head_dim;
-    float scale;
+struct Params : AttentionRows {
     void* out;            // attention
     float* stats;         // attention (written, may be null) / probe (read)
     int first_row;        // probe
@@ -278,14 +270,7 @@ void validate(const char* what, int n, int len, const AttentionDims& dims, const
 Params make_params(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims)
 {
     Params p{};
-    p.q = q;
-    p.n = n;
-    p.cache = cache;
-    p.len = len;
-    p.n_heads = dims.n_heads;
-    p.group = dims.n_heads / dims.n_kv_heads;
-    p.head_dim = dims.head_dim;
-    p.scale = 1.0f / std::sqrt(static_cast<float>(dims.head_dim));
+    static_cast<AttentionRows&>(p) = attention_rows(q, n, cache, len, dims);
     return p;
 }
 
@@ -308,6 +293,20 @@ void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
 }
 
 } // namespace
+
+AttentionRows attention_rows(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims)
+{
+    AttentionRows rows;
+    rows.q = q;
+    rows.n = n;
+    rows.cache = cache;
+    rows.len = len;
+    rows.n_heads = dims.n_heads;
+    rows.group = dims.n_heads / dims.n_kv_heads;
+    rows.head_dim = dims.head_dim;
+    rows.scale = 1.0f / std::sqrt(static_cast<float>(dims.head_dim));
+    return rows;
+}
 
 void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
                void* out, float* stats, cudaStream_t stream)

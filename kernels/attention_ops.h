@@ -23,6 +23,21 @@ struct AttentionDims {
 };
 inline constexpr int kMaxHeadDim = 256;
 
+// What the prompt attention kernels (both below) and the probe read: n query rows q over the
+// first len entries of `cache`, the last n of which are these rows'. One definition, so the
+// kernels' launch parameters cannot disagree on it.
+struct AttentionRows {
+    const float* q = nullptr;
+    int n = 0;
+    KvBlockTable cache;
+    int len = 0;
+    int n_heads = 0;
+    int group = 0;  // query heads per KV head
+    int head_dim = 0;
+    float scale = 0.0f;  // 1 / sqrt(head_dim)
+};
+AttentionRows attention_rows(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims);
+
 // q: float32 [n, n_heads * head_dim], RoPE applied. head_dim must be a multiple of 32 for q8
 // or q4 entries (pyramid::Error otherwise). The cache holds `len` entries whose last n
 // are these rows, so row i sees entries [0, len - n + i]. out: [n, n_heads * head_dim] in
@@ -32,7 +47,7 @@ void attention(const float* q, int n, const KvBlockTable& cache, int len, const 
                void* out, float* stats, cudaStream_t stream);
 
 // The two kernels attention() chooses between: tensor_core_attention (tensor_core_attention.h)
-// where it fits (fp16 with fp16 entries, head_dim 64 or 128), and otherwise this one, on the CUDA
+// where it fits (fp16, head_dim 64 or 128, any entry type), and otherwise this one, on the CUDA
 // cores in float32 for every case attention() takes: one lane scores one key of a tile of 32 and
 // a block shares each tile among 16 (row, head) pairs. Benchmarks time the two side by side.
 void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.h"
 #include "element_type.cuh"
@@ -20,23 +21,21 @@ constexpr int kKeys = 64;  // keys (and values) a tile
 // touches start in different banks.
 constexpr int kPad = 8;
 
-struct Params {
-    const float* q;
-    int n;
-    KvBlockTable cache;
-    int len;
-    int n_heads;
-    int group;  // query heads per KV head
-    float scale;
+struct Params : AttentionRows {
     __half* out;
     float* stats;
 };
 
-template <int HD>
+template <typename S>
+constexpr bool kQuantized = kValuesPerElement<S> != 1;
+
+// Keys as rows [kKeys][HD + kPad] (q8/q4 keys as their codes, exact in fp16), values
+// transposed [HD][kKeys + kPad], then for q8/q4 keys their scales [kKeys][HD / 32] in float32.
+template <int HD, typename K>
 constexpr size_t shared_bytes()
 {
-    // Keys as rows [kKeys][HD + kPad], values transposed [HD][kKeys + kPad].
-    return sizeof(__half) * (size_t(kKeys) * (HD + kPad) + size_t(HD) * (kKeys + kPad));
+    return sizeof(__half) * (size_t(kKeys) * (HD + kPad) + size_t(HD) * (kKeys + kPad)) +
+           (kQuantized<K> ? sizeof(float) * kKeys * (HD / kKvBlockValues) : 0);
 }
 
 __device__ __forceinline__ uint32_t word_at(const __half* p) { return *reinterpret_cast<const uint32_t*>(p); }
@@ -56,20 +55,57 @@ __device__ __forceinline__ void split_half(float x, __half& hi, __half& lo)
     lo = __float2half_rn(x - __half2float(hi));
 }
 
+// Code i of a q8 or q4 block, and the bits of that code as fp16 (exact: at most 127 in size).
+__device__ __forceinline__ int code_at(const KvQ8Block& b, int i) { return b.q[i]; }
+__device__ __forceinline__ int code_at(const KvQ4Block& b, int i) { return kv_q4_code(b, i); }
+__device__ __forceinline__ uint32_t code_bits(int code) { return __half_as_ushort(__int2half_rn(code)); }
+
+// The bits of value d of a stored row as fp16: an fp16 entry's own, a q8/q4 entry's value
+// (scale * code, exact in float32) rounded to fp16.
+template <typename S>
+__device__ __forceinline__ uint32_t value_bits(const S* row, int d)
+{
+    if constexpr (kQuantized<S>)
+        return __half_as_ushort(__float2half_rn(load_value(row, d)));
+    else
+        return __half_as_ushort(row[d]);
+}
+
 // Loads entries [t0, t0 + count) of KV head `kv_head` into the tiles (zeros past count, so
 // masked keys meet finite values): keys as rows, values transposed (the B operand of P V
-// wants two keys of one dimension in a register).
-template <int HD>
-__device__ void load_tiles(const KvBlockTable& cache, int t0, int count, int kv_head, __half* ks, __half* vt)
+// wants two keys of one dimension in a register). fp16 rows move 16 bytes at a time; q8/q4
+// keys go in as codes with their scales beside them, q8/q4 values as fp16 values.
+template <int HD, typename K, typename V>
+__device__ void load_tiles(const KvBlockTable& cache, int t0, int count, int kv_head, __half* ks, __half* vt,
+                           float* k_scales)
 {
-    constexpr int chunks = HD / 8;  // 16-byte pieces of a head's row
+    constexpr int chunks = HD / 8;  // pieces of 8 values of a head's row
     const int column = kv_head * HD;
-    for (int idx = threadIdx.x; idx < kKeys * chunks; idx += blockDim.x) {
-        const int r = idx / chunks, c = idx % chunks;
-        uint4 word = make_uint4(0, 0, 0, 0);
-        if (r < count)
-            word = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r, false) + column + c * 8);
-        *reinterpret_cast<uint4*>(ks + r * (HD + kPad) + c * 8) = word;
+    if constexpr (kQuantized<K>) {
+        constexpr int blocks = HD / kKvBlockValues;
+        for (int idx = threadIdx.x; idx < kKeys * blocks; idx += blockDim.x) {
+            const int r = idx / blocks, b = idx % blocks;
+            __half* dst = ks + r * (HD + kPad) + b * kKvBlockValues;
+            if (r >= count) {
+                for (int i = 0; i < kKvBlockValues; i += 2)
+                    *reinterpret_cast<uint32_t*>(dst + i) = 0;
+                k_scales[idx] = 0.0f;
+                continue;
+            }
+            const K& block = at_column(entry_row<K>(cache, t0 + r, false), column)[b];
+            for (int i = 0; i < kKvBlockValues; i += 2)
+                *reinterpret_cast<uint32_t*>(dst + i) =
+                    code_bits(code_at(block, i)) | code_bits(code_at(block, i + 1)) << 16;
+            k_scales[idx] = scale_of(block.scale);
+        }
+    } else {
+        for (int idx = threadIdx.x; idx < kKeys * chunks; idx += blockDim.x) {
+            const int r = idx / chunks, c = idx % chunks;
+            uint4 word = make_uint4(0, 0, 0, 0);
+            if (r < count)
+                word = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r, false) + column + c * 8);
+            *reinterpret_cast<uint4*>(ks + r * (HD + kPad) + c * 8) = word;
+        }
     }
     // One thread a pair of keys and 8 dimensions; neighbouring threads take neighbouring pairs,
     // so their 4-byte stores fall in different banks.
@@ -77,26 +113,40 @@ __device__ void load_tiles(const KvBlockTable& cache, int t0, int count, int kv_
     for (int idx = threadIdx.x; idx < pairs * chunks; idx += blockDim.x) {
         const int kp = idx % pairs, c = idx / pairs;
         const int r = 2 * kp;
-        uint4 first = make_uint4(0, 0, 0, 0), second = make_uint4(0, 0, 0, 0);
-        if (r < count)
-            first = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r, true) + column + c * 8);
-        if (r + 1 < count)
-            second = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r + 1, true) + column + c * 8);
+        uint32_t* dst = reinterpret_cast<uint32_t*>(vt + c * 8 * (kKeys + kPad) + r);
+        constexpr int dst_stride = (kKeys + kPad) / 2;  // words from one dimension's row to the next
+        if constexpr (kQuantized<V>) {
+            const V* first = r < count ? at_column(entry_row<V>(cache, t0 + r, true), column) : nullptr;
+            const V* second = r + 1 < count ? at_column(entry_row<V>(cache, t0 + r + 1, true), column) : nullptr;
+            for (int j = 0; j < 8; ++j) {
+                const int d = c * 8 + j;
+                dst[j * dst_stride] =
+                    (first ? value_bits(first, d) : 0u) | (second ? value_bits(second, d) : 0u) << 16;
+            }
+        } else {
+            uint4 first = make_uint4(0, 0, 0, 0), second = make_uint4(0, 0, 0, 0);
+            if (r < count)
+                first = *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r, true) + column + c * 8);
+            if (r + 1 < count)
+                second =
+                    *reinterpret_cast<const uint4*>(entry_row<__half>(cache, t0 + r + 1, true) + column + c * 8);
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
-            *reinterpret_cast<uint32_t*>(vt + (c * 8 + j) * (kKeys + kPad) + r) =
-                half_bits(first, j) | half_bits(second, j) << 16;
+            for (int j = 0; j < 8; ++j)
+                dst[j * dst_stride] = half_bits(first, j) | half_bits(second, j) << 16;
+        }
     }
 }
 
-template <int HD>
+template <int HD, typename K, typename V>
 __global__ void __launch_bounds__(kWarps * 32) tensor_core_attention_kernel(Params p)
 {
     constexpr int ksteps = HD / 16;     // k-steps of Q K^T
     constexpr int key_tiles = kKeys / 8;  // n-tiles of the scores
     constexpr int dim_tiles = HD / 8;     // n-tiles of the output
+    constexpr int scale_blocks = HD / kKvBlockValues;  // q8/q4 blocks of a key's head
     __half* ks = dynamic_shared_memory<__half>();
     __half* vt = ks + kKeys * (HD + kPad);
+    float* k_scales = reinterpret_cast<float*>(vt + HD * (kKeys + kPad));  // [kKeys][scale_blocks]
 
     const int kv_head = blockIdx.y;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -149,7 +199,7 @@ __global__ void __launch_bounds__(kWarps * 32) tensor_core_attention_kernel(Para
 
     for (int t0 = 0; t0 < block_visible; t0 += kKeys) {
         __syncthreads();  // the previous tiles are consumed
-        load_tiles<HD>(p.cache, t0, min(kKeys, block_visible - t0), kv_head, ks, vt);
+        load_tiles<HD, K, V>(p.cache, t0, min(kKeys, block_visible - t0), kv_head, ks, vt, k_scales);
         __syncthreads();
         if (t0 >= warp_visible)
             continue;
@@ -159,11 +209,33 @@ __global__ void __launch_bounds__(kWarps * 32) tensor_core_attention_kernel(Para
         for (int t = 0; t < key_tiles; ++t) {
             s[t] = MmaC{{0.0f, 0.0f, 0.0f, 0.0f}};
             const __half* key = ks + (t * 8 + g) * (HD + kPad) + 2 * c;
+            if constexpr (kQuantized<K>) {
+                // Each block of 32 dimensions against the codes, then times its key's scale (this
+                // lane's columns are keys t * 8 + 2c and + 1): the float32 kernel's sum of
+                // q * (scale * code), in another order.
+                const float* scale0 = k_scales + (t * 8 + 2 * c) * scale_blocks;
 #pragma unroll
-            for (int st = 0; st < ksteps; ++st) {
-                const MmaB b{{word_at(key + st * 16), word_at(key + st * 16 + 8)}};
-                mma_16x8x16(s[t], q_hi[st], b);
-                mma_16x8x16(s[t], q_lo[st], b);
+                for (int blk = 0; blk < scale_blocks; ++blk) {
+                    MmaC part{{0.0f, 0.0f, 0.0f, 0.0f}};
+#pragma unroll
+                    for (int st = 2 * blk; st < 2 * blk + 2; ++st) {
+                        const MmaB b{{word_at(key + st * 16), word_at(key + st * 16 + 8)}};
+                        mma_16x8x16(part, q_hi[st], b);
+                        mma_16x8x16(part, q_lo[st], b);
+                    }
+                    const float first = scale0[blk], second = scale0[scale_blocks + blk];
+                    s[t].v[0] += part.v[0] * first;
+                    s[t].v[1] += part.v[1] * second;
+                    s[t].v[2] += part.v[2] * first;
+                    s[t].v[3] += part.v[3] * second;
+                }
+            } else {
+#pragma unroll
+                for (int st = 0; st < ksteps; ++st) {
+                    const MmaB b{{word_at(key + st * 16), word_at(key + st * 16 + 8)}};
+                    mma_16x8x16(s[t], q_hi[st], b);
+                    mma_16x8x16(s[t], q_lo[st], b);
+                }
             }
         }
 
@@ -245,19 +317,19 @@ __global__ void __launch_bounds__(kWarps * 32) tensor_core_attention_kernel(Para
     }
 }
 
-template <int HD>
+template <int HD, typename K, typename V>
 void launch(const Params& p, int n_kv_heads, cudaStream_t stream)
 {
-    static_assert(shared_bytes<HD>() <= 48 * 1024, "no opt-in to more shared memory");
+    static_assert(shared_bytes<HD, K>() <= 48 * 1024, "no opt-in to more shared memory");
     const dim3 grid((p.n * p.group + kPairsPerBlock - 1) / kPairsPerBlock, n_kv_heads);
-    launch_kernel(tensor_core_attention_kernel<HD>, grid, kWarps * 32, shared_bytes<HD>(), stream, p);
+    launch_kernel(tensor_core_attention_kernel<HD, K, V>, grid, kWarps * 32, shared_bytes<HD, K>(), stream, p);
 }
 
 } // namespace
 
 bool tensor_core_attention_fits(Precision type, const KvBlockFormat& format, int head_dim)
 {
-    return type == Precision::Fp16 && format.key_type == KvPrecision::F16 && format.value_type == KvPrecision::F16 &&
+    return type == Precision::Fp16 && kv_types_supported(type, format.key_type, format.value_type) &&
            (head_dim == 64 || head_dim == 128);
 }
 
@@ -269,23 +341,32 @@ void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int
         throw Error("tensor_core_attention: unsupported case (head_dim " + std::to_string(dims.head_dim) + ", heads " +
                     std::to_string(dims.n_heads) + "/" + std::to_string(dims.n_kv_heads) + ", rows " +
                     std::to_string(n) + " of " + std::to_string(len) +
-                    "; it takes fp16 entries and head_dim 64 or 128)");
+                    "; it takes fp16, q8 or q4 entries under fp16 and head_dim 64 or 128)");
     if (n == 0)
         return;
     Params p{};
-    p.q = q;
-    p.n = n;
-    p.cache = cache;
-    p.len = len;
-    p.n_heads = dims.n_heads;
-    p.group = dims.n_heads / dims.n_kv_heads;
-    p.scale = 1.0f / std::sqrt(static_cast<float>(dims.head_dim));
+    static_cast<AttentionRows&>(p) = attention_rows(q, n, cache, len, dims);
     p.out = static_cast<__half*>(out);
     p.stats = stats;
-    if (dims.head_dim == 64)
-        launch<64>(p, dims.n_kv_heads, stream);
-    else
-        launch<128>(p, dims.n_kv_heads, stream);
+    // Only the types it fits (fp16, q8, q4): dispatch_kv would also build float32 instances.
+    const auto stored = [](KvPrecision type, auto&& f) {
+        if (type == KvPrecision::Q8)
+            f(static_cast<KvQ8Block*>(nullptr));
+        else if (type == KvPrecision::Q4)
+            f(static_cast<KvQ4Block*>(nullptr));
+        else
+            f(static_cast<__half*>(nullptr));
+    };
+    stored(cache.format.key_type, [&](auto* k) {
+        stored(cache.format.value_type, [&](auto* v) {
+            using K = std::remove_pointer_t<decltype(k)>;
+            using V = std::remove_pointer_t<decltype(v)>;
+            if (dims.head_dim == 64)
+                launch<64, K, V>(p, dims.n_kv_heads, stream);
+            else
+                launch<128, K, V>(p, dims.n_kv_heads, stream);
+        });
+    });
     check_launch("tensor_core_attention");
 }
 

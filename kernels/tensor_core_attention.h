@@ -17,16 +17,19 @@
 //   - the probabilities are rounded to fp16 for P V (relative error at most 2^-11 each), as
 //     flash attention does; the sum that divides the output is taken before that rounding.
 //     The output itself is fp16.
+//   - q8 and q4 keys go in as their codes (exact in fp16) and each block of 32 dimensions'
+//     product is multiplied by its key's scale in float32: the same exact key values as fp16
+//     keys. q8 and q4 values are rounded to fp16 (scale * code, 2^-11 relative), far below
+//     their own quantization step.
 #include <cuda_runtime.h>
 
 #include "attention_ops.h"
 
 namespace pyramid::cuda {
 
-// Whether tensor_core_attention takes these: fp16 output, keys and values stored as fp16, and
-// head_dim 64 or 128 (the LLaMA family's and SmolLM2's). Other cases stay with the scalar
-// kernel: float32 for the golden path's exactness, q8 and q4 entries (rounding their decoded
-// values to fp16 would lose what their float32 decoding keeps), other head sizes.
+// Whether tensor_core_attention takes these: fp16 output, keys and values stored as fp16, q8
+// or q4, and head_dim 64 or 128 (the LLaMA family's and SmolLM2's). Other cases stay with the
+// CUDA cores' kernel: float32 for the golden path's exactness, and other head sizes.
 bool tensor_core_attention_fits(Precision type, const KvBlockFormat& format, int head_dim);
 
 // attention() with the same arguments and contract for the cases it fits (pyramid::Error

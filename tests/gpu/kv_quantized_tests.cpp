@@ -9,7 +9,8 @@
 //   CPU's floats (tolerance 0).
 // - attention_over_quantized_entries: attention() and attention_probe() (whole, and added in
 //   two chunks) against cpu::attention over the same decoded entries. Scale * code is exact in
-//   float32, so only summation order differs: the tolerances of the fp32 and fp16 entries'
+//   float32, so only summation order differs (and, under fp16 at head_dim 64 and 128, the
+//   tensor cores' fp16 probabilities and values): the tolerances of the fp32 and fp16 entries'
 //   test (attention_and_probe_match): outputs fp32 1e-5 absolute + 1e-4 relative, fp16 one half
 //   step (2^-11) absolute + 1e-4 relative; probes 1e-5 of the largest + 1e-4 relative.
 // - shift_keys_on_quantized_keys: each key decoded, rotated and quantized again. Against the

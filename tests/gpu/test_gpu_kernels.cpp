@@ -221,14 +221,19 @@ void tensor_core_attention_takes_its_cases()
     for (int hd : {8, 32, 96, 256})
         if (cuda::tensor_core_attention_fits(Precision::Fp16, f16, hd))
             fail("head_dim " + std::to_string(hd) + " should stay with the float32 kernel");
-    cuda::KvBlockFormat q8_keys = f16, q4_values = f16, f32;
+    cuda::KvBlockFormat q8_keys = f16, q4_values = f16, f32 = f16, f32_q8 = f16;
     q8_keys.key_type = KvPrecision::Q8;
     q4_values.value_type = KvPrecision::Q4;
     f32.key_type = f32.value_type = KvPrecision::F32;
-    if (cuda::tensor_core_attention_fits(Precision::Fp16, q8_keys, 128) ||
-        cuda::tensor_core_attention_fits(Precision::Fp16, q4_values, 128) ||
-        cuda::tensor_core_attention_fits(Precision::Fp32, f32, 128))
-        fail("quantized entries and float32 should stay with the float32 kernel");
+    f32_q8.key_type = KvPrecision::F32;
+    f32_q8.value_type = KvPrecision::Q8;
+    if (!cuda::tensor_core_attention_fits(Precision::Fp16, q8_keys, 128) ||
+        !cuda::tensor_core_attention_fits(Precision::Fp16, q4_values, 64))
+        fail("q8 and q4 entries under fp16 should take the tensor cores");
+    if (cuda::tensor_core_attention_fits(Precision::Fp32, f32, 128) ||
+        cuda::tensor_core_attention_fits(Precision::Fp32, f32_q8, 128) ||
+        cuda::tensor_core_attention_fits(Precision::Fp16, f32, 128))
+        fail("float32 should stay with the CUDA cores' kernel");
     bool refused = false;
     try {
         cuda::tensor_core_attention(nullptr, 1, cuda::KvBlockTable{nullptr, f16}, 1, cuda::AttentionDims{1, 1, 96},
@@ -259,30 +264,37 @@ void attention_kernels_agree()
 {
     // The two kernels attention() chooses between, on the cases both take (the benchmark times
     // them side by side): outputs within an fp16 step (each rounds its own, and the tensor
-    // cores' probabilities are fp16), the statistics as float32 sums in another order.
+    // cores' probabilities, and q8/q4 values, are fp16), the statistics as float32 sums in
+    // another order.
+    const KvTypes kinds[] = {KvTypes{KvPrecision::F16}, KvTypes{KvPrecision::Q8, KvPrecision::Q4},
+                             KvTypes{KvPrecision::Q4, KvPrecision::Q8}};
     for (const cpu::AttentionShape& s : {cpu::AttentionShape{8, 2, 128}, cpu::AttentionShape{9, 3, 64}})
-        for (int n : {150, 40}) {
-            const int len = 150, q_width = s.n_heads * s.head_dim;
-            FilledStore filled(rng, s.n_kv_heads * s.head_dim, Precision::Fp16, len);
-            const auto dq = upload(random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f));
-            const cuda::AttentionDims dims{s.n_heads, s.n_kv_heads, s.head_dim};
-            const cuda::KvBlockTable table = filled.store.table();
-            std::vector<float> outputs[2], stats[2];
-            for (int kernel = 0; kernel < 2; ++kernel) {
-                const auto out = poisoned(size_t(n) * q_width, Precision::Fp16);
-                const auto st = poisoned(size_t(n) * s.n_heads * 2);
-                if (kernel == 0)
-                    cuda::tensor_core_attention(dq.as<float>(), n, table, len, dims, out.data(), st.as<float>(), nullptr);
-                else
-                    cuda::cuda_core_attention(dq.as<float>(), n, table, len, dims, Precision::Fp16, out.data(),
-                                              st.as<float>(), nullptr);
-                outputs[kernel] = download(out.data(), size_t(n) * q_width, Precision::Fp16);
-                stats[kernel] = download(st.data(), size_t(n) * s.n_heads * 2);
+        for (int n : {150, 40})
+            for (const KvTypes& types : kinds) {
+                const int len = 150, q_width = s.n_heads * s.head_dim;
+                FilledStore filled(rng, s.n_kv_heads * s.head_dim, Precision::Fp16, len, 16, types);
+                const auto dq = upload(random_floats(rng, size_t(n) * q_width, -2.0f, 2.0f));
+                const cuda::AttentionDims dims{s.n_heads, s.n_kv_heads, s.head_dim};
+                const cuda::KvBlockTable table = filled.store.table();
+                std::vector<float> outputs[2], stats[2];
+                for (int kernel = 0; kernel < 2; ++kernel) {
+                    const auto out = poisoned(size_t(n) * q_width, Precision::Fp16);
+                    const auto st = poisoned(size_t(n) * s.n_heads * 2);
+                    if (kernel == 0)
+                        cuda::tensor_core_attention(dq.as<float>(), n, table, len, dims, out.data(), st.as<float>(),
+                                                    nullptr);
+                    else
+                        cuda::cuda_core_attention(dq.as<float>(), n, table, len, dims, Precision::Fp16, out.data(),
+                                                  st.as<float>(), nullptr);
+                    outputs[kernel] = download(out.data(), size_t(n) * q_width, Precision::Fp16);
+                    stats[kernel] = download(st.data(), size_t(n) * s.n_heads * 2);
+                }
+                const std::string what = "hd=" + std::to_string(s.head_dim) + " n=" + std::to_string(n) +
+                                         " keys " + kv_precision_name(types.k) + " values " +
+                                         kv_precision_name(types.v);
+                check_close("tensor vs CUDA cores, outputs " + what, outputs[0], outputs[1], 2 * kHalfStep, 0.0);
+                check_close("tensor vs CUDA cores, stats " + what, stats[0], stats[1], 1e-5, 1e-5);
             }
-            const std::string what = "hd=" + std::to_string(s.head_dim) + " n=" + std::to_string(n);
-            check_close("tensor vs CUDA cores, outputs " + what, outputs[0], outputs[1], 2 * kHalfStep, 0.0);
-            check_close("tensor vs CUDA cores, stats " + what, stats[0], stats[1], 1e-5, 1e-5);
-        }
 }
 
 void probe_without_rows_is_zero()
