@@ -10,9 +10,10 @@
 // pyramid-bench generates them.
 //
 // Then a prompt's attention, the part of a prefill that grows with the square of the prompt:
-// causal attention of n query rows over n fp16 entries (one layer, LLaMA-2-7B's 32 heads of 128
-// unless told otherwise) by the two kernels attention() chooses between (attention_ops.h), the
-// tensor cores' and the CUDA cores' float32 one, taking turns, with their ratio.
+// causal attention of n query rows over n entries (one layer, LLaMA-2-7B's 32 heads of 128
+// unless told otherwise) stored as fp16, q8 and q4, by the two kernels attention() chooses
+// between (attention_ops.h), the tensor cores' and the CUDA cores' float32 one, taking turns,
+// with their ratio.
 //
 // Prints Markdown tables on stdout; --json writes the same numbers. Exit codes: 0 done,
 // 2 bad options, 3 a CUDA error, 77 no CUDA device (as the GPU tests).
@@ -32,6 +33,7 @@
 #include "command_line.h"
 #include "cuda_check.h"
 #include "attention_ops.h"
+#include "backend/kv_precision.h"
 #include "cuda_kv_layer_store.h"
 #include "device_buffer.h"
 #include "event_timer.h"
@@ -63,11 +65,13 @@ struct Options {
 
 struct AttentionOptions {
     std::vector<int> lens{512, 3840};  // prompt tokens
+    std::vector<std::string> kv_types{"f16", "q8", "q4"};  // the entries', keys and values alike
     int heads = 32, kv_heads = 32, head_dim = 128;
     int calls = 3;
 };
 
 struct AttentionResult {
+    std::string kv_type;
     std::string kernel;  // tensor cores or CUDA cores
     int len = 0;
     double ms = 0;       // per call: one layer's attention
@@ -169,7 +173,8 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
     return results;
 }
 
-std::vector<AttentionResult> bench_attention(cudaStream_t stream, const AttentionOptions& a)
+// Both kernels over one cache of `type` entries, at each prompt length.
+std::vector<AttentionResult> bench_attention(cudaStream_t stream, const AttentionOptions& a, const std::string& type)
 {
     const int longest = *std::max_element(a.lens.begin(), a.lens.end());
     const int kv_dim = a.kv_heads * a.head_dim, q_width = a.heads * a.head_dim;
@@ -177,8 +182,8 @@ std::vector<AttentionResult> bench_attention(cudaStream_t stream, const Attentio
     const int blocks = (longest + kBlockEntries - 1) / kBlockEntries;
     cuda::WorkStream work(stream);
     cuda::HostUploads uploads(work);
-    cuda::KvMemory memory(cuda::KvGeometry{kv_dim, kBlockEntries, KvTypes{KvPrecision::F16}}, size_t(blocks), blocks,
-                          64, work, uploads);
+    cuda::KvMemory memory(cuda::KvGeometry{kv_dim, kBlockEntries, KvTypes{parse_kv_precision(type)}}, size_t(blocks),
+                          blocks, 64, work, uploads);
     cuda::CudaKvLayerStore store(memory);
 
     std::mt19937 rng(2);
@@ -216,8 +221,9 @@ std::vector<AttentionResult> bench_attention(cudaStream_t stream, const Attentio
             }));
         }
         const double flops = 4.0 * a.head_dim * a.heads * (double(len) * (len + 1) / 2);
-        for (auto [kernel, us] : {std::pair{"tensor cores", median(tensor_us)}, std::pair{"CUDA cores", median(cuda_core_us)}})
-            results.push_back({kernel, len, us / 1e3, flops / (us * 1e-6) / 1e12});
+        for (auto [kernel, us] :
+             {std::pair{"tensor cores", median(tensor_us)}, std::pair{"CUDA cores", median(cuda_core_us)}})
+            results.push_back({type, kernel, len, us / 1e3, flops / (us * 1e-6) / 1e12});
     }
     return results;
 }
@@ -255,6 +261,10 @@ int main(int argc, char** argv)
     app.add_option("--attention-lens", attention.lens, "prompt tokens of the attention timings")
         ->delimiter(',')
         ->check(CLI::Range(1, 32768))
+        ->capture_default_str();
+    app.add_option("--attention-kv-types", attention.kv_types, "KV entry types of the attention timings")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"f16", "q8", "q4"}))
         ->capture_default_str();
     app.add_option("--attention-heads", attention.heads, "query heads of the attention timings")
         ->check(CLI::Range(1, 256))
@@ -320,7 +330,10 @@ int main(int argc, char** argv)
             for (const Result& r : bench_type(handle, stream, type, o, x, y))
                 results.push_back(r);
         cublasDestroy(handle);
-        const std::vector<AttentionResult> attention_results = bench_attention(stream, attention);
+        std::vector<AttentionResult> attention_results;
+        for (const std::string& type : attention.kv_types)
+            for (const AttentionResult& r : bench_attention(stream, attention, type))
+                attention_results.push_back(r);
 
         fmt::print("Device: {}; copy bandwidth {:.0f} GB/s (read + write); {}\n", prop.name, copy_gbps,
                    utc_timestamp());
@@ -340,18 +353,22 @@ int main(int argc, char** argv)
                                  {"weight_gbps", r.weight_gbps},
                                  {"tflops", r.tflops}});
         }
-        fmt::print("\nPrompt attention: causal, n query rows over n fp16 entries, {} heads ({} KV heads) of {}, "
-                   "fp16 out; {} calls per timing, median of 5; the kernels take turns.\n\n",
+        fmt::print("\nPrompt attention: causal, n query rows over n entries, {} heads ({} KV heads) of {}, fp16 "
+                   "out; {} calls per timing, median of 5; the kernels take turns.\n\n",
                    attention.heads, attention.kv_heads, attention.head_dim, attention.calls);
-        fmt::print("| prompt tokens | kernel | ms per layer | TFLOP/s | time vs CUDA cores |\n"
-                   "|---:|---|---:|---:|---:|\n");
+        fmt::print("| KV entries | prompt tokens | kernel | ms per layer | TFLOP/s | time vs CUDA cores |\n"
+                   "|---|---:|---|---:|---:|---:|\n");
         nlohmann::json attention_json = nlohmann::json::array();
         for (size_t i = 0; i < attention_results.size(); ++i) {
             const AttentionResult& r = attention_results[i];
             const AttentionResult& cuda_cores = attention_results[i - i % 2 + 1];
-            fmt::print("| {} | {} | {:.3f} | {:.1f} | {:.3f}x |\n", r.len, r.kernel, r.ms, r.tflops,
+            fmt::print("| {} | {} | {} | {:.3f} | {:.1f} | {:.3f}x |\n", r.kv_type, r.len, r.kernel, r.ms, r.tflops,
                        r.ms / cuda_cores.ms);
-            attention_json.push_back({{"prompt_tokens", r.len}, {"kernel", r.kernel}, {"ms", r.ms}, {"tflops", r.tflops}});
+            attention_json.push_back({{"kv_type", r.kv_type},
+                                      {"prompt_tokens", r.len},
+                                      {"kernel", r.kernel},
+                                      {"ms", r.ms},
+                                      {"tflops", r.tflops}});
         }
         if (!json_path.empty()) {
             const nlohmann::json doc = {{"tool", "pyramid-gpu-kernel-bench"},

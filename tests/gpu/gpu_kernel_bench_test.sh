@@ -9,7 +9,8 @@ source "$(dirname "$0")/../support/tool_checks.sh"
 # The emulated device holds 1 GiB unless told otherwise; the copy bandwidth test takes a quarter.
 rc=0
 "$bench" --rows 24 --cols 512 --decode-rows 1,3 --prompt-rows 12 --calls 1 --working-set-mib 1 \
-  --attention-lens 20,70 --attention-heads 3 --attention-kv-heads 1 --attention-head-dim 64 --attention-calls 1 \
+  --attention-lens 20,70 --attention-kv-types f16,q8 --attention-heads 3 --attention-kv-heads 1 \
+  --attention-head-dim 64 --attention-calls 1 \
   --json "$tmp/k.json" >"$tmp/table.md" 2>"$tmp/err" || rc=$?
 [ "$rc" = 77 ] && { cat "$tmp/table.md"; exit 77; }
 [ "$rc" = 0 ] || fail "exit $rc: $(cat "$tmp/err")"
@@ -22,19 +23,23 @@ for type in q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K; do
   row "$type" tiles 12
 done
 for n in 1 3 12; do row f16 cublas "$n"; done
-for len in 20 70; do
-  for kernel in "tensor cores" "CUDA cores"; do
-    grep -q "^| $len | $kernel | " "$tmp/table.md" || fail "no $kernel attention row for $len tokens: $(cat "$tmp/table.md")"
+for kv in f16 q8; do
+  for len in 20 70; do
+    for kernel in "tensor cores" "CUDA cores"; do
+      grep -q "^| $kv | $len | $kernel | " "$tmp/table.md" ||
+        fail "no $kernel attention row for $len tokens of $kv entries: $(cat "$tmp/table.md")"
+    done
   done
 done
-grep -q "^| 70 | CUDA cores | .* | 1.000x |$" "$tmp/table.md" || fail "the CUDA cores' row is not their own 1x"
+grep -q "^| q8 | 70 | CUDA cores | .* | 1.000x |$" "$tmp/table.md" || fail "the CUDA cores' row is not their own 1x"
 grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
-[ "$(grep -c '"prompt_tokens"' "$tmp/k.json")" = 4 ] || fail "the JSON lacks attention rows: $(cat "$tmp/k.json")"
+[ "$(grep -c '"prompt_tokens"' "$tmp/k.json")" = 8 ] || fail "the JSON lacks attention rows: $(cat "$tmp/k.json")"
 [ "$(grep -c '"input_rows"' "$tmp/k.json")" = 53 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
 
 expect 2 "name one quantized type or f16" "$bench" --types q4_k_m
 expect 2 "multiple of 256" "$bench" --cols 300
 expect 2 "64 or 128" "$bench" --attention-head-dim 96
+expect 2 "attention-kv-types" "$bench" --attention-kv-types f32
 expect 2 "must divide" "$bench" --attention-heads 9 --attention-kv-heads 2
 expect 2 "pyramid-gpu-kernel-bench: .*--rowz" "$bench" --rowz 3
 version=$("$bench" --version) || fail "--version failed"
