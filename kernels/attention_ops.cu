@@ -363,20 +363,24 @@ void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int l
         throw Error("attention_probe: first_row " + std::to_string(first_row) + " is negative");
     if (len == 0 || first_row >= n)
         return;
-    Params p = make_params(q, n, cache, len, dims);
-    p.stats = const_cast<float*>(stats);
-    p.first_row = first_row;
-    p.row_weights = row_weights;
-    p.probe_partials = partials;
-    const dim3 grid((len + kTile - 1) / kTile, dims.n_kv_heads);
-    // The keys' type alone picks the kernel (all value types share it).
-    dispatch_kv(type, cache.format, "attention_probe", [&](auto*, auto* k, auto*) {
-        using K = std::remove_pointer_t<decltype(k)>;
-        const size_t shared = probe_shared_bytes<K>(dims.head_dim);
-        allow_shared_memory(probe_kernel<K>, shared, "attention_probe (shared memory)");
-        launch_kernel(probe_kernel<K>, grid, kWarps * 32, shared, stream, p);
-    });
-    check_launch("attention_probe");
+    if (tensor_core_attention_fits(type, cache.format, dims.head_dim)) {
+        tensor_core_probe_partials(q, n, cache, len, dims, stats, first_row, row_weights, partials, stream);
+    } else {
+        Params p = make_params(q, n, cache, len, dims);
+        p.stats = const_cast<float*>(stats);
+        p.first_row = first_row;
+        p.row_weights = row_weights;
+        p.probe_partials = partials;
+        const dim3 grid((len + kTile - 1) / kTile, dims.n_kv_heads);
+        // The keys' type alone picks the kernel (all value types share it).
+        dispatch_kv(type, cache.format, "attention_probe", [&](auto*, auto* k, auto*) {
+            using K = std::remove_pointer_t<decltype(k)>;
+            const size_t shared = probe_shared_bytes<K>(dims.head_dim);
+            allow_shared_memory(probe_kernel<K>, shared, "attention_probe (shared memory)");
+            launch_kernel(probe_kernel<K>, grid, kWarps * 32, shared, stream, p);
+        });
+        check_launch("attention_probe");
+    }
     constexpr int kSumThreads = 256;
     launch_kernel(probe_sum_kernel, dim3((len + kSumThreads - 1) / kSumThreads), kSumThreads, 0, stream,
                   static_cast<const float*>(partials), len, dims.n_kv_heads, out);

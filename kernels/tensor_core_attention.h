@@ -1,7 +1,8 @@
 #pragma once
-// attention() of attention_ops.h on the tensor cores: the fp16 backend's prompts (and chunks
-// of prompts), where the scalar kernel's work grows with the square of the prompt and a
-// 3840-token prompt spent most of its prefill in it.
+// attention() of attention_ops.h on the tensor cores, and the probe's scoring: the fp16
+// backend's prompts (and chunks of prompts), where the CUDA cores' work grows with the square
+// of the prompt and a 3840-token prompt spent most of its prefill in it (and PyramidInfer's
+// probe, over the last fifth of the rows, a good part of the rest).
 //
 // Flash attention, one block per 64 (query row, head) pairs of one KV head, 16 pairs a warp:
 // a tile of 64 keys and their values goes to shared memory once for the block, the warp's
@@ -36,5 +37,14 @@ bool tensor_core_attention_fits(Precision type, const KvBlockFormat& format, int
 // otherwise): out [n, n_heads * head_dim] in fp16, stats (may be null) as attention() writes them.
 void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                            void* out, float* stats, cudaStream_t stream);
+
+// The per-KV-head sums attention_probe_add adds up (its `partials`: [n_kv_heads, len], each
+// entry's weighted probabilities over the probed rows of the head's query heads, every entry
+// written), on the tensor cores for the cases tensor_core_attention fits: the scores as it
+// computes them, against the stats it wrote. A block owns 64 entries of one KV head for all the
+// probed rows and adds in a fixed order, so the sums have the same bits in every run.
+void tensor_core_probe_partials(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
+                                const float* stats, int first_row, const float* row_weights, float* partials,
+                                cudaStream_t stream);
 
 } // namespace pyramid::cuda

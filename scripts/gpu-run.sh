@@ -160,18 +160,22 @@ stage_peer() {
   pack=$(mktemp -d)
   mkdir -p "$pack/bin"
   cp "$bin/llama-bench" "$pack/bin/"
-  local lib
-  for lib in $(ldd "$bin/llama-bench" | awk '/=> \// { print $3 }' | grep -E '/lib(llama|ggml)[^/]*\.so'); do
+  local lib libs
+  # Read once: under pipefail, `ldd | grep -q` fails when grep stops reading early (SIGPIPE).
+  libs=$(ldd "$bin/llama-bench")
+  for lib in $(awk '/=> \// { print $3 }' <<<"$libs" | grep -E '/lib(llama|ggml)[^/]*\.so'); do
     cp -L "$lib" "$pack/bin/"
   done
   # A GGML_BACKEND_DL build would load its backends with dlopen, past ldd's view.
-  if ldd "$bin/llama-bench" | grep -q 'libggml.so' && ! ldd "$bin/llama-bench" | grep -q 'libggml-cpu'; then
+  if grep -q 'libggml.so' <<<"$libs" && ! grep -q 'libggml-cpu' <<<"$libs"; then
     echo "gpu-run: $bin/llama-bench loads its ggml backends at run time (GGML_BACKEND_DL); build without it" >&2
     exit 1
   fi
   strip --strip-unneeded "$pack"/bin/* 2>/dev/null || true
   tar -C "$pack" -cJf "$stash/llamacpp-peer.tar.xz" bin
-  { "$bin/llama-bench" --version 2>&1 | head -2 || true; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/PEER_STAMP"
+  { "$bin/llama-bench" --version 2>/dev/null | head -2 ||
+      echo "llama-bench from $bin (a CUDA build: its --version needs the driver, which this machine lacks)"
+    date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/PEER_STAMP"
   rm -rf "$pack"
   ls -l "$stash/llamacpp-peer.tar.xz"
   du -sh "$stash"
