@@ -131,6 +131,23 @@ void dispatch_stored(KvPrecision type, F&& f)
     }
 }
 
+// Calls f with null pointers of the stored types of `format`'s keys and values, f(K*, V*),
+// where entries of the precision's own type are T (the caller has checked kv_types_supported):
+// a kernel built for one precision only instantiates that precision's types.
+template <typename T, typename F>
+void dispatch_stored_kv(const KvBlockFormat& format, F&& f)
+{
+    const auto stored = [](KvPrecision type, auto&& g) {
+        if (type == KvPrecision::Q8)
+            g(static_cast<KvQ8Block*>(nullptr));
+        else if (type == KvPrecision::Q4)
+            g(static_cast<KvQ4Block*>(nullptr));
+        else
+            g(static_cast<T*>(nullptr));
+    };
+    stored(format.key_type, [&](auto* k) { stored(format.value_type, [&](auto* v) { f(k, v); }); });
+}
+
 // Calls f with a null pointer of the element type T stands for in p and of the stored types
 // of `format`'s keys and values: f(T*, K*, V*). Throws pyramid::Error for types the kernels are
 // not built for (kv_types_supported).
@@ -143,15 +160,7 @@ void dispatch_kv(Precision p, const KvBlockFormat& format, const char* what, F&&
                     " (each must be the precision's own type, q8 or q4)");
     dispatch(p, [&](auto* t) {
         using T = std::remove_pointer_t<decltype(t)>;
-        const auto stored = [](KvPrecision type, auto&& g) {
-            if (type == KvPrecision::Q8)
-                g(static_cast<KvQ8Block*>(nullptr));
-            else if (type == KvPrecision::Q4)
-                g(static_cast<KvQ4Block*>(nullptr));
-            else
-                g(static_cast<T*>(nullptr));
-        };
-        stored(format.key_type, [&](auto* k) { stored(format.value_type, [&](auto* v) { f(t, k, v); }); });
+        dispatch_stored_kv<T>(format, [&](auto* k, auto* v) { f(t, k, v); });
     });
 }
 

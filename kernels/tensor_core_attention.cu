@@ -445,22 +445,6 @@ __global__ void __launch_bounds__(kWarps * 32) tensor_core_probe_kernel(ProbePar
     }
 }
 
-// Calls f with null pointers of the stored key and value types (fp16, q8, q4: only the types
-// these kernels take, where dispatch_kv would also build float32 instances).
-template <typename F>
-void dispatch_stored_kv(const KvBlockFormat& format, F&& f)
-{
-    const auto stored = [](KvPrecision type, auto&& g) {
-        if (type == KvPrecision::Q8)
-            g(static_cast<KvQ8Block*>(nullptr));
-        else if (type == KvPrecision::Q4)
-            g(static_cast<KvQ4Block*>(nullptr));
-        else
-            g(static_cast<__half*>(nullptr));
-    };
-    stored(format.key_type, [&](auto* k) { stored(format.value_type, [&](auto* v) { f(k, v); }); });
-}
-
 void check_fits(const char* what, const KvBlockFormat& format, int n, int len, const AttentionDims& dims)
 {
     if (!tensor_core_attention_fits(Precision::Fp16, format, dims.head_dim) || dims.n_kv_heads <= 0 ||
@@ -497,7 +481,7 @@ void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int
     static_cast<AttentionRows&>(p) = attention_rows(q, n, cache, len, dims);
     p.out = static_cast<__half*>(out);
     p.stats = stats;
-    dispatch_stored_kv(cache.format, [&](auto* k, auto* v) {
+    dispatch_stored_kv<__half>(cache.format, [&](auto* k, auto* v) {
         using K = std::remove_pointer_t<decltype(k)>;
         using V = std::remove_pointer_t<decltype(v)>;
         if (dims.head_dim == 64)
@@ -522,7 +506,7 @@ void tensor_core_probe_partials(const float* q, int n, const KvBlockTable& cache
     p.row_weights = row_weights;
     p.partials = partials;
     const dim3 grid((len + kKeys - 1) / kKeys, dims.n_kv_heads);
-    dispatch_stored_kv(cache.format, [&](auto* k, auto*) {
+    dispatch_stored_kv<__half>(cache.format, [&](auto* k, auto*) {
         using K = std::remove_pointer_t<decltype(k)>;
         const auto run = [&](auto kernel, size_t shared) {
             launch_kernel(kernel, grid, kWarps * 32, shared, stream, p);
