@@ -165,7 +165,12 @@ void ServingLoop::admit(std::vector<Submission> submissions)
 
 void ServingLoop::take_events(const std::vector<BatchEvent>& events)
 {
+    // The step has already given finished sequences' memory back. The gauges and the token count
+    // say so before any reply ends, so a client that has its reply never reads them stale.
+    if (std::any_of(events.begin(), events.end(), [](const BatchEvent& e) { return e.finished; }))
+        publish_gauges();
     int generated = 0;
+    std::vector<std::pair<Open*, const BatchEvent*>> finished;
     for (const BatchEvent& e : events) {
         const auto it = std::find_if(open_.begin(), open_.end(), [&](const auto& o) { return o->id == e.id; });
         if (it == open_.end())
@@ -188,12 +193,14 @@ void ServingLoop::take_events(const std::vector<BatchEvent>& events)
                 open.cancel_sent = true;
             }
         }
-        if (e.finished) {
-            finish(open, e);
-            open_.erase(it);
-        }
+        if (e.finished)
+            finished.emplace_back(&open, &e);
     }
     metrics_.count_generated(generated);
+    for (const auto& [open, e] : finished) {
+        finish(*open, *e);
+        std::erase_if(open_, [open = open](const auto& o) { return o.get() == open; });
+    }
 }
 
 void ServingLoop::finish(Open& open, const BatchEvent& event)

@@ -339,8 +339,12 @@ def test_default_chat_model(binary):
         check(status == 200 and "Paris" in answer, f"SmolLM2 on France: {answer!r}")
         before = server.metrics()
         asked = 1000
+        # Greedy, so the reply cannot end by itself before the disconnect shows (about 3 s): this
+        # essay runs to max_tokens, where a sampled one sometimes ended within 150 tokens and
+        # was never cancelled.
         sock = send_raw(server, "/v1/chat/completions", {
-            "messages": [{"role": "user", "content": "Write a long essay about the sea."}], "max_tokens": asked})
+            "messages": [{"role": "user", "content": "Write a long essay about the sea."}], "max_tokens": asked,
+            "temperature": 0})
         time.sleep(1.5)
         sock.close()
         generated = wait_for_cancel(server, before, asked)
