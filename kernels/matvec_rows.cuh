@@ -1,18 +1,29 @@
 #pragma once
-// What the quantized matvec kernels (quant_matvec.cu: float activations; quant_matvec_int8.cu:
-// int8 activations) share: a warp per output row, in blocks of kMatvecWarps warps, and how the
-// lanes' partial sums become the row's outputs.
+// What the matvec kernels (quant_matvec.cu: float activations; quant_matvec_int8.cu: int8
+// activations; half_matvec.cu: fp16 weights) share: a warp per output row, in blocks of
+// kMatvecWarps warps, the part of a launch a block computes, and how the lanes' partial sums
+// become the row's outputs.
 #include <string>
 
 #include "cuda_check.h"
 #include "element_type.cuh"
 #include "quant_blocks.cuh"
+#include "matvec_parts.h"
 #include "quant_matvec.h"
 
 namespace pyramid::cuda {
 
 constexpr int kMatvecWarps = 4;
 constexpr int kMatvecStretch = 32 * 8;  // elements a warp covers per step: eight per lane
+
+// Part blockIdx.y of the launch (grid y: one per part). Picked by constant indices: a kernel
+// parameter indexed by a register would be copied to local memory.
+__device__ __forceinline__ MatvecPart this_part(const MatvecParts& parts)
+{
+    static_assert(kMaxMatvecParts == 3, "this_part picks among three parts");
+    const unsigned i = blockIdx.y;
+    return i == 0 ? parts.part[0] : i == 1 ? parts.part[1] : parts.part[2];
+}
 
 // The output row of the calling warp.
 __device__ __forceinline__ int64_t matvec_row() { return int64_t(blockIdx.x) * kMatvecWarps + threadIdx.x / 32; }

@@ -5,6 +5,7 @@
 
 #include "cuda_check.h"
 #include "dequantize_ops.h"
+#include "half_matvec.h"
 #include "quant_matvec.h"
 
 namespace pyramid::cuda {
@@ -48,6 +49,11 @@ bool takes_int8_matvec(const DeviceMatrix& w, int n)
     return w.quantized && w.type == Precision::Fp16 && n <= kMaxMatvecRows;
 }
 
+bool takes_half_matvec(const DeviceMatrix& w, const void* x, int n)
+{
+    return !w.quantized && w.type == Precision::Fp16 && n <= kHalfMatvecRows && half_matvec_fits(w.data, w.cols, x);
+}
+
 // The scratch as the buffer of n int8 rows of cols values.
 void* int8_buffer(ProjectionScratch scratch, int n, int64_t cols)
 {
@@ -89,24 +95,32 @@ void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput>
     const ProjectionOutput* const end = outputs.end();
     for (const ProjectionOutput* o = outputs.begin(); o != end;) {
         const DeviceMatrix& w = *o->w;
+        const bool int8 = takes_int8_matvec(w, n), half = takes_half_matvec(w, x, n);
         const auto joins = [&](const ProjectionOutput* next) {
-            return next != end && takes_int8_matvec(w, n) && takes_int8_matvec(*next->w, n) &&
-                   *next->w->quantized == *w.quantized && next->w->cols == w.cols;
+            if (next == end || next->w->cols != w.cols)
+                return false;
+            if (int8)
+                return takes_int8_matvec(*next->w, n) && *next->w->quantized == *w.quantized;
+            return half && takes_half_matvec(*next->w, x, n);
         };
         if (n == 0 || !joins(o + 1)) {
             project(handle, w, x, n, o->y, 0.0f, scratch, rounded);
             ++o;
             continue;
         }
-        cudaStream_t stream = nullptr;
-        check(cublasGetStream(handle, &stream), "cublasGetStream");
-        const Int8Rows x_int8 =
-            rounded ? rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
         MatvecParts parts;
         do {
             parts.part[parts.count++] = {o->w->data, o->w->rows, o->y};
             ++o;
         } while (parts.count < kMaxMatvecParts && joins(o));
+        cudaStream_t stream = nullptr;
+        check(cublasGetStream(handle, &stream), "cublasGetStream");
+        if (half) {
+            half_matvec(parts, w.cols, x, n, 0.0f, stream);
+            continue;
+        }
+        const Int8Rows x_int8 =
+            rounded ? rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
         quant_matvec_int8(*w.quantized, parts, w.cols, x_int8, n, 0.0f, stream);
     }
 }
@@ -116,12 +130,15 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
 {
     if (n == 0)
         return;
-    if (!w.quantized) {
-        gemm(handle, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
-        return;
-    }
     cudaStream_t stream = nullptr;
     check(cublasGetStream(handle, &stream), "cublasGetStream");
+    if (!w.quantized) {
+        if (takes_half_matvec(w, x, n))
+            half_matvec(w.data, w.rows, w.cols, x, n, y, beta, stream);
+        else
+            gemm(handle, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
+        return;
+    }
     if (takes_int8_matvec(w, n)) {
         const Int8Rows x_int8 =
             rounded ? rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);

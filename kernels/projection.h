@@ -2,8 +2,11 @@
 // The linear projections of the model: y = x W^T (+ beta y), float32 accumulation and a
 // float32 result, x in the backend's precision. The path depends on how W is stored and on
 // the number n of input rows:
-//   - float W (fp16 or fp32): one cublasGemmEx. In fp16 this runs on the tensor cores; in fp32
-//     it is plain float32 (TF32 stays off, to match the CPU reference).
+//   - fp16 W, n <= kHalfMatvecRows (decode steps, small batches): half_matvec.h, which reads
+//     W at more of the memory bandwidth than cuBLAS's GEMM does at a few rows (where W and x
+//     are 16-byte aligned and rows a multiple of eight values; else as below).
+//   - float W otherwise (fp16 or fp32): one cublasGemmEx. In fp16 this runs on the tensor
+//     cores; in fp32 it is plain float32 (TF32 stays off, to match the CPU reference).
 //   - quantized W, n <= kMaxMatvecRows (decode steps, small batches): quant_matvec.h reads the
 //     blocks directly; in fp16 with x rounded to int8 (round_rows_int8 into the scratch, or
 //     by the kernel that wrote x, for all the projections of that x: int8_rows_for), in fp32
@@ -52,8 +55,8 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
              ProjectionScratch scratch = {}, const Int8Rows& rounded = {});
 
 // project() with beta 0 of each matrix into its own y, all reading x: neighbours in the list
-// that take the int8 matvec with the same type and width run in one launch (quant_matvec.h's
-// MatvecParts: q, k and v, or gate and up, of a Q4_K_M file), with the same results.
+// that take the same matvec (the int8 one with the same type, or the fp16 one) and width run in
+// one launch (matvec_parts.h: q, k and v, or gate and up), with the same results.
 struct ProjectionOutput {
     const DeviceMatrix* w = nullptr;
     float* y = nullptr;

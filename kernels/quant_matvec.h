@@ -14,14 +14,11 @@
 #include <cuda_runtime.h>
 
 #include "int8_rows.h"
+#include "matvec_parts.h"
 #include "model/tensor_type.h"
 #include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
-
-// Most input rows one call takes (the accumulators live in registers); more go through the
-// tile path of projection.h.
-constexpr int kMaxMatvecRows = 8;
 
 // y[t, r] = sum_c W[r, c] x[t, c] (+ beta y[t, r] when beta != 0; y is not read when beta is 0)
 // for t < n <= kMaxMatvecRows and r < rows. W: [rows, cols] raw blocks of `type` (one that
@@ -36,18 +33,7 @@ void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t col
 void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_t cols, const Int8Rows& x, int n,
                        float* y, float beta, cudaStream_t stream);
 
-// Up to kMaxMatvecParts matrices of one type and width that multiply the same x, each into its
-// own y: one launch instead of one each (q, k and v; gate and up), each row computed as alone.
-constexpr int kMaxMatvecParts = 3;
-struct MatvecPart {
-    const void* blocks = nullptr;
-    int64_t rows = 0;
-    float* y = nullptr;  // float32 [n, rows]
-};
-struct MatvecParts {
-    MatvecPart part[kMaxMatvecParts];
-    int count = 0;
-};
+// The same for the parts (matvec_parts.h) of one type and width that multiply x, in one launch.
 void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, const Int8Rows& x, int n, float beta,
                        cudaStream_t stream);
 

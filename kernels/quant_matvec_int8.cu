@@ -12,15 +12,6 @@ namespace {
 
 constexpr uint32_t kOnes = 0x01010101u;  // dp4a with it sums four signed bytes
 
-// Part blockIdx.y of the launch (grid y: one per part). Picked by constant indices: a kernel
-// parameter indexed by a register would be copied to local memory.
-__device__ __forceinline__ MatvecPart this_part(const MatvecParts& parts)
-{
-    static_assert(kMaxMatvecParts == 3, "this_part picks among three parts");
-    const unsigned i = blockIdx.y;
-    return i == 0 ? parts.part[0] : i == 1 ? parts.part[1] : parts.part[2];
-}
-
 // The lane's eight rounded activations of row t from element c (a multiple of 8), and the
 // factors of their block of 32.
 __device__ __forceinline__ int2 quants_at(const Int8Rows& x, int t, int64_t c)
@@ -71,7 +62,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     const int64_t r = matvec_row();
     if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
-    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).blocks) + r * (cols / B::kElems * B::kBytes);
+    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).weights) + r * (cols / B::kElems * B::kBytes);
     float acc[kMaxMatvecRows] = {};
     for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kInFlight * kMatvecStretch) {
         // Past the row's end a lane reads its last eight again (and adds nothing): no branch
@@ -145,7 +136,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
         return;
     const int64_t blocks = cols / 256;
     constexpr int block_bytes = K4Layout<kFifthBit>::kBytes;
-    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).blocks) + r * blocks * block_bytes;
+    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).weights) + r * blocks * block_bytes;
     const int segment = lane % kK4Segments;
     const int first = k4_segment_first_element(segment);
     const bool adds_minimum = segment % 2 == 0;
@@ -182,14 +173,14 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
     bool segments_fit = reinterpret_cast<uintptr_t>(x.q) % 16 == 0;  // k4_segments.cuh
     for (int i = 0; i < parts.count; ++i) {
         most_rows = std::max(most_rows, parts.part[i].rows);
-        segments_fit = segments_fit && reinterpret_cast<uintptr_t>(parts.part[i].blocks) % 16 == 0;
+        segments_fit = segments_fit && reinterpret_cast<uintptr_t>(parts.part[i].weights) % 16 == 0;
         if (i > 0)
-            quant::check_block_alignment(parts.part[i].blocks, "quant_matvec_int8");
+            quant::check_block_alignment(parts.part[i].weights, "quant_matvec_int8");
     }
     // Grid y: the parts; x: the rows of the longest (a shorter part's extra warps leave at once).
     const dim3 grid(matvec_grid(most_rows), static_cast<unsigned>(parts.count));
     launch_matvec(
-        "quant_matvec_int8", type, parts.part[0].blocks, most_rows, cols, n, segments_fit,
+        "quant_matvec_int8", type, parts.part[0].weights, most_rows, cols, n, segments_fit,
         [&](bool q5_k) {
             const auto kernel = n == 1 ? (q5_k ? k4_matvec_int8_kernel<true, 1> : k4_matvec_int8_kernel<false, 1>)
                                        : (q5_k ? k4_matvec_int8_kernel<true, kMaxMatvecRows>

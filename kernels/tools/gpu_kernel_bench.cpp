@@ -1,13 +1,13 @@
 // pyramid-gpu-kernel-bench: the projection kernels of the CUDA backend per weight type, and a
 // prompt's attention (below), on the device's clock (CUDA events). For each type: a
-// decode-sized product (1 and 8 input rows: quantized types take both matvecs of
+// decode-sized product (1, 4 and 8 input rows: quantized types take both matvecs of
 // quant_matvec.h, alternating: `int8`, what the fp16 backend runs (its activations rounded
 // beforehand, as the backend's norms round them), and `exact`, the float one; fp16 takes
-// cublasGemmEx) as bytes of weights read per second next to the device's copy bandwidth, and a
-// prompt-sized one (512 rows: dequantized tiles through cublasGemmEx, or one GEMM for fp16) in
-// TFLOP/s. Each product cycles through enough copies of its matrix to pass the L2 cache, so
-// the weights come from device memory as they do in a model. Weights are generated as
-// pyramid-bench generates them.
+// half_matvec.h's `matvec` and cublasGemmEx, alternating) as bytes of weights read per second
+// next to the device's copy bandwidth, and a prompt-sized one (512 rows: dequantized tiles
+// through cublasGemmEx, or one GEMM for fp16) in TFLOP/s. Each product cycles through enough
+// copies of its matrix to pass the L2 cache, so the weights come from device memory as they do
+// in a model. Weights are generated as pyramid-bench generates them.
 //
 // Then a prompt's attention, the part of a prefill that grows with the square of the prompt:
 // causal attention of n query rows over n entries (one layer, LLaMA-2-7B's 32 heads of 128
@@ -37,6 +37,7 @@
 #include "cuda_kv_layer_store.h"
 #include "device_buffer.h"
 #include "event_timer.h"
+#include "half_matvec.h"
 #include "host_uploads.h"
 #include "kv_memory.h"
 #include "kv_ops.h"
@@ -55,7 +56,7 @@ using namespace pyramid;
 
 struct Options {
     int64_t rows = 4096, cols = 4096;
-    std::vector<int> decode_rows{1, 8};
+    std::vector<int> decode_rows{1, 4, 8};
     int prompt_rows = 512;
     std::vector<std::string> types{"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k",
                                    "q3_k", "q4_k", "q5_k", "q6_k", "f16"};
@@ -80,7 +81,7 @@ struct AttentionResult {
 
 struct Result {
     std::string type;
-    std::string path;          // int8, exact (quantized matvecs), tiles (quantized GEMM) or cublas (fp16)
+    std::string path;          // int8, exact (quantized matvecs), tiles (quantized GEMM); matvec or cublas (fp16)
     int n = 0;
     double us = 0;             // per product
     double weight_gbps = 0;    // bytes of weights per second
@@ -123,6 +124,17 @@ double time_us(cudaStream_t stream, int calls, F&& product)
     return median(per_call);
 }
 
+// y = x W^T through cublasGemmEx, as projection.cpp calls it for fp16 weights.
+void half_gemm(cublasHandle_t handle, const cuda::DeviceMatrix& w, const cuda::DeviceBuffer& x, int n,
+               const cuda::DeviceBuffer& y)
+{
+    const float alpha = 1.0f, beta = 0.0f;
+    const int m = static_cast<int>(w.rows), k = static_cast<int>(w.cols);
+    cuda::check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w.data, CUDA_R_16F, k, x.data(),
+                             CUDA_R_16F, k, &beta, y.data(), CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                "cublasGemmEx");
+}
+
 std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, TensorType type, const Options& o,
                                const cuda::DeviceBuffer& x, const cuda::DeviceBuffer& y)
 {
@@ -149,7 +161,17 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
     };
     for (int n : o.decode_rows) {
         if (!quantized) {
-            add("cublas", n, projected(n));
+            // Both ways alternating: half_matvec, what the backend runs at up to kHalfMatvecRows
+            // rows, and cublasGemmEx, what it runs at more (the table says where that limit belongs).
+            std::vector<double> matvec_us, cublas_us;
+            for (int round = 0; round < 3; ++round) {
+                matvec_us.push_back(time_us(stream, o.calls, [&](int c) {
+                    cuda::half_matvec(matrix(c).data, o.rows, o.cols, x.data(), n, y.as<float>(), 0.0f, stream);
+                }));
+                cublas_us.push_back(time_us(stream, o.calls, [&](int c) { half_gemm(handle, matrix(c), x, n, y); }));
+            }
+            add("matvec", n, median(matvec_us));
+            add("cublas", n, median(cublas_us));
             continue;
         }
         // Alternating, so both see the same clocks and temperature. The activations are rounded

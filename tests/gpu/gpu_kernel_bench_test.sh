@@ -22,6 +22,7 @@ for type in q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K; do
   done
   row "$type" tiles 12
 done
+for n in 1 3; do row f16 matvec "$n"; done
 for n in 1 3 12; do row f16 cublas "$n"; done
 for kv in f16 q8; do
   for len in 20 70; do
@@ -34,7 +35,7 @@ done
 grep -q "^| q8 | 70 | CUDA cores | .* | 1.000x |$" "$tmp/table.md" || fail "the CUDA cores' row is not their own 1x"
 grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
 [ "$(grep -c '"prompt_tokens"' "$tmp/k.json")" = 8 ] || fail "the JSON lacks attention rows: $(cat "$tmp/k.json")"
-[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 53 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
+[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 55 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
 
 expect 2 "name one quantized type or f16" "$bench" --types q4_k_m
 expect 2 "multiple of 256" "$bench" --cols 300

@@ -24,6 +24,7 @@
 #include "elementwise_ops.h"
 #include "filled_store.h"
 #include "gpu_test.h"
+#include "half_matvec_tests.h"
 #include "int8_rows_tests.h"
 #include "kv_ops.h"
 #include "kv_quantized_tests.h"
@@ -484,6 +485,8 @@ int main(int argc, char** argv)
         {"synthetic_generation_matches_host", synthetic_generation_matches_host},
     };
     for (TestCase& t : quant_kernel_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : half_matvec_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : int8_rows_tests())
         tests.push_back(std::move(t));
