@@ -62,11 +62,32 @@ __device__ __forceinline__ void load_lane_pairs(const S* row, int hd, int lane, 
     }
 }
 
+// Entries whose keys (or values) a lane loads before it uses the first: 32 / P, so their P
+// pairs each take 64 registers whatever the head size (half that beside eight query heads'
+// queries and sums). At batch 1 a layer has few warps (a 4096-entry cache of 32 heads: 1024,
+// under 8 an SM), each waiting on memory in turn, so what a split costs is its round trips to
+// memory: 2 * kDecodeSplitEntries / kLoadGroup of them (16 for 128-dimension heads), where
+// loading entry by entry (a few in flight) took 64.
+template <int P, int G>
+constexpr int kLoadGroup = (G > 4 ? 16 : 32) / P;
+
+// The lane's pairs of entries t0 + j0 + j (j < kLoadGroup) of one head, keys or values: all
+// loads first. Entries past the tile's last (t0 + valid - 1) load that one again, unused.
+template <typename S, int P, int N>
+__device__ __forceinline__ void load_group(const DecodeSequence& s, const KvBlockFormat& f, int t0, int j0, int valid,
+                                           bool value, int column, int hd, int lane, float2 (&pairs)[N][P])
+{
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        load_lane_pairs<S, P>(head_row<S>(s, f, t0 + min(j0 + j, valid - 1), value, column), hd, lane, pairs[j]);
+}
+
 // Grid: x = groups of kWarps splits, y = (KV head, chunk of its query heads), z = sequence.
 // A warp owns one split: lanes hold P (dimension) pairs of its G query heads, score the split's
 // entries 32 at a time (one entry per lane after a warp reduction) with an online softmax, and
-// write the split's maximum, sum and unnormalised output. K, V: the stored keys' and values'
-// types; G and P are compile-time bounds.
+// write the split's maximum, sum and unnormalised output. Keys and values are loaded
+// kLoadGroup entries at a time (above); the sums run entry by entry in order, as they would
+// one load at a time. K, V: the stored keys' and values' types; G and P are compile-time bounds.
 template <typename K, typename V, int P, int G>
 __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 {
@@ -110,21 +131,25 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 #pragma unroll
         for (int k = 0; k < G; ++k)
             mine[k] = -INFINITY;
-#pragma unroll 4
-        for (int j = 0; j < valid; ++j) {
-            float2 kp[P];
-            load_lane_pairs<K, P>(head_row<K>(s, p.format, t0 + j, false, column), hd, lane, kp);
+        for (int j0 = 0; j0 < valid; j0 += kLoadGroup<P, G>) {
+            float2 kp[kLoadGroup<P, G>][P];
+            load_group<K, P>(s, p.format, t0, j0, valid, false, column, hd, lane, kp);
 #pragma unroll
-            for (int k = 0; k < G; ++k) {
-                if (k >= heads)
-                    break;
-                float part = 0.0f;
+            for (int j = 0; j < kLoadGroup<P, G>; ++j) {
+                if (j0 + j >= valid)
+                    break;  // warp-uniform: the shuffles below stay full-warp
 #pragma unroll
-                for (int c = 0; c < P; ++c)
-                    part += q[k][c].x * kp[c].x + q[k][c].y * kp[c].y;
-                const float score = warp_sum(part);
-                if (lane == j)
-                    mine[k] = score;
+                for (int k = 0; k < G; ++k) {
+                    if (k >= heads)
+                        break;
+                    float part = 0.0f;
+#pragma unroll
+                    for (int c = 0; c < P; ++c)
+                        part += q[k][c].x * kp[j][c].x + q[k][c].y * kp[j][c].y;
+                    const float score = warp_sum(part);
+                    if (lane == j0 + j)
+                        mine[k] = score;
+                }
             }
         }
 
@@ -148,19 +173,23 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
             if (s.score_base >= 0 && lane < valid)
                 p.scores[s.score_base + int64_t(h0 + k) * s.len + t0 + lane] = mine[k];
         }
-#pragma unroll 4
-        for (int j = 0; j < valid; ++j) {
-            float2 vp[P];
-            load_lane_pairs<V, P>(head_row<V>(s, p.format, t0 + j, true, column), hd, lane, vp);
+        for (int j0 = 0; j0 < valid; j0 += kLoadGroup<P, G>) {
+            float2 vp[kLoadGroup<P, G>][P];
+            load_group<V, P>(s, p.format, t0, j0, valid, true, column, hd, lane, vp);
 #pragma unroll
-            for (int k = 0; k < G; ++k) {
-                if (k >= heads)
+            for (int j = 0; j < kLoadGroup<P, G>; ++j) {
+                if (j0 + j >= valid)
                     break;
-                const float pj = __shfl_sync(kFullWarp, e[k], j);
 #pragma unroll
-                for (int c = 0; c < P; ++c) {
-                    acc[k][c].x += pj * vp[c].x;
-                    acc[k][c].y += pj * vp[c].y;
+                for (int k = 0; k < G; ++k) {
+                    if (k >= heads)
+                        break;
+                    const float pj = __shfl_sync(kFullWarp, e[k], j0 + j);
+#pragma unroll
+                    for (int c = 0; c < P; ++c) {
+                        acc[k][c].x += pj * vp[j][c].x;
+                        acc[k][c].y += pj * vp[j][c].y;
+                    }
                 }
             }
         }
@@ -199,14 +228,18 @@ __global__ void __launch_bounds__(kWarps * 32) decode_merge_kernel(Params p)
     const float* split_stats = p.partial_stats + (int64_t(s.split_base) * p.n_heads + h) * 2;
     const int64_t stats_stride = int64_t(p.n_heads) * 2;
 
+    // The maxima a split a lane (one round trip to memory for up to 32 splits), then the
+    // splits in order, eight loads in flight: the same sums as one split at a time.
     float largest = -INFINITY;
-    for (int i = 0; i < splits; ++i)
+    for (int i = lane; i < splits; i += 32)
         largest = fmaxf(largest, split_stats[i * stats_stride]);
+    largest = warp_max(largest);
     float sum = 0.0f;
     float2 acc[P];
 #pragma unroll
     for (int c = 0; c < P; ++c)
         acc[c] = make_float2(0.0f, 0.0f);
+#pragma unroll 8
     for (int i = 0; i < splits; ++i) {
         const float weight = expf(split_stats[i * stats_stride] - largest);
         sum += split_stats[i * stats_stride + 1] * weight;

@@ -13,7 +13,9 @@
 // causal attention of n query rows over n entries (one layer, LLaMA-2-7B's 32 heads of 128
 // unless told otherwise) stored as fp16, q8 and q4, by the two kernels attention() chooses
 // between (attention_ops.h), the tensor cores' and the CUDA cores' float32 one, taking turns,
-// with their ratio.
+// with their ratio. And a batch-1 decode step's attention (decode_attention.h) over caches of
+// those lengths, each call timed alone after the L2 cache was flushed, as bytes of keys and
+// values read per second next to the copy bandwidth.
 //
 // Prints Markdown tables on stdout; --json writes the same numbers. Exit codes: 0 done,
 // 2 bad options, 3 a CUDA error, 77 no CUDA device (as the GPU tests).
@@ -35,6 +37,7 @@
 #include "attention_ops.h"
 #include "backend/kv_precision.h"
 #include "cuda_kv_layer_store.h"
+#include "decode_attention.h"
 #include "device_buffer.h"
 #include "event_timer.h"
 #include "half_matvec.h"
@@ -77,6 +80,13 @@ struct AttentionResult {
     int len = 0;
     double ms = 0;       // per call: one layer's attention
     double tflops = 0;   // of the causal product's multiply-adds (QK^T and PV), counted as 2 each
+};
+
+struct DecodeResult {
+    std::string kv_type;
+    int len = 0;             // cache entries of the one sequence
+    double us = 0;           // per call: one layer's decode attention (splits and merge)
+    double kv_gbps = 0;      // bytes of keys and values per second
 };
 
 struct Result {
@@ -133,6 +143,24 @@ void half_gemm(cublasHandle_t handle, const cuda::DeviceMatrix& w, const cuda::D
     cuda::check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w.data, CUDA_R_16F, k, x.data(),
                              CUDA_R_16F, k, &beta, y.data(), CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                 "cublasGemmEx");
+}
+
+// Median microseconds of `calls` single calls, each timed alone after `flush` was overwritten
+// (untimed), so the call finds nothing of its inputs in the L2 cache: in a model, the other
+// layers' caches pass through L2 between one layer's calls.
+template <typename F>
+double time_cold_us(cudaStream_t stream, int calls, const cuda::DeviceBuffer& flush, F&& call)
+{
+    cuda::EventTimer timer(stream);
+    call();  // warm-up
+    std::vector<double> us;
+    for (int c = 0; c < calls; ++c) {
+        cuda::check(cudaMemsetAsync(flush.data(), c & 0xff, flush.bytes(), stream), "cudaMemsetAsync");
+        timer.start();
+        call();
+        us.push_back(1e3 * timer.stop_ms());
+    }
+    return median(us);
 }
 
 std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, TensorType type, const Options& o,
@@ -195,8 +223,11 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
     return results;
 }
 
-// Both kernels over one cache of `type` entries, at each prompt length.
-std::vector<AttentionResult> bench_attention(cudaStream_t stream, const AttentionOptions& a, const std::string& type)
+// Both prompt kernels over one cache of `type` entries, at each prompt length; and a decode
+// step's attention for one sequence whose cache holds that many entries (into `decode`, each
+// call after `flush`: time_cold_us).
+std::vector<AttentionResult> bench_attention(cudaStream_t stream, const AttentionOptions& a, const std::string& type,
+                                             const cuda::DeviceBuffer& flush, std::vector<DecodeResult>& decode)
 {
     const int longest = *std::max_element(a.lens.begin(), a.lens.end());
     const int kv_dim = a.kv_heads * a.head_dim, q_width = a.heads * a.head_dim;
@@ -246,6 +277,28 @@ std::vector<AttentionResult> bench_attention(cudaStream_t stream, const Attentio
         for (auto [kernel, us] :
              {std::pair{"tensor cores", median(tensor_us)}, std::pair{"CUDA cores", median(cuda_core_us)}})
             results.push_back({type, kernel, len, us / 1e3, flops / (us * 1e-6) / 1e12});
+    }
+
+    // Decode: the last of len entries is the new row's, one query row, as a batch-1 step runs.
+    for (int len : a.lens) {
+        std::vector<cuda::DecodeSequence> sequences(1);
+        sequences[0].blocks = table.blocks;
+        sequences[0].len = len;
+        const cuda::DecodeLayout layout = cuda::lay_out_decode_batch(sequences, a.heads);
+        const cuda::DeviceBuffer on_device(sizeof(cuda::DecodeSequence), "benchmark decode sequence");
+        cuda::check(cudaMemcpy(on_device.data(), sequences.data(), sizeof(cuda::DecodeSequence), cudaMemcpyHostToDevice),
+                    "upload");
+        const cuda::DeviceBuffer partial_stats(size_t(layout.splits) * a.heads * 2 * sizeof(float), "benchmark splits");
+        const cuda::DeviceBuffer partial_out(size_t(layout.splits) * a.heads * a.head_dim * sizeof(float),
+                                             "benchmark splits");
+        const cuda::DecodeBatch batch{static_cast<const cuda::DecodeSequence*>(on_device.data()), layout, table.format};
+        const cuda::DecodeScratch scratch{partial_stats.as<float>(), partial_out.as<float>(), nullptr};
+        const double us = time_cold_us(stream, 5 * a.calls, flush, [&] {
+            cuda::decode_attention(q.as<float>(), batch, dims, cuda::Precision::Fp16, out.data(), nullptr, scratch,
+                                   nullptr, stream);
+        });
+        const double bytes = double(len) * double(memory.geometry().entry_bytes());
+        decode.push_back({type, len, us, bytes / (us * 1e-6) / 1e9});
     }
     return results;
 }
@@ -353,8 +406,11 @@ int main(int argc, char** argv)
                 results.push_back(r);
         cublasDestroy(handle);
         std::vector<AttentionResult> attention_results;
+        std::vector<DecodeResult> decode_results;
+        // Twice the L2 cache, overwritten before each timed decode call.
+        const cuda::DeviceBuffer flush(std::max<size_t>(2 * size_t(prop.l2CacheSize), 1 << 20), "benchmark L2 flush");
         for (const std::string& type : attention.kv_types)
-            for (const AttentionResult& r : bench_attention(stream, attention, type))
+            for (const AttentionResult& r : bench_attention(stream, attention, type, flush, decode_results))
                 attention_results.push_back(r);
 
         fmt::print("Device: {}; copy bandwidth {:.0f} GB/s (read + write); {}\n", prop.name, copy_gbps,
@@ -392,6 +448,17 @@ int main(int argc, char** argv)
                                       {"ms", r.ms},
                                       {"tflops", r.tflops}});
         }
+        fmt::print("\nDecode attention: one sequence (batch 1), one query row over its cache of n entries, {} heads "
+                   "({} KV heads) of {}; each call timed alone with the L2 cache flushed first, median of {}.\n\n",
+                   attention.heads, attention.kv_heads, attention.head_dim, 5 * attention.calls);
+        fmt::print("| KV entries | cache entries | us per layer | KV GB/s | of copy bandwidth |\n"
+                   "|---|---:|---:|---:|---:|\n");
+        nlohmann::json decode_json = nlohmann::json::array();
+        for (const DecodeResult& r : decode_results) {
+            fmt::print("| {} | {} | {:.1f} | {:.0f} | {:.0f}% |\n", r.kv_type, r.len, r.us, r.kv_gbps,
+                       100.0 * r.kv_gbps / copy_gbps);
+            decode_json.push_back({{"kv_type", r.kv_type}, {"cache_entries", r.len}, {"us", r.us}, {"kv_gbps", r.kv_gbps}});
+        }
         if (!json_path.empty()) {
             const nlohmann::json doc = {{"tool", "pyramid-gpu-kernel-bench"},
                                         {"device", prop.name},
@@ -407,7 +474,8 @@ int main(int argc, char** argv)
                                           {"kv_heads", attention.kv_heads},
                                           {"head_dim", attention.head_dim},
                                           {"calls", attention.calls},
-                                          {"results", attention_json}}}};
+                                          {"results", attention_json},
+                                          {"decode", decode_json}}}};
             std::ofstream(json_path) << doc.dump(2) << "\n";
         }
     } catch (const Error& e) {

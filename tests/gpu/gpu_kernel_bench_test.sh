@@ -33,6 +33,13 @@ for kv in f16 q8; do
   done
 done
 grep -q "^| q8 | 70 | CUDA cores | .* | 1.000x |$" "$tmp/table.md" || fail "the CUDA cores' row is not their own 1x"
+for kv in f16 q8; do
+  for len in 20 70; do
+    grep -q "^| $kv | $len | [0-9.]* | [0-9]* | [0-9]*% |$" "$tmp/table.md" ||
+      fail "no decode attention row for a cache of $len $kv entries: $(cat "$tmp/table.md")"
+  done
+done
+[ "$(grep -c '"cache_entries"' "$tmp/k.json")" = 4 ] || fail "the JSON lacks decode attention rows: $(cat "$tmp/k.json")"
 grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
 [ "$(grep -c '"prompt_tokens"' "$tmp/k.json")" = 8 ] || fail "the JSON lacks attention rows: $(cat "$tmp/k.json")"
 [ "$(grep -c '"input_rows"' "$tmp/k.json")" = 55 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
