@@ -64,10 +64,11 @@ __device__ __forceinline__ void load_lane_pairs(const S* row, int hd, int lane, 
 
 // Entries whose keys (or values) a lane loads before it uses the first: 32 / P, so their P
 // pairs each take 64 registers whatever the head size (half that beside eight query heads'
-// queries and sums). At batch 1 a layer has few warps (a 4096-entry cache of 32 heads: 1024,
-// under 8 an SM), each waiting on memory in turn, so what a split costs is its round trips to
-// memory: 2 * kDecodeSplitEntries / kLoadGroup of them (16 for 128-dimension heads), where
-// loading entry by entry (a few in flight) took 64.
+// queries and sums). At batch 1 a layer has few warps (a warp per KV head and split: at most
+// 32 splits, decode_splits.h), each waiting on memory in turn, so what a split costs is its
+// round trips to memory: 2 * decode_split_entries / kLoadGroup of them (4 for 128-dimension
+// heads and caches of up to 1024 entries, 16 at 4096), where loading entry by entry (a few in
+// flight) took 64 for every split of 128 entries.
 template <int P, int G>
 constexpr int kLoadGroup = (G > 4 ? 16 : 32) / P;
 
@@ -100,8 +101,9 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
     const int h0 = g * p.group + (blockIdx.y % p.head_chunks) * kMaxHeadsPerWarp;
     const int heads = min(G, g * p.group + p.group - h0);
     const int hd = p.head_dim;
-    const int e_begin = split * kDecodeSplitEntries;
-    const int e_end = min(s.len, e_begin + kDecodeSplitEntries);
+    const int split_entries = decode_split_entries(s.len);
+    const int e_begin = split * split_entries;
+    const int e_end = min(s.len, e_begin + split_entries);
 
     float2 q[G][P];
     float m[G], l[G];
@@ -326,7 +328,7 @@ template <typename T, typename K, typename V, int P>
 void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool probed, cudaStream_t stream)
 {
     const int count = batch.layout.count;
-    const dim3 split_grid((decode_splits(batch.layout.grid_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
+    const dim3 split_grid((decode_splits_up_to(batch.layout.grid_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
                           count);
     launch_split_for_group<K, V, P>(p, split_grid, stream);
     check_launch("decode_attention (splits)");

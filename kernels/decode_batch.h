@@ -8,24 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "backend/decode_splits.h"
 #include "util/error.h"
 #include "util/host_device.h"
 
 namespace pyramid::cuda {
-
-// Entries one split of a cache holds: decode attention keeps one partial softmax per split,
-// so a long cache spreads over many warps even at batch 1. Splits depend only on a sequence's
-// own length, never on the batch, so a sequence decodes the same alone or in any batch.
-inline constexpr int kDecodeSplitEntries = 128;
-
-PYRAMID_HOST_DEVICE inline int decode_splits(int len) { return (len + kDecodeSplitEntries - 1) / kDecodeSplitEntries; }
 
 // The cache length a decode step's attention grids are launched for: the longest cache rounded
 // up to a power of two, at least kMinDecodeGridLength. Warps past a sequence's own splits return
 // at once, so the results are the same for any length at least the longest; the grids stay as
 // they are while caches grow (a doubling changes them), and a decode layer recorded as a CUDA
 // graph is replayed step after step (decode_layer_launch.h).
-inline constexpr int kMinDecodeGridLength = 4 * kDecodeSplitEntries;
+inline constexpr int kMinDecodeGridLength = 512;
 inline int decode_grid_length(int max_len)
 {
     long long length = kMinDecodeGridLength;

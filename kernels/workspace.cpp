@@ -10,7 +10,6 @@
 namespace pyramid::cuda {
 
 // What planners count (backend/step_memory.h) must be what the kernels use.
-static_assert(StepBufferLayout{}.decode_split_entries == kDecodeSplitEntries);
 static_assert(sizeof(DecodeSequence) <= kMaxDecodeDescriptorBytes);
 static_assert(StepBufferLayout{}.max_top_logits == kMaxTopLogits);
 

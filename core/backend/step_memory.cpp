@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backend/decode_splits.h"
 #include "backend/kv_block_allocator.h"
 
 namespace pyramid {
@@ -81,8 +82,7 @@ StepMemory step_memory(const ModelConfig& config, const StepBufferLayout& layout
     // (softmax statistics and a partial output per head) and its raw scores (per head); and a
     // prompt's probe sums per KV head, one sequence at a time.
     const size_t entries = sequences * context + rows;
-    const size_t split = static_cast<size_t>(std::max(layout.decode_split_entries, 1));
-    const size_t splits = sequences * ((context + split - 1) / split);
+    const size_t splits = sequences * static_cast<size_t>(decode_splits_up_to(static_cast<int>(context)));
     const size_t partials = splits * heads * (2 + static_cast<size_t>(config.head_dim)) * sizeof(float);
     const size_t scores = sequences * heads * context * sizeof(float);
     const size_t prompt_partials = static_cast<size_t>(config.n_kv_heads) * context * sizeof(float);

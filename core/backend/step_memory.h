@@ -15,7 +15,6 @@ namespace pyramid {
 struct StepBufferLayout {
     size_t element_bytes = 2;         // precision of norm and attention outputs (fp16 2, fp32 4)
     int chunk_rows = 512;             // the most rows a layer's projections, attention and feed-forward run at once
-    int decode_split_entries = 128;   // cache entries per split of batched decode attention
     int kv_block_entries = 16;        // cache entries per KV pool block
     size_t kv_compaction_bytes = size_t(16) << 20;  // the most bytes one pass of KV compaction moves through scratch
     int max_top_logits = 1024;        // the most highest logits per row selected on the device

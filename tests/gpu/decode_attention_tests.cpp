@@ -1,13 +1,13 @@
 // Batched decode attention (decode_attention.h) and the batched store of a decode step's new
 // entries (store_kv_decode, kv_ops.h), part of test_gpu_kernels. A batch holds sequences with
 // caches of their own (own pool, own block table) of ragged lengths: a lone entry, an odd
-// length, exactly one split (kDecodeSplitEntries), one entry past it, and more than four
-// splits. Their rows sit in shuffled order among more rows of q than the batch has, some are
-// probed and some not (every fourth batch none, with no probe buffer), KV blocks hold 16, 24
-// or 5 entries (block boundaries on and inside split boundaries), grouped-query ratios run
-// from 1 to 16, and every output, scratch and
-// new cache entry starts as NaN, so whatever a kernel misses, or writes into another's place,
-// shows up.
+// length, exactly one split (kMinDecodeSplitEntries, decode_splits.h), one entry past it, more
+// than four splits, and a cache long enough for longer splits. Their rows sit in shuffled order
+// among more rows of q than the batch has, some are probed and some not (every fourth batch
+// none, with no probe buffer), KV blocks hold 16, 24 or 5 entries (block boundaries on and
+// inside split boundaries), grouped-query ratios run from 1 to 16, and every output, scratch
+// and new cache entry starts as NaN, so whatever a kernel misses, or writes into another's
+// place, shows up.
 //
 // - decode_attention_matches_reference: each sequence against cpu::attention with n = 1 over
 //   its stored keys and values (the new entry included, as stored), its softmax statistics
@@ -77,9 +77,11 @@ constexpr Shape kShapes[] = {{8, 4, 8},   {4, 1, 64},  {8, 8, 128}, {8, 1, 40}, 
 // KV block sizes: 16 divides a split, 24 and 5 put block boundaries inside splits.
 constexpr int kBlockEntryChoices[] = {16, 24, 5};
 
-// Ragged lengths: a lone entry, odd, exactly one split, one past it, 3 splits, 6 splits.
-const std::vector<int> kLengths = {1, 17, cuda::kDecodeSplitEntries, cuda::kDecodeSplitEntries + 1, 300, 700};
-static_assert(cuda::kDecodeSplitEntries * 4 < 700, "one sequence must span more than four splits");
+// Ragged lengths: a lone entry, odd, exactly one split, one past it, 10 splits, 22 splits,
+// and past kMaxDecodeSplits splits of the shortest size (17 splits of twice that).
+const std::vector<int> kLengths = {1,   17,  kMinDecodeSplitEntries, kMinDecodeSplitEntries + 1,
+                                   300, 700, kMaxDecodeSplits * kMinDecodeSplitEntries + 1};
+static_assert(kMinDecodeSplitEntries * 4 < 700, "one sequence must span more than four splits");
 
 std::string describe(const Shape& s, Precision p)
 {
@@ -473,10 +475,10 @@ void decode_result_does_not_depend_on_batch()
     constexpr int kTarget = 3;  // the sequence run alone and in the batch
     for (Precision p : kPrecisions)
         for (const Shape& shape : shapes)
-            for (int target_len : {cuda::kDecodeSplitEntries + 1, 300}) {
+            for (int target_len : {kMinDecodeSplitEntries + 1, 300}) {
                 // Its neighbours are shorter and longer, so the batch's longest cache and its
                 // split slots differ from the lone sequence's.
-                const std::vector<int> lens = {17, 700, 5, target_len, cuda::kDecodeSplitEntries, 1};
+                const std::vector<int> lens = {17, 700, 5, target_len, kMinDecodeSplitEntries, 1};
                 const DecodeInputs in(shape, p, lens, {true, false, true, true, false, true});
                 const DecodeRun alone = run_decode(in, {kTarget});
                 const DecodeRun batch = run_decode(in, all_of(in));
