@@ -125,6 +125,13 @@ void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput>
     }
 }
 
+void dense_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta)
+{
+    if (w.quantized)
+        throw Error("dense_gemm: a quantized matrix (project() takes it)");
+    gemm(handle, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
+}
+
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
              ProjectionScratch scratch, const Int8Rows& rounded)
 {
@@ -136,7 +143,7 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
         if (takes_half_matvec(w, x, n))
             half_matvec(w.data, w.rows, w.cols, x, n, y, beta, stream);
         else
-            gemm(handle, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
+            dense_gemm(handle, w, x, n, y, beta);
         return;
     }
     if (takes_int8_matvec(w, n)) {

@@ -54,6 +54,11 @@ Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int 
 void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f,
              ProjectionScratch scratch = {}, const Int8Rows& rounded = {});
 
+// y = x W^T (+ beta y) for a float W (fp16 or fp32) through one cublasGemmEx at any n: what
+// project() does for such a W above kHalfMatvecRows rows (pyramid-gpu-kernel-bench times it
+// against half_matvec below).
+void dense_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f);
+
 // project() with beta 0 of each matrix into its own y, all reading x: neighbours in the list
 // that take the same matvec (the int8 one with the same type, or the fp16 one) and width run in
 // one launch (matvec_parts.h: q, k and v, or gate and up), with the same results.

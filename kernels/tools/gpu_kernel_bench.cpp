@@ -134,17 +134,6 @@ double time_us(cudaStream_t stream, int calls, F&& product)
     return median(per_call);
 }
 
-// y = x W^T through cublasGemmEx, as projection.cpp calls it for fp16 weights.
-void half_gemm(cublasHandle_t handle, const cuda::DeviceMatrix& w, const cuda::DeviceBuffer& x, int n,
-               const cuda::DeviceBuffer& y)
-{
-    const float alpha = 1.0f, beta = 0.0f;
-    const int m = static_cast<int>(w.rows), k = static_cast<int>(w.cols);
-    cuda::check(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w.data, CUDA_R_16F, k, x.data(),
-                             CUDA_R_16F, k, &beta, y.data(), CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                "cublasGemmEx");
-}
-
 // Median microseconds of `calls` single calls, each timed alone after `flush` was overwritten
 // (untimed), so the call finds nothing of its inputs in the L2 cache: in a model, the other
 // layers' caches pass through L2 between one layer's calls.
@@ -196,7 +185,9 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
                 matvec_us.push_back(time_us(stream, o.calls, [&](int c) {
                     cuda::half_matvec(matrix(c).data, o.rows, o.cols, x.data(), n, y.as<float>(), 0.0f, stream);
                 }));
-                cublas_us.push_back(time_us(stream, o.calls, [&](int c) { half_gemm(handle, matrix(c), x, n, y); }));
+                cublas_us.push_back(time_us(stream, o.calls, [&](int c) {
+                    cuda::dense_gemm(handle, matrix(c), x.data(), n, y.as<float>());
+                }));
             }
             add("matvec", n, median(matvec_us));
             add("cublas", n, median(cublas_us));
@@ -457,7 +448,8 @@ int main(int argc, char** argv)
         for (const DecodeResult& r : decode_results) {
             fmt::print("| {} | {} | {:.1f} | {:.0f} | {:.0f}% |\n", r.kv_type, r.len, r.us, r.kv_gbps,
                        100.0 * r.kv_gbps / copy_gbps);
-            decode_json.push_back({{"kv_type", r.kv_type}, {"cache_entries", r.len}, {"us", r.us}, {"kv_gbps", r.kv_gbps}});
+            decode_json.push_back(
+                {{"kv_type", r.kv_type}, {"cache_entries", r.len}, {"us", r.us}, {"kv_gbps", r.kv_gbps}});
         }
         if (!json_path.empty()) {
             const nlohmann::json doc = {{"tool", "pyramid-gpu-kernel-bench"},
