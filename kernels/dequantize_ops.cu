@@ -41,14 +41,13 @@ __global__ void dequantize_kernel(const uint8_t* blocks, int cols, int64_t first
                                   Out* out)
 {
     const int groups_per_row = cols / 8;
-    const int64_t row_bytes = int64_t(cols / B::kElems) * B::kBytes;
+    const int blocks_per_row = cols / B::kElems;
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
         const int t = item / groups_per_row;
         const int c0 = (item - t * groups_per_row) * 8;
         const int64_t row = ids ? int64_t(ids[t]) : first_row + t;
-        const uint8_t* block = blocks + row * row_bytes + (c0 / B::kElems) * B::kBytes;
         float values[8];
-        quant::decode8<B>(block, c0 % B::kElems, values);
+        quant::decode8<B>(B::locate(blocks, row * blocks_per_row + c0 / B::kElems), c0 % B::kElems, values);
         store8(values, out + int64_t(t) * cols + c0);
     }
 }

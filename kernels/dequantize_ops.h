@@ -12,7 +12,7 @@
 
 namespace pyramid::cuda {
 
-// Whether the CUDA backend keeps `type` as its raw blocks (Q4_0 ... Q6_K) instead of
+// Whether the CUDA backend keeps `type` as its blocks (Q4_0 ... Q6_K) instead of
 // converting it to its precision at load.
 bool stays_quantized(TensorType type);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "backend/device_weight_layout.h"
+#include "block_upload.h"
 #include "cuda_check.h"
 #include "dequantize_ops.h"
 #include "model/synthetic_value.h"
@@ -46,14 +48,8 @@ bool keeps_blocks(const WeightView& v, uint32_t tensor)
 size_t tensor_bytes(const WeightView& v, Precision p, uint32_t tensor)
 {
     if (keeps_blocks(v, tensor))
-        return aligned(v.bytes());
+        return aligned(device_matrix_bytes(v.type, v.elements(), element_bytes(p)));
     return aligned(static_cast<size_t>(v.rows) * static_cast<size_t>(v.cols) * element_bytes(p));
-}
-
-// A quantized matrix goes up unchanged, straight from the (memory-mapped) file.
-void upload_blocks(const WeightView& view, std::byte* device)
-{
-    check(cudaMemcpy(device, view.data, view.bytes(), cudaMemcpyHostToDevice), ("upload of " + view.name).c_str());
 }
 
 // Decodes `view` a chunk of rows at a time into `staging` (rows in parallel) and copies each
@@ -128,8 +124,8 @@ DeviceWeights::DeviceWeights(const ModelWeights& weights, Precision precision,
     auto* next = arena_.as<std::byte>();
     for_each_tensor(weights, precision, [&](const WeightView& v, Precision p, uint32_t tensor) {
         const bool blocks = keeps_blocks(v, tensor);
-        if (blocks)
-            upload_blocks(v, next);
+        if (blocks)  // straight from the (memory-mapped) file, in the device's block layout
+            upload_blocks(v.type, v.data, v.elements() / tensor_type_traits(v.type).block_elems, next, v.name);
         else if (!v.data && weights.synthetic)
             generate(v, p, tensor, *weights.synthetic, next);
         else

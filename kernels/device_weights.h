@@ -1,7 +1,8 @@
 #pragma once
 // The model's weights on the GPU. Matrices stored in a quantized GGUF type (Q4_0 ... Q6_K,
-// dequantize_ops.h: stays_quantized) are uploaded as their raw blocks, unchanged, and decoded
-// by the projection kernels as they run (projection.h). Float matrices (F32, F16, BF16) are
+// dequantize_ops.h: stays_quantized) are uploaded as their blocks, in the device's block layout
+// (backend/device_weight_layout.h: the file's, Q6_K's regrouped eight blocks at a time), and
+// decoded by the projection kernels as they run (projection.h). Float matrices (F32, F16, BF16) are
 // converted once to the backend's precision, on the host a chunk of rows at a time through
 // each type's to_float decoder, so no full float32 copy of the model ever exists in host
 // memory. Norm vectors become float32.
@@ -27,7 +28,8 @@ struct DeviceMatrix {
     // The backend's precision: that of the elements of a float matrix, and of the inputs every
     // projection by this matrix takes.
     Precision type = Precision::Fp16;
-    // Set when `data` holds raw blocks of this quantized type (rows of whole blocks, as in the file).
+    // Set when `data` holds blocks of this quantized type (rows of whole blocks, in the
+    // device's block layout: backend/device_weight_layout.h).
     std::optional<TensorType> quantized;
 
     // How the elements lie in memory: the quantized type, or F16/F32 for the precision.
@@ -52,8 +54,8 @@ public:
     DeviceWeights(const ModelWeights& weights, Precision precision,
                   const std::function<void(double)>& progress = {});
 
-    // Device bytes the weights take in this precision, quantized matrices at their block size
-    // (a tied output matrix counted once).
+    // Device bytes the weights take in this precision, quantized matrices at their device block
+    // size (a tied output matrix counted once).
     static size_t bytes_needed(const ModelWeights& weights, Precision precision);
 
     const DeviceMatrix& token_embedding() const { return embedding_; }

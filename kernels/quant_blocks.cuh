@@ -14,14 +14,16 @@
 //
 // Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
 // so the scale is computed once per call. Each Block<T> takes its size and field offsets from
-// model/quant_block_layout.h. Blocks are 18, 22, 34, 110, ... bytes long, so fields are only
-// 2-byte aligned: they are read 16 bits at a time.
+// model/quant_block_layout.h; where a block lies on the device, from Block<T>::locate (the
+// file's order, except Q6_K's groups: backend/device_weight_layout.h). Blocks are 18, 22, 34,
+// 110, ... bytes long, so fields are only 2-byte aligned: they are read 16 bits at a time.
 #include <cuda_fp16.h>
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
+#include "backend/device_weight_layout.h"
 #include "model/quant_block_layout.h"
 #include "model/tensor_type.h"
 #include "util/error.h"
@@ -98,9 +100,17 @@ template <TensorType T>
 struct Block;
 
 // Each Block<T> derives from its layout, so kElems, kBytes and the field offsets are the
-// layout's own.
+// layout's own. Block<T>::locate(base, g) is where block g of a matrix at `base` lies (blocks
+// counted through the matrix, row after row): a Ref, which quants8 and decode8 read. For every
+// type but Q6_K a Ref is the block's address, blocks kBytes apart as in the file.
+template <typename Layout>
+struct InFileOrder : Layout {
+    using Ref = const uint8_t*;
+    __device__ static Ref locate(const uint8_t* base, int64_t g) { return base + g * Layout::kBytes; }
+};
+
 template <>
-struct Block<TensorType::Q4_0> : layout::Q4_0 {
+struct Block<TensorType::Q4_0> : InFileOrder<layout::Q4_0> {
     static constexpr int kOffset = 8;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = false;
@@ -112,7 +122,7 @@ struct Block<TensorType::Q4_0> : layout::Q4_0 {
 };
 
 template <>
-struct Block<TensorType::Q4_1> : layout::Q4_1 {
+struct Block<TensorType::Q4_1> : InFileOrder<layout::Q4_1> {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
@@ -125,7 +135,7 @@ struct Block<TensorType::Q4_1> : layout::Q4_1 {
 };
 
 template <>
-struct Block<TensorType::Q5_0> : layout::Q5_0 {
+struct Block<TensorType::Q5_0> : InFileOrder<layout::Q5_0> {
     static constexpr int kOffset = 16;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = false;
@@ -137,7 +147,7 @@ struct Block<TensorType::Q5_0> : layout::Q5_0 {
 };
 
 template <>
-struct Block<TensorType::Q5_1> : layout::Q5_1 {
+struct Block<TensorType::Q5_1> : InFileOrder<layout::Q5_1> {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
@@ -150,7 +160,7 @@ struct Block<TensorType::Q5_1> : layout::Q5_1 {
 };
 
 template <>
-struct Block<TensorType::Q8_0> : layout::Q8_0 {
+struct Block<TensorType::Q8_0> : InFileOrder<layout::Q8_0> {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = true;  // the quants are int8 themselves
@@ -168,7 +178,7 @@ __device__ __forceinline__ int k23_byte(int j) { return 32 * (j >> 7) + 16 * ((j
 __device__ __forceinline__ int k23_shift(int j) { return 2 * ((j >> 5) & 3); }
 
 template <>
-struct Block<TensorType::Q2_K> : layout::Q2_K {
+struct Block<TensorType::Q2_K> : InFileOrder<layout::Q2_K> {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
     static constexpr bool kSigned = false;
@@ -185,7 +195,7 @@ struct Block<TensorType::Q2_K> : layout::Q2_K {
 };
 
 template <>
-struct Block<TensorType::Q3_K> : layout::Q3_K {
+struct Block<TensorType::Q3_K> : InFileOrder<layout::Q3_K> {
     // d times the 6-bit scale of element j0's group of 16: low 4 bits in bytes 0..7 of the
     // packed area (scales 8..15 in the high nibbles), top 2 bits in bytes 8..11.
     __device__ static float scale(const uint8_t* b, int j0)
@@ -238,7 +248,7 @@ __device__ __forceinline__ void k45_group_factors(const uint8_t* b, int j0, floa
 // Q4_K/Q5_K: element j = 64 c + 32 u + l is nibble u (low, high) of quant byte 32 c + l, with
 // scale and min number j / 32; Q5_K's fifth bit is bit 2c + u of qh[l].
 template <bool kFifthBit>
-struct K45Block : std::conditional_t<kFifthBit, layout::Q5_K, layout::Q4_K> {
+struct K45Block : InFileOrder<std::conditional_t<kFifthBit, layout::Q5_K, layout::Q4_K>> {
     using Layout = std::conditional_t<kFifthBit, layout::Q5_K, layout::Q4_K>;
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = true;
@@ -265,26 +275,41 @@ template <>
 struct Block<TensorType::Q5_K> : K45Block<true> {};
 
 // Q6_K: element j = 128 h + 32 k + l takes nibble k / 2 of ql byte 64 h + 32 (k % 2) + l and
-// bits 2k..2k+1 of qh byte 32 h + l, with scale number 8 h + 2 k + l / 16.
+// bits 2k..2k+1 of qh byte 32 h + l, with scale number 8 h + 2 k + l / 16. On the device its
+// blocks lie in groups of eight (backend/device_weight_layout.h): a Ref is the block's first
+// 208 bytes (ql, qh, scales at the file's offsets) and, apart, its d.
+struct Q6KRef {
+    const uint8_t* b;  // ql, qh and scales
+    const uint8_t* d;
+};
+
 template <>
 struct Block<TensorType::Q6_K> : layout::Q6_K {
+    using Ref = Q6KRef;
+    __device__ static Ref locate(const uint8_t* base, int64_t g)
+    {
+        const uint8_t* group = base + (g / kDeviceQ6KGroupBlocks) * kDeviceQ6KGroupBytes;
+        const int i = int(g % kDeviceQ6KGroupBlocks);
+        return {group + i * kDeviceQ6KBlockBytes, group + kDeviceQ6KGroupDs + layout::kHalf * i};
+    }
+
     // d times the int8 scale of element j0's group of 16.
-    __device__ static float scale(const uint8_t* b, int j0)
+    __device__ static float scale(const Ref& b, int j0)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
-        const uint32_t biased = b[kScales + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
-        return __fmul_rn(half_at(b + kD), small_float(biased, 128));
+        const uint32_t biased = b.b[kScales + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
+        return __fmul_rn(half_at(b.d), small_float(biased, 128));
     }
 
     static constexpr int kOffset = 32;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = false;
-    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    __device__ static void quants8(const Ref& b, int j0, uint32_t (&q)[2], float& a, float&)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
         a = scale(b, j0);
-        const uint8_t* ql = b + kQl + 64 * h + 32 * (k & 1) + l0;
-        const uint8_t* qh = b + kQh + 32 * h + l0;
+        const uint8_t* ql = b.b + kQl + 64 * h + 32 * (k & 1) + l0;
+        const uint8_t* qh = b.b + kQh + 32 * h + l0;
         const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
         for (int i = 0; i < 2; ++i)
             q[i] = ((u32_at(ql + 4 * i) >> ql_shift) & 0x0f0f0f0fu) |
@@ -296,7 +321,7 @@ struct Block<TensorType::Q6_K> : layout::Q6_K {
 // quant less its offset made exact by small_float, times a, then plus m where the type has
 // one: ggml's operations in ggml's order.
 template <typename B>
-__device__ __forceinline__ void decode8(const uint8_t* b, int j0, float* out)
+__device__ __forceinline__ void decode8(const typename B::Ref& b, int j0, float* out)
 {
     uint32_t q[2];
     float a, m = 0.0f;

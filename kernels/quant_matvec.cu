@@ -17,15 +17,14 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     const int64_t r = matvec_row();
     if (r >= rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
-    const int64_t row_bytes = cols / B::kElems * B::kBytes;
-    const uint8_t* row = blocks + r * row_bytes;
+    const int64_t first_block = r * (cols / B::kElems);  // of the row, counted through the matrix
     float acc[kMaxMatvecRows] = {};
     // Two stretches per pass: the second's loads are issued before the first's products wait
     // on memory, which a memory-bound walk of one row per warp needs.
 #pragma unroll 2
     for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kMatvecStretch) {
         float w[8];
-        quant::decode8<B>(row + c0 / B::kElems * B::kBytes, int(c0 % B::kElems), w);
+        quant::decode8<B>(B::locate(blocks, first_block + c0 / B::kElems), int(c0 % B::kElems), w);
 #pragma unroll
         for (int t = 0; t < kMaxMatvecRows; ++t) {
             if (t < n) {

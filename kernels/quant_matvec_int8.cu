@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "k4_segments.cuh"
 #include "kernel_launch.cuh"
 #include "matvec_rows.cuh"
+#include "q6k_lines.cuh"
 
 namespace pyramid::cuda {
 namespace {
@@ -62,7 +64,8 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     const int64_t r = matvec_row();
     if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
         return;
-    const uint8_t* row = static_cast<const uint8_t*>(this_part(parts).weights) + r * (cols / B::kElems * B::kBytes);
+    const auto* weights = static_cast<const uint8_t*>(this_part(parts).weights);
+    const int64_t first_block = r * (cols / B::kElems);  // of the row, counted through the matrix
     float acc[kMaxMatvecRows] = {};
     for (int64_t c0 = int64_t(lane) * 8; c0 < cols; c0 += kInFlight * kMatvecStretch) {
         // Past the row's end a lane reads its last eight again (and adds nothing): no branch
@@ -73,7 +76,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
         for (int j = 0; j < kInFlight; ++j) {
             int64_t c = c0 + j * kMatvecStretch;
             c = c < cols ? c : c0 + (cols - 1 - c0) / kMatvecStretch * kMatvecStretch;
-            B::quants8(row + c / B::kElems * B::kBytes, int(c % B::kElems), q[j], a[j], m[j]);
+            B::quants8(B::locate(weights, first_block + c / B::kElems), int(c % B::kElems), q[j], a[j], m[j]);
         }
 #pragma unroll
         for (int j = 0; j < kInFlight; ++j) {
@@ -159,6 +162,80 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
+// The dot product of 16 quants q (0..63) less 32 with 16 int8 activations: the offset rides
+// in the chain as bytes of -32, so the sum is exact in integers without unpacking signed quants.
+__device__ __forceinline__ int dot16_less_32(const uint32_t (&q)[4], int4 x)
+{
+    constexpr int kMinus32 = int(0xe0e0e0e0u);
+    int sum = __dp4a(int(q[0]), x.x, __dp4a(kMinus32, x.x, 0));
+    sum = __dp4a(int(q[1]), x.y, __dp4a(kMinus32, x.y, sum));
+    sum = __dp4a(int(q[2]), x.z, __dp4a(kMinus32, x.z, sum));
+    return __dp4a(int(q[3]), x.w, __dp4a(kMinus32, x.w, sum));
+}
+
+// Block b of a Q6_K row through one lane (q6k_lines.cuh): each of its four runs of 16 elements
+// lies in one activation block of 32, so the lane adds that block's scale * d * run scale *
+// (sum (quant - 32) * xq), runs in order. Rows t < n.
+template <int kRows>
+__device__ __forceinline__ void add_q6k_block(const Q6KLineBytes& bytes, int64_t b, int lane_in_block,
+                                              const Int8Rows& x, int n, float (&acc)[kMaxMatvecRows])
+{
+    uint32_t q[4][4];
+    q6k_run<0>(bytes, q[0]);
+    q6k_run<1>(bytes, q[1]);
+    q6k_run<2>(bytes, q[2]);
+    q6k_run<3>(bytes, q[3]);
+    const float d1[4] = {q6k_run_scale<0>(bytes, lane_in_block), q6k_run_scale<1>(bytes, lane_in_block),
+                         q6k_run_scale<2>(bytes, lane_in_block), q6k_run_scale<3>(bytes, lane_in_block)};
+    const int64_t first = 256 * b + 128 * (lane_in_block / 2) + 16 * (lane_in_block % 2);
+#pragma unroll
+    for (int t = 0; t < kRows; ++t) {
+        if (t < n) {
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const int64_t c = first + 32 * k;
+                const int4 xq = *reinterpret_cast<const int4*>(x.q + int64_t(t) * x.cols + c);
+                acc[t] += factors_at(x, t, c).x * d1[k] * float(dot16_less_32(q[k], xq));
+            }
+        }
+    }
+}
+
+// kRows: the most input rows the launch may have. A lane issues the loads of kInFlight blocks
+// before the first product: two for one row (a 4096-wide row is two steps, so all of its loads
+// are in flight at once, 3.7 KiB a warp), one for more, whose activations take the registers.
+template <int kRows>
+__global__ void __launch_bounds__(kMatvecWarps * 32)
+    q6k_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
+{
+    constexpr int kBlocksPerStep = 32 / kQ6KLanes;
+    constexpr int kInFlight = kRows == 1 ? 2 : 1;
+    const int lane = threadIdx.x % 32;
+    const int64_t r = matvec_row();
+    if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
+        return;
+    using B = quant::Block<TensorType::Q6_K>;
+    const int64_t blocks = cols / 256;
+    const auto* weights = static_cast<const uint8_t*>(this_part(parts).weights);
+    const int lane_in_block = lane % kQ6KLanes;
+    float acc[kMaxMatvecRows] = {};
+    for (int64_t b0 = lane / kQ6KLanes; b0 < blocks; b0 += kInFlight * kBlocksPerStep) {
+        // Past the row's end a lane loads its last block again (and adds nothing): loads
+        // without a branch, so all of them are issued before the first is waited on.
+        Q6KLineBytes bytes[kInFlight];
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j) {
+            const int64_t b = b0 + j * kBlocksPerStep < blocks ? b0 + j * kBlocksPerStep : blocks - 1;
+            bytes[j] = q6k_line_bytes(B::locate(weights, r * blocks + b), lane_in_block);
+        }
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j)
+            if (b0 + j * kBlocksPerStep < blocks)
+                add_q6k_block<kRows>(bytes[j], b0 + j * kBlocksPerStep, lane_in_block, x, n, acc);
+    }
+    write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
+}
+
 } // namespace
 
 void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, const Int8Rows& x, int n, float beta,
@@ -170,7 +247,7 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
     if (parts.count < 1 || parts.count > kMaxMatvecParts)
         throw Error("quant_matvec_int8: " + std::to_string(parts.count) + " matrices in one launch");
     int64_t most_rows = 0;
-    bool segments_fit = reinterpret_cast<uintptr_t>(x.q) % 16 == 0;  // k4_segments.cuh
+    bool segments_fit = reinterpret_cast<uintptr_t>(x.q) % 16 == 0;  // k4_segments.cuh, q6k_lines.cuh
     for (int i = 0; i < parts.count; ++i) {
         most_rows = std::max(most_rows, parts.part[i].rows);
         segments_fit = segments_fit && reinterpret_cast<uintptr_t>(parts.part[i].weights) % 16 == 0;
@@ -189,6 +266,13 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
         },
         [&](auto block) {
             using B = decltype(block);
+            if constexpr (std::is_same_v<B, quant::Block<TensorType::Q6_K>>) {
+                if (segments_fit) {  // q6k_lines.cuh: aligned lines
+                    const auto kernel = n == 1 ? q6k_matvec_int8_kernel<1> : q6k_matvec_int8_kernel<kMaxMatvecRows>;
+                    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
+                    return;
+                }
+            }
             const auto kernel = n == 1 ? quant_matvec_int8_kernel<B, 1> : quant_matvec_int8_kernel<B, kMaxMatvecRows>;
             launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
         });

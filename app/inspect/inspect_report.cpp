@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "backend/device_weight_layout.h"
 #include "util/byte_size.h"
 
 namespace pyramid::inspect {
@@ -35,8 +36,8 @@ std::string token_text(int32_t id, const std::string& piece)
 }
 
 // What a stored tensor costs once loaded: the CPU backend keeps matrices as stored and turns
-// vectors (norms) into float32; the CUDA backend (fp16) keeps quantized matrices as stored,
-// float matrices in fp16 and vectors in float32.
+// vectors (norms) into float32; the CUDA backend (fp16) keeps quantized matrices in its block
+// layout (backend/device_weight_layout.h), float matrices in fp16 and vectors in float32.
 uint64_t cpu_bytes(const TensorEntry& t)
 {
     const bool vector = t.shape.size() == 1;
@@ -47,8 +48,7 @@ uint64_t cuda_fp16_bytes(const TensorEntry& t)
 {
     if (t.shape.size() == 1)
         return static_cast<uint64_t>(t.elements) * 4;
-    const bool blocks = t.type && tensor_type_traits(*t.type).block_elems > 1;
-    return blocks ? t.bytes : static_cast<uint64_t>(t.elements) * 2;
+    return t.type ? device_matrix_bytes(*t.type, t.elements, 2) : static_cast<uint64_t>(t.elements) * 2;
 }
 
 void print_row(std::FILE* out, const std::string& key, const std::string& value)

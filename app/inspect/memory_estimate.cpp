@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backend/device_weight_layout.h"
 #include "backend/kv_block_allocator.h"
 #include "kv/kv_footprint.h"
 #include "kv/pyramid_schedule.h"
@@ -13,15 +14,12 @@ namespace {
 // The CUDA backend places every tensor at a 256-byte boundary of one arena.
 size_t cuda_aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-// The CUDA backend keeps every block type (more than one element per block) as stored.
-bool cuda_keeps_blocks(const WeightView& v) { return tensor_type_traits(v.type).block_elems > 1; }
-
 void add(WeightMemory& m, const WeightView& v, bool is_norm)
 {
     m.cpu_bytes += v.bytes();
     const size_t elements = static_cast<size_t>(v.elements());
     m.parameters += elements;
-    m.cuda_fp16_bytes += cuda_aligned(is_norm ? elements * 4 : cuda_keeps_blocks(v) ? v.bytes() : elements * 2);
+    m.cuda_fp16_bytes += cuda_aligned(is_norm ? elements * 4 : device_matrix_bytes(v.type, v.elements(), 2));
 }
 
 } // namespace
@@ -105,7 +103,7 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
     // The matrices the projections read: the output one (the token table when tied) and the layers'.
     std::vector<MatrixExtent> quantized;
     const auto add_if_quantized = [&](const WeightView& v) {
-        if (cuda_keeps_blocks(v))
+        if (is_block_quantized(v.type))
             quantized.push_back({static_cast<int>(v.rows), static_cast<int>(v.cols)});
     };
     add_if_quantized(w.output);

@@ -4,8 +4,8 @@
 //
 // CPU backend: weights used in place from the memory-mapped file (quantized stays quantized;
 // only norm vectors become float32), KV cache in the types asked for (kv_precision.h). CUDA backend (its default precision,
-// fp16), as it stores them on the device: quantized matrices (Q4_0 ... Q6_K) as their blocks,
-// float matrices (F32, F16, BF16) in fp16, norms in float32; KV cache in fp16 (its block pool
+// fp16), as it stores them on the device: quantized matrices (Q4_0 ... Q6_K) as their blocks
+// (backend/device_weight_layout.h: Q6_K's regrouped, in as many bytes), float matrices (F32, F16, BF16) in fp16, norms in float32; KV cache in fp16 (its block pool
 // rounds up a little more than counted here); besides, the activations and scratch of a step
 // over the whole prompt (backend/step_memory.h). Not counted: the CUDA runtime's own context,
 // which depends on the driver.

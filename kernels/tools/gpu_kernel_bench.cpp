@@ -35,7 +35,9 @@
 #include "command_line.h"
 #include "cuda_check.h"
 #include "attention_ops.h"
+#include "backend/device_weight_layout.h"
 #include "backend/kv_precision.h"
+#include "block_upload.h"
 #include "cuda_kv_layer_store.h"
 #include "decode_attention.h"
 #include "device_buffer.h"
@@ -98,7 +100,8 @@ struct Result {
     double tflops = 0;
 };
 
-// The matrix of `type` as the backend holds it: raw blocks of a quantized type, or fp16.
+// The matrix of `type` as the backend holds it: a quantized type's blocks in the device's layout
+// (backend/device_weight_layout.h), or fp16. `bytes`: on the device, what a product reads.
 struct BenchMatrix {
     TensorType storage;
     size_t bytes = 0;
@@ -107,13 +110,18 @@ struct BenchMatrix {
 
 BenchMatrix upload_copies(TensorType type, const Options& o)
 {
-    BenchMatrix m{type, tensor_row_bytes(type, o.cols) * static_cast<size_t>(o.rows), {}};
-    std::vector<std::byte> host(m.bytes);
+    const int64_t elements = o.rows * o.cols;
+    BenchMatrix m{type, device_matrix_bytes(type, elements, 2), {}};
+    std::vector<std::byte> host(tensor_row_bytes(type, o.cols) * static_cast<size_t>(o.rows));
     fill_synthetic_matrix(host.data(), type, o.rows, o.cols, 0x5eed + static_cast<uint64_t>(type));
     const size_t copies = std::max<size_t>(1, (o.working_set_mib << 20) / m.bytes);
     for (size_t i = 0; i < copies; ++i) {
         m.copies.emplace_back(m.bytes, "benchmark weights");
-        cuda::check(cudaMemcpy(m.copies.back().data(), host.data(), m.bytes, cudaMemcpyHostToDevice), "upload");
+        if (is_block_quantized(type))
+            cuda::upload_blocks(type, host.data(), elements / tensor_type_traits(type).block_elems,
+                                m.copies.back().data(), "benchmark weights");
+        else
+            cuda::check(cudaMemcpy(m.copies.back().data(), host.data(), m.bytes, cudaMemcpyHostToDevice), "upload");
     }
     return m;
 }

@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "block_upload.h"
 #include "device_buffer.h"
 #include "backend/cuda_backend_options.h"
+#include "backend/device_weight_layout.h"
 #include "shared_data.h"
 #include "util/error.h"
 #include "util/float16.h"
@@ -147,6 +149,16 @@ cuda::DeviceBuffer upload_raw(const std::vector<T>& host)
     cuda::DeviceBuffer buffer(host.size() * sizeof(T), "test input");
     cudaMemcpy(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
     sync();
+    return buffer;
+}
+
+// Blocks of the quantized `type` as a file stores them, on the device in its block layout
+// (backend/device_weight_layout.h), as the backend uploads a model's.
+inline cuda::DeviceBuffer upload_blocks(TensorType type, const std::vector<uint8_t>& blocks)
+{
+    const int64_t count = static_cast<int64_t>(blocks.size() / tensor_type_traits(type).block_bytes);
+    cuda::DeviceBuffer buffer(device_blocks_bytes(type, count), "test blocks");
+    cuda::upload_blocks(type, blocks.data(), count, buffer.data(), "test blocks");
     return buffer;
 }
 

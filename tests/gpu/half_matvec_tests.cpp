@@ -142,7 +142,7 @@ void half_projections_together_equal_one_by_one()
         q8[b] = 0x00;
         q8[b + 1] = 0x20;  // fp16 2^-7
     }
-    const cuda::DeviceBuffer dq8 = upload_raw(q8);
+    const cuda::DeviceBuffer dq8 = upload_blocks(TensorType::Q8_0, q8);
     const cuda::DeviceMatrix quantized{dq8.data(), rows[2], cols, Precision::Fp16, TensorType::Q8_0};
     cuda::DeviceBuffer scratch(cuda::int8_rows_bytes(cuda::kMaxMatvecRows, cols), "test scratch");
     const cuda::ProjectionScratch s{scratch.data(), scratch.bytes()};

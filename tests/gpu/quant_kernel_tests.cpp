@@ -100,7 +100,7 @@ void dequantize_is_bit_exact()
             const int64_t rows = 7;
             const auto blocks = random_blocks(t, rows, cols);
             const auto expected = cpu_decode(t, blocks, rows, cols);
-            auto dw = upload_raw(blocks);
+            auto dw = upload_blocks(t, blocks);
             const std::string name = type_name(t) + " cols=" + std::to_string(cols);
 
             auto out = poisoned(expected.size());
@@ -126,7 +126,7 @@ void dequantize_is_bit_exact()
             check_bits("gathered rows " + name, download(rows_out.data(), gathered.size()), gathered);
         }
     // The kernel writes 16 bytes at a time: an output off that alignment is refused, by name.
-    const auto blocks = upload_raw(random_blocks(TensorType::Q8_0, 1, 32));
+    const auto blocks = upload_blocks(TensorType::Q8_0, random_blocks(TensorType::Q8_0, 1, 32));
     auto out = poisoned(40);
     bool refused = false;
     try {
@@ -155,7 +155,7 @@ void quantized_projection_matches()
                 const int64_t rows = cols > 1000 ? 37 : 203;
                 const auto blocks = random_blocks(t, rows, cols);
                 const auto w = cpu_decode(t, blocks, rows, cols);
-                auto dw = upload_raw(blocks);
+                auto dw = upload_blocks(t, blocks);
                 const cuda::DeviceMatrix matrix{dw.data(), rows, cols, p, t};
                 const size_t row_bytes = size_t(cols) * cuda::element_bytes(p);
                 cuda::DeviceBuffer small(5 * row_bytes + 3, "test scratch");
@@ -226,7 +226,7 @@ void projections_together_equal_one_by_one()
                 std::vector<cuda::DeviceBuffer> weights, together, alone;
                 std::vector<cuda::DeviceMatrix> matrices;
                 for (size_t i = 0; i < types.size(); ++i) {
-                    weights.push_back(upload_raw(random_blocks(types[i], rows[i], cols)));
+                    weights.push_back(upload_blocks(types[i], random_blocks(types[i], rows[i], cols)));
                     matrices.push_back({weights.back().data(), rows[i], cols, p, types[i]});
                     together.push_back(poisoned(size_t(n * rows[i])));
                     alone.push_back(poisoned(size_t(n * rows[i])));
@@ -255,48 +255,56 @@ void projections_together_equal_one_by_one()
 }
 
 // Q4_K's and Q5_K's float matvec reads weights in 32-bit words and activations four at a
-// time, their int8 matvec weights in 16-byte lines; weights or activations that start off
-// those alignments (weights 2 or 4 bytes into a buffer, an activation row at an odd element)
-// must give the same products through the word kernel or the block decoders, which need only
-// 2-byte alignment (and refuse less). In fp16 the activations are first rounded to int8 (into
-// an aligned buffer), so only the weights' alignment matters to the int8 kernels.
-void k4_matvec_any_alignment()
+// time, their int8 matvec and Q6_K's weights in 16-byte lines (k4_segments.cuh,
+// q6k_lines.cuh); weights or activations that start off those alignments (weights 2 or 4
+// bytes into a buffer, an activation row at an odd element) must give the same products through
+// the word or line kernels or the block decoders, which need only 2-byte alignment (and refuse
+// less). In fp16 the activations are first rounded to int8 (into an aligned buffer), so only the
+// weights' alignment matters to the int8 kernels. Rows of 2 blocks and of 43 (11008 columns,
+// LLaMA-2-7B's ffn_down: a lane of the line kernels takes several steps' blocks).
+void matvecs_any_alignment()
 {
-    const int64_t rows = 45, cols = 512;
+    const int64_t rows = 45;
     const int n = 3;
-    for (TensorType type : {TensorType::Q4_K, TensorType::Q5_K}) {
-        const auto blocks = random_blocks(type, rows, cols);
-        const auto w = cpu_decode(type, blocks, rows, cols);
-        for (Precision p : {Precision::Fp32, Precision::Fp16})
-            for (int weight_shift : {0, 2, 4})
-                for (int x_shift : {0, 1}) {
-                    std::vector<uint8_t> shifted_blocks(size_t(weight_shift), 0);
-                    shifted_blocks.insert(shifted_blocks.end(), blocks.begin(), blocks.end());
-                    auto dw = upload_raw(shifted_blocks);
-                    const void* weights = static_cast<const uint8_t*>(dw.data()) + weight_shift;
-                    const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
-                    std::vector<float> shifted_x(size_t(x_shift), 0.0f);
-                    shifted_x.insert(shifted_x.end(), x.begin(), x.end());
-                    auto dx = upload(shifted_x, p);
-                    const void* x_start = static_cast<const std::byte*>(dx.data()) + x_shift * cuda::element_bytes(p);
-                    auto dy = poisoned(size_t(n * rows));
-                    cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
-                    if (p == Precision::Fp16) {
-                        const cuda::Int8Rows r = cuda::round_rows_int8(x_start, p, n, cols, buffer.data(), nullptr);
-                        cuda::quant_matvec_int8(type, weights, rows, cols, r, n, dy.as<float>(), 0.0f, nullptr);
-                    } else {
-                        cuda::quant_matvec(type, weights, rows, cols, x_start, p, n, dy.as<float>(), 0.0f, nullptr);
+    for (TensorType type : {TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
+        for (int64_t cols : {512, 11008}) {
+            const auto blocks = random_blocks(type, rows, cols);
+            const auto w = cpu_decode(type, blocks, rows, cols);
+            const int64_t count = rows * cols / 256;
+            for (Precision p : {Precision::Fp32, Precision::Fp16})
+                for (int weight_shift : {0, 2, 4})
+                    for (int x_shift : {0, 1}) {
+                        cuda::DeviceBuffer dw(size_t(weight_shift) + device_blocks_bytes(type, count),
+                                              "test blocks");
+                        void* weights = static_cast<uint8_t*>(dw.data()) + weight_shift;
+                        cuda::upload_blocks(type, blocks.data(), count, weights, "test blocks");
+                        const auto x = rounded(random_floats(rng, size_t(n * cols)), p);
+                        std::vector<float> shifted_x(size_t(x_shift), 0.0f);
+                        shifted_x.insert(shifted_x.end(), x.begin(), x.end());
+                        auto dx = upload(shifted_x, p);
+                        const void* x_start =
+                            static_cast<const std::byte*>(dx.data()) + x_shift * cuda::element_bytes(p);
+                        auto dy = poisoned(size_t(n * rows));
+                        cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
+                        if (p == Precision::Fp16) {
+                            const cuda::Int8Rows r =
+                                cuda::round_rows_int8(x_start, p, n, cols, buffer.data(), nullptr);
+                            cuda::quant_matvec_int8(type, weights, rows, cols, r, n, dy.as<float>(), 0.0f, nullptr);
+                        } else {
+                            cuda::quant_matvec(type, weights, rows, cols, x_start, p, n, dy.as<float>(), 0.0f,
+                                               nullptr);
+                        }
+                        const std::string what = type_name(type) + " " + std::to_string(cols) +
+                                                 " columns, weights +" + std::to_string(weight_shift) +
+                                                 " bytes, activations +" + std::to_string(x_shift) + " [" +
+                                                 cuda::precision_name(p) + "]";
+                        check_projection(what, download(dy.data(), size_t(n * rows)),
+                                         reference(w, p == Precision::Fp16 ? cpu_int8_rounded(x, n, cols) : x, rows,
+                                                   cols, n, nullptr));
                     }
-                    const std::string what = type_name(type) + " matvec, weights +" + std::to_string(weight_shift) +
-                                             " bytes, activations +" + std::to_string(x_shift) + " [" +
-                                             cuda::precision_name(p) + "]";
-                    check_projection(what, download(dy.data(), size_t(n * rows)),
-                                     reference(w, p == Precision::Fp16 ? cpu_int8_rounded(x, n, cols) : x, rows, cols, n,
-                                               nullptr));
-                }
-    }
+        }
     // Blocks at an odd address are refused: the decoders read their fields 16 bits at a time.
-    auto dw = upload_raw(random_blocks(TensorType::Q6_K, 2, 256));
+    auto dw = upload_blocks(TensorType::Q6_K, random_blocks(TensorType::Q6_K, 2, 256));
     const auto* odd = static_cast<const uint8_t*>(dw.data()) + 1;
     auto dx = upload(random_floats(rng, 256));
     auto dy = poisoned(256);
@@ -324,7 +332,7 @@ void tile_path_needs_scratch()
     cublasHandle_t handle = nullptr;
     cuda::check(cublasCreate(&handle), "cublasCreate");
     const int64_t rows = 4, cols = 256;
-    auto dw = upload_raw(random_blocks(TensorType::Q4_K, rows, cols));
+    auto dw = upload_blocks(TensorType::Q4_K, random_blocks(TensorType::Q4_K, rows, cols));
     auto dx = upload(random_floats(rng, size_t(9 * cols)), Precision::Fp16);
     auto dy = poisoned(size_t(9 * rows));
     bool threw = false;
@@ -376,7 +384,7 @@ std::vector<TestCase> quant_kernel_tests()
     return {
         {"dequantize_is_bit_exact", dequantize_is_bit_exact},
         {"quantized_projection_matches", quantized_projection_matches},
-        {"k4_matvec_any_alignment", k4_matvec_any_alignment},
+        {"matvecs_any_alignment", matvecs_any_alignment},
         {"projections_together_equal_one_by_one", projections_together_equal_one_by_one},
         {"tile_path_needs_scratch", tile_path_needs_scratch},
     };
