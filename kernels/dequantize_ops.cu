@@ -8,7 +8,9 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "k4_segments.cuh"
 #include "kernel_launch.cuh"
+#include "q6k_lines.cuh"
 #include "quant_blocks.cuh"
 
 namespace pyramid::cuda {
@@ -52,6 +54,117 @@ __global__ void dequantize_kernel(const uint8_t* blocks, int cols, int64_t first
     }
 }
 
+// Sixteen decoded values (one run of a K-quant block) to dst in four or two 16-byte stores.
+template <typename Out>
+__device__ __forceinline__ void store16(const float* v, Out* dst)
+{
+    store8(v, dst);
+    store8(v + 8, dst + 8);
+}
+
+// The unit of a thread in the line kernels below: row t of the launch (its matrix row), block b
+// of that row and the unit's number within the block.
+struct LineUnit {
+    int t, b, unit;
+    int64_t row;
+};
+
+__device__ __forceinline__ LineUnit line_unit(int item, int blocks_per_row, int units_per_block, int64_t first_row,
+                                              const int32_t* ids)
+{
+    const int units_per_row = blocks_per_row * units_per_block;
+    LineUnit u;
+    u.t = item / units_per_row;
+    const int in_row = item - u.t * units_per_row;
+    u.b = in_row / units_per_block;
+    u.unit = in_row - u.b * units_per_block;
+    u.row = ids ? int64_t(ids[u.t]) : first_row + u.t;
+    return u;
+}
+
+// Q4_K and Q5_K a 16-byte segment a thread (k4_segments.cuh), as the int8 matvec reads them:
+// 32 elements, 16 of each of two groups, where decode8 takes ten 16-bit and byte loads for
+// eight. Element = d1 * q - m1, d1 and m1 rounded first: decode8's float operations, so
+// to_float's bits.
+template <bool kFifthBit, typename Out>
+__global__ void dequantize_k4_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids, int count,
+                                     Out* out)
+{
+    const int blocks_per_row = cols / 256;
+    for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
+        const LineUnit u = line_unit(item, blocks_per_row, kK4Segments, first_row, ids);
+        const uint8_t* block = blocks + (u.row * blocks_per_row + u.b) * K4Layout<kFifthBit>::kBytes;
+        const K4Segment s = k4_segment(k4_segment_bytes<kFifthBit>(block, u.unit), u.unit);
+        Out* dst = out + int64_t(u.t) * cols + 256 * u.b + k4_segment_first_element(u.unit);
+#pragma unroll
+        for (int g = 0; g < 2; ++g) {
+            const uint32_t(&q)[4] = g == 0 ? s.low : s.high;
+            const float d1 = __fmul_rn(s.d, quant::small_float(s.groups.scale[g]));
+            const float m1 = __fmul_rn(s.dmin, quant::small_float(s.groups.min[g]));
+            float v[16];
+#pragma unroll
+            for (int i = 0; i < 16; ++i)
+                v[i] = __fsub_rn(__fmul_rn(d1, quant::small_float((q[i / 4] >> (8 * (i % 4))) & 0xffu)), m1);
+            store16(v, dst + 32 * g);
+        }
+    }
+}
+
+// Run k of a Q6_K lane (q6k_lines.cuh) as 16 floats at dst: d * scale * (q - 32), decode8's
+// operations.
+template <int k, typename Out>
+__device__ __forceinline__ void store_q6k_run(const Q6KLineBytes& bytes, int lane_in_block, Out* dst)
+{
+    uint32_t q[4];
+    q6k_run<k>(bytes, q);
+    const float a = q6k_run_scale<k>(bytes, lane_in_block);
+    float v[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+        v[i] = __fmul_rn(a, quant::small_float((q[i / 4] >> (8 * (i % 4))) & 0xffu, 32));
+    store16(v, dst + 32 * k);
+}
+
+// Q6_K four lanes a block in 16-byte lines (q6k_lines.cuh): 64 elements a thread.
+template <typename Out>
+__global__ void dequantize_q6k_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids,
+                                      int count, Out* out)
+{
+    using B = quant::Block<TensorType::Q6_K>;
+    const int blocks_per_row = cols / 256;
+    for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
+        const LineUnit u = line_unit(item, blocks_per_row, kQ6KLanes, first_row, ids);
+        const Q6KLineBytes bytes = q6k_line_bytes(B::locate(blocks, u.row * blocks_per_row + u.b), u.unit);
+        Out* dst = out + int64_t(u.t) * cols + 256 * u.b + 128 * (u.unit / 2) + 16 * (u.unit % 2);
+        store_q6k_run<0>(bytes, u.unit, dst);
+        store_q6k_run<1>(bytes, u.unit, dst);
+        store_q6k_run<2>(bytes, u.unit, dst);
+        store_q6k_run<3>(bytes, u.unit, dst);
+    }
+}
+
+// Q4_K, Q5_K and Q6_K through the line kernels above where their blocks are 16-byte aligned;
+// false for the rest, which decode8 reads.
+bool launch_lines(TensorType type, const void* blocks, int64_t cols, int64_t first_row, const int32_t* ids,
+                  int64_t rows, void* out, Precision out_type, cudaStream_t stream)
+{
+    const bool k4 = type == TensorType::Q4_K || type == TensorType::Q5_K;
+    if ((!k4 && type != TensorType::Q6_K) || reinterpret_cast<uintptr_t>(blocks) % 16 != 0 || cols % 256 != 0)
+        return false;
+    const int64_t count = rows * (cols / 256) * (k4 ? kK4Segments : kQ6KLanes);
+    const int grid = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 65536));
+    dispatch(out_type, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        const auto kernel = type == TensorType::Q4_K   ? dequantize_k4_kernel<false, T>
+                            : type == TensorType::Q5_K ? dequantize_k4_kernel<true, T>
+                                                       : dequantize_q6k_kernel<T>;
+        launch_kernel(kernel, grid, kThreads, 0, stream, static_cast<const uint8_t*>(blocks), static_cast<int>(cols),
+                      first_row, ids, static_cast<int>(count), static_cast<T*>(out));
+    });
+    check_launch("dequantize (lines)");
+    return true;
+}
+
 void launch(TensorType type, const void* blocks, int64_t cols, int64_t first_row, const int32_t* ids, int64_t rows,
             void* out, Precision out_type, cudaStream_t stream)
 {
@@ -64,6 +177,8 @@ void launch(TensorType type, const void* blocks, int64_t cols, int64_t first_row
                     " elements in one launch are more than its int indices count");
     if (reinterpret_cast<uintptr_t>(out) % 16 != 0)
         throw Error("dequantize: the output must be 16-byte aligned");
+    if (launch_lines(type, blocks, cols, first_row, ids, rows, out, out_type, stream))
+        return;
     const int grid = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 65536));
     const bool known = quant::dispatch_block(type, [&](auto block) {
         using B = decltype(block);
