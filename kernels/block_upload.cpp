@@ -11,18 +11,38 @@
 namespace pyramid::cuda {
 namespace {
 
-constexpr size_t kStagingGroups = (16u << 20) / kDeviceQ6KGroupBytes;  // 16 MiB of host staging
+constexpr size_t kStagingBytes = 16u << 20;  // host staging for the grouped types
 
-// Q6_K blocks [first, first + count) (count <= 8, first a multiple of 8) as one device group:
-// their bytes before d one after another, then their d's, the rest of a short group zeroed.
-void regroup_q6k(const std::byte* blocks, int64_t count, std::byte* group)
+// Blocks [0, count) (count <= 8) of layout L as one device group: their bodies one after
+// another, then their d's; the rest of a short group zeroed.
+template <typename L>
+void regroup(const std::byte* blocks, int64_t count, std::byte* group)
 {
-    using L = block_layout::Q6_K;
-    std::memset(group, 0, kDeviceQ6KGroupBytes);
+    constexpr int body = kDeviceBodyBytes<L>;
+    std::memset(group, 0, size_t(kDeviceGroupBlocks) * L::kBytes);
     for (int64_t i = 0; i < count; ++i) {
         const std::byte* block = blocks + i * L::kBytes;
-        std::memcpy(group + i * kDeviceQ6KBlockBytes, block, kDeviceQ6KBlockBytes);
-        std::memcpy(group + kDeviceQ6KGroupDs + i * block_layout::kHalf, block + L::kD, block_layout::kHalf);
+        std::memcpy(group + i * body, block + kDeviceBodyStart<L>, body);
+        std::memcpy(group + kDeviceGroupBlocks * body + i * block_layout::kHalf, block + L::kD, block_layout::kHalf);
+    }
+}
+
+template <typename L>
+void upload_groups(const std::byte* from, int64_t blocks, std::byte* to, const std::string& what)
+{
+    constexpr size_t group_bytes = size_t(kDeviceGroupBlocks) * L::kBytes;
+    const int64_t groups = (blocks + kDeviceGroupBlocks - 1) / kDeviceGroupBlocks;
+    const auto per_slice = static_cast<int64_t>(std::max<size_t>(1, kStagingBytes / group_bytes));
+    std::vector<std::byte> staging(size_t(std::min(groups, per_slice)) * group_bytes);
+    for (int64_t g0 = 0; g0 < groups; g0 += per_slice) {
+        const int64_t slice = std::min(per_slice, groups - g0);
+        for (int64_t g = 0; g < slice; ++g) {
+            const int64_t first = (g0 + g) * kDeviceGroupBlocks;
+            regroup<L>(from + first * L::kBytes, std::min<int64_t>(kDeviceGroupBlocks, blocks - first),
+                       staging.data() + g * group_bytes);
+        }
+        check(cudaMemcpy(to + g0 * group_bytes, staging.data(), size_t(slice) * group_bytes, cudaMemcpyHostToDevice),
+              ("upload of " + what).c_str());
     }
 }
 
@@ -35,23 +55,15 @@ void upload_blocks(TensorType type, const void* host, int64_t blocks, void* devi
                     " is not a quantized block type");
     const auto* from = static_cast<const std::byte*>(host);
     auto* to = static_cast<std::byte*>(device);
-    if (type != TensorType::Q6_K) {
+    static_assert(device_groups_blocks(TensorType::Q4_0) && device_groups_blocks(TensorType::Q8_0) &&
+                      device_groups_blocks(TensorType::Q6_K),
+                  "the grouped types below are device_weight_layout.h's");
+    switch (type) {
+    case TensorType::Q4_0: upload_groups<block_layout::Q4_0>(from, blocks, to, what); return;
+    case TensorType::Q8_0: upload_groups<block_layout::Q8_0>(from, blocks, to, what); return;
+    case TensorType::Q6_K: upload_groups<block_layout::Q6_K>(from, blocks, to, what); return;
+    default:
         check(cudaMemcpy(to, from, device_blocks_bytes(type, blocks), cudaMemcpyHostToDevice),
-              ("upload of " + what).c_str());
-        return;
-    }
-    const int64_t groups = (blocks + kDeviceQ6KGroupBlocks - 1) / kDeviceQ6KGroupBlocks;
-    std::vector<std::byte> staging(std::min<size_t>(size_t(groups), kStagingGroups) * kDeviceQ6KGroupBytes);
-    for (int64_t g0 = 0; g0 < groups; g0 += int64_t(kStagingGroups)) {
-        const int64_t slice = std::min<int64_t>(int64_t(kStagingGroups), groups - g0);
-        for (int64_t g = 0; g < slice; ++g) {
-            const int64_t first = (g0 + g) * kDeviceQ6KGroupBlocks;
-            regroup_q6k(from + first * block_layout::Q6_K::kBytes,
-                        std::min<int64_t>(kDeviceQ6KGroupBlocks, blocks - first),
-                        staging.data() + g * kDeviceQ6KGroupBytes);
-        }
-        check(cudaMemcpy(to + g0 * kDeviceQ6KGroupBytes, staging.data(), size_t(slice) * kDeviceQ6KGroupBytes,
-                         cudaMemcpyHostToDevice),
               ("upload of " + what).c_str());
     }
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Quantized blocks from host memory, as a GGUF file stores them, to device memory in the
 // device's layout (backend/device_weight_layout.h): the file's bytes in the file's order, except
-// that Q6_K's blocks are regrouped eight at a time (staged on the host a slice at a time).
+// that Q4_0's, Q8_0's and Q6_K's blocks are regrouped eight at a time (staged on the host a
+// slice at a time).
 // Synchronous, like cudaMemcpy. The weights' upload and every test or benchmark that hands
 // blocks to the kernels go through it, so none assumes the file's layout.
 #include <cstdint>

@@ -44,6 +44,31 @@ __device__ __forceinline__ void write_row_sums(const float (&acc)[kMaxMatvecRows
     }
 }
 
+// The walk the line kernels of quant_matvec_int8.cu share (Q4_K/Q5_K segments, Q6_K lines,
+// Q4_0/Q8_0 blocks): kLanes lanes a block, so a warp covers 32 / kLanes blocks a step; a lane
+// takes blocks lane / kLanes, + 32 / kLanes, ... of a row of `blocks`, and issues the loads of
+// kInFlight steps (load(b) gives block b's bytes) before it adds the first (add(bytes, b)). Past
+// the row's end a lane loads its last block again and adds nothing: loads without a branch, so
+// all of them are issued before the first is waited on.
+template <int kLanes, int kInFlight, typename Load, typename Add>
+__device__ __forceinline__ void walk_row_blocks(int64_t blocks, int lane, Load&& load, Add&& add)
+{
+    constexpr int kBlocksPerStep = 32 / kLanes;
+    using Bytes = decltype(load(int64_t(0)));
+    for (int64_t b0 = lane / kLanes; b0 < blocks; b0 += kInFlight * kBlocksPerStep) {
+        Bytes bytes[kInFlight];
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j) {
+            const int64_t b = b0 + j * kBlocksPerStep;
+            bytes[j] = load(b < blocks ? b : blocks - 1);
+        }
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j)
+            if (b0 + j * kBlocksPerStep < blocks)
+                add(bytes[j], b0 + j * kBlocksPerStep);
+    }
+}
+
 // Blocks of the launch for `rows` output rows.
 inline unsigned matvec_grid(int64_t rows) { return static_cast<unsigned>((rows + kMatvecWarps - 1) / kMatvecWarps); }
 

@@ -19,7 +19,7 @@
 
 namespace pyramid::cuda {
 
-static_assert(kDeviceQ6KBlockBytes % 16 == 0 && kDeviceQ6KGroupBytes % 16 == 0 && block_layout::Q6_K::kQl % 16 == 0 &&
+static_assert(kDeviceBodyBytes<block_layout::Q6_K> % 16 == 0 && block_layout::Q6_K::kQl % 16 == 0 &&
                   block_layout::Q6_K::kQh % 16 == 0 && block_layout::Q6_K::kScales % 8 == 0,
               "q6k_line_bytes loads the quants and high bits as aligned 16-byte lines, the scales as 8 bytes");
 
@@ -36,15 +36,16 @@ struct Q6KLineBytes {
 
 // Loads only, so that a lane can have several blocks' loads in flight before it waits on the
 // first.
-__device__ __forceinline__ Q6KLineBytes q6k_line_bytes(const quant::Q6KRef& block, int lane_in_block)
+__device__ __forceinline__ Q6KLineBytes q6k_line_bytes(const quant::GroupedRef& block, int lane_in_block)
 {
     using L = block_layout::Q6_K;
+    static_assert(kDeviceBodyStart<L> == 0, "Q6_K's body is its file block up to d");
     const int h = lane_in_block / 2, l0 = 16 * (lane_in_block % 2);
     Q6KLineBytes bytes;
-    bytes.low = *reinterpret_cast<const uint4*>(block.b + L::kQl + 64 * h + l0);
-    bytes.high = *reinterpret_cast<const uint4*>(block.b + L::kQl + 64 * h + 32 + l0);
-    bytes.bits = *reinterpret_cast<const uint4*>(block.b + L::kQh + 32 * h + l0);
-    bytes.scales = *reinterpret_cast<const uint2*>(block.b + L::kScales + 8 * h);
+    bytes.low = *reinterpret_cast<const uint4*>(block.body + L::kQl + 64 * h + l0);
+    bytes.high = *reinterpret_cast<const uint4*>(block.body + L::kQl + 64 * h + 32 + l0);
+    bytes.bits = *reinterpret_cast<const uint4*>(block.body + L::kQh + 32 * h + l0);
+    bytes.scales = *reinterpret_cast<const uint2*>(block.body + L::kScales + 8 * h);
     bytes.d = quant::u16_at(block.d);
     return bytes;
 }

@@ -15,7 +15,7 @@
 // Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
 // so the scale is computed once per call. Each Block<T> takes its size and field offsets from
 // model/quant_block_layout.h; where a block lies on the device, from Block<T>::locate (the
-// file's order, except Q6_K's groups: backend/device_weight_layout.h). Blocks are 18, 22, 34,
+// file's order, except the groups of Q4_0, Q8_0 and Q6_K: backend/device_weight_layout.h). Blocks are 18, 22, 34,
 // 110, ... bytes long, so fields are only 2-byte aligned: they are read 16 bits at a time.
 #include <cuda_fp16.h>
 
@@ -109,15 +109,36 @@ struct InFileOrder : Layout {
     __device__ static Ref locate(const uint8_t* base, int64_t g) { return base + g * Layout::kBytes; }
 };
 
+// The types the device keeps in groups of eight blocks (backend/device_weight_layout.h): a Ref
+// is the block's body (its bytes but d) and, apart, its d.
+struct GroupedRef {
+    const uint8_t* body;
+    const uint8_t* d;
+};
+
+template <typename Layout>
+struct InGroups : Layout {
+    using Ref = GroupedRef;
+    static constexpr int kBodyBytes = kDeviceBodyBytes<Layout>;
+    __device__ static Ref locate(const uint8_t* base, int64_t g)
+    {
+        const uint8_t* group = base + (g / kDeviceGroupBlocks) * (kDeviceGroupBlocks * Layout::kBytes);
+        const int i = int(g % kDeviceGroupBlocks);
+        return {group + i * kBodyBytes, group + kDeviceGroupBlocks * kBodyBytes + layout::kHalf * i};
+    }
+    // The field at `offset` of the file's block (not d), in the body.
+    __device__ static const uint8_t* field(const Ref& b, int offset) { return b.body + offset - kDeviceBodyStart<Layout>; }
+};
+
 template <>
-struct Block<TensorType::Q4_0> : InFileOrder<layout::Q4_0> {
+struct Block<TensorType::Q4_0> : InGroups<layout::Q4_0> {
     static constexpr int kOffset = 8;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = false;
-    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    __device__ static void quants8(const Ref& b, int j0, uint32_t (&q)[2], float& a, float&)
     {
-        a = half_at(b + kD);
-        nibbles8(b + kQs, j0, q);
+        a = half_at(b.d);
+        nibbles8(field(b, kQs), j0, q);
     }
 };
 
@@ -160,15 +181,15 @@ struct Block<TensorType::Q5_1> : InFileOrder<layout::Q5_1> {
 };
 
 template <>
-struct Block<TensorType::Q8_0> : InFileOrder<layout::Q8_0> {
+struct Block<TensorType::Q8_0> : InGroups<layout::Q8_0> {
     static constexpr int kOffset = 0;
     static constexpr bool kHasMin = false;
     static constexpr bool kSigned = true;  // the quants are int8 themselves
-    __device__ static void quants8(const uint8_t* b, int j0, uint32_t (&q)[2], float& a, float&)
+    __device__ static void quants8(const Ref& b, int j0, uint32_t (&q)[2], float& a, float&)
     {
-        a = half_at(b + kD);
-        q[0] = u32_at(b + kQs + j0);
-        q[1] = u32_at(b + kQs + 4 + j0);
+        a = half_at(b.d);
+        q[0] = u32_at(field(b, kQs) + j0);
+        q[1] = u32_at(field(b, kQs) + 4 + j0);
     }
 };
 
@@ -276,28 +297,14 @@ struct Block<TensorType::Q5_K> : K45Block<true> {};
 
 // Q6_K: element j = 128 h + 32 k + l takes nibble k / 2 of ql byte 64 h + 32 (k % 2) + l and
 // bits 2k..2k+1 of qh byte 32 h + l, with scale number 8 h + 2 k + l / 16. On the device its
-// blocks lie in groups of eight (backend/device_weight_layout.h): a Ref is the block's first
-// 208 bytes (ql, qh, scales at the file's offsets) and, apart, its d.
-struct Q6KRef {
-    const uint8_t* b;  // ql, qh and scales
-    const uint8_t* d;
-};
-
+// blocks lie in groups of eight (InGroups): the body is ql, qh and scales at the file's offsets.
 template <>
-struct Block<TensorType::Q6_K> : layout::Q6_K {
-    using Ref = Q6KRef;
-    __device__ static Ref locate(const uint8_t* base, int64_t g)
-    {
-        const uint8_t* group = base + (g / kDeviceQ6KGroupBlocks) * kDeviceQ6KGroupBytes;
-        const int i = int(g % kDeviceQ6KGroupBlocks);
-        return {group + i * kDeviceQ6KBlockBytes, group + kDeviceQ6KGroupDs + layout::kHalf * i};
-    }
-
+struct Block<TensorType::Q6_K> : InGroups<layout::Q6_K> {
     // d times the int8 scale of element j0's group of 16.
     __device__ static float scale(const Ref& b, int j0)
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
-        const uint32_t biased = b.b[kScales + 8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
+        const uint32_t biased = field(b, kScales)[8 * h + 2 * k + (l0 >> 4)] ^ 0x80u;  // int8 + 128
         return __fmul_rn(half_at(b.d), small_float(biased, 128));
     }
 
@@ -308,8 +315,8 @@ struct Block<TensorType::Q6_K> : layout::Q6_K {
     {
         const int h = j0 >> 7, k = (j0 >> 5) & 3, l0 = j0 & 31;
         a = scale(b, j0);
-        const uint8_t* ql = b.b + kQl + 64 * h + 32 * (k & 1) + l0;
-        const uint8_t* qh = b.b + kQh + 32 * h + l0;
+        const uint8_t* ql = field(b, kQl) + 64 * h + 32 * (k & 1) + l0;
+        const uint8_t* qh = field(b, kQh) + 32 * h + l0;
         const int ql_shift = 4 * (k >> 1), qh_shift = 2 * k;
         for (int i = 0; i < 2; ++i)
             q[i] = ((u32_at(ql + 4 * i) >> ql_shift) & 0x0f0f0f0fu) |

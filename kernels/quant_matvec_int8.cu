@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "block32_lines.cuh"
 #include "k4_segments.cuh"
 #include "kernel_launch.cuh"
 #include "matvec_rows.cuh"
@@ -131,7 +132,6 @@ template <bool kFifthBit, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     k4_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
-    constexpr int kBlocksPerStep = 32 / kK4Segments;
     constexpr int kInFlight = kRows == 1 ? 4 : 2;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -144,21 +144,11 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     const int first = k4_segment_first_element(segment);
     const bool adds_minimum = segment % 2 == 0;
     float acc[kMaxMatvecRows] = {};
-    for (int64_t b0 = lane / kK4Segments; b0 < blocks; b0 += kInFlight * kBlocksPerStep) {
-        // Past the row's end a lane loads its last block again (and adds nothing): loads
-        // without a branch, so all of them are issued before the first is waited on.
-        K4SegmentBytes bytes[kInFlight];
-#pragma unroll
-        for (int j = 0; j < kInFlight; ++j) {
-            const int64_t b = b0 + j * kBlocksPerStep < blocks ? b0 + j * kBlocksPerStep : blocks - 1;
-            bytes[j] = k4_segment_bytes<kFifthBit>(row + b * block_bytes, segment);
-        }
-#pragma unroll
-        for (int j = 0; j < kInFlight; ++j)
-            if (b0 + j * kBlocksPerStep < blocks)
-                add_k4_segment<kRows>(k4_segment(bytes[j], segment), b0 + j * kBlocksPerStep, first, adds_minimum, x,
-                                      n, acc);
-    }
+    walk_row_blocks<kK4Segments, kInFlight>(
+        blocks, lane, [&](int64_t b) { return k4_segment_bytes<kFifthBit>(row + b * block_bytes, segment); },
+        [&](const K4SegmentBytes& bytes, int64_t b) {
+            add_k4_segment<kRows>(k4_segment(bytes, segment), b, first, adds_minimum, x, n, acc);
+        });
     write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
@@ -208,7 +198,6 @@ template <int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     q6k_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
-    constexpr int kBlocksPerStep = 32 / kQ6KLanes;
     constexpr int kInFlight = kRows == 1 ? 2 : 1;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -219,20 +208,40 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     const auto* weights = static_cast<const uint8_t*>(this_part(parts).weights);
     const int lane_in_block = lane % kQ6KLanes;
     float acc[kMaxMatvecRows] = {};
-    for (int64_t b0 = lane / kQ6KLanes; b0 < blocks; b0 += kInFlight * kBlocksPerStep) {
-        // Past the row's end a lane loads its last block again (and adds nothing): loads
-        // without a branch, so all of them are issued before the first is waited on.
-        Q6KLineBytes bytes[kInFlight];
+    walk_row_blocks<kQ6KLanes, kInFlight>(
+        blocks, lane, [&](int64_t b) { return q6k_line_bytes(B::locate(weights, r * blocks + b), lane_in_block); },
+        [&](const Q6KLineBytes& bytes, int64_t b) { add_q6k_block<kRows>(bytes, b, lane_in_block, x, n, acc); });
+    write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
+}
+
+// Q4_0 and Q8_0 a block a lane (block32_lines.cuh): lane i takes blocks i, i + 32, ... of the
+// row, and adds its activation block's scale * d * (sum (quant - offset) * xq), as
+// quant_matvec_int8_kernel adds eight elements' part. A lane issues the loads of kInFlight blocks
+// before the first product: four for one row (a 4096-wide row is 128 blocks, all in flight
+// at once), two for more.
+template <TensorType T, int kRows>
+__global__ void __launch_bounds__(kMatvecWarps * 32)
+    block32_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
+{
+    using B = quant::Block<T>;
+    constexpr int kInFlight = kRows == 1 ? 4 : 2;
+    const int lane = threadIdx.x % 32;
+    const int64_t r = matvec_row();
+    if (r >= this_part(parts).rows)  // whole warps leave together, so the shuffles below stay full-warp
+        return;
+    const int64_t blocks = cols / B::kElems;
+    const auto* weights = static_cast<const uint8_t*>(this_part(parts).weights);
+    float acc[kMaxMatvecRows] = {};
+    walk_row_blocks<1, kInFlight>(
+        blocks, lane, [&](int64_t b) { return block32_bytes<T>(B::locate(weights, r * blocks + b)); },
+        [&](const Block32Bytes& bytes, int64_t b) {
+            const float d = __half2float(__ushort_as_half(static_cast<unsigned short>(bytes.d)));
+            const int64_t c = b * B::kElems;
 #pragma unroll
-        for (int j = 0; j < kInFlight; ++j) {
-            const int64_t b = b0 + j * kBlocksPerStep < blocks ? b0 + j * kBlocksPerStep : blocks - 1;
-            bytes[j] = q6k_line_bytes(B::locate(weights, r * blocks + b), lane_in_block);
-        }
-#pragma unroll
-        for (int j = 0; j < kInFlight; ++j)
-            if (b0 + j * kBlocksPerStep < blocks)
-                add_q6k_block<kRows>(bytes[j], b0 + j * kBlocksPerStep, lane_in_block, x, n, acc);
-    }
+            for (int t = 0; t < kRows; ++t)
+                if (t < n)
+                    acc[t] += factors_at(x, t, c).x * (d * float(block32_dot<T>(bytes, x.q + int64_t(t) * x.cols + c)));
+        });
     write_row_sums(acc, n, lane, this_part(parts).y, this_part(parts).rows, r, beta);
 }
 
@@ -269,6 +278,16 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
             if constexpr (std::is_same_v<B, quant::Block<TensorType::Q6_K>>) {
                 if (segments_fit) {  // q6k_lines.cuh: aligned lines
                     const auto kernel = n == 1 ? q6k_matvec_int8_kernel<1> : q6k_matvec_int8_kernel<kMaxMatvecRows>;
+                    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
+                    return;
+                }
+            }
+            constexpr bool kQ4_0 = std::is_same_v<B, quant::Block<TensorType::Q4_0>>;
+            if constexpr (kQ4_0 || std::is_same_v<B, quant::Block<TensorType::Q8_0>>) {
+                constexpr TensorType kType = kQ4_0 ? TensorType::Q4_0 : TensorType::Q8_0;
+                if (segments_fit) {  // block32_lines.cuh: aligned lines
+                    const auto kernel = n == 1 ? block32_matvec_int8_kernel<kType, 1>
+                                               : block32_matvec_int8_kernel<kType, kMaxMatvecRows>;
                     launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
                     return;
                 }

@@ -4,15 +4,16 @@
 // a load counts (app/inspect). Plain C++17, so that nvcc-compiled code can include it.
 //
 // Quantized matrices keep their blocks in the file's order (row after row), each block's fields
-// as the file has them (model/quant_block_layout.h), with one exception. A Q6_K block is 210
-// bytes: 208 of quants (ql), high bits (qh) and scales, then its fp16 d. 210 bytes apart, a
-// block is only 2-byte aligned, so reading one takes ten 16-bit loads for every eight weights.
-// On the device the matrix's blocks go in groups of eight (numbered through the matrix, not
-// per row): the eight blocks' first 208 bytes one after another, then their eight d's. A group
-// is 1680 bytes, eight blocks' worth, so the matrix takes what the file takes (a last group of
-// fewer blocks is padded to a whole one), and in a 16-byte aligned matrix every block's
-// quants, high bits and scales start on 16-byte boundaries: the int8 matvec reads them as
-// 16-byte lines (kernels/q6k_lines.cuh), five loads for 64 weights.
+// as the file has them (model/quant_block_layout.h), with one exception: the types whose block
+// is one fp16 scale d and a body of whole 16-byte lines, Q4_0 (d, 16 bytes of nibbles), Q8_0
+// (d, 32 bytes of int8 quants) and Q6_K (208 bytes of quants, high bits and scales, then d).
+// Their blocks are 18, 34 and 210 bytes, so in the file they are only 2-byte aligned, and a
+// kernel reads eight weights with several 16-bit loads. On the device such a matrix's blocks go
+// in groups of eight (numbered through the matrix, not per row): the eight bodies one after
+// another, then the eight d's. A group is eight blocks' bytes, so the matrix takes what the file
+// takes (a last group of fewer blocks is padded to a whole one), and in a 16-byte aligned matrix
+// every body starts on a 16-byte boundary: the int8 matvecs read bodies as 16-byte lines
+// (kernels/block32_lines.cuh, kernels/q6k_lines.cuh).
 #include <cstddef>
 #include <cstdint>
 
@@ -21,22 +22,39 @@
 
 namespace pyramid {
 
-inline constexpr int kDeviceQ6KGroupBlocks = 8;
-inline constexpr int kDeviceQ6KBlockBytes = block_layout::Q6_K::kD;  // a block's bytes before d
-inline constexpr int kDeviceQ6KGroupBytes = kDeviceQ6KGroupBlocks * block_layout::Q6_K::kBytes;
-inline constexpr int kDeviceQ6KGroupDs = kDeviceQ6KGroupBlocks * kDeviceQ6KBlockBytes;  // where the d's start
-static_assert(block_layout::Q6_K::kD + 2 == block_layout::Q6_K::kBytes && kDeviceQ6KBlockBytes % 16 == 0 &&
-                  kDeviceQ6KGroupBytes % 16 == 0,
-              "Q6_K's device groups: d last in a block, blocks and groups on 16-byte boundaries");
+inline constexpr int kDeviceGroupBlocks = 8;
+
+// Whether the device keeps `type`'s blocks in groups of eight, as above.
+constexpr bool device_groups_blocks(TensorType type)
+{
+    return type == TensorType::Q4_0 || type == TensorType::Q8_0 || type == TensorType::Q6_K;
+}
+
+// Of a grouped type's block layout L: the block without its d, and where that begins in the
+// file's block (d is first or last).
+template <typename L>
+inline constexpr int kDeviceBodyBytes = L::kBytes - block_layout::kHalf;
+template <typename L>
+inline constexpr int kDeviceBodyStart = L::kD == 0 ? block_layout::kHalf : 0;
+
+template <typename L>
+constexpr bool body_in_lines()
+{
+    return (L::kD == 0 || L::kD == L::kBytes - block_layout::kHalf) && kDeviceBodyBytes<L> % 16 == 0;
+}
+static_assert(body_in_lines<block_layout::Q4_0>() && body_in_lines<block_layout::Q8_0>() &&
+                  body_in_lines<block_layout::Q6_K>(),
+              "a grouped type's block is d and a body of whole 16-byte lines, d first or last");
 
 // Bytes `blocks` consecutive blocks of the quantized `type` take on the device, from the first
 // of a matrix.
 inline size_t device_blocks_bytes(TensorType type, int64_t blocks)
 {
-    if (type == TensorType::Q6_K)
-        return static_cast<size_t>((blocks + kDeviceQ6KGroupBlocks - 1) / kDeviceQ6KGroupBlocks) *
-               kDeviceQ6KGroupBytes;
-    return static_cast<size_t>(blocks) * tensor_type_traits(type).block_bytes;
+    const size_t block_bytes = tensor_type_traits(type).block_bytes;
+    if (device_groups_blocks(type))
+        return static_cast<size_t>((blocks + kDeviceGroupBlocks - 1) / kDeviceGroupBlocks) * kDeviceGroupBlocks *
+               block_bytes;
+    return static_cast<size_t>(blocks) * block_bytes;
 }
 
 // Bytes a matrix of `elements` elements stored in the file as `type` takes on the device: a

@@ -268,22 +268,23 @@ void projections_together_equal_one_by_one()
 }
 
 // Q4_K's and Q5_K's float matvec reads weights in 32-bit words and activations four at a
-// time, their int8 matvec and Q6_K's weights in 16-byte lines (k4_segments.cuh,
-// q6k_lines.cuh); weights or activations that start off those alignments (weights 2 or 4
-// bytes into a buffer, an activation row at an odd element) must give the same products through
-// the word or line kernels or the block decoders, which need only 2-byte alignment (and refuse
-// less). In fp16 the activations are first rounded to int8 (into an aligned buffer), so only the
-// weights' alignment matters to the int8 kernels. Rows of 2 blocks and of 43 (11008 columns,
-// LLaMA-2-7B's ffn_down: a lane of the line kernels takes several steps' blocks).
+// time, their int8 matvec and Q4_0's, Q8_0's and Q6_K's weights in 16-byte lines
+// (k4_segments.cuh, block32_lines.cuh, q6k_lines.cuh); weights or activations that start off
+// those alignments (weights 2 or 4 bytes into a buffer, an activation row at an odd element)
+// must give the same products through the word or line kernels or the block decoders, which
+// need only 2-byte alignment (and refuse less). In fp16 the activations are first rounded to
+// int8 (into an aligned buffer), so only the weights' alignment matters to the int8 kernels.
+// Rows of 512 and 11008 columns (LLaMA-2-7B's ffn_down: 43 K-quant blocks, 344 of 32; a lane of
+// the line kernels takes several steps' blocks).
 void matvecs_any_alignment()
 {
     const int64_t rows = 45;
     const int n = 3;
-    for (TensorType type : {TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
+    for (TensorType type : {TensorType::Q4_0, TensorType::Q8_0, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
         for (int64_t cols : {512, 11008}) {
             const auto blocks = random_blocks(type, rows, cols);
             const auto w = cpu_decode(type, blocks, rows, cols);
-            const int64_t count = rows * cols / 256;
+            const int64_t count = rows * cols / tensor_type_traits(type).block_elems;
             for (Precision p : {Precision::Fp32, Precision::Fp16})
                 for (int weight_shift : {0, 2, 4})
                     for (int x_shift : {0, 1}) {
