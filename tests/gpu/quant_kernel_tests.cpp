@@ -341,6 +341,46 @@ void matvecs_any_alignment()
     }
 }
 
+// The device's block layout is the one backend/device_weight_layout.h documents, byte for
+// byte, as upload_blocks writes it (the kernel tests above check that the kernels read what it
+// writes; this, that both follow the documented layout): Q4_0, Q8_0 and Q6_K in groups of eight
+// blocks, bodies then d's, a short last group zero-padded to whole size; the other types as
+// the file stores them.
+void device_block_layout_is_documented()
+{
+    for (TensorType t : kQuantTypes) {
+        const auto& traits = tensor_type_traits(t);
+        const int64_t count = 19;  // two whole groups and a short one
+        const auto blocks = random_blocks(t, 1, count * traits.block_elems);
+        const size_t bytes = device_blocks_bytes(t, count);
+        const auto device = upload_blocks(t, blocks);
+        std::vector<uint8_t> stored(bytes);
+        cudaMemcpy(stored.data(), device.data(), bytes, cudaMemcpyDeviceToHost);
+        const size_t block_bytes = traits.block_bytes;
+        std::vector<uint8_t> expected(bytes, 0);
+        if (!device_groups_blocks(t)) {
+            std::copy(blocks.begin(), blocks.end(), expected.begin());
+        } else {
+            const size_t d = size_t(traits.scale_offsets[0]), body = block_bytes - 2;
+            GPU_CHECK(d == 0 || d == body, type_name(t) + ": d first or last");
+            for (int64_t i = 0; i < count; ++i) {
+                const uint8_t* block = blocks.data() + size_t(i) * block_bytes;
+                uint8_t* group = expected.data() + size_t(i / 8) * 8 * block_bytes;
+                std::copy_n(block + (d == 0 ? 2 : 0), body, group + size_t(i % 8) * body);
+                std::copy_n(block + d, 2, group + 8 * body + size_t(i % 8) * 2);
+            }
+        }
+        GPU_CHECK(bytes == (device_groups_blocks(t) ? 24 : 19) * block_bytes,
+                  type_name(t) + ": " + std::to_string(bytes) + " device bytes for 19 blocks");
+        GPU_CHECK(device_matrix_bytes(t, 16 * traits.block_elems, 2) == 16 * block_bytes,
+                  type_name(t) + ": whole groups take the file's bytes");
+        GPU_CHECK(stored == expected, type_name(t) + ": the device bytes are the documented layout");
+    }
+    GPU_CHECK(device_matrix_bytes(TensorType::F16, 1000, 2) == 2000 &&
+                  device_matrix_bytes(TensorType::BF16, 1000, 4) == 4000,
+              "float matrices take the precision's bytes");
+}
+
 void tile_path_needs_scratch()
 {
     cublasHandle_t handle = nullptr;
@@ -400,6 +440,7 @@ std::vector<TestCase> quant_kernel_tests()
         {"quantized_projection_matches", quantized_projection_matches},
         {"matvecs_any_alignment", matvecs_any_alignment},
         {"projections_together_equal_one_by_one", projections_together_equal_one_by_one},
+        {"device_block_layout_is_documented", device_block_layout_is_documented},
         {"tile_path_needs_scratch", tile_path_needs_scratch},
     };
 }
