@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "block32_lines.cuh"
 #include "cuda_check.h"
 #include "element_type.cuh"
 #include "k4_segments.cuh"
@@ -143,20 +144,54 @@ __global__ void dequantize_q6k_kernel(const uint8_t* blocks, int cols, int64_t f
     }
 }
 
-// Q4_K, Q5_K and Q6_K through the line kernels above where their blocks are 16-byte aligned;
-// false for the rest, which decode8 reads.
+// Q4_0 and Q8_0 a block a thread (block32_lines.cuh): 32 elements, d * (quant - offset),
+// decode8's operations.
+template <TensorType T, typename Out>
+__global__ void dequantize_block32_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids,
+                                          int count, Out* out)
+{
+    using B = quant::Block<T>;
+    const int blocks_per_row = cols / B::kElems;
+    for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
+        const LineUnit u = line_unit(item, blocks_per_row, 1, first_row, ids);
+        const Block32Bytes bytes = block32_bytes<T>(B::locate(blocks, u.row * blocks_per_row + u.b));
+        const float d = __half2float(__ushort_as_half(static_cast<unsigned short>(bytes.d)));
+        const uint32_t words[8] = {bytes.body[0].x, bytes.body[0].y, bytes.body[0].z, bytes.body[0].w,
+                                   bytes.body[1].x, bytes.body[1].y, bytes.body[1].z, bytes.body[1].w};
+        float v[32];
+#pragma unroll
+        for (int i = 0; i < 32; ++i) {
+            if constexpr (T == TensorType::Q8_0) {  // int8 quants: the byte + 128, less 128
+                v[i] = __fmul_rn(d, quant::small_float(((words[i / 4] >> (8 * (i % 4))) & 0xffu) ^ 0x80u, 128));
+            } else {  // Q4_0: byte i % 16's low nibble for i < 16, its high one after
+                const uint32_t byte = (words[(i % 16) / 4] >> (8 * (i % 4))) & 0xffu;
+                v[i] = __fmul_rn(d, quant::small_float(i < 16 ? byte & 0x0fu : byte >> 4, 8));
+            }
+        }
+        Out* dst = out + int64_t(u.t) * cols + B::kElems * u.b;
+        store16(v, dst);
+        store16(v + 16, dst + 16);
+    }
+}
+
+// Q4_0, Q8_0, Q4_K, Q5_K and Q6_K through the line kernels above where their blocks are 16-byte
+// aligned; false for the rest, which decode8 reads.
 bool launch_lines(TensorType type, const void* blocks, int64_t cols, int64_t first_row, const int32_t* ids,
                   int64_t rows, void* out, Precision out_type, cudaStream_t stream)
 {
     const bool k4 = type == TensorType::Q4_K || type == TensorType::Q5_K;
-    if ((!k4 && type != TensorType::Q6_K) || reinterpret_cast<uintptr_t>(blocks) % 16 != 0 || cols % 256 != 0)
+    const bool block32 = type == TensorType::Q4_0 || type == TensorType::Q8_0;
+    if ((!k4 && !block32 && type != TensorType::Q6_K) || reinterpret_cast<uintptr_t>(blocks) % 16 != 0 ||
+        cols % (block32 ? 32 : 256) != 0)
         return false;
-    const int64_t count = rows * (cols / 256) * (k4 ? kK4Segments : kQ6KLanes);
+    const int64_t count = block32 ? rows * (cols / 32) : rows * (cols / 256) * (k4 ? kK4Segments : kQ6KLanes);
     const int grid = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 65536));
     dispatch(out_type, [&](auto* tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         const auto kernel = type == TensorType::Q4_K   ? dequantize_k4_kernel<false, T>
                             : type == TensorType::Q5_K ? dequantize_k4_kernel<true, T>
+                            : type == TensorType::Q4_0 ? dequantize_block32_kernel<TensorType::Q4_0, T>
+                            : type == TensorType::Q8_0 ? dequantize_block32_kernel<TensorType::Q8_0, T>
                                                        : dequantize_q6k_kernel<T>;
         launch_kernel(kernel, grid, kThreads, 0, stream, static_cast<const uint8_t*>(blocks), static_cast<int>(cols),
                       first_row, ids, static_cast<int>(count), static_cast<T*>(out));

@@ -1,9 +1,9 @@
 // The quantized-weight kernels of the CUDA backend (part of test_gpu_kernels), for every block
 // type the backend keeps quantized (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K ... Q6_K):
 //
-// - dequantization (tiles, fp32 and fp16 outputs, and gathered embedding rows; Q4_K, Q5_K and
-//   Q6_K through their line kernels and, off alignment, the block decoders) must equal core's
-//   to_float decoders (bit-exact to ggml) bit for bit;
+// - dequantization (tiles, fp32 and fp16 outputs, and gathered embedding rows; Q4_0, Q8_0,
+//   Q4_K, Q5_K and Q6_K through their line kernels and, off alignment, the block decoders) must
+//   equal core's to_float decoders (bit-exact to ggml) bit for bit;
 // - the matvec path (n = 1, 3, 8) and the tile GEMM path (n = 9, 64, 200, with a scratch that
 //   forces several tiles and a partial last one) against a float64 reference over the CPU's
 //   dequantized weights, at odd row counts, rows not a multiple of the kernel's four rows per
@@ -109,7 +109,7 @@ void dequantize_is_bit_exact()
             check_bits("dequantize " + name, download(out.data(), expected.size()), expected);
 
             // Blocks two bytes off 16-byte alignment: the block decoders instead of the line
-            // kernels (Q4_K, Q5_K, Q6_K), the same bits.
+            // kernels (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K), the same bits.
             const int64_t block_count = rows * cols / tensor_type_traits(t).block_elems;
             cuda::DeviceBuffer shifted(2 + device_blocks_bytes(t, block_count), "test blocks");
             cuda::upload_blocks(t, blocks.data(), block_count, static_cast<uint8_t*>(shifted.data()) + 2,
