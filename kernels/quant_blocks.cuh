@@ -15,8 +15,9 @@
 // Eight consecutive elements always share one scale (groups are 16 or 32 elements, aligned),
 // so the scale is computed once per call. Each Block<T> takes its size and field offsets from
 // model/quant_block_layout.h; where a block lies on the device, from Block<T>::locate (the
-// file's order, except the groups of Q4_0, Q8_0 and Q6_K: backend/device_weight_layout.h). Blocks are 18, 22, 34,
-// 110, ... bytes long, so fields are only 2-byte aligned: they are read 16 bits at a time.
+// file's order, except the groups of Q4_0, Q8_0 and Q6_K: backend/device_weight_layout.h).
+// Blocks are 18, 22, 34, 110, ... bytes long, so fields are only 2-byte aligned: they are read
+// 16 bits at a time.
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -101,8 +102,9 @@ struct Block;
 
 // Each Block<T> derives from its layout, so kElems, kBytes and the field offsets are the
 // layout's own. Block<T>::locate(base, g) is where block g of a matrix at `base` lies (blocks
-// counted through the matrix, row after row): a Ref, which quants8 and decode8 read. For every
-// type but Q6_K a Ref is the block's address, blocks kBytes apart as in the file.
+// counted through the matrix, row after row): a Ref, which quants8 and decode8 read. For the
+// types kept in the file's order (InFileOrder) a Ref is the block's address, blocks kBytes
+// apart; for those kept in groups (InGroups) it is the block's body and its d.
 template <typename Layout>
 struct InFileOrder : Layout {
     using Ref = const uint8_t*;
@@ -127,7 +129,10 @@ struct InGroups : Layout {
         return {group + i * kBodyBytes, group + kDeviceGroupBlocks * kBodyBytes + layout::kHalf * i};
     }
     // The field at `offset` of the file's block (not d), in the body.
-    __device__ static const uint8_t* field(const Ref& b, int offset) { return b.body + offset - kDeviceBodyStart<Layout>; }
+    __device__ static const uint8_t* field(const Ref& b, int offset)
+    {
+        return b.body + offset - kDeviceBodyStart<Layout>;
+    }
 };
 
 template <>
@@ -358,5 +363,20 @@ bool dispatch_block(TensorType t, F&& f)
     default: return false;
     }
 }
+
+// The kernels' Block<T> and the layout's definition agree on which types are grouped.
+template <TensorType T>
+inline constexpr bool kInGroups = std::is_same_v<typename Block<T>::Ref, GroupedRef>;
+static_assert(kInGroups<TensorType::Q4_0> == device_groups_blocks(TensorType::Q4_0) &&
+                  kInGroups<TensorType::Q4_1> == device_groups_blocks(TensorType::Q4_1) &&
+                  kInGroups<TensorType::Q5_0> == device_groups_blocks(TensorType::Q5_0) &&
+                  kInGroups<TensorType::Q5_1> == device_groups_blocks(TensorType::Q5_1) &&
+                  kInGroups<TensorType::Q8_0> == device_groups_blocks(TensorType::Q8_0) &&
+                  kInGroups<TensorType::Q2_K> == device_groups_blocks(TensorType::Q2_K) &&
+                  kInGroups<TensorType::Q3_K> == device_groups_blocks(TensorType::Q3_K) &&
+                  kInGroups<TensorType::Q4_K> == device_groups_blocks(TensorType::Q4_K) &&
+                  kInGroups<TensorType::Q5_K> == device_groups_blocks(TensorType::Q5_K) &&
+                  kInGroups<TensorType::Q6_K> == device_groups_blocks(TensorType::Q6_K),
+              "Block<T> reads the types device_weight_layout.h groups as groups, and only those");
 
 } // namespace pyramid::cuda::quant
