@@ -94,7 +94,8 @@ __global__ void dequantize_k4_kernel(const uint8_t* blocks, int cols, int64_t fi
     const int blocks_per_row = cols / 256;
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
         const LineUnit u = line_unit(item, blocks_per_row, kK4Segments, first_row, ids);
-        const uint8_t* block = blocks + (u.row * blocks_per_row + u.b) * K4Layout<kFifthBit>::kBytes;
+        using B = quant::K45Block<kFifthBit>;
+        const uint8_t* block = B::locate(blocks, u.row * blocks_per_row + u.b);
         const K4Segment s = k4_segment(k4_segment_bytes<kFifthBit>(block, u.unit), u.unit);
         Out* dst = out + int64_t(u.t) * cols + 256 * u.b + k4_segment_first_element(u.unit);
 #pragma unroll
@@ -136,7 +137,7 @@ __global__ void dequantize_q6k_kernel(const uint8_t* blocks, int cols, int64_t f
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
         const LineUnit u = line_unit(item, blocks_per_row, kQ6KLanes, first_row, ids);
         const Q6KLineBytes bytes = q6k_line_bytes(B::locate(blocks, u.row * blocks_per_row + u.b), u.unit);
-        Out* dst = out + int64_t(u.t) * cols + 256 * u.b + 128 * (u.unit / 2) + 16 * (u.unit % 2);
+        Out* dst = out + int64_t(u.t) * cols + 256 * u.b + q6k_lane_first_element(u.unit);
         store_q6k_run<0>(bytes, u.unit, dst);
         store_q6k_run<1>(bytes, u.unit, dst);
         store_q6k_run<2>(bytes, u.unit, dst);
@@ -155,7 +156,7 @@ __global__ void dequantize_block32_kernel(const uint8_t* blocks, int cols, int64
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
         const LineUnit u = line_unit(item, blocks_per_row, 1, first_row, ids);
         const Block32Bytes bytes = block32_bytes<T>(B::locate(blocks, u.row * blocks_per_row + u.b));
-        const float d = __half2float(__ushort_as_half(static_cast<unsigned short>(bytes.d)));
+        const float d = quant::half_from_bits(bytes.d);
         const uint32_t words[8] = {bytes.body[0].x, bytes.body[0].y, bytes.body[0].z, bytes.body[0].w,
                                    bytes.body[1].x, bytes.body[1].y, bytes.body[1].z, bytes.body[1].w};
         float v[32];

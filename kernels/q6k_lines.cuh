@@ -34,6 +34,12 @@ struct Q6KLineBytes {
     uint32_t d;     // the block's fp16 d, in the low 16 bits
 };
 
+// The block element where lane s's run 0 starts; run k starts 32k further.
+__device__ __forceinline__ int q6k_lane_first_element(int lane_in_block)
+{
+    return 128 * (lane_in_block / 2) + 16 * (lane_in_block % 2);
+}
+
 // Loads only, so that a lane can have several blocks' loads in flight before it waits on the
 // first.
 __device__ __forceinline__ Q6KLineBytes q6k_line_bytes(const quant::GroupedRef& block, int lane_in_block)
@@ -70,8 +76,7 @@ __device__ __forceinline__ float q6k_run_scale(const Q6KLineBytes& bytes, int la
     // Byte s % 2 + 2k of the eight loaded: runs 0 and 1 in the first word, 2 and 3 in the second.
     const uint32_t word = k < 2 ? bytes.scales.x : bytes.scales.y;
     const uint32_t biased = ((word >> (8 * (lane_in_block % 2 + 2 * (k % 2)))) & 0xffu) ^ 0x80u;  // int8 + 128
-    return __fmul_rn(__half2float(__ushort_as_half(static_cast<unsigned short>(bytes.d))),
-                     quant::small_float(biased, 128));
+    return __fmul_rn(quant::half_from_bits(bytes.d), quant::small_float(biased, 128));
 }
 
 } // namespace pyramid::cuda

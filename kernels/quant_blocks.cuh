@@ -58,10 +58,13 @@ inline void check_block_alignment(const void* blocks, const char* what)
 
 __device__ __forceinline__ uint32_t u16_at(const uint8_t* p) { return *reinterpret_cast<const uint16_t*>(p); }
 
-__device__ __forceinline__ float half_at(const uint8_t* p)
+// The fp16 value in the low 16 bits of `bits`.
+__device__ __forceinline__ float half_from_bits(uint32_t bits)
 {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(u16_at(p))));
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
 }
+
+__device__ __forceinline__ float half_at(const uint8_t* p) { return half_from_bits(u16_at(p)); }
 
 __device__ __forceinline__ uint32_t u32_at(const uint8_t* p) { return u16_at(p) | (u16_at(p + 2) << 16); }
 

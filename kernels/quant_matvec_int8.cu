@@ -177,7 +177,7 @@ __device__ __forceinline__ void add_q6k_block(const Q6KLineBytes& bytes, int64_t
     q6k_run<3>(bytes, q[3]);
     const float d1[4] = {q6k_run_scale<0>(bytes, lane_in_block), q6k_run_scale<1>(bytes, lane_in_block),
                          q6k_run_scale<2>(bytes, lane_in_block), q6k_run_scale<3>(bytes, lane_in_block)};
-    const int64_t first = 256 * b + 128 * (lane_in_block / 2) + 16 * (lane_in_block % 2);
+    const int64_t first = 256 * b + q6k_lane_first_element(lane_in_block);
 #pragma unroll
     for (int t = 0; t < kRows; ++t) {
         if (t < n) {
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
     walk_row_blocks<1, kInFlight>(
         blocks, lane, [&](int64_t b) { return block32_bytes<T>(B::locate(weights, r * blocks + b)); },
         [&](const Block32Bytes& bytes, int64_t b) {
-            const float d = __half2float(__ushort_as_half(static_cast<unsigned short>(bytes.d)));
+            const float d = quant::half_from_bits(bytes.d);
             const int64_t c = b * B::kElems;
 #pragma unroll
             for (int t = 0; t < kRows; ++t)
