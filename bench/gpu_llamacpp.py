@@ -13,7 +13,8 @@ in odd ones), batch 1:
              prompt (-p N -n 0) and --gen-len tokens decoded after such a prompt (-p 0 -n M -d N)
   ours       pyramid-bench --batch 1 --prompt-len N --gen-len M, --policy full,pyramid (the two
              side by side inside one process): prefill tokens/s is N over its prompt steps' time,
-             decode tokens/s its decode steps'
+             decode tokens/s its decode steps'; with --overlap off,on once more with kernels launched
+             to overlap the one before (PYRAMID_CUDA_OVERLAP=on), the two in turns
 The medians over the rounds go into one Markdown table (stdout, --md) with the ratios against
 llama.cpp's faster setting, and JSON with every round (--json): device, driver, date, both
 commits. llama.cpp is the peer built by ../shared/tools/llamacpp-peer.sh cuda (its code never
@@ -89,27 +90,31 @@ def llama_bench(args, path):
 
 
 def pyramid_bench(args, path):
-    """{("ours full"|"ours pyramid"): {...}} as llama_bench's, and pyramid-bench's facts."""
-    env = dict(os.environ)
-    if args.device == "cpu":
-        env["OMP_NUM_THREADS"] = str(args.threads)
+    """{("ours full"|"ours pyramid", ", launches overlapped" with --overlap on): {...}} as
+    llama_bench's, and pyramid-bench's facts. One process per prompt length and --overlap
+    setting (PYRAMID_CUDA_OVERLAP, read at the backend's creation), the settings in turns."""
     out, facts = {}, {}
     for n in args.prompt_lens:
-        with tempfile.TemporaryDirectory() as tmp:
-            report_path = os.path.join(tmp, "run.json")
-            run([args.pyramid_bench, "--model", path, "--device", args.device, "--batch", "1",
-                 "--prompt-len", str(n), "--gen-len", str(args.gen_len), "--policy", args.policy,
-                 "--warmup", "1", "--repetitions", str(args.repetitions), "--json", report_path], env)
-            with open(report_path) as f:
-                report = json.load(f)
-        for r in report["runs"]:
-            if not r["ok"]:
-                sys.exit(f"gpu_llamacpp: pyramid-bench {r['label']} failed on {path}: {r['error']}")
-            setting = out.setdefault(f"ours {r['label']}", {})
-            setting[f"prefill {n}"] = n / r["prefill_s"]
-            setting[f"decode {n}"] = r["decode_tokens_per_s"]
-        facts = {"device": report["device"], "stored_bytes": report["model"]["stored_bytes"],
-                 "parameters": report["model"]["parameters"]}
+        for overlap in args.overlap:
+            env = dict(os.environ, PYRAMID_CUDA_OVERLAP=overlap)
+            if args.device == "cpu":
+                env["OMP_NUM_THREADS"] = str(args.threads)
+            with tempfile.TemporaryDirectory() as tmp:
+                report_path = os.path.join(tmp, "run.json")
+                run([args.pyramid_bench, "--model", path, "--device", args.device, "--batch", "1",
+                     "--prompt-len", str(n), "--gen-len", str(args.gen_len), "--policy", args.policy,
+                     "--warmup", "1", "--repetitions", str(args.repetitions), "--json", report_path], env)
+                with open(report_path) as f:
+                    report = json.load(f)
+            for r in report["runs"]:
+                if not r["ok"]:
+                    sys.exit(f"gpu_llamacpp: pyramid-bench {r['label']} failed on {path}: {r['error']}")
+                label = f"ours {r['label']}" + (", launches overlapped" if overlap == "on" else "")
+                setting = out.setdefault(label, {})
+                setting[f"prefill {n}"] = n / r["prefill_s"]
+                setting[f"decode {n}"] = r["decode_tokens_per_s"]
+            facts = {"device": report["device"], "stored_bytes": report["model"]["stored_bytes"],
+                     "parameters": report["model"]["parameters"]}
     return out, facts
 
 
@@ -155,7 +160,8 @@ def report(args, results):
     llama = results[0]["llama.cpp"]
     head = (f"{args.shape} generated weights, batch 1, on {device['name']}"
             + (f" (driver {device['driver']})" if "driver" in device else "") + f", {date}; "
-            f"pyramid-bench {commit(args)} (--policy {args.policy}), llama.cpp {llama['build_commit']} "
+            f"pyramid-bench {commit(args)} (--policy {args.policy}, launch overlap {','.join(args.overlap)}), "
+            f"llama.cpp {llama['build_commit']} "
             f"(llama-bench -ngl 99, n_batch {llama['n_batch']}, n_ubatch {llama['n_ubatch']}). Medians of "
             f"{args.rounds} alternating rounds of {args.repetitions} runs each; decode is {args.gen_len} tokens "
             f"after the prompt. Ours in brackets: against llama.cpp's faster setting. Both engines read the same "
@@ -168,7 +174,8 @@ def report(args, results):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"tool": "gpu_llamacpp.py", "date": date, "device": device, "shape": args.shape,
-                       "commit": commit(args), "policy": args.policy, "prompt_lens": args.prompt_lens,
+                       "commit": commit(args), "policy": args.policy, "overlap": args.overlap,
+                       "prompt_lens": args.prompt_lens,
                        "gen_len": args.gen_len, "rounds": args.rounds, "repetitions": args.repetitions,
                        "results": results}, f, indent=2)
             f.write("\n")
@@ -188,6 +195,9 @@ def main():
     p.add_argument("--prompt-lens", default="512,3840")
     p.add_argument("--gen-len", type=int, default=128)
     p.add_argument("--policy", default="full,pyramid")
+    p.add_argument("--overlap", default="off",
+                   help="ours with kernels launched to overlap the one before (PYRAMID_CUDA_OVERLAP): off, on "
+                        "or off,on (both, in turns)")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--repetitions", type=int, default=2, help="timed runs per engine invocation")
     p.add_argument("--json")
@@ -195,6 +205,9 @@ def main():
     p.add_argument("--commit", help="what pyramid-bench was built from (default: the checkout's commit)")
     args = p.parse_args()
     args.prompt_lens = [int(n) for n in args.prompt_lens.split(",")]
+    args.overlap = args.overlap.split(",")
+    if not args.overlap or any(o not in ("off", "on") for o in args.overlap):
+        p.error("--overlap takes off, on or off,on")
 
     results = []
     for storage in args.types.split(","):

@@ -84,6 +84,7 @@ size_t attention_shared_bytes(int head_dim)
 template <typename T, typename K, typename V, int DL>
 __global__ void __launch_bounds__(kWarps * 32) attention_kernel(Params p)
 {
+    wait_for_prior_grids();
     float4* shared_words = dynamic_shared_memory<float4>();
     const int hd = p.head_dim;
     const int k_stride = row_stride<Tile<K>>(hd), v_stride = row_stride<Tile<V>>(hd);
@@ -193,6 +194,7 @@ size_t probe_shared_bytes(int head_dim)
 template <typename K>
 __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
 {
+    wait_for_prior_grids();
     float4* shared_words = dynamic_shared_memory<float4>();
     const int hd = p.head_dim;
     const int stride = row_stride<Tile<K>>(hd);
@@ -247,6 +249,7 @@ __global__ void __launch_bounds__(kWarps * 32) probe_kernel(Params p)
 // out[j] += the KV heads' partial sums of entry j, added in head order.
 __global__ void probe_sum_kernel(const float* partials, int len, int n_kv_heads, float* out)
 {
+    wait_for_prior_grids();
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= len)
         return;
@@ -284,7 +287,7 @@ void allow_shared_memory(Kernel kernel, size_t bytes, const char* what)
 }
 
 template <typename T, typename K, typename V, int DL>
-void launch_attention(const Params& p, int n_kv_heads, cudaStream_t stream)
+void launch_attention(const Params& p, int n_kv_heads, KernelStream stream)
 {
     const size_t shared = attention_shared_bytes<K, V>(p.head_dim);
     allow_shared_memory(attention_kernel<T, K, V, DL>, shared, "attention (shared memory)");
@@ -309,7 +312,7 @@ AttentionRows attention_rows(const float* q, int n, const KvBlockTable& cache, i
 }
 
 void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
-               void* out, float* stats, cudaStream_t stream)
+               void* out, float* stats, KernelStream stream)
 {
     if (tensor_core_attention_fits(type, cache.format, dims.head_dim)) {
         validate("attention", n, len, dims, cache.format);
@@ -320,7 +323,7 @@ void attention(const float* q, int n, const KvBlockTable& cache, int len, const 
 }
 
 void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                         Precision type, void* out, float* stats, cudaStream_t stream)
+                         Precision type, void* out, float* stats, KernelStream stream)
 {
     validate("attention", n, len, dims, cache.format);
     if (n == 0)
@@ -346,17 +349,17 @@ void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int l
 
 void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                      Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
-                     float* out, cudaStream_t stream)
+                     float* out, KernelStream stream)
 {
     validate("attention_probe", n, len, dims, cache.format);
     if (len > 0)
-        check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream), "attention_probe (clear)");
+        check(cudaMemsetAsync(out, 0, sizeof(float) * static_cast<size_t>(len), stream.stream), "attention_probe (clear)");
     attention_probe_add(q, n, cache, len, dims, type, stats, first_row, row_weights, partials, out, stream);
 }
 
 void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                          Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
-                         float* out, cudaStream_t stream)
+                         float* out, KernelStream stream)
 {
     validate("attention_probe", n, len, dims, cache.format);
     if (first_row < 0)

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 
+#include "kernel_stream.h"
 #include "kv_block_table.h"
 #include "backend/cuda_backend_options.h"
 
@@ -44,14 +45,14 @@ AttentionRows attention_rows(const float* q, int n, const KvBlockTable& cache, i
 // `type`. stats (may be null): per row and head, the row's largest scaled score and the sum of
 // exp(score - largest), two floats at (i * n_heads + h) * 2.
 void attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims, Precision type,
-               void* out, float* stats, cudaStream_t stream);
+               void* out, float* stats, KernelStream stream);
 
 // The two kernels attention() chooses between: tensor_core_attention (tensor_core_attention.h)
 // where it fits (fp16, head_dim 64 or 128, any entry type), and otherwise this one, on the CUDA
 // cores in float32 for every case attention() takes: one lane scores one key of a tile of 32 and
 // a block shares each tile among 16 (row, head) pairs. Benchmarks time the two side by side.
 void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                         Precision type, void* out, float* stats, cudaStream_t stream);
+                         Precision type, void* out, float* stats, KernelStream stream);
 
 // out[j] (len floats, overwritten) = sum over rows i >= first_row of
 //   row_weights[i - first_row] * mean over heads of softmax(i, j),
@@ -60,14 +61,14 @@ void cuda_core_attention(const float* q, int n, const KvBlockTable& cache, int l
 // fixed order: the result has the same bits in every run.
 void attention_probe(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                      Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
-                     float* out, cudaStream_t stream);
+                     float* out, KernelStream stream);
 
 // The same sum added to out[j] for j < len (out is not cleared). A prompt run in chunks adds
 // each chunk's rows once their entries are stored: row i's softmax covers only entries up to
 // its own, so the chunks' sums together are the probe of all rows.
 void attention_probe_add(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                          Precision type, const float* stats, int first_row, const float* row_weights, float* partials,
-                         float* out, cudaStream_t stream);
+                         float* out, KernelStream stream);
 
 // The scratch attention_probe needs for a cache of `len` entries.
 inline size_t probe_partial_floats(const AttentionDims& dims, int len)

@@ -104,7 +104,12 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
         check(cublasSetWorkspace(handle, cublas_workspace_.data(), bytes), "cublasSetWorkspace");
     }
     // A product recorded into a graph must not allocate: graphs only with a workspace of ours.
-    work_ = std::make_unique<WorkStream>(stream, options.graphs != StepGraphs::Off && cublas_workspace_.data());
+    // Overlapped launches need programmatic dependent launch (compute capability 9.0).
+    const bool overlap_launches = options.overlap_launches && props.major >= 9;
+    work_ = std::make_unique<WorkStream>(stream, options.graphs != StepGraphs::Off && cublas_workspace_.data(),
+                                         overlap_launches);
+    if (overlap_launches)
+        device_name_ += ", launches overlapped";
     step_graphs_ = std::make_unique<DecodeStepGraphs>(*work_, options.graphs);
     // fp32 must stay float32 all the way (no TF32) to agree with the CPU reference.
     check(cublasSetMathMode(handle, options.precision == Precision::Fp32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
@@ -152,9 +157,9 @@ void CudaBackend::try_step_graphs()
           "graph trial (clear)");
     const std::string why = work_->trial_recording([&] {
         const Int8Rows rounded = int8_rows_for({&w.wq}, 1, scratch());
-        rms_norm(ws.gathered(), w.attn_norm, 1, c.dim, c.rms_eps, ws.normed(), options_.precision, stream_.get(),
+        rms_norm(ws.gathered(), w.attn_norm, 1, c.dim, c.rms_eps, ws.normed(), options_.precision, work_->kernels(),
                  rounded);
-        project(cublas_.get(), w.wq, ws.normed(), 1, ws.q(), 0.0f, scratch(), rounded);
+        project(projections(), w.wq, ws.normed(), 1, ws.q(), 0.0f, scratch(), rounded);
     });
     // Said where users see the device, never a silent fallback.
     if (!why.empty())
@@ -239,9 +244,9 @@ std::unique_ptr<HiddenStates> CudaBackend::embed(std::span<const int32_t> tokens
     const DeviceMatrix& table = device_weights_->token_embedding();
     if (table.quantized)
         dequantize_gathered_rows(*table.quantized, table.data, c.dim, workspace_->row_indices(), n, h->data(),
-                                 stream_.get());
+                                 work_->kernels());
     else
-        embed_rows(table.data, table.type, c.dim, workspace_->row_indices(), n, h->data(), stream_.get());
+        embed_rows(table.data, table.type, c.dim, workspace_->row_indices(), n, h->data(), work_->kernels());
     return h;
 }
 
@@ -272,7 +277,7 @@ void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
                         " is out of order or outside the " + std::to_string(h.rows()) + " rows");
     const int n = static_cast<int>(rows.size());
     const int dim = config().dim;
-    cudaStream_t s = stream_.get();
+    const KernelStream s = work_->kernels();
     Workspace& ws = *workspace_;
     ws.reserve_rows(h.rows());
     ws.reserve_chunk(std::min(n, ws.chunk_rows()));
@@ -283,7 +288,7 @@ void CudaBackend::gather(HiddenStates& hidden, std::span<const int> rows)
         const int m = std::min(ws.chunk_rows(), n - t0);
         gather_rows(h.data(), dim, ws.row_indices() + t0, m, ws.gathered(), s);
         check(cudaMemcpyAsync(h.data() + static_cast<size_t>(t0) * dim, ws.gathered(),
-                              static_cast<size_t>(m) * dim * sizeof(float), cudaMemcpyDeviceToDevice, s),
+                              static_cast<size_t>(m) * dim * sizeof(float), cudaMemcpyDeviceToDevice, s.stream),
               "gather (copy back)");
     }
     h.set_rows(n);
@@ -299,7 +304,7 @@ void CudaBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32
                     std::to_string(kv.size()) + " entries");
     const int32_t* device_shifts = kv_->upload_entry_ints(shifts);
     shift_keys(kv.table(), kv.size(), c.n_kv_heads, c.head_dim, device_shifts, c.rope_theta, c.rope_layout,
-               stream_.get());
+               work_->kernels());
 }
 
 void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const int> rows)
@@ -311,7 +316,7 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
         if (row < 0 || row >= h.rows())
             throw Error("logits: row " + std::to_string(row) + " of " + std::to_string(h.rows()));
     const int n = static_cast<int>(rows.size());
-    cudaStream_t s = stream_.get();
+    const KernelStream s = work_->kernels();
     Workspace& ws = *workspace_;
     ws.reserve_rows(n);
     ws.reserve_chunk(n);
@@ -324,7 +329,7 @@ void CudaBackend::project_logit_rows(const HiddenStates& hidden, std::span<const
         const Int8Rows normed_int8 = int8_rows_for({&device_weights_->output()}, m, scratch());
         rms_norm(ws.gathered(), device_weights_->output_norm(), m, c.dim, c.rms_eps, ws.normed(), options_.precision,
                  s, normed_int8);
-        project(cublas_.get(), device_weights_->output(), ws.normed(), m,
+        project(projections(), device_weights_->output(), ws.normed(), m,
                 ws.logits() + static_cast<size_t>(r0) * c.n_vocab, 0.0f, scratch(), normed_int8);
     }
 }
@@ -352,13 +357,13 @@ std::vector<TopLogits> CudaBackend::top_logits_rows(const HiddenStates& hidden, 
     const size_t entries = rows.size() * keep;
     workspace_->reserve_top_logits(entries);
     int32_t* device = workspace_->top_logits();
-    cudaStream_t s = stream_.get();
+    const KernelStream s = work_->kernels();
     std::vector<int32_t> host(2 * entries);  // the ids, then the bits of their values
     if (entries > 0)
         top_logits(workspace_->logits(), static_cast<int>(rows.size()), n_vocab, static_cast<int>(keep), device,
                    reinterpret_cast<float*>(device + entries), s);
     if (entries > 0)
-        check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
+        check(cudaMemcpyAsync(host.data(), device, host.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, s.stream),
               "top logits (download)");
     work_->synchronize("top logits");
     step_graphs_->step_done();

@@ -98,6 +98,8 @@ private:
     void try_step_graphs();
     StepBufferLayout step_layout() const;
     ProjectionScratch scratch() const { return {projection_scratch_.data(), projection_scratch_.bytes()}; }
+    // cuBLAS and this library's kernels, both on the work stream.
+    ProjectionQueue projections() const { return {cublas_.get(), work_->kernels()}; }
     // Final norm and output projection of these rows into the workspace's logits, queued on
     // the stream.
     void project_logit_rows(const HiddenStates& hidden, std::span<const int> rows);

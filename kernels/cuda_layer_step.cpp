@@ -100,8 +100,8 @@ void CudaBackend::queue_layer_chunk(const DeviceLayer& w, float* h0, int m, cons
 {
     const ModelConfig& c = config();
     const Precision p = options_.precision;
-    cudaStream_t s = stream_.get();
-    cublasHandle_t blas = cublas_.get();
+    const KernelStream s = work_->kernels();
+    const ProjectionQueue blas = projections();
     const ProjectionScratch scratch = this->scratch();
     const Workspace& ws = *workspace_;
     // fp16 decode with quantized weights: the norm also rounds its output to int8 for the
@@ -165,7 +165,7 @@ Int8Rows CudaBackend::attend_chunk(const DeviceLayer& w, int r0, int m, std::spa
 {
     const ModelConfig& c = config();
     const Precision p = options_.precision;
-    cudaStream_t s = stream_.get();
+    const KernelStream s = work_->kernels();
     Workspace& ws = *workspace_;
     const int q_width = c.n_heads * c.head_dim;
     const int kv_width = c.kv_dim();
@@ -255,10 +255,10 @@ Int8Rows CudaBackend::queue_decode_attention(const DeviceLayer& w, const DecodeL
     Int8Rows attended_int8;
     if (layout.count == m && c.head_dim % kInt8Block == 0)
         attended_int8 = int8_rows_for({&w.wo}, m, scratch());
-    store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, format, stream_.get());
+    store_kv_decode(ws.k(), ws.v(), ws.decode_sequences(), layout.count, format, work_->kernels());
     decode_attention(ws.q(), DecodeBatch{ws.decode_sequences(), layout, format},
                      AttentionDims{c.n_heads, c.n_kv_heads, c.head_dim}, options_.precision, ws.attended(), ws.stats(),
-                     ws.decode_scratch(), ws.probe(), stream_.get(), attended_int8);
+                     ws.decode_scratch(), ws.probe(), work_->kernels(), attended_int8);
     return attended_int8;
 }
 

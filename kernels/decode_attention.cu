@@ -92,6 +92,7 @@ __device__ __forceinline__ void load_group(const DecodeSequence& s, const KvBloc
 template <typename K, typename V, int P, int G>
 __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 {
+    wait_for_prior_grids();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const DecodeSequence s = p.sequences[blockIdx.z];
     const int split = blockIdx.x * kWarps + warp;
@@ -220,6 +221,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_split_kernel(Params p)
 template <typename T, int P>
 __global__ void __launch_bounds__(kWarps * 32) decode_merge_kernel(Params p)
 {
+    wait_for_prior_grids();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int h = blockIdx.x * kWarps + warp;
     if (h >= p.n_heads)
@@ -293,6 +295,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_merge_kernel(Params p)
 // scores into its probability under every head and sums them, heads in order.
 __global__ void __launch_bounds__(kProbeThreads) decode_probe_kernel(Params p)
 {
+    wait_for_prior_grids();
     const DecodeSequence s = p.sequences[blockIdx.y];
     const int j = blockIdx.x * kProbeThreads + threadIdx.x;
     if (s.score_base < 0 || j >= s.len)
@@ -305,13 +308,13 @@ __global__ void __launch_bounds__(kProbeThreads) decode_probe_kernel(Params p)
 }
 
 template <typename K, typename V, int P, int G>
-void launch_split(const Params& p, dim3 grid, cudaStream_t stream)
+void launch_split(const Params& p, dim3 grid, KernelStream stream)
 {
     launch_kernel(decode_split_kernel<K, V, P, G>, grid, kWarps * 32, 0, stream, p);
 }
 
 template <typename K, typename V, int P>
-void launch_split_for_group(const Params& p, dim3 grid, cudaStream_t stream)
+void launch_split_for_group(const Params& p, dim3 grid, KernelStream stream)
 {
     // The smallest head bound that holds the group keeps registers for the common 1:1 case.
     if (p.group == 1)
@@ -325,7 +328,7 @@ void launch_split_for_group(const Params& p, dim3 grid, cudaStream_t stream)
 }
 
 template <typename T, typename K, typename V, int P>
-void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool probed, cudaStream_t stream)
+void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool probed, KernelStream stream)
 {
     const int count = batch.layout.count;
     const dim3 split_grid((decode_splits_up_to(batch.layout.grid_len) + kWarps - 1) / kWarps, n_kv_heads * p.head_chunks,
@@ -344,7 +347,7 @@ void launch_all(const Params& p, const DecodeBatch& batch, int n_kv_heads, bool 
 } // namespace
 
 void decode_attention(const float* q, const DecodeBatch& batch, const AttentionDims& dims, Precision type, void* out,
-                      float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream,
+                      float* stats, const DecodeScratch& scratch, float* probe_out, KernelStream stream,
                       const Int8Rows& also_int8)
 {
     const DecodeLayout& layout = batch.layout;

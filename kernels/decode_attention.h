@@ -10,6 +10,7 @@
 // up to float summation order.
 #include <cuda_runtime.h>
 
+#include "kernel_stream.h"
 #include "attention_ops.h"
 #include "decode_batch.h"
 #include "int8_rows.h"
@@ -43,7 +44,7 @@ struct DecodeScratch {
 // and offsets are read from the sequences on the device), so a recording of them stays right for
 // any batch with those three equal (decode_layer_launch.h).
 void decode_attention(const float* q, const DecodeBatch& batch, const AttentionDims& dims, Precision type,
-                      void* out, float* stats, const DecodeScratch& scratch, float* probe_out, cudaStream_t stream,
+                      void* out, float* stats, const DecodeScratch& scratch, float* probe_out, KernelStream stream,
                       const Int8Rows& also_int8 = {});
 
 } // namespace pyramid::cuda

@@ -43,6 +43,7 @@ template <typename B, typename Out>
 __global__ void dequantize_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids, int count,
                                   Out* out)
 {
+    wait_for_prior_grids();
     const int groups_per_row = cols / 8;
     const int blocks_per_row = cols / B::kElems;
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
@@ -91,6 +92,7 @@ template <bool kFifthBit, typename Out>
 __global__ void dequantize_k4_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids, int count,
                                      Out* out)
 {
+    wait_for_prior_grids();
     const int blocks_per_row = cols / 256;
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
         const LineUnit u = line_unit(item, blocks_per_row, kK4Segments, first_row, ids);
@@ -132,6 +134,7 @@ template <typename Out>
 __global__ void dequantize_q6k_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids,
                                       int count, Out* out)
 {
+    wait_for_prior_grids();
     using B = quant::Block<TensorType::Q6_K>;
     const int blocks_per_row = cols / 256;
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
@@ -151,6 +154,7 @@ template <TensorType T, typename Out>
 __global__ void dequantize_block32_kernel(const uint8_t* blocks, int cols, int64_t first_row, const int32_t* ids,
                                           int count, Out* out)
 {
+    wait_for_prior_grids();
     using B = quant::Block<T>;
     const int blocks_per_row = cols / B::kElems;
     for (int item = blockIdx.x * blockDim.x + threadIdx.x; item < count; item += gridDim.x * blockDim.x) {
@@ -178,7 +182,7 @@ __global__ void dequantize_block32_kernel(const uint8_t* blocks, int cols, int64
 // Q4_0, Q8_0, Q4_K, Q5_K and Q6_K through the line kernels above where their blocks are 16-byte
 // aligned; false for the rest, which decode8 reads.
 bool launch_lines(TensorType type, const void* blocks, int64_t cols, int64_t first_row, const int32_t* ids,
-                  int64_t rows, void* out, Precision out_type, cudaStream_t stream)
+                  int64_t rows, void* out, Precision out_type, KernelStream stream)
 {
     const bool k4 = type == TensorType::Q4_K || type == TensorType::Q5_K;
     const bool block32 = type == TensorType::Q4_0 || type == TensorType::Q8_0;
@@ -202,7 +206,7 @@ bool launch_lines(TensorType type, const void* blocks, int64_t cols, int64_t fir
 }
 
 void launch(TensorType type, const void* blocks, int64_t cols, int64_t first_row, const int32_t* ids, int64_t rows,
-            void* out, Precision out_type, cudaStream_t stream)
+            void* out, Precision out_type, KernelStream stream)
 {
     const int64_t count = rows * (cols / 8);
     if (count == 0)
@@ -242,13 +246,13 @@ bool stays_quantized(TensorType type)
 }
 
 void dequantize_rows(TensorType type, const void* blocks, int64_t cols, int64_t first_row, int64_t rows, void* out,
-                     Precision out_type, cudaStream_t stream)
+                     Precision out_type, KernelStream stream)
 {
     launch(type, blocks, cols, first_row, nullptr, rows, out, out_type, stream);
 }
 
 void dequantize_gathered_rows(TensorType type, const void* blocks, int64_t cols, const int32_t* ids, int n,
-                              float* out, cudaStream_t stream)
+                              float* out, KernelStream stream)
 {
     launch(type, blocks, cols, 0, ids, n, out, Precision::Fp32, stream);
 }

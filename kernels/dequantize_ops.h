@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kernel_stream.h"
 #include "model/tensor_type.h"
 #include "backend/cuda_backend_options.h"
 
@@ -19,11 +20,11 @@ bool stays_quantized(TensorType type);
 // out[i, :] = row (first_row + i) of the [*, cols] matrix of `type` blocks at `blocks`, for
 // i < rows, as a dense [rows, cols] matrix of out_type. `type` must stay quantized.
 void dequantize_rows(TensorType type, const void* blocks, int64_t cols, int64_t first_row, int64_t rows, void* out,
-                     Precision out_type, cudaStream_t stream);
+                     Precision out_type, KernelStream stream);
 
 // out[t, :] = row ids[t] of the matrix, as float32, for t < n (an embedding lookup; the ids
 // must be valid, checked by the caller).
 void dequantize_gathered_rows(TensorType type, const void* blocks, int64_t cols, const int32_t* ids, int n,
-                              float* out, cudaStream_t stream);
+                              float* out, KernelStream stream);
 
 } // namespace pyramid::cuda

@@ -24,6 +24,7 @@ int grid_for(int64_t count)
 template <typename T>
 __global__ void embed_kernel(const T* table, int dim, const int32_t* tokens, int64_t count, float* out)
 {
+    wait_for_prior_grids();
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
         const int64_t t = i / dim;
         out[i] = to_float(table[int64_t(tokens[t]) * dim + i % dim]);
@@ -37,6 +38,7 @@ template <typename T>
 __global__ void rms_norm_kernel(const float* x, const float* weight, int dim, float eps, T* out, int8_t* q,
                                 float2* factors)
 {
+    wait_for_prior_grids();
     const float* row = x + int64_t(blockIdx.x) * dim;
     float sum = 0.0f;
     for (int i = threadIdx.x; i < dim; i += blockDim.x)
@@ -64,6 +66,7 @@ __global__ void rms_norm_kernel(const float* x, const float* weight, int dim, fl
 __global__ void rope_kernel(float* x, int n, int n_heads, float* also, int also_heads, int head_dim,
                             const int32_t* positions, float theta, RopePairs pairs)
 {
+    wait_for_prior_grids();
     const int half = head_dim / 2;
     const int row_heads = n_heads + also_heads;
     const int64_t count = int64_t(n) * row_heads * half;
@@ -83,6 +86,7 @@ __global__ void rope_kernel(float* x, int n, int n_heads, float* also, int also_
 template <typename T>
 __global__ void swiglu_kernel(const float* gate, const float* up, int64_t count, T* out, int8_t* q, float2* factors)
 {
+    wait_for_prior_grids();
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
         const float g = gate[i];
         const T value = from_float<T>(g / (1.0f + expf(-g)) * up[i]);
@@ -94,6 +98,7 @@ __global__ void swiglu_kernel(const float* gate, const float* up, int64_t count,
 
 __global__ void gather_rows_kernel(const float* src, int width, const int32_t* rows, int64_t count, float* dst)
 {
+    wait_for_prior_grids();
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
         dst[i] = src[int64_t(rows[i / width]) * width + i % width];
 }
@@ -101,7 +106,7 @@ __global__ void gather_rows_kernel(const float* src, int width, const int32_t* r
 } // namespace
 
 void embed_rows(const void* table, Precision table_type, int dim, const int32_t* tokens, int n, float* out,
-                cudaStream_t stream)
+                KernelStream stream)
 {
     const int64_t count = int64_t(n) * dim;
     if (count == 0)
@@ -115,7 +120,7 @@ void embed_rows(const void* table, Precision table_type, int dim, const int32_t*
 }
 
 void rms_norm(const float* x, const float* weight, int n, int dim, float eps, void* out, Precision out_type,
-              cudaStream_t stream, const Int8Rows& also_int8)
+              KernelStream stream, const Int8Rows& also_int8)
 {
     if (n == 0)
         return;
@@ -131,7 +136,7 @@ void rms_norm(const float* x, const float* weight, int n, int dim, float eps, vo
 }
 
 void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, float theta, RopeLayout layout,
-          cudaStream_t stream, float* also, int also_heads)
+          KernelStream stream, float* also, int also_heads)
 {
     if (!also)
         also_heads = 0;
@@ -143,7 +148,7 @@ void rope(float* x, int n, int n_heads, int head_dim, const int32_t* positions, 
     check_launch("rope");
 }
 
-void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, cudaStream_t stream,
+void swiglu(const float* gate, const float* up, int64_t count, void* out, Precision out_type, KernelStream stream,
             const Int8Rows& also_int8)
 {
     if (count == 0)
@@ -159,7 +164,7 @@ void swiglu(const float* gate, const float* up, int64_t count, void* out, Precis
     check_launch("swiglu");
 }
 
-void gather_rows(const float* src, int width, const int32_t* rows, int n, float* dst, cudaStream_t stream)
+void gather_rows(const float* src, int width, const int32_t* rows, int n, float* dst, KernelStream stream)
 {
     const int64_t count = int64_t(n) * width;
     if (count == 0)

@@ -39,6 +39,7 @@ template <int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     half_matvec_kernel(MatvecParts parts, int64_t cols, const uint4* x, int n, float beta)
 {
+    wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 8 : 4;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -79,7 +80,7 @@ bool half_matvec_fits(const void* weights, int64_t cols, const void* x)
            reinterpret_cast<uintptr_t>(x) % 16 == 0;
 }
 
-void half_matvec(const MatvecParts& parts, int64_t cols, const void* x, int n, float beta, cudaStream_t stream)
+void half_matvec(const MatvecParts& parts, int64_t cols, const void* x, int n, float beta, KernelStream stream)
 {
     if (n > kMaxMatvecRows)
         throw Error("half_matvec: " + std::to_string(n) + " input rows, at most " + std::to_string(kMaxMatvecRows));
@@ -103,7 +104,7 @@ void half_matvec(const MatvecParts& parts, int64_t cols, const void* x, int n, f
 }
 
 void half_matvec(const void* weights, int64_t rows, int64_t cols, const void* x, int n, float* y, float beta,
-                 cudaStream_t stream)
+                 KernelStream stream)
 {
     MatvecParts one;
     one.part[0] = {weights, rows, y};

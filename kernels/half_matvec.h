@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "kernel_stream.h"
 #include "matvec_parts.h"
 
 namespace pyramid::cuda {
@@ -37,10 +38,10 @@ bool half_matvec_fits(const void* weights, int64_t cols, const void* x);
 // for t < n <= kMaxMatvecRows, for each part's W [rows, cols] (fp16) and y (float32 [n, rows]),
 // all multiplying x: fp16 [n, cols]. Throws pyramid::Error for more rows or parts than it
 // takes, or weights and x that do not fit.
-void half_matvec(const MatvecParts& parts, int64_t cols, const void* x, int n, float beta, cudaStream_t stream);
+void half_matvec(const MatvecParts& parts, int64_t cols, const void* x, int n, float beta, KernelStream stream);
 
 // The same for one matrix.
 void half_matvec(const void* weights, int64_t rows, int64_t cols, const void* x, int n, float* y, float beta,
-                 cudaStream_t stream);
+                 KernelStream stream);
 
 } // namespace pyramid::cuda

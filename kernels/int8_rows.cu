@@ -20,6 +20,7 @@ template <typename X>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     round_rows_kernel(const X* x, int64_t blocks, int8_t* q, float2* factors)
 {
+    wait_for_prior_grids();
     const int lane = threadIdx.x % 32;
     const int64_t b = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
     if (b >= blocks)
@@ -46,7 +47,7 @@ Int8Rows int8_rows_in(void* buffer, int n, int64_t cols)
     return {q, factors, cols};
 }
 
-Int8Rows round_rows_int8(const void* x, Precision x_type, int n, int64_t cols, void* buffer, cudaStream_t stream)
+Int8Rows round_rows_int8(const void* x, Precision x_type, int n, int64_t cols, void* buffer, KernelStream stream)
 {
     const Int8Rows rows = int8_rows_in(buffer, n, cols);
     const int64_t blocks = int64_t(n) * (cols / kInt8Block);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel_stream.h"
 #include "backend/cuda_backend_options.h"
 
 namespace pyramid::cuda {
@@ -34,6 +35,6 @@ Int8Rows int8_rows_in(void* buffer, int n, int64_t cols);
 
 // Rounds x [n, cols] of x_type (cols a multiple of 32) into `buffer` (as int8_rows_in) on
 // `stream`; returns the rows.
-Int8Rows round_rows_int8(const void* x, Precision x_type, int n, int64_t cols, void* buffer, cudaStream_t stream);
+Int8Rows round_rows_int8(const void* x, Precision x_type, int n, int64_t cols, void* buffer, KernelStream stream);
 
 } // namespace pyramid::cuda

@@ -7,22 +7,44 @@
 #include <cstddef>
 #include <utility>
 
+#include "grid_dependency.cuh"
+#include "kernel_stream.h"
+
 #if !defined(__CUDACC__)
 #include "emulation/grid_launch.h"
 #endif
 
 namespace pyramid::cuda {
 
-// kernel<<<grid, block, shared_bytes, stream>>>(args...); arguments convert to the kernel's
-// parameter types here, as they do at a launch.
+// kernel<<<grid, block, shared_bytes, stream>>>(args...), or with programmatic dependent launch
+// where `stream` asks to overlap the kernel before (kernel_stream.h); arguments convert to the
+// kernel's parameter types here, as they do at a launch. The kernel must begin with
+// wait_for_prior_grids().
 template <typename... Params, typename... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, KernelStream stream,
                    Args&&... args)
 {
 #if defined(__CUDACC__)
-    kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Args>(args)...);
+    if (!stream.overlap_prior) {
+        kernel<<<grid, block, shared_bytes, stream.stream>>>(std::forward<Args>(args)...);
+        return;
+    }
+    cudaLaunchAttribute overlap{};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream.stream;
+    config.attrs = &overlap;
+    config.numAttrs = 1;
+    // As with <<<>>>, a failure is left for cudaGetLastError, where launches are checked (a
+    // runtime call's error is also the thread's last error).
+    (void)cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 #else
-    emulation::launch_grid(kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+    emulation::launch_grid(kernel, grid, block, shared_bytes, stream.stream, stream.overlap_prior,
+                           std::forward<Args>(args)...);
 #endif
 }
 

@@ -65,7 +65,7 @@ void KvMemory::compact(const KvBlockTable& table, std::span<const int> sources, 
     // Passes in order are safe: a pass writes entries below first + its end, and every later
     // pass reads entries at or above that (sources[t] >= first + t, ascending).
     for (int t = 0; t < count; t += pass)
-        compact_kv(table, device_sources + t, first + t, std::min(pass, count - t), scratch_.data(), stream_.get());
+        compact_kv(table, device_sources + t, first + t, std::min(pass, count - t), scratch_.data(), stream_.kernels());
 }
 
 } // namespace pyramid::cuda

@@ -23,6 +23,7 @@ template <typename K, typename V>
 __global__ void __launch_bounds__(kThreads) store_kv_kernel(const float* k, const float* v, int n, int first_entry,
                                                             KvBlockTable table)
 {
+    wait_for_prior_grids();
     const KvBlockFormat& f = table.format;
     for (int t = blockIdx.x; t < n; t += gridDim.x) {
         const int e = first_entry + t;
@@ -37,6 +38,7 @@ template <typename K, typename V>
 __global__ void __launch_bounds__(kThreads) store_kv_decode_kernel(const float* k, const float* v,
                                                                    const DecodeSequence* sequences, KvBlockFormat f)
 {
+    wait_for_prior_grids();
     const DecodeSequence s = sequences[blockIdx.x];
     const int entry = s.len - 1;
     void* block = s.new_block;
@@ -68,6 +70,7 @@ template <typename Unit>
 __global__ void kv_to_scratch_kernel(KvBlockTable table, int key_units, int value_units, const int32_t* sources,
                                      int count, Unit* scratch)
 {
+    wait_for_prior_grids();
     const int entry_units = key_units + value_units;
     const int64_t total = int64_t(count) * entry_units;
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x)
@@ -78,6 +81,7 @@ template <typename Unit>
 __global__ void scratch_to_kv_kernel(KvBlockTable table, int key_units, int value_units, int first, int count,
                                      const Unit* scratch)
 {
+    wait_for_prior_grids();
     const int entry_units = key_units + value_units;
     const int64_t total = int64_t(count) * entry_units;
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x)
@@ -89,6 +93,7 @@ template <typename T>
 __global__ void shift_keys_kernel(KvBlockTable table, int count, int n_kv_heads, int head_dim, const int32_t* shifts,
                                   float theta, RopePairs pairs)
 {
+    wait_for_prior_grids();
     const int half = head_dim / 2;
     const int64_t total = int64_t(count) * n_kv_heads * half;
     for (int64_t item = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; item < total;
@@ -120,6 +125,7 @@ __global__ void __launch_bounds__(kShiftWarps * 32) shift_quantized_keys_kernel(
                                                                                 const int32_t* shifts, float theta,
                                                                                 RopePairs pairs)
 {
+    wait_for_prior_grids();
     __shared__ float rows[kShiftWarps][kMaxHeadDim];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float* row = rows[warp];
@@ -149,7 +155,7 @@ size_t row_bytes(KvPrecision type, int kv_dim)
 
 template <typename Unit>
 void compact_in_units(const KvBlockTable& table, const int32_t* sources, int first, int count, void* scratch,
-                      cudaStream_t stream)
+                      KernelStream stream)
 {
     const KvBlockFormat& f = table.format;
     const int key_units = int(row_bytes(f.key_type, f.kv_dim) / sizeof(Unit));
@@ -166,7 +172,7 @@ void compact_in_units(const KvBlockTable& table, const int32_t* sources, int fir
 
 } // namespace
 
-void store_kv(const float* k, const float* v, int n, int first_entry, const KvBlockTable& table, cudaStream_t stream)
+void store_kv(const float* k, const float* v, int n, int first_entry, const KvBlockTable& table, KernelStream stream)
 {
     if (n == 0)
         return;
@@ -182,7 +188,7 @@ void store_kv(const float* k, const float* v, int n, int first_entry, const KvBl
 }
 
 void store_kv_decode(const float* k, const float* v, const DecodeSequence* sequences, int count,
-                     const KvBlockFormat& format, cudaStream_t stream)
+                     const KvBlockFormat& format, KernelStream stream)
 {
     if (count == 0)
         return;
@@ -197,7 +203,7 @@ void store_kv_decode(const float* k, const float* v, const DecodeSequence* seque
 }
 
 void compact_kv(const KvBlockTable& table, const int32_t* sources, int first, int count, void* scratch,
-                cudaStream_t stream)
+                KernelStream stream)
 {
     if (count == 0)
         return;
@@ -213,7 +219,7 @@ void compact_kv(const KvBlockTable& table, const int32_t* sources, int first, in
 }
 
 void shift_keys(const KvBlockTable& table, int count, int n_kv_heads, int head_dim, const int32_t* shifts,
-                float theta, RopeLayout layout, cudaStream_t stream)
+                float theta, RopeLayout layout, KernelStream stream)
 {
     const int64_t heads = int64_t(count) * n_kv_heads;
     if (heads == 0)

@@ -11,6 +11,13 @@
 namespace pyramid::cuda {
 namespace {
 
+cudaStream_t stream_of(cublasHandle_t blas)
+{
+    cudaStream_t stream = nullptr;
+    check(cublasGetStream(blas, &stream), "cublasGetStream");
+    return stream;
+}
+
 // y[:, row0 : row0 + rows] (+)= x W[row0 : row0 + rows, :]^T for a dense W of the precision.
 // cuBLAS is column-major: row-major W [rows, cols] reads as a cols x rows matrix, x [n, cols]
 // as cols x n and y [n, w_rows] as w_rows x n (leading dimension w_rows), so
@@ -26,8 +33,8 @@ void gemm(cublasHandle_t handle, const void* w, Precision type, int64_t rows, in
           "cublasGemmEx");
 }
 
-void tiled_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
-                ProjectionScratch scratch, cudaStream_t stream)
+void tiled_gemm(const ProjectionQueue& queue, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
+                ProjectionScratch scratch)
 {
     const size_t row_bytes = static_cast<size_t>(w.cols) * element_bytes(w.type);
     const int64_t tile_rows = std::min<int64_t>(w.rows, static_cast<int64_t>(scratch.bytes / row_bytes));
@@ -39,8 +46,8 @@ void tiled_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int
     // after the GEMM that read the previous one.
     for (int64_t r0 = 0; r0 < w.rows; r0 += tile_rows) {
         const int64_t rows = std::min(tile_rows, w.rows - r0);
-        dequantize_rows(*w.quantized, w.data, w.cols, r0, rows, scratch.data, w.type, stream);
-        gemm(handle, scratch.data, w.type, rows, w.cols, w.rows, x, n, y + r0, beta);
+        dequantize_rows(*w.quantized, w.data, w.cols, r0, rows, scratch.data, w.type, queue.kernels);
+        gemm(queue.blas, scratch.data, w.type, rows, w.cols, w.rows, x, n, y + r0, beta);
     }
 }
 
@@ -67,6 +74,8 @@ void* int8_buffer(ProjectionScratch scratch, int n, int64_t cols)
 
 } // namespace
 
+ProjectionQueue::ProjectionQueue(cublasHandle_t blas) : blas(blas), kernels(stream_of(blas)) {}
+
 size_t projection_scratch_bytes(const std::vector<const DeviceMatrix*>& matrices, Precision precision)
 {
     std::vector<MatrixExtent> quantized;
@@ -89,7 +98,7 @@ Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int 
     return {};
 }
 
-void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput> outputs, const void* x, int n,
+void project_each(const ProjectionQueue& queue, std::initializer_list<ProjectionOutput> outputs, const void* x, int n,
                   ProjectionScratch scratch, const Int8Rows& rounded)
 {
     const ProjectionOutput* const end = outputs.end();
@@ -104,7 +113,7 @@ void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput>
             return half && takes_half_matvec(*next->w, x, n);
         };
         if (n == 0 || !joins(o + 1)) {
-            project(handle, w, x, n, o->y, 0.0f, scratch, rounded);
+            project(queue, w, x, n, o->y, 0.0f, scratch, rounded);
             ++o;
             continue;
         }
@@ -113,37 +122,35 @@ void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput>
             parts.part[parts.count++] = {o->w->data, o->w->rows, o->y};
             ++o;
         } while (parts.count < kMaxMatvecParts && joins(o));
-        cudaStream_t stream = nullptr;
-        check(cublasGetStream(handle, &stream), "cublasGetStream");
         if (half) {
-            half_matvec(parts, w.cols, x, n, 0.0f, stream);
+            half_matvec(parts, w.cols, x, n, 0.0f, queue.kernels);
             continue;
         }
-        const Int8Rows x_int8 =
-            rounded ? rounded : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols), stream);
-        quant_matvec_int8(*w.quantized, parts, w.cols, x_int8, n, 0.0f, stream);
+        const Int8Rows x_int8 = rounded ? rounded
+                                        : round_rows_int8(x, w.type, n, w.cols, int8_buffer(scratch, n, w.cols),
+                                                          queue.kernels);
+        quant_matvec_int8(*w.quantized, parts, w.cols, x_int8, n, 0.0f, queue.kernels);
     }
 }
 
-void dense_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta)
+void dense_gemm(const ProjectionQueue& queue, const DeviceMatrix& w, const void* x, int n, float* y, float beta)
 {
     if (w.quantized)
         throw Error("dense_gemm: a quantized matrix (project() takes it)");
-    gemm(handle, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
+    gemm(queue.blas, w.data, w.type, w.rows, w.cols, w.rows, x, n, y, beta);
 }
 
-void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
+void project(const ProjectionQueue& queue, const DeviceMatrix& w, const void* x, int n, float* y, float beta,
              ProjectionScratch scratch, const Int8Rows& rounded)
 {
     if (n == 0)
         return;
-    cudaStream_t stream = nullptr;
-    check(cublasGetStream(handle, &stream), "cublasGetStream");
+    const KernelStream& stream = queue.kernels;
     if (!w.quantized) {
         if (takes_half_matvec(w, x, n))
             half_matvec(w.data, w.rows, w.cols, x, n, y, beta, stream);
         else
-            dense_gemm(handle, w, x, n, y, beta);
+            dense_gemm(queue, w, x, n, y, beta);
         return;
     }
     if (takes_int8_matvec(w, n)) {
@@ -153,7 +160,7 @@ void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n,
     } else if (n <= kMaxMatvecRows) {
         quant_matvec(*w.quantized, w.data, w.rows, w.cols, x, w.type, n, y, beta, stream);
     } else {
-        tiled_gemm(handle, w, x, n, y, beta, scratch, stream);
+        tiled_gemm(queue, w, x, n, y, beta, scratch);
     }
 }
 

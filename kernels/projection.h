@@ -15,7 +15,7 @@
 //     into a scratch buffer of the precision (at most kMaxDequantTileBytes of backend/step_memory.h, reused) and each
 //     tile goes through cublasGemmEx, so the tensor cores do the arithmetic and a dequantized
 //     copy of the whole matrix never exists.
-// Everything runs on the cuBLAS handle's stream.
+// Everything runs on the cuBLAS handle's stream (ProjectionQueue).
 #include <cublas_v2.h>
 
 #include <cstddef>
@@ -25,8 +25,21 @@
 #include "backend/step_memory.h"
 #include "device_weights.h"
 #include "int8_rows.h"
+#include "kernel_stream.h"
 
 namespace pyramid::cuda {
+
+// Where projections are queued: cuBLAS's handle, and for this library's kernels the handle's
+// stream as a KernelStream (whether they overlap the kernel before them, kernel_stream.h).
+struct ProjectionQueue {
+    // Implicit: a handle alone queues in plain stream order on its stream (tests, benchmarks).
+    ProjectionQueue(cublasHandle_t blas);
+    // `kernels.stream` must be the handle's stream.
+    ProjectionQueue(cublasHandle_t blas, KernelStream kernels) : blas(blas), kernels(kernels) {}
+
+    cublasHandle_t blas;
+    KernelStream kernels;
+};
 
 // Device memory the tile path dequantizes into and the fp16 matvec rounds activations into.
 struct ProjectionScratch {
@@ -51,13 +64,13 @@ Int8Rows int8_rows_for(std::initializer_list<const DeviceMatrix*> matrices, int 
 // beta = 0, y is only written. A quantized w needs `scratch` (throws pyramid::Error when it is
 // too small): with n > kMaxMatvecRows room for at least one dequantized row, in fp16 with
 // fewer rows for x rounded to int8 unless `rounded` (x as int8 rows, see int8_rows_for) is given.
-void project(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f,
+void project(const ProjectionQueue& queue, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f,
              ProjectionScratch scratch = {}, const Int8Rows& rounded = {});
 
 // y = x W^T (+ beta y) for a float W (fp16 or fp32) through one cublasGemmEx at any n: what
 // project() does for such a W above kHalfMatvecRows rows (pyramid-gpu-kernel-bench times it
 // against half_matvec below).
-void dense_gemm(cublasHandle_t handle, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f);
+void dense_gemm(const ProjectionQueue& queue, const DeviceMatrix& w, const void* x, int n, float* y, float beta = 0.0f);
 
 // project() with beta 0 of each matrix into its own y, all reading x: neighbours in the list
 // that take the same matvec (the int8 one with the same type, or the fp16 one) and width run in
@@ -66,7 +79,7 @@ struct ProjectionOutput {
     const DeviceMatrix* w = nullptr;
     float* y = nullptr;
 };
-void project_each(cublasHandle_t handle, std::initializer_list<ProjectionOutput> outputs, const void* x, int n,
+void project_each(const ProjectionQueue& queue, std::initializer_list<ProjectionOutput> outputs, const void* x, int n,
                   ProjectionScratch scratch, const Int8Rows& rounded = {});
 
 } // namespace pyramid::cuda

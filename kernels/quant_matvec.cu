@@ -13,6 +13,7 @@ template <typename B, typename X>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     quant_matvec_kernel(const uint8_t* blocks, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
 {
+    wait_for_prior_grids();
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
     if (r >= rows)  // whole warps leave together, so the shuffles below stay full-warp
@@ -66,6 +67,7 @@ template <typename X, bool kFifthBit>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     k4_matvec_kernel(const uint32_t* words, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
 {
+    wait_for_prior_grids();
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
     if (r >= rows)  // whole warps leave together, so the shuffles below stay full-warp
@@ -112,7 +114,7 @@ bool aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p
 } // namespace
 
 void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t cols, const void* x, Precision x_type,
-                  int n, float* y, float beta, cudaStream_t stream)
+                  int n, float* y, float beta, KernelStream stream)
 {
     const unsigned grid = matvec_grid(rows);
     const bool words_fit = aligned(blocks, 4) && aligned(x, x_type == Precision::Fp16 ? 8 : 16);

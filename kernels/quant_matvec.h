@@ -13,6 +13,7 @@
 //     an H100 can spend per byte at its memory bandwidth; this costs about one.
 #include <cuda_runtime.h>
 
+#include "kernel_stream.h"
 #include "int8_rows.h"
 #include "matvec_parts.h"
 #include "model/tensor_type.h"
@@ -26,15 +27,15 @@ namespace pyramid::cuda {
 // normed or activated buffer, as the GEMM path gets it); y: float32 [n, rows]. The products
 // and sums are float32; only their order differs from the CPU's.
 void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t cols, const void* x, Precision x_type,
-                  int n, float* y, float beta, cudaStream_t stream);
+                  int n, float* y, float beta, KernelStream stream);
 
 // The same with x rounded by round_rows_int8 (x.cols == cols): the integer products are exact,
 // so the result is that of the exact weights times the rounded activations, to float32 rounding.
 void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_t cols, const Int8Rows& x, int n,
-                       float* y, float beta, cudaStream_t stream);
+                       float* y, float beta, KernelStream stream);
 
 // The same for the parts (matvec_parts.h) of one type and width that multiply x, in one launch.
 void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, const Int8Rows& x, int n, float beta,
-                       cudaStream_t stream);
+                       KernelStream stream);
 
 } // namespace pyramid::cuda

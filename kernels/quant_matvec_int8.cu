@@ -60,6 +60,7 @@ template <typename B, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     quant_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
+    wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 8 : 2;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -132,6 +133,7 @@ template <bool kFifthBit, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     k4_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
+    wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 4 : 2;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -198,6 +200,7 @@ template <int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     q6k_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
+    wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 2 : 1;
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -223,6 +226,7 @@ template <TensorType T, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
     block32_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
 {
+    wait_for_prior_grids();
     using B = quant::Block<T>;
     constexpr int kInFlight = kRows == 1 ? 4 : 2;
     const int lane = threadIdx.x % 32;
@@ -248,7 +252,7 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
 } // namespace
 
 void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, const Int8Rows& x, int n, float beta,
-                       cudaStream_t stream)
+                       KernelStream stream)
 {
     if (x.cols != cols)
         throw Error("quant_matvec_int8: activations of " + std::to_string(x.cols) + " values for rows of " +
@@ -298,7 +302,7 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
 }
 
 void quant_matvec_int8(TensorType type, const void* blocks, int64_t rows, int64_t cols, const Int8Rows& x, int n,
-                       float* y, float beta, cudaStream_t stream)
+                       float* y, float beta, KernelStream stream)
 {
     MatvecParts one;
     one.part[0] = {blocks, rows, y};

@@ -34,12 +34,13 @@ __device__ __forceinline__ float stored(float x)
 template <typename T, Source S>
 __global__ void fill_kernel(T* out, int64_t count, uint64_t key, float scale)
 {
+    wait_for_prior_grids();
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
         out[i] = from_float<T>(stored<S>(synthetic::value(key, uint64_t(i), scale)));
 }
 
 template <typename T>
-void launch(T* out, int64_t count, TensorType source_type, uint64_t key, float scale, cudaStream_t stream)
+void launch(T* out, int64_t count, TensorType source_type, uint64_t key, float scale, KernelStream stream)
 {
     // Grid-stride: enough blocks to fill any current GPU, never more than needed.
     const int blocks = static_cast<int>(std::min<int64_t>((count + kThreads - 1) / kThreads, 65536));
@@ -62,7 +63,7 @@ void launch(T* out, int64_t count, TensorType source_type, uint64_t key, float s
 } // namespace
 
 void fill_synthetic(void* out, Precision out_type, int64_t count, TensorType source_type, uint64_t key, float scale,
-                    cudaStream_t stream)
+                    KernelStream stream)
 {
     if (count <= 0)
         return;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernel_stream.h"
 #include "model/tensor_type.h"
 #include "backend/cuda_backend_options.h"
 
@@ -16,6 +17,6 @@ namespace pyramid::cuda {
 // BF16: each value is rounded through it first), then converted to `out_type` as an upload
 // would: fp16 rounds to nearest even.
 void fill_synthetic(void* out, Precision out_type, int64_t count, TensorType source_type, uint64_t key, float scale,
-                    cudaStream_t stream);
+                    KernelStream stream);
 
 } // namespace pyramid::cuda

@@ -228,6 +228,7 @@ __device__ __forceinline__ MmaC score_keys(const MmaA* q_hi, const MmaA* q_lo, c
 template <int HD, typename K, typename V>
 __global__ void __launch_bounds__(kWarps * 32) tensor_core_attention_kernel(Params p)
 {
+    wait_for_prior_grids();
     constexpr int key_tiles = kKeys / 8;  // n-tiles of the scores
     constexpr int dim_tiles = HD / 8;     // n-tiles of the output
     __half* ks = dynamic_shared_memory<__half>();
@@ -377,6 +378,7 @@ constexpr size_t probe_shared_bytes()
 template <int HD, typename K>
 __global__ void __launch_bounds__(kWarps * 32) tensor_core_probe_kernel(ProbeParams p)
 {
+    wait_for_prior_grids();
     constexpr int key_tiles = kKeys / 8;
     __half* ks = dynamic_shared_memory<__half>();
     float* k_scales = reinterpret_cast<float*>(ks + kKeys * (HD + kPad));
@@ -456,7 +458,7 @@ void check_fits(const char* what, const KvBlockFormat& format, int n, int len, c
 }
 
 template <int HD, typename K, typename V>
-void launch(const Params& p, int n_kv_heads, cudaStream_t stream)
+void launch(const Params& p, int n_kv_heads, KernelStream stream)
 {
     static_assert(shared_bytes<HD, K>() <= 48 * 1024, "no opt-in to more shared memory");
     const dim3 grid((p.n * p.group + kPairsPerBlock - 1) / kPairsPerBlock, n_kv_heads);
@@ -472,7 +474,7 @@ bool tensor_core_attention_fits(Precision type, const KvBlockFormat& format, int
 }
 
 void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                           void* out, float* stats, cudaStream_t stream)
+                           void* out, float* stats, KernelStream stream)
 {
     check_fits("tensor_core_attention", cache.format, n, len, dims);
     if (n == 0)
@@ -494,7 +496,7 @@ void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int
 
 void tensor_core_probe_partials(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                                 const float* stats, int first_row, const float* row_weights, float* partials,
-                                cudaStream_t stream)
+                                KernelStream stream)
 {
     check_fits("tensor_core_probe_partials", cache.format, n, len, dims);
     if (len == 0)

@@ -24,6 +24,7 @@
 //     their own quantization step.
 #include <cuda_runtime.h>
 
+#include "kernel_stream.h"
 #include "attention_ops.h"
 
 namespace pyramid::cuda {
@@ -36,7 +37,7 @@ bool tensor_core_attention_fits(Precision type, const KvBlockFormat& format, int
 // attention() with the same arguments and contract for the cases it fits (pyramid::Error
 // otherwise): out [n, n_heads * head_dim] in fp16, stats (may be null) as attention() writes them.
 void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
-                           void* out, float* stats, cudaStream_t stream);
+                           void* out, float* stats, KernelStream stream);
 
 // The per-KV-head sums attention_probe_add adds up (its `partials`: [n_kv_heads, len], each
 // entry's weighted probabilities over the probed rows of the head's query heads, every entry
@@ -45,6 +46,6 @@ void tensor_core_attention(const float* q, int n, const KvBlockTable& cache, int
 // probed rows and adds in a fixed order, so the sums have the same bits in every run.
 void tensor_core_probe_partials(const float* q, int n, const KvBlockTable& cache, int len, const AttentionDims& dims,
                                 const float* stats, int first_row, const float* row_weights, float* partials,
-                                cudaStream_t stream);
+                                KernelStream stream);
 
 } // namespace pyramid::cuda

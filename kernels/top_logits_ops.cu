@@ -47,6 +47,7 @@ __device__ __forceinline__ uint32_t warp_total(uint32_t x)
 __global__ void __launch_bounds__(kThreads)
     top_logits_kernel(const float* __restrict__ logits, int n, int k, int padded, int32_t* ids, float* values)
 {
+    wait_for_prior_grids();
     __shared__ uint32_t warp_hist[kWarps][kBins];  // one histogram per warp: no atomics across warps
     __shared__ uint32_t hist[kBins];
     __shared__ uint64_t pairs[kMaxTopLogits];
@@ -191,7 +192,7 @@ __global__ void __launch_bounds__(kThreads)
 
 } // namespace
 
-void top_logits(const float* logits, int rows, int n_vocab, int k, int32_t* ids, float* values, cudaStream_t stream)
+void top_logits(const float* logits, int rows, int n_vocab, int k, int32_t* ids, float* values, KernelStream stream)
 {
     if (rows < 0 || n_vocab < 1)
         throw Error("top_logits: " + std::to_string(rows) + " rows of " + std::to_string(n_vocab) +

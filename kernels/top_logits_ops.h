@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "kernel_stream.h"
+
 namespace pyramid::cuda {
 
 // The largest k top_logits() selects (its sort buffer lives in shared memory).
@@ -30,6 +32,6 @@ inline constexpr int kMaxTopLogits = 1024;
 // ids[r * k + i] and values[r * k + i] (device arrays of rows * k), the row's i-th highest
 // logit in the order above. Requires n_vocab >= 1 and 0 <= k <= min(n_vocab, kMaxTopLogits),
 // else throws pyramid::Error naming the problem; k == 0 (or rows == 0) writes nothing.
-void top_logits(const float* logits, int rows, int n_vocab, int k, int32_t* ids, float* values, cudaStream_t stream);
+void top_logits(const float* logits, int rows, int n_vocab, int k, int32_t* ids, float* values, KernelStream stream);
 
 } // namespace pyramid::cuda

@@ -14,7 +14,10 @@ struct GraphDeleter {
 
 } // namespace
 
-WorkStream::WorkStream(cudaStream_t stream, bool graphs) : stream_(stream), graphs_(graphs && stream != nullptr) {}
+WorkStream::WorkStream(cudaStream_t stream, bool graphs, bool overlap_launches)
+    : stream_(stream), graphs_(graphs && stream != nullptr), overlap_launches_(overlap_launches)
+{
+}
 
 WorkStream::~WorkStream()
 {

@@ -16,24 +16,33 @@
 // memory that recorded work still reads (a buffer growing, a staging block coming round again),
 // ends the recording first, launching it, and the rest is queued as usual.
 // Allocations during a recording are allowed (relaxed capture): the memory is new.
+//
+// It also says how this library's kernels are launched on it (kernels()): with or without
+// overlapping the kernel before them (kernel_stream.h).
 #include <cuda_runtime.h>
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "kernel_stream.h"
+
 namespace pyramid::cuda {
 
 class WorkStream {
 public:
     // `stream` stays the caller's and must outlive this. Steps are recorded only when `graphs`
-    // is true (never on the legacy stream, which cannot capture).
-    explicit WorkStream(cudaStream_t stream, bool graphs = false);
+    // is true (never on the legacy stream, which cannot capture). Kernels are launched to
+    // overlap the one before them when `overlap_launches` is (the caller knows the device
+    // supports it: compute capability 9.0 or later).
+    explicit WorkStream(cudaStream_t stream, bool graphs = false, bool overlap_launches = false);
     ~WorkStream();
     WorkStream(const WorkStream&) = delete;
     WorkStream& operator=(const WorkStream&) = delete;
 
     cudaStream_t get() const { return stream_; }
+    // The stream as this library's kernels are to be launched on it.
+    KernelStream kernels() const { return {stream_, overlap_launches_}; }
 
     // Waits for everything queued or recorded. Throws pyramid::Error naming `what`.
     void synchronize(const char* what);
@@ -72,6 +81,7 @@ private:
 
     cudaStream_t stream_;
     bool graphs_;
+    bool overlap_launches_;
     bool recording_ = false;
     int slot_ = 0;                         // of the open recording
     std::vector<cudaGraphExec_t> execs_;  // by slot; null: none yet

@@ -32,10 +32,11 @@
 #                                       batch 1, decode steps only (NVTX "decode step"), summed per
 #                                       kernel by bench/ncu_step.py
 #   scripts/gpu-run.sh staged-peer      beside llama.cpp (issue 35): bench/gpu_llamacpp.py writes the
-#                                       LLaMA-2-7B shape's generated weights as F16 and Q4_K_M GGUF files
+#                                       LLaMA-2-7B shape's generated weights as Q4_K_M and F16 GGUF files
 #                                       on the device's disk and runs llama-bench (flash attention off
-#                                       and on) and pyramid-bench (full, pyramid) on them in turns,
-#                                       batch 1, prompts of 512 and 3840 tokens; needs stage-peer here
+#                                       and on) and pyramid-bench (full, pyramid; launches overlapped
+#                                       and not) on them in turns, batch 1, prompts of 512 and 3840
+#                                       tokens, Q4_K_M first; needs stage-peer here
 #
 # The peer, staged once per llama.cpp build (it changes only with the peer):
 #   scripts/gpu-run.sh stage-peer DIR   Here: DIR is the bin folder of a CUDA build of llama.cpp
@@ -494,10 +495,10 @@ bench_peer() {
     echo "gpu-run: llama-bench does not run here (libraries above)"; failed=1; return 0
   fi
   export PYTHONUNBUFFERED=1
-  step "beside llama.cpp, 7B F16 and Q4_K_M, batch 1" 500 llama2-7b-llamacpp.log env LD_LIBRARY_PATH="$path" \
+  step "beside llama.cpp, 7B Q4_K_M and F16, batch 1" 500 llama2-7b-llamacpp.log env LD_LIBRARY_PATH="$path" \
     python3 "$root/bench/gpu_llamacpp.py" --llama-bin "$peer/bin" --pyramid-bench "$bench_exe" \
     --vocab "$PYRAMID_SHARED_DIR/models/ggml-vocab-llama-spm.gguf" --dir /tmp/pyramid-models --shape llama2-7b \
-    --types f16,q4_k_m --device cuda --commit "$(head -1 "$stash/STAMP")" \
+    --types q4_k_m,f16 --overlap off,on --device cuda --commit "$(head -1 "$stash/STAMP")" \
     --json "$results/llama2-7b-llamacpp.json" --md "$results/llama2-7b-llamacpp.md"
 }
 

@@ -86,6 +86,8 @@ BackendOptions with_environment(BackendOptions options)
     read_cuda_option("PYRAMID_CUDA_PRECISION", options.cuda.precision, cuda::parse_precision);
     read_cuda_option("PYRAMID_CUDA_DEVICE", options.cuda.device, parse_device_index);
     read_cuda_option("PYRAMID_CUDA_GRAPHS", options.cuda.graphs, cuda::parse_step_graphs);
+    read_cuda_option("PYRAMID_CUDA_OVERLAP", options.cuda.overlap_launches,
+                     [](const std::string& text) { return cuda::parse_on_off(text, "CUDA launch overlap"); });
     if (const char* dir = variable_value("PYRAMID_BACKEND_DIR"))
         options.plugin_dir = dir;
     return options;

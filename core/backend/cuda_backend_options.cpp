@@ -34,4 +34,13 @@ StepGraphs parse_step_graphs(const std::string& text)
     throw Error("unknown CUDA graph mode '" + text + "' (known: on, off, auto)");
 }
 
+bool parse_on_off(const std::string& text, const std::string& what)
+{
+    if (text == "on")
+        return true;
+    if (text == "off")
+        return false;
+    throw Error("unknown " + what + " '" + text + "' (known: on, off)");
+}
+
 } // namespace pyramid::cuda

@@ -33,6 +33,9 @@ enum class StepGraphs { Off, On, Auto };
 // "on", "off" or "auto"; throws pyramid::Error for anything else.
 StepGraphs parse_step_graphs(const std::string& text);
 
+// "on" (true) or "off" (false); throws pyramid::Error naming `what` for anything else.
+bool parse_on_off(const std::string& text, const std::string& what);
+
 struct CudaBackendOptions {
     Precision precision = Precision::Fp16;
     int device = 0;
@@ -50,6 +53,11 @@ struct CudaBackendOptions {
     // fp32, or f32 under fp16, is refused.
     std::optional<KvTypes> kv_types = std::nullopt;
     StepGraphs graphs = StepGraphs::Auto;
+    // Each kernel launched to overlap the kernel before it in the stream (programmatic
+    // dependent launch, kernels/kernel_stream.h), on devices of compute capability 9.0 and
+    // later; elsewhere it changes nothing. Off until a device has measured it faster
+    // (docs/perf/gpu-llama-cpp.md, "The seventh change").
+    bool overlap_launches = false;
 };
 
 // The types a GPU of precision `p` stores nearest to `wanted`, for a setting that names one

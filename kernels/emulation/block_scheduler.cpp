@@ -34,6 +34,7 @@ struct Fiber {
     unsigned mask = 0;
     std::array<unsigned char, kExchangeBytes> published{};
     const unsigned char* received = nullptr;
+    bool waited = false;  // called wait_for_prior_grids
 };
 
 using Snapshot = std::array<unsigned char, kWarpSize * kExchangeBytes>;
@@ -86,6 +87,7 @@ struct PooledStack {
 struct Block {
     const void* kernel = nullptr;
     const std::function<void()>* body = nullptr;
+    bool overlapped = false;  // launched to overlap the grid before it (KernelStream::overlap_prior)
     std::vector<Fiber> fibers;
     Fiber* running = nullptr;
     std::vector<unsigned char> shared;
@@ -130,6 +132,16 @@ Fiber& running()
     if (!t_block || !t_block->running)
         kernel_fault("a device built-in was called outside an emulated kernel");
     return *t_block->running;
+}
+
+// A grid launched to overlap its predecessor may run while that one still writes: a thread of
+// it must wait before it touches memory its predecessor may write, so before any barrier or
+// warp-synchronous call, and before it ends.
+void check_waited(const Fiber& f, const char* before)
+{
+    if (t_block->overlapped && !f.waited)
+        kernel_fault(std::string("launched to overlap the kernel before it, ") + where(f) + " reached " + before +
+                     " without wait_for_prior_grids() (grid_dependency.cuh)");
 }
 
 void yield(Fiber& f)
@@ -239,9 +251,11 @@ void run_block(Block& b, bool reversed)
     for (Fiber& f : b.fibers) {
         f.wait = Wait::Running;
         f.received = nullptr;
+        f.waited = false;
         f.suspended = context::fiber(std::allocator_arg, PooledStack{&fiber_stacks}, [&b, &f](context::fiber&& back) {
             f.scheduler = std::move(back);
             (*b.body)();
+            check_waited(f, "its end");
             f.wait = Wait::Exited;
             return std::move(f.scheduler);
         });
@@ -294,6 +308,7 @@ void* dynamic_shared_memory()
 void sync_block(const std::source_location& site)
 {
     Fiber& f = running();
+    check_waited(f, "__syncthreads");
     f.wait = Wait::Block;
     f.barrier = site;
     yield(f);
@@ -302,6 +317,7 @@ void sync_block(const std::source_location& site)
 const unsigned char* exchange_in_warp(const char* operation, unsigned mask, const void* value, size_t bytes)
 {
     Fiber& f = running();
+    check_waited(f, operation);
     if (!(mask >> current_lane() & 1u))
         kernel_fault(std::string(operation) + " with mask " + mask_text(mask) + " called by lane " +
                      std::to_string(current_lane()) + ", which the mask leaves out, at " + where(f));
@@ -314,10 +330,18 @@ const unsigned char* exchange_in_warp(const char* operation, unsigned mask, cons
     return f.received;
 }
 
-void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& thread_body)
+void wait_for_prior_grids()
+{
+    // Grids run one after another here: the one before has ended.
+    running().waited = true;
+}
+
+void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, bool overlapped,
+              const std::function<void()>& thread_body)
 {
     Block b;
     b.kernel = kernel;
+    b.overlapped = overlapped;
     b.body = &thread_body;
     b.shared.resize(shared_bytes);
     const size_t threads = static_cast<size_t>(block.x) * block.y * block.z;

@@ -47,8 +47,16 @@ void sync_block(const std::source_location& site);
 inline constexpr size_t kExchangeBytes = 16;
 const unsigned char* exchange_in_warp(const char* operation, unsigned mask, const void* value, size_t bytes);
 
-// Runs thread_body once per thread of every block of the grid; `kernel` names it in faults.
-void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& thread_body);
+// Runs thread_body once per thread of every block of the grid; `kernel` names it in faults. A
+// grid launched to overlap the one before it (`overlapped`) must call wait_for_prior_grids() in
+// every thread before any barrier or warp-synchronous call and before it ends, or it stops
+// the program (grid_dependency.cuh).
+void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, bool overlapped,
+              const std::function<void()>& thread_body);
+
+// grid_dependency.cuh's wait_for_prior_grids() on the emulated device: grids run in stream
+// order one after another, so there is nothing to wait for; it notes that the thread waited.
+void wait_for_prior_grids();
 
 // Stops the program: the emulated kernel did something real hardware would not survive.
 [[noreturn]] void kernel_fault(const std::string& what);

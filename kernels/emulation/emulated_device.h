@@ -77,6 +77,15 @@ public:
     cudaError_t take_error();
     cudaError_t peek_error() const { return error_; }
 
+    // Grids queued so far (enqueue_grid), by how they were launched: in plain stream order, or
+    // to overlap the grid before them (KernelStream::overlap_prior).
+    struct GridLaunches {
+        long long plain = 0;
+        long long overlapped = 0;
+    };
+    void count_grid(bool overlapped) { ++(overlapped ? grid_launches_.overlapped : grid_launches_.plain); }
+    GridLaunches grid_launches() const { return grid_launches_; }
+
     void set_max_dynamic_shared(const void* kernel, int bytes) { max_shared_[kernel] = bytes; }
     size_t max_dynamic_shared(const void* kernel) const;
 
@@ -104,6 +113,7 @@ private:
     std::vector<Capture> captures_;  // in progress
     Capture* capture_on(cudaStream_t stream);
     size_t used_ = 0;
+    GridLaunches grid_launches_;
     cudaError_t error_ = cudaSuccess;
     bool accessible_ = false;
 };

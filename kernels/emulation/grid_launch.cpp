@@ -15,7 +15,7 @@ bool valid_shape(dim3 grid, dim3 block)
 } // namespace
 
 void enqueue_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
-                  std::function<void()> thread_body)
+                  bool overlapped, std::function<void()> thread_body)
 {
     EmulatedDevice& device = EmulatedDevice::instance();
     if (!valid_shape(grid, block)) {
@@ -26,9 +26,10 @@ void enqueue_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes
         device.set_error(cudaErrorInvalidValue);
         return;
     }
+    device.count_grid(overlapped);
     device.enqueue(
-        stream, [kernel, grid, block, shared_bytes, body = std::move(thread_body)] {
-            run_grid(kernel, grid, block, shared_bytes, body);
+        stream, [kernel, grid, block, shared_bytes, overlapped, body = std::move(thread_body)] {
+            run_grid(kernel, grid, block, shared_bytes, overlapped, body);
         },
         kernel);
 }

@@ -7,7 +7,9 @@
 // next to the device's copy bandwidth, and a prompt-sized one (512 rows: dequantized tiles
 // through cublasGemmEx, or one GEMM for fp16) in TFLOP/s. Each product cycles through enough
 // copies of its matrix to pass the L2 cache, so the weights come from device memory as they do
-// in a model. Weights are generated as pyramid-bench generates them.
+// in a model. Weights are generated as pyramid-bench generates them. On devices of compute
+// capability 9.0, the matvecs are timed a third way in the same rounds, `overlapped`: each
+// launched to overlap the one before (kernel_stream.h), the gap between kernels hidden.
 //
 // Then a prompt's attention, the part of a prefill that grows with the square of the prompt:
 // causal attention of n query rows over n entries (one layer, LLaMA-2-7B's 32 heads of 128
@@ -161,8 +163,11 @@ double time_cold_us(cudaStream_t stream, int calls, const cuda::DeviceBuffer& fl
 }
 
 std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, TensorType type, const Options& o,
-                               const cuda::DeviceBuffer& x, const cuda::DeviceBuffer& y)
+                               const cuda::DeviceBuffer& x, const cuda::DeviceBuffer& y, bool overlaps)
 {
+    // The matvecs once more, each launched to overlap the one before (kernel_stream.h), where the
+    // device can: back to back, as a decode step's kernels run.
+    const cuda::KernelStream overlapped(stream, true);
     const bool quantized = is_block_quantized(type);
     const BenchMatrix m = upload_copies(quantized ? type : TensorType::F16, o);
     const auto matrix = [&](int c) {
@@ -188,7 +193,7 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
         if (!quantized) {
             // Both ways alternating: half_matvec, what the backend runs at up to kHalfMatvecRows
             // rows, and cublasGemmEx, what it runs at more (the table says where that limit belongs).
-            std::vector<double> matvec_us, cublas_us;
+            std::vector<double> matvec_us, cublas_us, overlapped_us;
             for (int round = 0; round < 3; ++round) {
                 matvec_us.push_back(time_us(stream, o.calls, [&](int c) {
                     cuda::half_matvec(matrix(c).data, o.rows, o.cols, x.data(), n, y.as<float>(), 0.0f, stream);
@@ -196,26 +201,40 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
                 cublas_us.push_back(time_us(stream, o.calls, [&](int c) {
                     cuda::dense_gemm(handle, matrix(c), x.data(), n, y.as<float>());
                 }));
+                if (overlaps)
+                    overlapped_us.push_back(time_us(stream, o.calls, [&](int c) {
+                        cuda::half_matvec(matrix(c).data, o.rows, o.cols, x.data(), n, y.as<float>(), 0.0f,
+                                          overlapped);
+                    }));
             }
             add("matvec", n, median(matvec_us));
             add("cublas", n, median(cublas_us));
+            if (overlaps)
+                add("matvec overlapped", n, median(overlapped_us));
             continue;
         }
         // Alternating, so both see the same clocks and temperature. The activations are rounded
         // to int8 once, outside the timing, as the backend's RMSNorm and SwiGLU round them.
         const cuda::Int8Rows rounded =
             cuda::round_rows_int8(x.data(), cuda::Precision::Fp16, n, o.cols, scratch.data(), stream);
-        std::vector<double> int8_us, exact_us;
+        std::vector<double> int8_us, exact_us, overlapped_us;
         for (int round = 0; round < 3; ++round) {
             int8_us.push_back(time_us(stream, o.calls, [&](int c) {
                 cuda::quant_matvec_int8(type, matrix(c).data, o.rows, o.cols, rounded, n, y.as<float>(), 0.0f, stream);
             }));
+            if (overlaps)
+                overlapped_us.push_back(time_us(stream, o.calls, [&](int c) {
+                    cuda::quant_matvec_int8(type, matrix(c).data, o.rows, o.cols, rounded, n, y.as<float>(), 0.0f,
+                                            overlapped);
+                }));
             exact_us.push_back(time_us(stream, o.calls, [&](int c) {
                 cuda::quant_matvec(type, matrix(c).data, o.rows, o.cols, x.data(), cuda::Precision::Fp16, n,
                                    y.as<float>(), 0.0f, stream);
             }));
         }
         add("int8", n, median(int8_us));
+        if (overlaps)
+            add("int8 overlapped", n, median(overlapped_us));
         add("exact", n, median(exact_us));
     }
     add(quantized ? "tiles" : "cublas", o.prompt_rows, projected(o.prompt_rows));
@@ -401,7 +420,7 @@ int main(int argc, char** argv)
 
         std::vector<Result> results;
         for (TensorType type : types)
-            for (const Result& r : bench_type(handle, stream, type, o, x, y))
+            for (const Result& r : bench_type(handle, stream, type, o, x, y, prop.major >= 9))
                 results.push_back(r);
         cublasDestroy(handle);
         std::vector<AttentionResult> attention_results;

@@ -117,17 +117,20 @@ PY
   [ -f "$tmp/models/tiny-f16.gguf" ] || fail "gpu_llamacpp.py did not write the f16 file"
   LLAMA_FAKE_BYTES=$bytes LLAMA_FAKE_PARAMS=$params "$python" "$src/bench/gpu_llamacpp.py" --llama-bin "$tmp" \
     --pyramid-bench "$bench" --vocab "$vocab" --dir "$tmp/models" --shape tiny --types q8_0 --device cpu \
-    --threads 1 --prompt-lens 16,24 --gen-len 4 --rounds 2 --repetitions 1 --json "$tmp/side.json" \
+    --threads 1 --prompt-lens 16,24 --gen-len 4 --rounds 2 --repetitions 1 --overlap off,on --json "$tmp/side.json" \
     --md "$tmp/side.md" >/dev/null 2>"$tmp/side.err" || fail "gpu_llamacpp.py: $(tail -5 "$tmp/side.err")"
   for row in '| q8_0 | llama.cpp FA off | 100.0 | 100.0 | 100.0 | 100.0 |' '| q8_0 | llama.cpp FA on | 200.0 |' \
-             '| q8_0 | ours full | ' '| q8_0 | ours pyramid | '; do
+             '| q8_0 | ours full | ' '| q8_0 | ours pyramid | ' '| q8_0 | ours full, launches overlapped | ' \
+             '| q8_0 | ours pyramid, launches overlapped | '; do
     grep -qF -- "$row" "$tmp/side.md" || fail "no row '$row' in the side-by-side table: $(cat "$tmp/side.md")"
   done
   "$python" -c 'import json, sys
 d = json.load(open(sys.argv[1])); r = d["results"][0]
 assert d["prompt_lens"] == [16, 24] and len(r["rounds"]) == 2, d
 m = r["median"]
-assert set(m) == {"llama.cpp FA off", "llama.cpp FA on", "ours full", "ours pyramid"}, m
+assert d["overlap"] == ["off", "on"], d
+assert set(m) == {"llama.cpp FA off", "llama.cpp FA on", "ours full", "ours pyramid", "ours full, launches overlapped",
+                  "ours pyramid, launches overlapped"}, m
 assert set(m["ours full"]) == {"prefill 16", "prefill 24", "decode 16", "decode 24"}, m
 assert all(v > 0 for s in m.values() for v in s.values()), m
 assert r["tensor_bytes"] == r["llama.cpp"]["model_size"], r' "$tmp/side.json" ||

@@ -66,6 +66,16 @@ grep -q '"step_graphs": false' "$tmp/graphs.json" || fail "the JSON does not say
   --json "$tmp/q8.json" >"$tmp/q8.md" 2>"$tmp/q8.err" || fail "--kv-type q8 on the GPU: $(cat "$tmp/q8.err")"
 grep -q '"kv_entry_bytes": 2176' "$tmp/q8.json" && grep -q 'KV q8' "$tmp/q8.md" ||
   fail "the GPU's cache is not q8: $(head -3 "$tmp/q8.md")"
+# PYRAMID_CUDA_OVERLAP reaches the GPU (the emulated one is sm_90): its name says so, and a value
+# that is not on or off is refused naming the variable.
+PYRAMID_CUDA_OVERLAP=on "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --policy full --warmup 0 \
+  >"$tmp/overlap.md" 2>"$tmp/overlap.err" || fail "PYRAMID_CUDA_OVERLAP=on: $(cat "$tmp/overlap.err")"
+grep -q 'launches overlapped' "$tmp/overlap.md" || fail "launches are not overlapped: $(head -3 "$tmp/overlap.md")"
+rc=0
+PYRAMID_CUDA_OVERLAP=yes "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --warmup 0 \
+  >/dev/null 2>"$tmp/overlap-bad.err" || rc=$?
+[ "$rc" != 0 ] && grep -q "PYRAMID_CUDA_OVERLAP: unknown CUDA launch overlap 'yes' (known: on, off)" "$tmp/overlap-bad.err" ||
+  fail "PYRAMID_CUDA_OVERLAP=yes: exit $rc, $(cat "$tmp/overlap-bad.err")"
 # Without --kv-memory the KV budget is what the device has left beside the step memory
 # (app/bench/kv_budget.h): on a small device, a smaller batch with shorter prompt steps.
 PYRAMID_CUDA_EMULATION_MEMORY_MIB=64 "$bench" --shape tiny --device cuda --prompt-len 8 --gen-len 2 --max-batch \

@@ -2,7 +2,9 @@
 // undefined, instead of letting it pass by chance (kernels/emulation/block_scheduler.h). Each
 // case launches one small kernel; CTest checks the fault message for the faulty ones and
 // "finished" for the sound one, so the program can neither always fault nor never fault.
-//   emulation_faults sound | split-barrier | exited-lane | mixed-warp-calls
+//   emulation_faults sound | split-barrier | exited-lane | mixed-warp-calls | overlapped | unwaited-overlap
+// (the last two launch to overlap the grid before: the sound kernel after wait_for_prior_grids()
+// runs, and without it stops at its barrier).
 #include <unistd.h>
 
 #include <csignal>
@@ -17,6 +19,17 @@ using pyramid::cuda::launch_kernel;
 
 __global__ void sound_kernel(int* out)
 {
+    __shared__ int value;
+    if (threadIdx.x == 0)
+        value = 7;
+    __syncthreads();
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, value + int(threadIdx.x), 0);
+}
+
+// The sound kernel as a kernel launched to overlap its predecessor must begin.
+__global__ void waiting_kernel(int* out)
+{
+    pyramid::cuda::wait_for_prior_grids();
     __shared__ int value;
     if (threadIdx.x == 0)
         value = 7;
@@ -62,21 +75,25 @@ int main(int argc, char** argv)
                            : std::strcmp(which, "split-barrier") == 0    ? split_barrier_kernel
                            : std::strcmp(which, "exited-lane") == 0      ? exited_lane_kernel
                            : std::strcmp(which, "mixed-warp-calls") == 0 ? mixed_warp_calls_kernel
+                           : std::strcmp(which, "overlapped") == 0       ? waiting_kernel
+                           : std::strcmp(which, "unwaited-overlap") == 0 ? sound_kernel
                                                                         : nullptr;
     if (!kernel) {
-        std::fprintf(stderr, "usage: %s sound|split-barrier|exited-lane|mixed-warp-calls\n", argv[0]);
+        std::fprintf(stderr, "usage: %s sound|split-barrier|exited-lane|mixed-warp-calls|overlapped|unwaited-overlap\n",
+                     argv[0]);
         return 2;
     }
+    const bool overlap = std::strcmp(which, "overlapped") == 0 || std::strcmp(which, "unwaited-overlap") == 0;
     // A fault prints its message and aborts; exit instead, so CTest judges the message.
     std::signal(SIGABRT, [](int) { _exit(3); });
     int* out = nullptr;
     if (cudaMalloc(&out, 64 * sizeof(int)) != cudaSuccess)
         return 2;
-    launch_kernel(kernel, dim3(2), dim3(64), 0, nullptr, out);
+    launch_kernel(kernel, dim3(2), dim3(64), 0, pyramid::cuda::KernelStream(nullptr, overlap), out);
     int host[64] = {};
     const bool copied = cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost) == cudaSuccess;
     cudaFree(out);
-    if (!copied || (kernel == sound_kernel && host[5] != 7)) {
+    if (!copied || ((kernel == sound_kernel || kernel == waiting_kernel) && host[5] != 7)) {
         std::fprintf(stderr, "the sound kernel computed the wrong value\n");
         return 1;
     }

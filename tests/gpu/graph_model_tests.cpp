@@ -14,6 +14,7 @@
 #include "eval/replay.h"
 #include "generate/inference_session.h"
 #include "generate/sampler.h"
+#include "model_checks.h"
 #include "stories_model.h"
 
 using namespace pyramid;
@@ -21,18 +22,6 @@ using namespace pyramid::gpu_test;
 using cuda::Precision;
 
 namespace {
-
-bool same_caches(const InferenceSession& a, const InferenceSession& b)
-{
-    if (a.cache().lengths() != b.cache().lengths())
-        return false;
-    for (int l = 0; l < a.cache().n_layers(); ++l) {
-        const auto pa = a.cache().positions(l), pb = b.cache().positions(l);
-        if (!std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()))
-            return false;
-    }
-    return true;
-}
 
 // `steps` decode steps of `layers` layers each, all recorded steps: a graph a layer, nearly all
 // of them replays (a layer is recorded again only when its launch changed).

@@ -10,7 +10,8 @@
 // within the fp16 tolerance of each other, and everything before must match exactly.
 //
 // The quantized models run in quantized_model_tests.cpp, decode steps as CUDA graphs in
-// graph_model_tests.cpp, device memory and plugin loading in resource_tests.cpp.
+// graph_model_tests.cpp, overlapped launches in overlap_model_tests.cpp, device memory and
+// plugin loading in resource_tests.cpp.
 #include <cstring>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "gpu_test.h"
 #include "graph_model_tests.h"
 #include "kv_quantized_model_tests.h"
+#include "overlap_model_tests.h"
 #include "model_checks.h"
 #include "quantized_model_tests.h"
 #include "resource_tests.h"
@@ -477,6 +479,8 @@ int main(int argc, char** argv)
     for (TestCase& t : kv_quantized_model_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : graph_model_tests())
+        tests.push_back(std::move(t));
+    for (TestCase& t : overlap_model_tests())
         tests.push_back(std::move(t));
     for (TestCase& t : resource_tests())
         tests.push_back(std::move(t));
