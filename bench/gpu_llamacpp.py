@@ -41,11 +41,16 @@ import llamacpp_cpu  # its commit(): what the checkout's build was built from
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(cmd, env=None):
+def run(cmd, env=None, fatal=True):
+    """The command's stdout. A failure stops the script, or with fatal=False is printed and gives None."""
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     result = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if result.returncode != 0:
-        sys.exit(f"gpu_llamacpp: {' '.join(cmd)} failed ({result.returncode}):\n{result.stderr[-3000:]}")
+        message = f"gpu_llamacpp: {' '.join(cmd)} failed ({result.returncode}):\n{result.stderr[-3000:]}"
+        if fatal:
+            sys.exit(message)
+        print(message, file=sys.stderr, flush=True)
+        return None
     return result.stdout
 
 
@@ -92,23 +97,35 @@ def llama_bench(args, path):
 def pyramid_bench(args, path):
     """{("ours full"|"ours pyramid", ", launches overlapped" with --overlap on): {...}} as
     llama_bench's, and pyramid-bench's facts. One process per prompt length and --overlap
-    setting (PYRAMID_CUDA_OVERLAP, read at the backend's creation), the settings in turns."""
+    setting (PYRAMID_CUDA_OVERLAP, read at the backend's creation), the settings in turns. The
+    overlapped runs are an experiment beside the table: one that fails is noted in
+    args.failures and leaves its rows out, instead of stopping the comparison."""
     out, facts = {}, {}
     for n in args.prompt_lens:
         for overlap in args.overlap:
             env = dict(os.environ, PYRAMID_CUDA_OVERLAP=overlap)
             if args.device == "cpu":
                 env["OMP_NUM_THREADS"] = str(args.threads)
+            fatal = overlap == "off"
             with tempfile.TemporaryDirectory() as tmp:
                 report_path = os.path.join(tmp, "run.json")
-                run([args.pyramid_bench, "--model", path, "--device", args.device, "--batch", "1",
-                     "--prompt-len", str(n), "--gen-len", str(args.gen_len), "--policy", args.policy,
-                     "--warmup", "1", "--repetitions", str(args.repetitions), "--json", report_path], env)
+                done = run([args.pyramid_bench, "--model", path, "--device", args.device, "--batch", "1",
+                            "--prompt-len", str(n), "--gen-len", str(args.gen_len), "--policy", args.policy,
+                            "--warmup", "1", "--repetitions", str(args.repetitions), "--json", report_path],
+                           env, fatal)
+                if done is None:
+                    args.failures.append(f"ours with launches overlapped, {os.path.basename(path)}, prompt {n}: "
+                                         "pyramid-bench failed (its error is in the log)")
+                    continue
                 with open(report_path) as f:
                     report = json.load(f)
             for r in report["runs"]:
                 if not r["ok"]:
-                    sys.exit(f"gpu_llamacpp: pyramid-bench {r['label']} failed on {path}: {r['error']}")
+                    if fatal:
+                        sys.exit(f"gpu_llamacpp: pyramid-bench {r['label']} failed on {path}: {r['error']}")
+                    args.failures.append(f"ours {r['label']} with launches overlapped, {os.path.basename(path)}, "
+                                         f"prompt {n}: {r['error']}")
+                    continue
                 label = f"ours {r['label']}" + (", launches overlapped" if overlap == "on" else "")
                 setting = out.setdefault(label, {})
                 setting[f"prefill {n}"] = n / r["prefill_s"]
@@ -167,6 +184,8 @@ def report(args, results):
             f"after the prompt. Ours in brackets: against llama.cpp's faster setting. Both engines read the same "
             f"tensors (bytes and parameter counts equal) from the same files.\n")
     text = head + "\n" + table(args, results) + "\n"
+    if args.failures:
+        text += "\nNot measured:\n" + "".join(f"- {f}\n" for f in args.failures)
     print(text, flush=True)
     if args.md:
         with open(args.md, "w") as f:
@@ -175,6 +194,7 @@ def report(args, results):
         with open(args.json, "w") as f:
             json.dump({"tool": "gpu_llamacpp.py", "date": date, "device": device, "shape": args.shape,
                        "commit": commit(args), "policy": args.policy, "overlap": args.overlap,
+                       "failures": args.failures,
                        "prompt_lens": args.prompt_lens,
                        "gen_len": args.gen_len, "rounds": args.rounds, "repetitions": args.repetitions,
                        "results": results}, f, indent=2)
@@ -206,6 +226,7 @@ def main():
     args = p.parse_args()
     args.prompt_lens = [int(n) for n in args.prompt_lens.split(",")]
     args.overlap = args.overlap.split(",")
+    args.failures = []
     if not args.overlap or any(o not in ("off", "on") for o in args.overlap):
         p.error("--overlap takes off, on or off,on")
 
@@ -228,7 +249,11 @@ def main():
             sys.exit(f"gpu_llamacpp: {path}: llama.cpp read {llama_facts['model_size']} bytes in "
                      f"{llama_facts['model_n_params']} parameters, pyramid-bench {our_facts['stored_bytes']} in "
                      f"{our_facts['parameters']}: not the same tensors")
-        median = {s: {c: statistics.median(r[s][c] for r in rounds) for c in rounds[0][s]} for s in rounds[0]}
+        # Settings measured in every round at every prompt length (an overlapped run that failed
+        # leaves its setting out).
+        columns = [f"{kind} {n}" for kind in ("prefill", "decode") for n in args.prompt_lens]
+        complete = [s for s in rounds[0] if all(s in r and all(c in r[s] for c in columns) for r in rounds)]
+        median = {s: {c: statistics.median(r[s][c] for r in rounds) for c in columns} for s in complete}
         results.append({"weights": storage, "file": os.path.basename(path), "file_bytes": os.path.getsize(path),
                         "tensor_bytes": our_facts["stored_bytes"], "parameters": our_facts["parameters"],
                         "llama.cpp": llama_facts, "ours": our_facts, "rounds": rounds, "median": median})

@@ -135,6 +135,18 @@ assert set(m["ours full"]) == {"prefill 16", "prefill 24", "decode 16", "decode 
 assert all(v > 0 for s in m.values() for v in s.values()), m
 assert r["tensor_bytes"] == r["llama.cpp"]["model_size"], r' "$tmp/side.json" ||
     fail "gpu_llamacpp.py's JSON is not what was measured: $(head -c 2000 "$tmp/side.json")"
+  # An overlapped run that fails leaves its rows out and is named under the table; the rest stands.
+  printf '#!/usr/bin/env bash\n[ "$PYRAMID_CUDA_OVERLAP" = on ] && { echo "overlap broke" >&2; exit 3; }\nexec %q "$@"\n' \
+    "$bench" >"$tmp/flaky-bench"
+  chmod +x "$tmp/flaky-bench"
+  LLAMA_FAKE_BYTES=$bytes LLAMA_FAKE_PARAMS=$params "$python" "$src/bench/gpu_llamacpp.py" --llama-bin "$tmp" \
+    --pyramid-bench "$tmp/flaky-bench" --vocab "$vocab" --dir "$tmp/models" --shape tiny --types q8_0 --device cpu \
+    --threads 1 --prompt-lens 16 --gen-len 4 --rounds 1 --repetitions 1 --overlap off,on --json "$tmp/flaky.json" \
+    --md "$tmp/flaky.md" >/dev/null 2>"$tmp/flaky.err" || fail "a failed overlapped run stopped gpu_llamacpp.py: $(tail -5 "$tmp/flaky.err")"
+  grep -qF '| q8_0 | ours full | ' "$tmp/flaky.md" && ! grep -q 'launches overlapped |' "$tmp/flaky.md" &&
+    grep -q '^- ours with launches overlapped, tiny-q8_0.gguf, prompt 16: pyramid-bench failed' "$tmp/flaky.md" ||
+    fail "the failed overlapped run is not left out and named: $(cat "$tmp/flaky.md")"
+  grep -q '"failures": \[' "$tmp/flaky.json" || fail "the JSON does not list the failure"
   expect 2 "needs --vocab and no --model" "$bench" --write-gguf "$tmp/x.gguf" --shape tiny
   expect 3 "512 tokens, the model 32000" "$bench" --write-gguf "$tmp/x.gguf" --shape tiny \
     --vocab "$shared/models/stories260K.gguf"
