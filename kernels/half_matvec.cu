@@ -37,8 +37,10 @@ __device__ __forceinline__ float dot8(const uint4& w, const uint4& x)
 // 16-byte loads, cols / 8 a row.
 template <int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    half_matvec_kernel(MatvecParts parts, int64_t cols, const uint4* x, int n, float beta)
+    half_matvec_kernel(MatvecParts parts, int64_t cols, const uint4* x, int n, float beta, bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(this_part(parts).weights, this_part(parts).rows, cols * int64_t(sizeof(__half)));
     wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 8 : 4;
     const int lane = threadIdx.x % 32;
@@ -99,7 +101,8 @@ void half_matvec(const MatvecParts& parts, int64_t cols, const void* x, int n, f
     // Grid y: the parts; x: the rows of the longest (a shorter part's extra warps leave at once).
     const dim3 grid(matvec_grid(most_rows), static_cast<unsigned>(parts.count));
     const auto kernel = n == 1 ? half_matvec_kernel<1> : half_matvec_kernel<kMaxMatvecRows>;
-    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, static_cast<const uint4*>(x), n, beta);
+    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, static_cast<const uint4*>(x), n, beta,
+                  stream.overlap_prior);
     check_launch("half_matvec");
 }
 

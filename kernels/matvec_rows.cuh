@@ -7,6 +7,7 @@
 
 #include "cuda_check.h"
 #include "element_type.cuh"
+#include "grid_dependency.cuh"
 #include "quant_blocks.cuh"
 #include "matvec_parts.h"
 #include "quant_matvec.h"
@@ -27,6 +28,21 @@ __device__ __forceinline__ MatvecPart this_part(const MatvecParts& parts)
 
 // The output row of the calling warp.
 __device__ __forceinline__ int64_t matvec_row() { return int64_t(blockIdx.x) * kMatvecWarps + threadIdx.x / 32; }
+
+// Before wait_for_prior_grids() in a launch that overlaps the kernel before it (the kernels'
+// `prefetch_weights`): asks L2 for the weights of the calling block's rows of a matrix of
+// `rows` rows, `row_bytes` each, so they arrive while that kernel ends (grid_dependency.cuh).
+// Where the device keeps blocks in groups of eight (device_weight_layout.h) a row's bytes are
+// its blocks' share of their groups, and the d's of a last, partial group (a few bytes past
+// rows * row_bytes) are left to the loads.
+__device__ __forceinline__ void prefetch_block_rows(const void* weights, int64_t rows, int64_t row_bytes)
+{
+    const int64_t first = int64_t(blockIdx.x) * kMatvecWarps;
+    if (first >= rows)
+        return;
+    const int64_t end = first + kMatvecWarps < rows ? first + kMatvecWarps : rows;
+    prefetch_to_l2(static_cast<const uint8_t*>(weights) + first * row_bytes, size_t((end - first) * row_bytes));
+}
 
 // y[t, r] = the warp's sum of acc[t] (+ beta y[t, r]) for t < n, written by lane 0.
 __device__ __forceinline__ void write_row_sums(const float (&acc)[kMaxMatvecRows], int n, int lane, float* y,

@@ -11,8 +11,11 @@ namespace {
 
 template <typename B, typename X>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    quant_matvec_kernel(const uint8_t* blocks, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
+    quant_matvec_kernel(const uint8_t* blocks, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta,
+                        bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(blocks, rows, cols / B::kElems * B::kBytes);
     wait_for_prior_grids();
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -65,8 +68,11 @@ __device__ __forceinline__ void load4(const __half* p, float (&v)[4])
 // or 8-byte (half) aligned rows.
 template <typename X, bool kFifthBit>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    k4_matvec_kernel(const uint32_t* words, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta)
+    k4_matvec_kernel(const uint32_t* words, int64_t rows, int64_t cols, const X* x, int n, float* y, float beta,
+                     bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(words, rows, cols / 256 * kK4BlockWords<kFifthBit> * int64_t(sizeof(uint32_t)));
     wait_for_prior_grids();
     const int lane = threadIdx.x % 32;
     const int64_t r = matvec_row();
@@ -125,11 +131,12 @@ void quant_matvec(TensorType type, const void* blocks, int64_t rows, int64_t col
             [&](bool q5_k) {
                 launch_kernel(q5_k ? k4_matvec_kernel<X, true> : k4_matvec_kernel<X, false>, grid,
                               kMatvecWarps * 32, 0, stream, static_cast<const uint32_t*>(blocks), rows, cols,
-                              static_cast<const X*>(x), n, y, beta);
+                              static_cast<const X*>(x), n, y, beta, stream.overlap_prior);
             },
             [&](auto block) {
                 launch_kernel(quant_matvec_kernel<decltype(block), X>, grid, kMatvecWarps * 32, 0, stream,
-                              static_cast<const uint8_t*>(blocks), rows, cols, static_cast<const X*>(x), n, y, beta);
+                              static_cast<const uint8_t*>(blocks), rows, cols, static_cast<const X*>(x), n, y, beta,
+                              stream.overlap_prior);
             });
     });
 }

@@ -58,8 +58,11 @@ __device__ __forceinline__ void add_eight(const uint32_t (&q)[2], float a, float
 // 4096-wide row is 16 steps), two for more, whose activations' loads take the registers.
 template <typename B, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    quant_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
+    quant_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta,
+                             bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(this_part(parts).weights, this_part(parts).rows, cols / B::kElems * B::kBytes);
     wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 8 : 2;
     const int lane = threadIdx.x % 32;
@@ -131,8 +134,12 @@ __device__ __forceinline__ void add_k4_segment(const K4Segment& s, int64_t b, in
 // take the registers the others would.
 template <bool kFifthBit, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    k4_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
+    k4_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta,
+                             bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(this_part(parts).weights, this_part(parts).rows,
+                            cols / 256 * K4Layout<kFifthBit>::kBytes);
     wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 4 : 2;
     const int lane = threadIdx.x % 32;
@@ -198,8 +205,12 @@ __device__ __forceinline__ void add_q6k_block(const Q6KLineBytes& bytes, int64_t
 // are in flight at once, 3.7 KiB a warp), one for more, whose activations take the registers.
 template <int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    q6k_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
+    q6k_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta,
+                             bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(this_part(parts).weights, this_part(parts).rows,
+                            cols / 256 * quant::Block<TensorType::Q6_K>::kBytes);
     wait_for_prior_grids();
     constexpr int kInFlight = kRows == 1 ? 2 : 1;
     const int lane = threadIdx.x % 32;
@@ -224,8 +235,12 @@ __global__ void __launch_bounds__(kMatvecWarps * 32)
 // at once), two for more.
 template <TensorType T, int kRows>
 __global__ void __launch_bounds__(kMatvecWarps * 32)
-    block32_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta)
+    block32_matvec_int8_kernel(MatvecParts parts, int64_t cols, Int8Rows x, int n, float beta,
+                             bool prefetch_weights)
 {
+    if (prefetch_weights)
+        prefetch_block_rows(this_part(parts).weights, this_part(parts).rows,
+                            cols / quant::Block<T>::kElems * quant::Block<T>::kBytes);
     wait_for_prior_grids();
     using B = quant::Block<T>;
     constexpr int kInFlight = kRows == 1 ? 4 : 2;
@@ -275,14 +290,16 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
             const auto kernel = n == 1 ? (q5_k ? k4_matvec_int8_kernel<true, 1> : k4_matvec_int8_kernel<false, 1>)
                                        : (q5_k ? k4_matvec_int8_kernel<true, kMaxMatvecRows>
                                                : k4_matvec_int8_kernel<false, kMaxMatvecRows>);
-            launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
+            launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta,
+                          stream.overlap_prior);
         },
         [&](auto block) {
             using B = decltype(block);
             if constexpr (std::is_same_v<B, quant::Block<TensorType::Q6_K>>) {
                 if (segments_fit) {  // q6k_lines.cuh: aligned lines
                     const auto kernel = n == 1 ? q6k_matvec_int8_kernel<1> : q6k_matvec_int8_kernel<kMaxMatvecRows>;
-                    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
+                    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta,
+                          stream.overlap_prior);
                     return;
                 }
             }
@@ -292,12 +309,14 @@ void quant_matvec_int8(TensorType type, const MatvecParts& parts, int64_t cols, 
                 if (segments_fit) {  // block32_lines.cuh: aligned lines
                     const auto kernel = n == 1 ? block32_matvec_int8_kernel<kType, 1>
                                                : block32_matvec_int8_kernel<kType, kMaxMatvecRows>;
-                    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
+                    launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta,
+                          stream.overlap_prior);
                     return;
                 }
             }
             const auto kernel = n == 1 ? quant_matvec_int8_kernel<B, 1> : quant_matvec_int8_kernel<B, kMaxMatvecRows>;
-            launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta);
+            launch_kernel(kernel, grid, kMatvecWarps * 32, 0, stream, parts, cols, x, n, beta,
+                          stream.overlap_prior);
         });
 }
 

@@ -1,5 +1,7 @@
 #include "emulation/block_scheduler.h"
 
+#include "emulation/emulated_device.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -334,6 +336,15 @@ void wait_for_prior_grids()
 {
     // Grids run one after another here: the one before has ended.
     running().waited = true;
+}
+
+void prefetch_to_l2(const void* data, size_t bytes)
+{
+    EmulatedDevice& device = EmulatedDevice::instance();
+    if (!device.is_device(data, bytes))
+        kernel_fault("prefetch_to_l2 of " + std::to_string(bytes) + " bytes outside device memory, at " +
+                     where(running()));
+    device.note_prefetch(data, bytes);
 }
 
 void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, bool overlapped,

@@ -58,6 +58,12 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t shared_bytes, bo
 // order one after another, so there is nothing to wait for; it notes that the thread waited.
 void wait_for_prior_grids();
 
+// grid_dependency.cuh's prefetch_to_l2() on the emulated device, for one line's piece [data,
+// data + bytes): nothing to fetch, but the piece must lie in one device allocation (a span
+// computed wrong stops the program, as it would be wrong on a GPU even where a hint forgives
+// it), and the device notes it (EmulatedDevice::prefetches).
+void prefetch_to_l2(const void* data, size_t bytes);
+
 // Stops the program: the emulated kernel did something real hardware would not survive.
 [[noreturn]] void kernel_fault(const std::string& what);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,23 @@ cudaError_t EmulatedDevice::free_host(void* data)
 bool EmulatedDevice::is_device(const void* data, size_t bytes) const
 {
     return inside(device_, data, bytes, +[](const Allocation& a) { return a.bytes; });
+}
+
+void EmulatedDevice::note_prefetch(const void* data, size_t bytes)
+{
+    prefetches_.bytes += bytes;
+    uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+    auto& ranges = prefetches_.ranges;
+    // Merge with every range that overlaps or touches [begin, end).
+    auto it = ranges.upper_bound(begin);
+    if (it != ranges.begin() && std::prev(it)->second >= begin)
+        --it;
+    while (it != ranges.end() && it->first <= end) {
+        begin = std::min(begin, it->first);
+        end = std::max(end, it->second);
+        it = ranges.erase(it);
+    }
+    ranges.emplace(begin, end);
 }
 
 bool EmulatedDevice::is_pinned(const void* data, size_t bytes) const

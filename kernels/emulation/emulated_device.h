@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -86,6 +87,17 @@ public:
     void count_grid(bool overlapped) { ++(overlapped ? grid_launches_.overlapped : grid_launches_.plain); }
     GridLaunches grid_launches() const { return grid_launches_; }
 
+    // What kernels asked L2 to prefetch (grid_dependency.cuh's prefetch_to_l2) since the last
+    // forget_prefetches(): the bytes of every piece asked for, and the union of the pieces as
+    // disjoint ranges (begin -> end, adjacent ones merged).
+    struct Prefetches {
+        size_t bytes = 0;
+        std::map<uintptr_t, uintptr_t> ranges;
+    };
+    void note_prefetch(const void* data, size_t bytes);
+    const Prefetches& prefetches() const { return prefetches_; }
+    void forget_prefetches() { prefetches_ = {}; }
+
     void set_max_dynamic_shared(const void* kernel, int bytes) { max_shared_[kernel] = bytes; }
     size_t max_dynamic_shared(const void* kernel) const;
 
@@ -114,6 +126,7 @@ private:
     Capture* capture_on(cudaStream_t stream);
     size_t used_ = 0;
     GridLaunches grid_launches_;
+    Prefetches prefetches_;
     cudaError_t error_ = cudaSuccess;
     bool accessible_ = false;
 };

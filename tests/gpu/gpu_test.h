@@ -55,6 +55,14 @@ inline void fail(const std::string& message)
             ::pyramid::gpu_test::fail(std::string(#condition) + " (" + (message) + ")");      \
     } while (0)
 
+// Whether the device can launch kernels to overlap the kernel before them (programmatic
+// dependent launch, kernels/kernel_stream.h): compute capability 9.0 and later.
+inline bool device_overlaps()
+{
+    cudaDeviceProp props{};
+    return cudaGetDeviceProperties(&props, 0) == cudaSuccess && props.major >= 9;
+}
+
 // Thrown by a test that cannot run here (missing shared data); the rest still run.
 struct Skip {
     std::string why;

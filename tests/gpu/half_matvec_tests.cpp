@@ -26,6 +26,7 @@
 
 #include "cuda_check.h"
 #include "half_matvec.h"
+#include "overlap_checks.h"
 #include "projection.h"
 #include "projection_reference.h"
 #include "util/error.h"
@@ -166,6 +167,43 @@ void half_projections_together_equal_one_by_one()
     cublasDestroy(handle);
 }
 
+// Launched to overlap the kernel before it, three matrices of 45, 13 and 13 rows in one launch
+// give the bits of a plain launch and ask L2 for exactly their weights (overlap_checks.h).
+void overlapped_half_matvec_prefetches_its_weights()
+{
+    constexpr int kParts = 3;
+    const int64_t rows[kParts] = {45, 13, 13};
+    for (int64_t cols : {264, 4096}) {
+        std::vector<cuda::DeviceBuffer> weights, outputs;
+        std::vector<WeightBytes> weight_bytes;
+        cuda::MatvecParts parts;
+        for (int i = 0; i < kParts; ++i) {
+            weights.push_back(upload(random_floats(rng, size_t(rows[i] * cols)), Precision::Fp16));
+            outputs.push_back(poisoned(size_t(cuda::kMaxMatvecRows * rows[i])));
+            weight_bytes.push_back({weights.back().data(), weights.back().bytes()});
+            parts.part[parts.count++] = {weights.back().data(), rows[i], outputs.back().as<float>()};
+        }
+        for (int n : {1, cuda::kMaxMatvecRows}) {
+            const auto dx = upload(random_floats(rng, size_t(n * cols)), Precision::Fp16);
+            check_overlapped_launch(
+                "fp16 " + std::to_string(cols) + " columns n=" + std::to_string(n), weight_bytes,
+                [&](cuda::KernelStream s) {
+                    for (const cuda::DeviceBuffer& y : outputs)
+                        cudaMemset(y.data(), 0xff, y.bytes());
+                    cuda::half_matvec(parts, cols, dx.data(), n, 0.0f, s);
+                },
+                [&] {
+                    std::vector<float> all;
+                    for (int i = 0; i < kParts; ++i) {
+                        const auto y = download(outputs[size_t(i)].data(), size_t(n * rows[i]));
+                        all.insert(all.end(), y.begin(), y.end());
+                    }
+                    return all;
+                });
+        }
+    }
+}
+
 // Off 16-byte alignment, or rows of 12 values: project() takes cuBLAS (same tolerance), and
 // half_matvec refuses the case, as it does nine rows.
 void half_matvec_refuses_what_it_cannot_load()
@@ -218,5 +256,6 @@ std::vector<TestCase> half_matvec_tests()
         {"half_matvec_rows_are_independent", half_matvec_rows_are_independent},
         {"half_projections_together_equal_one_by_one", half_projections_together_equal_one_by_one},
         {"half_matvec_refuses_what_it_cannot_load", half_matvec_refuses_what_it_cannot_load},
+        {"overlapped_half_matvec_prefetches_its_weights", overlapped_half_matvec_prefetches_its_weights},
     };
 }

@@ -28,18 +28,12 @@ using cuda::Precision;
 
 namespace {
 
-// Whether the device can launch kernels to overlap (programmatic dependent launch).
-bool device_overlaps()
-{
-    cudaDeviceProp props{};
-    return cudaGetDeviceProperties(&props, 0) == cudaSuccess && props.major >= 9;
-}
-
 // A prompt and `steps` greedy decode steps on two backends that differ only in overlap_launches;
-// the overlapping one's grids, on the emulated device, all overlapped.
+// the overlapping one's grids, on the emulated device, all overlapped, and its matvecs (fp16
+// weights', quantized weights': `matvecs`) asked L2 for their weights first; the plain one's none.
 void same_with_and_without_overlap(const std::string& what, const ModelWeights& weights,
                                    cuda::CudaBackendOptions options, const CompressionConfig& config,
-                                   const std::vector<int32_t>& prompt, int steps)
+                                   const std::vector<int32_t>& prompt, int steps, bool matvecs)
 {
     cuda::CudaBackendOptions overlapping = options, plain = options;
     overlapping.overlap_launches = true;
@@ -50,8 +44,9 @@ void same_with_and_without_overlap(const std::string& what, const ModelWeights& 
                                               a_backend.info().device + ")");
     GPU_CHECK(b_backend.info().device.find("launches overlapped") == std::string::npos, what + ": plain launches");
 #if PYRAMID_EMULATED_DEVICE
-    const auto& device = cuda::emulation::EmulatedDevice::instance();
+    auto& device = cuda::emulation::EmulatedDevice::instance();
     const auto before = device.grid_launches();
+    device.forget_prefetches();
 #endif
     InferenceSession a(a_backend, config);
     std::vector<float> logits = a.prefill(prompt);
@@ -64,10 +59,13 @@ void same_with_and_without_overlap(const std::string& what, const ModelWeights& 
     }
 #if PYRAMID_EMULATED_DEVICE
     const auto after = device.grid_launches();
-    std::printf("  %s: %lld grids overlapped, %lld in plain order\n", what.c_str(),
-                after.overlapped - before.overlapped, after.plain - before.plain);
+    const size_t prefetched = device.prefetches().bytes;
+    std::printf("  %s: %lld grids overlapped, %lld in plain order, %zu bytes of weights prefetched\n", what.c_str(),
+                after.overlapped - before.overlapped, after.plain - before.plain, prefetched);
     GPU_CHECK(after.overlapped > before.overlapped && after.plain == before.plain,
               what + ": every grid of the overlapping backend was launched to overlap");
+    GPU_CHECK((prefetched > 0) == matvecs, what + ": matvecs launched to overlap prefetch their weights");
+    device.forget_prefetches();
 #endif
     InferenceSession b(b_backend, config);
     GPU_CHECK(b.prefill(prompt) == overlapped_logits[0], what + " prefill");
@@ -77,6 +75,7 @@ void same_with_and_without_overlap(const std::string& what, const ModelWeights& 
     GPU_CHECK(same_caches(a, b), what + " caches");
 #if PYRAMID_EMULATED_DEVICE
     GPU_CHECK(device.grid_launches().overlapped == after.overlapped, what + ": plain launches stay plain");
+    GPU_CHECK(device.prefetches().bytes == 0, what + ": plain launches prefetch nothing");
 #endif
 }
 
@@ -89,14 +88,14 @@ void overlapped_launches_change_nothing()
             options.graphs = graphs;
             same_with_and_without_overlap(std::string("stories260K ") + cuda::precision_name(p) +
                                               (graphs == cuda::StepGraphs::On ? ", graphs" : ", queued"),
-                                          weights(), options, c.config, c.prompt_tokens, 12);
+                                          weights(), options, c.config, c.prompt_tokens, 12, p == Precision::Fp16);
         }
     const LoadedModel model = load_model_files(require_shared("models/kquants/synthetic-llama-q4_k_m.gguf"));
     std::vector<int32_t> prompt;  // spread over the vocabulary, away from the special tokens
     for (int i = 0; i < 40; ++i)
         prompt.push_back(3 + (i * 7919) % (model.weights.config.n_vocab - 3));
     same_with_and_without_overlap("kquants Q4_K_M fp16", model.weights, {Precision::Fp16},
-                                  CompressionConfig::full_cache(), prompt, 4);
+                                  CompressionConfig::full_cache(), prompt, 4, true);
 }
 
 } // namespace

@@ -31,6 +31,7 @@
 #include "dequantize_ops.h"
 #include "gpu_test.h"
 #include "int8_rows_tests.h"
+#include "overlap_checks.h"
 #include "projection_reference.h"
 #include "model/tensor_type.h"
 #include "projection.h"
@@ -341,6 +342,68 @@ void matvecs_any_alignment()
     }
 }
 
+// A matvec launched to overlap the kernel before it gives the bits of a plain launch and asks
+// L2 for exactly its weights before it waits (overlap_checks.h): every quantized type through
+// the kernel that reads it (the Q4_K/Q5_K segments, the Q6_K, Q4_0 and Q8_0 lines, the block
+// decoders of the rest; in fp32 the float matvec's words and decoders), three matrices of 45, 13
+// and 13 rows in one launch (a block of four rows short at each end), rows of a few blocks and
+// of 11008 columns (43 K-quant blocks: Q6_K's groups of eight straddle rows, and the last is
+// short), n = 1 and 5.
+void overlapped_matvecs_prefetch_their_weights()
+{
+    constexpr int kParts = 3;
+    const int64_t rows[kParts] = {45, 13, 13};
+    for (TensorType t : kQuantTypes)
+        for (int64_t cols : {test_cols(t).front(), int64_t(11008)}) {
+            const auto& traits = tensor_type_traits(t);
+            const size_t row_bytes = size_t(cols / traits.block_elems) * traits.block_bytes;
+            std::vector<cuda::DeviceBuffer> weights, outputs;
+            std::vector<WeightBytes> weight_bytes;
+            cuda::MatvecParts parts;
+            for (int i = 0; i < kParts; ++i) {
+                weights.push_back(upload_blocks(t, random_blocks(t, rows[i], cols)));
+                outputs.push_back(poisoned(size_t(5 * rows[i])));
+                weight_bytes.push_back({weights.back().data(), size_t(rows[i]) * row_bytes});
+                parts.part[parts.count++] = {weights.back().data(), rows[i], outputs.back().as<float>()};
+            }
+            for (int n : {1, 5}) {
+                const auto x = random_floats(rng, size_t(n * cols));
+                auto dx = upload(x);
+                cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
+                const cuda::Int8Rows rounded_x = cuda::round_rows_int8(dx.data(), Precision::Fp32, n, cols,
+                                                                       buffer.data(), nullptr);
+                const auto refill = [&](int count) {
+                    for (int i = 0; i < count; ++i)
+                        cudaMemset(outputs[size_t(i)].data(), 0xff, outputs[size_t(i)].bytes());
+                };
+                const auto output = [&](int count) {
+                    std::vector<float> all;
+                    for (int i = 0; i < count; ++i) {
+                        const auto y = download(outputs[size_t(i)].data(), size_t(n * rows[i]));
+                        all.insert(all.end(), y.begin(), y.end());
+                    }
+                    return all;
+                };
+                const std::string what = type_name(t) + " " + std::to_string(cols) + " columns n=" + std::to_string(n);
+                check_overlapped_launch(
+                    what + ", int8, three matrices", weight_bytes,
+                    [&](cuda::KernelStream s) {
+                        refill(kParts);
+                        cuda::quant_matvec_int8(t, parts, cols, rounded_x, n, 0.0f, s);
+                    },
+                    [&] { return output(kParts); });
+                check_overlapped_launch(
+                    what + ", float", {weight_bytes[0]},
+                    [&](cuda::KernelStream s) {
+                        refill(1);
+                        cuda::quant_matvec(t, weights[0].data(), rows[0], cols, dx.data(), Precision::Fp32, n,
+                                           outputs[0].as<float>(), 0.0f, s);
+                    },
+                    [&] { return output(1); });
+            }
+        }
+}
+
 // The device's block layout is the one backend/device_weight_layout.h documents, byte for
 // byte, as upload_blocks writes it (the kernel tests above check that the kernels read what it
 // writes; this, that both follow the documented layout): Q4_0, Q8_0 and Q6_K in groups of eight
@@ -442,5 +505,6 @@ std::vector<TestCase> quant_kernel_tests()
         {"projections_together_equal_one_by_one", projections_together_equal_one_by_one},
         {"device_block_layout_is_documented", device_block_layout_is_documented},
         {"tile_path_needs_scratch", tile_path_needs_scratch},
+        {"overlapped_matvecs_prefetch_their_weights", overlapped_matvecs_prefetch_their_weights},
     };
 }

@@ -1,0 +1,49 @@
+#include "overlap_checks.h"
+
+#include <cstdint>
+#include <map>
+
+#include "projection_reference.h"
+
+#if PYRAMID_EMULATED_DEVICE
+#include "emulation/emulated_device.h"
+#endif
+
+namespace pyramid::gpu_test {
+
+void check_overlapped_launch(const std::string& what, const std::vector<WeightBytes>& weights,
+                             const std::function<void(cuda::KernelStream)>& launch,
+                             const std::function<std::vector<float>()>& output)
+{
+#if PYRAMID_EMULATED_DEVICE
+    auto& device = cuda::emulation::EmulatedDevice::instance();
+    device.forget_prefetches();
+#endif
+    launch(cuda::KernelStream(nullptr));
+    const std::vector<float> plain = output();
+#if PYRAMID_EMULATED_DEVICE
+    GPU_CHECK(device.prefetches().bytes == 0, what + ": a plain launch prefetches nothing");
+#endif
+    if (!device_overlaps())
+        return;
+    launch(cuda::KernelStream(nullptr, true));
+    check_bits(what + ", launched to overlap", output(), plain);
+#if PYRAMID_EMULATED_DEVICE
+    const auto& asked = device.prefetches();
+    std::map<uintptr_t, uintptr_t> expected;
+    size_t expected_bytes = 0;
+    for (const WeightBytes& w : weights) {
+        const auto begin = reinterpret_cast<uintptr_t>(w.data);
+        expected.emplace(begin, begin + w.bytes);
+        expected_bytes += w.bytes;
+    }
+    GPU_CHECK(asked.ranges == expected, what + ": prefetched " + std::to_string(asked.ranges.size()) +
+                                            " ranges, not exactly the " + std::to_string(weights.size()) +
+                                            " matrices' bytes");
+    GPU_CHECK(asked.bytes == expected_bytes, what + ": prefetched " + std::to_string(asked.bytes) + " bytes for " +
+                                                 std::to_string(expected_bytes) + " of weights");
+    device.forget_prefetches();
+#endif
+}
+
+} // namespace pyramid::gpu_test
