@@ -2,9 +2,11 @@
 // undefined, instead of letting it pass by chance (kernels/emulation/block_scheduler.h). Each
 // case launches one small kernel; CTest checks the fault message for the faulty ones and
 // "finished" for the sound one, so the program can neither always fault nor never fault.
-//   emulation_faults sound | split-barrier | exited-lane | mixed-warp-calls | overlapped | unwaited-overlap
-// (the last two launch to overlap the grid before: the sound kernel after wait_for_prior_grids()
-// runs, and without it stops at its barrier).
+//   emulation_faults sound | split-barrier | exited-lane | mixed-warp-calls | overlapped | unwaited-overlap |
+//                    stray-prefetch
+// (the last three launch to overlap the grid before: the sound kernel after a prefetch of its
+// output and wait_for_prior_grids() runs, without the wait stops at its barrier, and with a
+// prefetch past its output's allocation stops at the prefetch).
 #include <unistd.h>
 
 #include <csignal>
@@ -26,15 +28,25 @@ __global__ void sound_kernel(int* out)
     out[threadIdx.x] = __shfl_sync(0xffffffffu, value + int(threadIdx.x), 0);
 }
 
-// The sound kernel as a kernel launched to overlap its predecessor must begin.
+// The sound kernel as a kernel launched to overlap its predecessor must begin (a prefetch may
+// come first: grid_dependency.cuh).
 __global__ void waiting_kernel(int* out)
 {
+    pyramid::cuda::prefetch_to_l2(out, 64 * sizeof(int));
     pyramid::cuda::wait_for_prior_grids();
     __shared__ int value;
     if (threadIdx.x == 0)
         value = 7;
     __syncthreads();
     out[threadIdx.x] = __shfl_sync(0xffffffffu, value + int(threadIdx.x), 0);
+}
+
+// A prefetch that runs past the end of its allocation (64 ints).
+__global__ void stray_prefetch_kernel(int* out)
+{
+    pyramid::cuda::prefetch_to_l2(out, 4096 * sizeof(int));
+    pyramid::cuda::wait_for_prior_grids();
+    out[threadIdx.x] = 1;
 }
 
 // Even and odd threads at two different barriers.
@@ -77,13 +89,17 @@ int main(int argc, char** argv)
                            : std::strcmp(which, "mixed-warp-calls") == 0 ? mixed_warp_calls_kernel
                            : std::strcmp(which, "overlapped") == 0       ? waiting_kernel
                            : std::strcmp(which, "unwaited-overlap") == 0 ? sound_kernel
-                                                                        : nullptr;
+                           : std::strcmp(which, "stray-prefetch") == 0   ? stray_prefetch_kernel
+                                                                         : nullptr;
     if (!kernel) {
-        std::fprintf(stderr, "usage: %s sound|split-barrier|exited-lane|mixed-warp-calls|overlapped|unwaited-overlap\n",
+        std::fprintf(stderr,
+                     "usage: %s sound|split-barrier|exited-lane|mixed-warp-calls|overlapped|unwaited-overlap|"
+                     "stray-prefetch\n",
                      argv[0]);
         return 2;
     }
-    const bool overlap = std::strcmp(which, "overlapped") == 0 || std::strcmp(which, "unwaited-overlap") == 0;
+    const bool overlap = std::strcmp(which, "overlapped") == 0 || std::strcmp(which, "unwaited-overlap") == 0 ||
+                         std::strcmp(which, "stray-prefetch") == 0;
     // A fault prints its message and aborts; exit instead, so CTest judges the message.
     std::signal(SIGABRT, [](int) { _exit(3); });
     int* out = nullptr;
