@@ -9,7 +9,8 @@
 // copies of its matrix to pass the L2 cache, so the weights come from device memory as they do
 // in a model. Weights are generated as pyramid-bench generates them. On devices of compute
 // capability 9.0, the matvecs are timed a third way in the same rounds, `overlapped`: each
-// launched to overlap the one before (kernel_stream.h), the gap between kernels hidden.
+// launched to overlap the one before (kernel_stream.h), the gap between kernels hidden and
+// each asking L2 for its weights while the one before ends (grid_dependency.cuh).
 //
 // Then a prompt's attention, the part of a prefill that grows with the square of the prompt:
 // causal attention of n query rows over n entries (one layer, LLaMA-2-7B's 32 heads of 128
