@@ -31,7 +31,8 @@
 #                                       LLaMA-2-7B shape in Q4_K_M and F16 after a 512-token prompt,
 #                                       batch 1, decode steps only (NVTX "decode step"), summed per
 #                                       kernel by bench/ncu_step.py
-#   scripts/gpu-run.sh staged-peer      beside llama.cpp (issue 35): bench/gpu_llamacpp.py writes the
+#   scripts/gpu-run.sh staged-peer      the kernel tests (no test data needed), then beside llama.cpp
+#                                       (issue 35): bench/gpu_llamacpp.py writes the
 #                                       LLaMA-2-7B shape's generated weights as Q4_K_M and F16 GGUF files
 #                                       on the device's disk and runs llama-bench (flash attention off
 #                                       and on) and pyramid-bench (full, pyramid; launches overlapped
@@ -495,7 +496,10 @@ bench_peer() {
     echo "gpu-run: llama-bench does not run here (libraries above)"; failed=1; return 0
   fi
   export PYTHONUNBUFFERED=1
-  step "beside llama.cpp, 7B Q4_K_M and F16, batch 1" 500 llama2-7b-llamacpp.log env LD_LIBRARY_PATH="$path" \
+  # The kernels on this hardware first (a few seconds; they need no test data): if one of them
+  # is wrong here, the table below would time something wrong, and this names it.
+  step test_gpu_kernels 60 test_gpu_kernels.log "$tests_dir/test_gpu_kernels"
+  step "beside llama.cpp, 7B Q4_K_M and F16, batch 1" 480 llama2-7b-llamacpp.log env LD_LIBRARY_PATH="$path" \
     python3 "$root/bench/gpu_llamacpp.py" --llama-bin "$peer/bin" --pyramid-bench "$bench_exe" \
     --vocab "$PYRAMID_SHARED_DIR/models/ggml-vocab-llama-spm.gguf" --dir /tmp/pyramid-models --shape llama2-7b \
     --types q4_k_m,f16 --overlap off,on --device cuda --commit "$(head -1 "$stash/STAMP")" \
