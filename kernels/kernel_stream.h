@@ -12,9 +12,10 @@
 //
 // Correct only because every kernel of this library begins with wait_for_prior_grids()
 // (grid_dependency.cuh; the CPU emulation stops a kernel launched with overlap_prior that does
-// not wait); before it, launched so, the matvecs only ask L2 for their weights. Kernels from elsewhere (cuBLAS) are always launched in plain stream order, and a
-// kernel after them waits for them as after any kernel. Elsewhere than on sm_90+ the flag
-// changes nothing; the backend sets it only there (CudaBackendOptions::overlap_launches).
+// not wait); before it, launched so, the matvecs only ask L2 for their weights. Kernels from
+// elsewhere (cuBLAS) are always launched in plain stream order, and a kernel after them waits
+// for them as after any kernel. Elsewhere than on sm_90+ the flag changes nothing; the backend
+// sets it only there (CudaBackendOptions::overlap_launches).
 #include <cuda_runtime.h>
 
 namespace pyramid::cuda {

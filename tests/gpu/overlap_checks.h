@@ -21,10 +21,10 @@ struct WeightBytes {
 
 // Runs `launch` in plain stream order, then launched to overlap, each time followed by
 // `output()` (a download of what it wrote; `launch` fills its outputs with NaN first, so a value
-// the second run leaves unwritten shows). The two must be the same bits. On the emulated device the plain launch must prefetch
-// nothing and the overlapped one exactly `weights`: the union of the pieces it asked L2 for is
-// one range per matrix, and no byte was asked for twice. A device that cannot overlap runs the
-// plain launch alone.
+// the second run leaves unwritten shows). The two must be the same bits. On the emulated device
+// the plain launch must prefetch nothing and the overlapped one exactly `weights`: the union of
+// the pieces it asked L2 for is one range per matrix, and no byte was asked for twice. A device
+// that cannot overlap runs the plain launch alone.
 void check_overlapped_launch(const std::string& what, const std::vector<WeightBytes>& weights,
                              const std::function<void(cuda::KernelStream)>& launch,
                              const std::function<std::vector<float>()>& output);
