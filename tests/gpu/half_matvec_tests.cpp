@@ -189,7 +189,7 @@ void overlapped_half_matvec_prefetches_its_weights()
                 "fp16 " + std::to_string(cols) + " columns n=" + std::to_string(n), weight_bytes,
                 [&](cuda::KernelStream s) {
                     for (const cuda::DeviceBuffer& y : outputs)
-                        cudaMemset(y.data(), 0xff, y.bytes());
+                        cudaMemsetAsync(y.data(), 0xff, y.bytes(), s.stream);
                     cuda::half_matvec(parts, cols, dx.data(), n, 0.0f, s);
                 },
                 [&] {

@@ -2,6 +2,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+
+#include "cuda_check.h"
 
 #include "projection_reference.h"
 
@@ -15,18 +18,23 @@ void check_overlapped_launch(const std::string& what, const std::vector<WeightBy
                              const std::function<void(cuda::KernelStream)>& launch,
                              const std::function<std::vector<float>()>& output)
 {
+    // A stream of the test's own, as the backend's: the legacy stream is no place for launches
+    // that overlap.
+    cudaStream_t stream = nullptr;
+    cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    const std::unique_ptr<CUstream_st, decltype(&cudaStreamDestroy)> owned(stream, cudaStreamDestroy);
 #if PYRAMID_EMULATED_DEVICE
     auto& device = cuda::emulation::EmulatedDevice::instance();
     device.forget_prefetches();
 #endif
-    launch(cuda::KernelStream(nullptr));
+    launch(cuda::KernelStream(stream));
     const std::vector<float> plain = output();
 #if PYRAMID_EMULATED_DEVICE
     GPU_CHECK(device.prefetches().bytes == 0, what + ": a plain launch prefetches nothing");
 #endif
     if (!device_overlaps())
         return;
-    launch(cuda::KernelStream(nullptr, true));
+    launch(cuda::KernelStream(stream, true));
     check_bits(what + ", launched to overlap", output(), plain);
 #if PYRAMID_EMULATED_DEVICE
     const auto& asked = device.prefetches();

@@ -19,9 +19,10 @@ struct WeightBytes {
     size_t bytes = 0;
 };
 
-// Runs `launch` in plain stream order, then launched to overlap, each time followed by
-// `output()` (a download of what it wrote; `launch` fills its outputs with NaN first, so a value
-// the second run leaves unwritten shows). The two must be the same bits. On the emulated device
+// Runs `launch` on a stream of its own in plain stream order, then launched to overlap, each
+// time followed by `output()` (a download of what it wrote, after the device synchronized;
+// `launch` fills its outputs with NaN first, on the stream it is given, so a value the second
+// run leaves unwritten shows). The two must be the same bits. On the emulated device
 // the plain launch must prefetch nothing and the overlapped one exactly `weights`: the union of
 // the pieces it asked L2 for is one range per matrix, and no byte was asked for twice. A device
 // that cannot overlap runs the plain launch alone.

@@ -372,9 +372,10 @@ void overlapped_matvecs_prefetch_their_weights()
                 cuda::DeviceBuffer buffer(cuda::int8_rows_bytes(n, cols), "int8 rows");
                 const cuda::Int8Rows rounded_x = cuda::round_rows_int8(dx.data(), Precision::Fp32, n, cols,
                                                                        buffer.data(), nullptr);
-                const auto refill = [&](int count) {
+                gpu_test::sync();  // rounded on the legacy stream; the launches below run on a stream of their own
+                const auto refill = [&](int count, cudaStream_t stream) {
                     for (int i = 0; i < count; ++i)
-                        cudaMemset(outputs[size_t(i)].data(), 0xff, outputs[size_t(i)].bytes());
+                        cudaMemsetAsync(outputs[size_t(i)].data(), 0xff, outputs[size_t(i)].bytes(), stream);
                 };
                 const auto output = [&](int count) {
                     std::vector<float> all;
@@ -388,14 +389,14 @@ void overlapped_matvecs_prefetch_their_weights()
                 check_overlapped_launch(
                     what + ", int8, three matrices", weight_bytes,
                     [&](cuda::KernelStream s) {
-                        refill(kParts);
+                        refill(kParts, s.stream);
                         cuda::quant_matvec_int8(t, parts, cols, rounded_x, n, 0.0f, s);
                     },
                     [&] { return output(kParts); });
                 check_overlapped_launch(
                     what + ", float", {weight_bytes[0]},
                     [&](cuda::KernelStream s) {
-                        refill(1);
+                        refill(1, s.stream);
                         cuda::quant_matvec(t, weights[0].data(), rows[0], cols, dx.data(), Precision::Fp32, n,
                                            outputs[0].as<float>(), 0.0f, s);
                     },
