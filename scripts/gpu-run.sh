@@ -10,20 +10,25 @@
 #                              $PYRAMID_GPU_ARCH (default 90: H100/H200) into .gpu-build/, and
 #                              puts them, the runtime libraries they need from this machine, the
 #                              test data (stories260K.gguf, golden/*.json, the kquants files) and
-#                              STAMP (the commit) into .gpu-run/ (ignored by git; it travels as a
-#                              carried path). Run it again after every change, before the device.
+#                              STAMP (the commit) into .gpu-run/ (ignored by git; its archives
+#                              travel as carried paths: programs.tar.xz and STAMP always, and what
+#                              the command runs besides, below). Run it again after every change,
+#                              before the device.
 #   Then, on the GPU machine, from the repository root, one device call each (in this order of
 #   worth; each stays within a call's 10 minutes):
-#   scripts/gpu-run.sh staged-run       the GPU tests (label gpu)
+#   scripts/gpu-run.sh staged-run       the GPU tests (label gpu; carry test_gpu_kernels.tar.xz,
+#                                       test_gpu_model.tar.xz and data.tar.xz)
 #   scripts/gpu-run.sh staged-bench     the projection kernels per weight type, then the 7B shape in
 #                                       generated Q4_K_M weights, 3840+256 tokens, batch 1; the fp16
 #                                       7B shape at batch 32 with the host's time per step; and the
-#                                       Q4_K_M run with only 6 GiB of the device free (the 6 GB question)
+#                                       Q4_K_M run with only 6 GiB of the device free (the 6 GB question;
+#                                       carry pyramid-gpu-kernel-bench.tar.xz)
 #   scripts/gpu-run.sh staged-paper     the paper's table: bench/paper_table.py runs pyramid-bench and
 #                                       the Hugging Face baseline on the LLaMA-2-7B shape, 512+256,
 #                                       batches 1, 8, 32 and the largest that fits (full, pyramid)
 #   scripts/gpu-run.sh staged-sanitize  the kernel tests under compute-sanitizer (memcheck in two
-#                                       halves, racecheck, synccheck)
+#                                       halves, racecheck, synccheck; carry test_gpu_kernels.tar.xz and
+#                                       data.tar.xz)
 #   scripts/gpu-run.sh staged-kv        the KV cache in f16, q8 and q4 (issue 36): the LLaMA-2-7B shape,
 #                                       512+256, batch 1 and the largest batch that fits, full and
 #                                       pyramid, one KV type per process
@@ -37,7 +42,8 @@
 #                                       on the device's disk and runs llama-bench (flash attention off
 #                                       and on) and pyramid-bench (full, pyramid; launches overlapped
 #                                       and not) on them in turns, batch 1, prompts of 512 and 3840
-#                                       tokens, Q4_K_M first; needs stage-peer here
+#                                       tokens, Q4_K_M first; needs stage-peer here (carry
+#                                       test_gpu_kernels.tar.xz, llamacpp-peer.tar.xz and PEER_STAMP)
 #
 # The peer, staged once per llama.cpp build (it changes only with the peer):
 #   scripts/gpu-run.sh stage-peer DIR   Here: DIR is the bin folder of a CUDA build of llama.cpp
@@ -107,13 +113,14 @@ fetch() {
   echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh run (carry .gpu-run)"
 }
 
-staged_targets=(kernels/libpyramid_cuda.so tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench
-                kernels/tools/pyramid-gpu-kernel-bench)
-
-# The staged programs travel as two archives, which a call may carry apart (64 MiB in all; the
-# programs alone are about 80 MiB unpacked): programs.tar.xz (staged/: the programs and the
-# libraries they need; shared/models/ggml-vocab-llama-spm.gguf, the vocabulary the benchmarks
-# write model files with) and data.tar.xz (shared/: the tests' data).
+# The staged programs travel as archives a call carries apart (64 MiB in all; each program holds
+# every kernel, about 9 MiB of xz): programs.tar.xz (staged/: pyramid-bench, the CUDA library and
+# the libraries all the programs need; shared/models/ggml-vocab-llama-spm.gguf, the vocabulary
+# the benchmarks write model files with), one archive for each of the other programs
+# (test_gpu_kernels.tar.xz, test_gpu_model.tar.xz, pyramid-gpu-kernel-bench.tar.xz: what a
+# command runs, it needs carried) and data.tar.xz (shared/: the tests' data).
+staged_targets=(kernels/libpyramid_cuda.so app/bench/pyramid-bench)
+staged_alone=(tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model kernels/tools/pyramid-gpu-kernel-bench)
 stage() {
   local build_dir="$root/.gpu-build"
   ignore_locally /.gpu-build/
@@ -129,17 +136,21 @@ stage() {
   local staged="$pack/staged"
   mkdir -p "$staged/lib" "$pack/shared/models"
   local target
-  for target in "${staged_targets[@]}"; do
+  for target in "${staged_targets[@]}" "${staged_alone[@]}"; do
     mkdir -p "$staged/$(dirname "$target")"
     cp "$build_dir/$target" "$staged/$target"
   done
   # The non-system libraries they link that a bare CUDA image lacks (CUDA's own are there).
   local lib
-  for lib in $(for target in "${staged_targets[@]}"; do ldd "$build_dir/$target"; done |
+  for lib in $(for target in "${staged_targets[@]}" "${staged_alone[@]}"; do ldd "$build_dir/$target"; done |
                awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf|libpcre2' | sort -u); do
     cp -L "$lib" "$staged/lib/"
   done
   cp "${PYRAMID_SHARED_DIR:-"$root/../shared"}/models/ggml-vocab-llama-spm.gguf" "$pack/shared/models/"
+  for target in "${staged_alone[@]}"; do
+    tar -C "$pack" -cf - "staged/$target" | xz -T0 -6 >"$stash/$(basename "$target").tar.xz"
+    rm "$staged/$target"
+  done
   tar -C "$pack" -cf - staged shared | xz -T0 -6 >"$stash/programs.tar.xz"
   rm -rf "$pack/staged" "$pack/shared"
   copy_shared "$pack/shared"
@@ -315,7 +326,7 @@ staged_env() {
   echo "gpu-run: staged from $(tr '\n' ' ' <"$stash/STAMP" 2>/dev/null || echo 'an unknown commit')"
   rm -rf "$unpacked" && mkdir -p "$unpacked"
   local archive
-  for archive in programs data; do
+  for archive in programs data "${staged_alone[@]##*/}"; do
     if [ -f "$stash/$archive.tar.xz" ]; then unpack "$stash/$archive.tar.xz" "$unpacked"; fi
   done
   local staged="$unpacked/staged"
@@ -326,8 +337,8 @@ staged_env() {
   local path="$staged/lib:$cuda_path"
   mkdir -p "$staged/bin"
   local exe missing=""
-  for exe in tests/gpu/test_gpu_kernels tests/gpu/test_gpu_model app/bench/pyramid-bench \
-             kernels/tools/pyramid-gpu-kernel-bench; do
+  for exe in app/bench/pyramid-bench "${staged_alone[@]}"; do
+    [ -f "$staged/$exe" ] || continue  # its archive was not carried: need_program says so
     printf '#!/usr/bin/env bash\nexport LD_LIBRARY_PATH=%q\nexec %q "$@"\n' "$path" "$staged/$exe" \
       >"$staged/bin/$(basename "$exe")"
     chmod +x "$staged/bin/$(basename "$exe")"
@@ -345,6 +356,11 @@ staged_env() {
   kernel_bench_exe="$staged/bin/pyramid-gpu-kernel-bench"
   tests_dir="$staged/bin"
   nvidia-smi || true
+}
+
+# Stops when the staged program $1 (test_gpu_kernels, ...) was not carried.
+need_program() {
+  [ -x "$tests_dir/$1" ] || { echo "gpu-run: $1 was not carried (.gpu-run/$1.tar.xz, with programs.tar.xz)" >&2; exit 1; }
 }
 
 # The tests skip what they find no data for: without data.tar.xz they would pass checking less.
@@ -487,6 +503,13 @@ bench_profile() {
 # the device's disk, 17 GB for the two.
 bench_peer() {
   device_record
+  # The kernels on this hardware first (a few seconds; they need no test data): if one of them
+  # is wrong here, the table below would time something wrong, and this names it.
+  if [ -x "$tests_dir/test_gpu_kernels" ]; then
+    step test_gpu_kernels 60 test_gpu_kernels.log "$tests_dir/test_gpu_kernels"
+  else
+    echo "gpu-run: test_gpu_kernels was not carried (.gpu-run/test_gpu_kernels.tar.xz): the kernels go unchecked"
+  fi
   [ -f "$stash/llamacpp-peer.tar.xz" ] || { echo "gpu-run: no llamacpp-peer.tar.xz; run 'scripts/gpu-run.sh stage-peer DIR' here first" >&2; exit 1; }
   local peer=/tmp/llamacpp-peer
   rm -rf "$peer" && mkdir -p "$peer" && unpack "$stash/llamacpp-peer.tar.xz" "$peer"
@@ -496,9 +519,6 @@ bench_peer() {
     echo "gpu-run: llama-bench does not run here (libraries above)"; failed=1; return 0
   fi
   export PYTHONUNBUFFERED=1
-  # The kernels on this hardware first (a few seconds; they need no test data): if one of them
-  # is wrong here, the table below would time something wrong, and this names it.
-  step test_gpu_kernels 60 test_gpu_kernels.log "$tests_dir/test_gpu_kernels"
   step "beside llama.cpp, 7B Q4_K_M and F16, batch 1" 480 llama2-7b-llamacpp.log env LD_LIBRARY_PATH="$path" \
     python3 "$root/bench/gpu_llamacpp.py" --llama-bin "$peer/bin" --pyramid-bench "$bench_exe" \
     --vocab "$PYRAMID_SHARED_DIR/models/ggml-vocab-llama-spm.gguf" --dir /tmp/pyramid-models --shape llama2-7b \
@@ -512,10 +532,11 @@ case ${1:-} in
   stage-peer) stage_peer "${2:-}" ;;
   run) start_outputs; build; run; finish ;;
   bench) start_outputs; build; built_bench; bench_short; bench_paper; finish ;;
-  staged-run) start_outputs; staged_env; need_test_data; staged_run; finish ;;
-  staged-bench) start_outputs; staged_env; bench_short; finish ;;
+  staged-run) start_outputs; staged_env; need_test_data; need_program test_gpu_kernels; need_program test_gpu_model
+              staged_run; finish ;;
+  staged-bench) start_outputs; staged_env; need_program pyramid-gpu-kernel-bench; bench_short; finish ;;
   staged-paper) start_outputs; staged_env; bench_paper; finish ;;
-  staged-sanitize) start_outputs; staged_env; need_test_data; sanitize; finish ;;
+  staged-sanitize) start_outputs; staged_env; need_test_data; need_program test_gpu_kernels; sanitize; finish ;;
   staged-kv) start_outputs; staged_env; bench_kv; finish ;;
   staged-profile) start_outputs; staged_env; bench_profile; finish ;;
   staged-peer) start_outputs; staged_env; bench_peer; finish ;;
