@@ -159,7 +159,8 @@ stage() {
   { git -C "$root" describe --always --dirty 2>/dev/null || echo unknown; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$stash/STAMP"
   ls -l "$stash"
   du -sh "$stash"
-  echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh staged-run (carry .gpu-run)"
+  echo "Now, on the GPU machine, from the repository root: scripts/gpu-run.sh staged-run, carrying" \
+       ".gpu-run/programs.tar.xz, .gpu-run/STAMP, and the archives the command needs (this script's first lines)"
 }
 
 # llama-bench and the libraries of its build that it loads (libllama, libggml*), compressed: the
