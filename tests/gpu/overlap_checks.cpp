@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "cuda_check.h"
-
 #include "projection_reference.h"
 
 #if PYRAMID_EMULATED_DEVICE
@@ -15,27 +14,37 @@
 namespace pyramid::gpu_test {
 
 void check_overlapped_launch(const std::string& what, const std::vector<WeightBytes>& weights,
-                             const std::function<void(cuda::KernelStream)>& launch,
-                             const std::function<std::vector<float>()>& output)
+                             const std::vector<MatvecOutput>& outputs,
+                             const std::function<void(cuda::KernelStream)>& launch)
 {
     // A stream of the test's own, as the backend's: the legacy stream is no place for launches
     // that overlap.
     cudaStream_t stream = nullptr;
     cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     const std::unique_ptr<CUstream_st, decltype(&cudaStreamDestroy)> owned(stream, cudaStreamDestroy);
+    // Every output, filled with NaN first, then written by one run; side by side.
+    const auto run = [&](cuda::KernelStream s) {
+        for (const MatvecOutput& o : outputs)
+            cudaMemsetAsync(o.buffer->data(), 0xff, o.buffer->bytes(), s.stream);
+        launch(s);
+        std::vector<float> all;
+        for (const MatvecOutput& o : outputs) {
+            const std::vector<float> y = download(o.buffer->data(), o.count);
+            all.insert(all.end(), y.begin(), y.end());
+        }
+        return all;
+    };
 #if PYRAMID_EMULATED_DEVICE
     auto& device = cuda::emulation::EmulatedDevice::instance();
     device.forget_prefetches();
 #endif
-    launch(cuda::KernelStream(stream));
-    const std::vector<float> plain = output();
+    const std::vector<float> plain = run(cuda::KernelStream(stream));
 #if PYRAMID_EMULATED_DEVICE
     GPU_CHECK(device.prefetches().bytes == 0, what + ": a plain launch prefetches nothing");
 #endif
     if (!device_overlaps())
         return;
-    launch(cuda::KernelStream(stream, true));
-    check_bits(what + ", launched to overlap", output(), plain);
+    check_bits(what + ", launched to overlap", run(cuda::KernelStream(stream, true)), plain);
 #if PYRAMID_EMULATED_DEVICE
     const auto& asked = device.prefetches();
     std::map<uintptr_t, uintptr_t> expected;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.h"
 #include "gpu_test.h"
 #include "kernel_stream.h"
 
@@ -19,15 +20,20 @@ struct WeightBytes {
     size_t bytes = 0;
 };
 
+// A matvec's output: its first `count` floats.
+struct MatvecOutput {
+    const cuda::DeviceBuffer* buffer = nullptr;
+    size_t count = 0;
+};
+
 // Runs `launch` on a stream of its own in plain stream order, then launched to overlap, each
-// time followed by `output()` (a download of what it wrote, after the device synchronized;
-// `launch` fills its outputs with NaN first, on the stream it is given, so a value the second
-// run leaves unwritten shows). The two must be the same bits. On the emulated device
-// the plain launch must prefetch nothing and the overlapped one exactly `weights`: the union of
-// the pieces it asked L2 for is one range per matrix, and no byte was asked for twice. A device
-// that cannot overlap runs the plain launch alone.
+// time after `outputs` were filled with NaN on that stream (so a value the second run leaves
+// unwritten shows). What the two runs wrote must be the same bits. On the emulated device the
+// plain launch must prefetch nothing and the overlapped one exactly `weights`: the union of the
+// pieces it asked L2 for is one range per matrix, and no byte was asked for twice. A device that
+// cannot overlap runs the plain launch alone.
 void check_overlapped_launch(const std::string& what, const std::vector<WeightBytes>& weights,
-                             const std::function<void(cuda::KernelStream)>& launch,
-                             const std::function<std::vector<float>()>& output);
+                             const std::vector<MatvecOutput>& outputs,
+                             const std::function<void(cuda::KernelStream)>& launch);
 
 } // namespace pyramid::gpu_test

@@ -373,34 +373,18 @@ void overlapped_matvecs_prefetch_their_weights()
                 const cuda::Int8Rows rounded_x = cuda::round_rows_int8(dx.data(), Precision::Fp32, n, cols,
                                                                        buffer.data(), nullptr);
                 gpu_test::sync();  // rounded on the legacy stream; the launches below run on a stream of their own
-                const auto refill = [&](int count, cudaStream_t stream) {
-                    for (int i = 0; i < count; ++i)
-                        cudaMemsetAsync(outputs[size_t(i)].data(), 0xff, outputs[size_t(i)].bytes(), stream);
-                };
-                const auto output = [&](int count) {
-                    std::vector<float> all;
-                    for (int i = 0; i < count; ++i) {
-                        const auto y = download(outputs[size_t(i)].data(), size_t(n * rows[i]));
-                        all.insert(all.end(), y.begin(), y.end());
-                    }
-                    return all;
-                };
                 const std::string what = type_name(t) + " " + std::to_string(cols) + " columns n=" + std::to_string(n);
-                check_overlapped_launch(
-                    what + ", int8, three matrices", weight_bytes,
-                    [&](cuda::KernelStream s) {
-                        refill(kParts, s.stream);
-                        cuda::quant_matvec_int8(t, parts, cols, rounded_x, n, 0.0f, s);
-                    },
-                    [&] { return output(kParts); });
-                check_overlapped_launch(
-                    what + ", float", {weight_bytes[0]},
-                    [&](cuda::KernelStream s) {
-                        refill(1, s.stream);
-                        cuda::quant_matvec(t, weights[0].data(), rows[0], cols, dx.data(), Precision::Fp32, n,
-                                           outputs[0].as<float>(), 0.0f, s);
-                    },
-                    [&] { return output(1); });
+                std::vector<MatvecOutput> written;
+                for (int i = 0; i < kParts; ++i)
+                    written.push_back({&outputs[size_t(i)], size_t(n * rows[i])});
+                check_overlapped_launch(what + ", int8, three matrices", weight_bytes, written,
+                                        [&](cuda::KernelStream s) {
+                                            cuda::quant_matvec_int8(t, parts, cols, rounded_x, n, 0.0f, s);
+                                        });
+                check_overlapped_launch(what + ", float", {weight_bytes[0]}, {written[0]}, [&](cuda::KernelStream s) {
+                    cuda::quant_matvec(t, weights[0].data(), rows[0], cols, dx.data(), Precision::Fp32, n,
+                                       outputs[0].as<float>(), 0.0f, s);
+                });
             }
         }
 }
