@@ -142,32 +142,33 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
 {
     const size_t cpu_entry = kv.bytes_per_entry_cpu;
     const size_t full_cpu = KvEstimate::total(kv.full_lengths, cpu_entry);
-    const size_t full16 = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_f16);
+    const size_t full_cuda = KvEstimate::total(kv.full_lengths, kv.bytes_per_entry_cuda);
     const size_t pyr_cpu = KvEstimate::total(kv.pyramid_lengths, cpu_entry);
-    const size_t pyr16 = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_f16);
+    const size_t pyr_cuda = KvEstimate::total(kv.pyramid_lengths, kv.bytes_per_entry_cuda);
 
     fmt::print(out, "\nMemory for a {}-token prompt, full KV cache vs PyramidInfer ({})\n", kv.prompt_tokens, preset);
-    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "", "CPU backend (KV " + kv_types_name(kv.cpu_types) + ")",
-               "CUDA backend (KV fp16)");
+    fmt::print(out, "  {:<30}  {:>30}  {:>30}\n", "", "CPU backend (KV " + kv_types_name(kv.cpu_types) + ")",
+               "CUDA backend (KV " + kv_types_name(kv.cuda_types) + ")");
     const auto row = [&](const std::string& what, size_t cpu, size_t cuda) {
-        fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", what, byte_size_text(cpu), byte_size_text(cuda));
+        fmt::print(out, "  {:<30}  {:>30}  {:>30}\n", what, byte_size_text(cpu), byte_size_text(cuda));
     };
     row("weights", weights.cpu_bytes, weights.cuda_fp16_bytes);
-    row("KV cache, full", full_cpu, full16);
-    row("KV cache, PyramidInfer", pyr_cpu, pyr16);
-    fmt::print(out, "  {:<30}  {:>24}  {:>24}\n", "activations and scratch", "-", byte_size_text(cuda_scratch.total()));
+    row("KV cache, full", full_cpu, full_cuda);
+    row("KV cache, PyramidInfer", pyr_cpu, pyr_cuda);
+    fmt::print(out, "  {:<30}  {:>30}  {:>30}\n", "activations and scratch", "-", byte_size_text(cuda_scratch.total()));
     const size_t cuda_fixed = weights.cuda_fp16_bytes + cuda_scratch.total();
-    row("total, full", weights.cpu_bytes + full_cpu, cuda_fixed + full16);
-    row("total, PyramidInfer", weights.cpu_bytes + pyr_cpu, cuda_fixed + pyr16);
-    const double saving = full16 ? 100.0 * (1.0 - static_cast<double>(pyr16) / static_cast<double>(full16)) : 0.0;
+    row("total, full", weights.cpu_bytes + full_cpu, cuda_fixed + full_cuda);
+    row("total, PyramidInfer", weights.cpu_bytes + pyr_cpu, cuda_fixed + pyr_cuda);
+    const double saving = full_cuda ? 100.0 * (1.0 - static_cast<double>(pyr_cuda) / static_cast<double>(full_cuda)) : 0.0;
     fmt::print(out, "  PyramidInfer keeps {:.1f}% less KV cache. Entries per layer after the prefill:\n", saving);
     std::string lengths;
     for (int n : kv.pyramid_lengths)
         lengths += (lengths.empty() ? "" : " ") + std::to_string(n);
     fmt::print(out, "    full          {} in each of {} layers\n", kv.prompt_tokens, kv.full_lengths.size());
     fmt::print(out, "    PyramidInfer  {}\n", lengths);
-    fmt::print(out, "  One entry is {} bytes per layer on the CPU ({}), {} in fp16 (key and value, scales included).\n",
-               kv.bytes_per_entry_cpu, kv_types_name(kv.cpu_types), kv.bytes_per_entry_f16);
+    fmt::print(out, "  One entry is {} bytes per layer on the CPU ({}), {} on the GPU ({}; key and value, scales included).\n",
+               kv.bytes_per_entry_cpu, kv_types_name(kv.cpu_types), kv.bytes_per_entry_cuda,
+               kv_types_name(kv.cuda_types));
     fmt::print(out,
                "  CUDA activations and scratch: {} for the prompt's step, {} of dequantization tiles, {} of cuBLAS\n"
                "  workspace; the CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU\n"
@@ -177,20 +178,26 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
 }
 
 void print_gpu_fit(std::FILE* out, const ModelWeights& weights, const CompressionConfig& pyramid,
-                   const std::string& preset, const std::vector<double>& gib)
+                   const std::string& preset, const std::vector<double>& gib, const std::vector<KvTypes>& kv_types)
 {
     fmt::print(out,
-               "\nLongest prompt the CUDA backend (fp16) runs in one step, by GPU memory left for the model\n"
-               "(a card's memory less the CUDA context and other programs: a few hundred MiB or more)\n");
-    fmt::print(out, "  {:<12}  {:>12}  {:>24}\n", "GPU memory", "full cache", "PyramidInfer (" + preset + ")");
+               "\nLongest prompt the CUDA backend (fp16) runs in one step, by GPU memory left for the model and by\n"
+               "KV cache type (a card's memory less the CUDA context and other programs: a few hundred MiB or more)\n");
+    fmt::print(out, "  {:<12}  {:<14}  {:>12}  {:>24}\n", "GPU memory", "KV cache", "full cache",
+               "PyramidInfer (" + preset + ")");
     const CompressionConfig full = CompressionConfig::full_cache();
     for (double g : gib) {
         const size_t memory = static_cast<size_t>(g * double(1ull << 30));
-        const auto cell = [&](const CompressionConfig& config) {
-            const int n = longest_prompt(weights, config, memory);
-            return n > 0 ? grouped(static_cast<uint64_t>(n)) : std::string("-");
-        };
-        fmt::print(out, "  {:<12}  {:>12}  {:>24}\n", fmt::format("{:g} GiB", g), cell(full), cell(pyramid));
+        std::string memory_text = fmt::format("{:g} GiB", g);
+        for (const KvTypes& types : kv_types) {
+            const auto cell = [&](const CompressionConfig& config) {
+                const int n = longest_prompt(weights, config, memory, types);
+                return n > 0 ? grouped(static_cast<uint64_t>(n)) : std::string("-");
+            };
+            fmt::print(out, "  {:<12}  {:<14}  {:>12}  {:>24}\n", memory_text, kv_types_name(types), cell(full),
+                       cell(pyramid));
+            memory_text.clear();  // once per size
+        }
     }
     fmt::print(out, "  The model's context is {} tokens; \"-\": not even one token fits.\n",
                grouped(static_cast<uint64_t>(weights.config.context_length)));

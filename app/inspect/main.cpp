@@ -74,7 +74,7 @@ int main(int argc, char** argv)
         ->delimiter(',')
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    kv_types.add_to(app, "how the CPU backend would store the KV cache");
+    kv_types.add_to(app, "how the KV cache would be stored (a GPU stores f32 as f16)");
     bool tokenize = false;
     app.add_flag("--tokenize", tokenize,
                  "read UTF-8 text on standard input and print its token ids as one JSON array (no chat "
@@ -132,11 +132,11 @@ int main(int argc, char** argv)
     try {
         // The weights exactly as a backend gets them.
         const pyramid::inspect::CudaScratch scratch =
-            pyramid::inspect::estimate_cuda_scratch(loaded->weights, kv.prompt_tokens);
+            pyramid::inspect::estimate_cuda_scratch(loaded->weights, kv.prompt_tokens, kv.cuda_types);
         pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded->weights), kv, scratch,
                                                 preset);
         pyramid::inspect::print_gpu_fit(stdout, loaded->weights, pyramid::compression_preset(preset), preset,
-                                        gpu_memory);
+                                        gpu_memory, pyramid::inspect::gpu_fit_kv_types(contents.config, kv.cpu_types));
     } catch (const pyramid::Error& e) {
         std::fflush(stdout);
         return fail(kBadModel, "the engine cannot load this model: " + std::string(e.what()));

@@ -1,7 +1,9 @@
 #include "memory_estimate.h"
 
+#include <algorithm>
 #include <string>
 
+#include "backend/cuda_backend_options.h"
 #include "backend/device_weight_layout.h"
 #include "backend/kv_block_allocator.h"
 #include "kv/kv_footprint.h"
@@ -49,8 +51,13 @@ size_t KvEstimate::total(const std::vector<int>& lengths, size_t bytes_per_entry
     return entries * bytes_per_entry;
 }
 
+KvTypes cuda_fp16_kv_types(const KvTypes& wanted)
+{
+    return cuda::cuda_kv_types_for(wanted, cuda::Precision::Fp16).value_or(KvTypes{KvPrecision::F16});
+}
+
 KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens,
-                       const KvTypes& cpu_types)
+                       const KvTypes& types)
 {
     if (prompt_tokens < 1 || prompt_tokens > config.context_length)
         throw Error("--context: a context of " + std::to_string(prompt_tokens) + " tokens is outside what the model takes (1 to " +
@@ -59,45 +66,46 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
     e.prompt_tokens = prompt_tokens;
     e.full_lengths.assign(static_cast<size_t>(config.n_layers), prompt_tokens);
     e.pyramid_lengths = plan_pyramid_lengths(pyramid, config.n_layers, prompt_tokens, 0).after_prefill;
-    e.cpu_types = cpu_types;
+    e.cpu_types = types;
+    e.cuda_types = cuda_fp16_kv_types(types);
     try {
-        e.bytes_per_entry_cpu = kv_entry_bytes(cpu_types, config.n_kv_heads, config.head_dim);
+        e.bytes_per_entry_cpu = kv_entry_bytes(e.cpu_types, config.n_kv_heads, config.head_dim);
+        e.bytes_per_entry_cuda = kv_entry_bytes(e.cuda_types, config.n_kv_heads, config.head_dim);
     } catch (const Error& error) {
         throw Error("--kv-type: " + std::string(error.what()));
     }
-    e.bytes_per_entry_f16 = kv_entry_bytes(KvPrecision::F16, config.n_kv_heads, config.head_dim);
     return e;
 }
 
 namespace {
 
-size_t cuda_kv_entry_bytes(const ModelConfig& config)
+// The step-memory bound of one prompt of prompt_tokens in one step, in fp16, with KV entries of
+// entry_bytes (compaction moves them through scratch).
+size_t cuda_step_bytes(const ModelWeights& w, int prompt_tokens, size_t entry_bytes)
 {
-    return static_cast<size_t>(config.kv_dim()) * 2 * StepBufferLayout{}.element_bytes;
-}
-
-// The step-memory bound of one prompt of prompt_tokens in one step, in fp16.
-size_t cuda_step_bytes(const ModelWeights& w, int prompt_tokens)
-{
-    return step_memory(w.config, StepBufferLayout{}, StepExtent{prompt_tokens, 1, prompt_tokens},
-                       cuda_kv_entry_bytes(w.config))
-        .total();
+    return step_memory(w.config, StepBufferLayout{}, StepExtent{prompt_tokens, 1, prompt_tokens}, entry_bytes).total();
 }
 
 // What cuda_prompt_bytes counts that depends on the prompt: the step's activations and the KV
 // cache in the pool's blocks.
-size_t cuda_prompt_dependent_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+size_t cuda_prompt_dependent_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens,
+                                   size_t entry_bytes)
 {
     const size_t block = static_cast<size_t>(StepBufferLayout{}.kv_block_entries);
     size_t blocks = 0;
     for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
         blocks += kv_blocks_for(static_cast<size_t>(entries), block);
-    return cuda_step_bytes(w, prompt_tokens) + blocks * block * cuda_kv_entry_bytes(w.config);
+    return cuda_step_bytes(w, prompt_tokens, entry_bytes) + blocks * block * entry_bytes;
+}
+
+size_t cuda_entry_bytes(const ModelConfig& config, const KvTypes& kv_types)
+{
+    return kv_entry_bytes(kv_types, config.n_kv_heads, config.head_dim);
 }
 
 } // namespace
 
-CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
+CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens, const KvTypes& kv_types)
 {
     const StepBufferLayout fp16;
     // The matrices the projections read: the output one (the token table when tied) and the layers'.
@@ -114,37 +122,52 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens)
     CudaScratch s;
     s.dequant = dequant_scratch_bytes(quantized, fp16.element_bytes);
     s.cublas = cublas_workspace_bytes(9);
-    s.steps = cuda_step_bytes(w, prompt_tokens);
+    s.steps = cuda_step_bytes(w, prompt_tokens, cuda_entry_bytes(w.config, kv_types));
     return s;
 }
 
 namespace {
 
-// What cuda_prompt_bytes counts that does not depend on the prompt: weights, dequantization
-// tiles and the cuBLAS workspace.
+// What cuda_prompt_bytes counts that depends neither on the prompt nor on the KV types: weights,
+// dequantization tiles and the cuBLAS workspace.
 size_t cuda_fixed_bytes(const ModelWeights& w)
 {
-    const CudaScratch scratch = estimate_cuda_scratch(w, 1);
+    const CudaScratch scratch = estimate_cuda_scratch(w, 1, KvTypes{KvPrecision::F16});
     return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
 }
 
 } // namespace
 
-size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens)
+size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens,
+                         const KvTypes& kv_types)
 {
-    return cuda_fixed_bytes(w) + cuda_prompt_dependent_bytes(w, config, prompt_tokens);
+    return cuda_fixed_bytes(w) +
+           cuda_prompt_dependent_bytes(w, config, prompt_tokens, cuda_entry_bytes(w.config, kv_types));
 }
 
-int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory)
+int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory, const KvTypes& kv_types)
 {
     const size_t fixed = cuda_fixed_bytes(w);
+    const size_t entry_bytes = cuda_entry_bytes(w.config, kv_types);
     // Longer prompts need more of every other part, so the lengths that fit are 1..n.
     int fits = 0, too_long = w.config.context_length + 1;
     while (too_long - fits > 1) {
         const int mid = fits + (too_long - fits) / 2;
-        (fixed + cuda_prompt_dependent_bytes(w, config, mid) <= memory ? fits : too_long) = mid;
+        (fixed + cuda_prompt_dependent_bytes(w, config, mid, entry_bytes) <= memory ? fits : too_long) = mid;
     }
     return fits;
+}
+
+std::vector<KvTypes> gpu_fit_kv_types(const ModelConfig& config, const KvTypes& chosen)
+{
+    std::vector<KvTypes> types{KvTypes{KvPrecision::F16}};
+    for (KvPrecision quantized : {KvPrecision::Q8, KvPrecision::Q4})
+        if (kv_values_fit(quantized, config.head_dim))
+            types.push_back(KvTypes{quantized});
+    const KvTypes stored = cuda_fp16_kv_types(chosen);
+    if (std::find(types.begin(), types.end(), stored) == types.end())
+        types.push_back(stored);
+    return types;
 }
 
 } // namespace pyramid::inspect

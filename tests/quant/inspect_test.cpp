@@ -1,6 +1,7 @@
 // pyramid-inspect run as a program: its dequantization digests equal ggml's (the kquants JSON
-// files), its summary counts the tensors and types those files hold, it reads Hugging Face
-// folders, and it fails with pyramid-cli's exit codes.
+// files), its summary counts the tensors and types those files hold, its GPU estimate counts the
+// KV cache type asked for, it reads Hugging Face folders, and it fails with pyramid-cli's exit
+// codes.
 #include <QtTest>
 
 #include <QCryptographicHash>
@@ -159,6 +160,60 @@ private slots:
         static const QRegularExpression tiles(R"(, (\S+ \w+) of dequantization tiles)");
         const double printed = bytes_of(tiles.match(run.out).captured(1));
         QVERIFY2(std::abs(printed - largest) <= 0.05 * (1 << 20), qPrintable(QString::number(printed)));
+    }
+
+    // The CUDA column counts the cache as a GPU stores the type asked for (f32 as fp16, q8 and q4
+    // as they are), and the GPU table gives each memory size a row per type a GPU stores.
+    void gpu_estimate_counts_the_kv_type_data()
+    {
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<int>("cpu_entry");   // bytes of a layer's key and value of one token:
+        QTest::addColumn<int>("cuda_entry");  // 2 KV heads of 64 values, keys and values
+        QTest::newRow("f32") << "f32" << 2 * 128 * 4 << 2 * 128 * 2;
+        QTest::newRow("f16") << "f16" << 2 * 128 * 2 << 2 * 128 * 2;
+        QTest::newRow("q8") << "q8" << 2 * 4 * 34 << 2 * 4 * 34;
+        QTest::newRow("q4") << "q4" << 2 * 4 * 18 << 2 * 4 * 18;
+    }
+
+    void gpu_estimate_counts_the_kv_type()
+    {
+        QFETCH(QString, type);
+        QFETCH(int, cpu_entry);
+        QFETCH(int, cuda_entry);
+        PYRAMID_REQUIRE_SHARED(model, "models/kquants/synthetic-llama-q4_k_m.gguf");
+        const Run run = inspect({QString::fromStdString(model.string()), "--context", "512", "--kv-type", type,
+                                 "--gpu-memory", "0.07,6"});
+        QCOMPARE(run.exit_code, 0);
+        // 4 layers of 512 entries, printed to 0.1 of a unit.
+        const double full_cpu = 4.0 * 512 * cpu_entry, full_cuda = 4.0 * 512 * cuda_entry;
+        static const QRegularExpression full_row(R"(^  KV cache, full\s+(\S+ \w+)\s+(\S+ \w+)$)",
+                                                 QRegularExpression::MultilineOption);
+        const auto m = full_row.match(run.out);
+        QVERIFY2(m.hasMatch(), qPrintable(run.out));
+        QVERIFY2(std::abs(bytes_of(m.captured(1)) - full_cpu) < 0.051 * 1024, qPrintable(m.captured(0)));
+        QVERIFY2(std::abs(bytes_of(m.captured(2)) - full_cuda) < 0.051 * 1024, qPrintable(m.captured(0)));
+        QVERIFY2(run.out.contains(QString("%1 on the GPU").arg(cuda_entry)), qPrintable(run.out));
+
+        // Rows per size: f16, q8, q4. In 0.07 GiB fewer bits hold a longer prompt; in 6 GiB all
+        // hold the model's context.
+        std::map<QString, int> in_small;
+        static const QRegularExpression fit_row(R"(^  (.{12})  (f16|q8|q4)\s+([\d,]+)\s+([\d,]+)$)",
+                                                QRegularExpression::MultilineOption);
+        QString size;
+        int rows = 0;
+        for (auto it = fit_row.globalMatch(run.out.section("Longest prompt", 1)); it.hasNext(); ++rows) {
+            const auto r = it.next();
+            if (!r.captured(1).trimmed().isEmpty())
+                size = r.captured(1).trimmed();
+            const int full = QString(r.captured(3)).remove(',').toInt();
+            if (size == "0.07 GiB")
+                in_small[r.captured(2)] = full;
+            else
+                QCOMPARE(full, 4096);
+        }
+        QCOMPARE(rows, 6);
+        QVERIFY2(in_small.at("f16") < in_small.at("q8") && in_small.at("q8") < in_small.at("q4"),
+                 qPrintable(run.out.section("Longest prompt", 1)));
     }
 
     void hf_folder_digests_are_of_its_float_values()

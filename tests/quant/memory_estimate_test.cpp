@@ -1,6 +1,7 @@
 // pyramid-inspect's answer to "how long a prompt fits my GPU" (memory_estimate.h) on the
-// kquants models: the longest prompt is the last length whose memory fits, more memory never
-// gives a shorter prompt, and the parts add up as the CUDA backend counts them.
+// kquants models, with each KV cache type a GPU stores: the longest prompt is the last length
+// whose memory fits, more memory or fewer bits never give a shorter prompt, and the parts add
+// up as the CUDA backend counts them.
 #include <QtTest>
 
 #include "kv/compression_presets.h"
@@ -12,19 +13,33 @@
 using namespace pyramid;
 using namespace pyramid::inspect;
 
+Q_DECLARE_METATYPE(pyramid::KvTypes)
+
 class MemoryEstimateTest : public QObject {
     Q_OBJECT
 private slots:
     void longest_prompt_is_the_last_that_fits_data()
     {
         QTest::addColumn<QString>("file");
-        QTest::newRow("q4_k_m") << "models/kquants/synthetic-llama-q4_k_m.gguf";
-        QTest::newRow("mixed") << "models/kquants/synthetic-llama-mixed.gguf";
+        QTest::addColumn<KvTypes>("types");
+        QTest::addColumn<int>("entry_bytes");  // a layer's key and value of one token
+        // Both files: 2 KV heads of 64 values, so keys and values of 128 values each. fp16: 2 bytes
+        // a value; q8: 32 codes of a byte and a 2-byte scale per block; q4: 16 bytes and a scale.
+        for (const char* file : {"models/kquants/synthetic-llama-q4_k_m.gguf", "models/kquants/synthetic-llama-mixed.gguf"}) {
+            const QString name = QString(file).section('-', -1);
+            QTest::newRow(qPrintable(name + " f16")) << file << KvTypes{KvPrecision::F16} << 2 * 128 * 2;
+            QTest::newRow(qPrintable(name + " q8")) << file << KvTypes{KvPrecision::Q8} << 2 * 4 * 34;
+            QTest::newRow(qPrintable(name + " q4")) << file << KvTypes{KvPrecision::Q4} << 2 * 4 * 18;
+            QTest::newRow(qPrintable(name + " K q8 V f16"))
+                << file << KvTypes{KvPrecision::Q8, KvPrecision::F16} << 4 * 34 + 128 * 2;
+        }
     }
 
     void longest_prompt_is_the_last_that_fits()
     {
         QFETCH(QString, file);
+        QFETCH(KvTypes, types);
+        QFETCH(int, entry_bytes);
         PYRAMID_REQUIRE_SHARED(path, file.toStdString());
         const LoadedModel model = load_model_files(path);
         const ModelWeights& w = model.weights;
@@ -32,37 +47,57 @@ private slots:
 
         // The parts: weights, scratch and the KV cache in 16-entry blocks per layer.
         const int n = 1000;
-        const size_t entry = static_cast<size_t>(w.config.kv_dim()) * 2 * 2;
+        const size_t entry = static_cast<size_t>(entry_bytes);
         const size_t weights = weight_memory(w).cuda_fp16_bytes;
-        QCOMPARE(cuda_prompt_bytes(w, full, n),
-                 weights + estimate_cuda_scratch(w, n).total() + size_t(w.config.n_layers) * 1008 * entry);
+        QCOMPARE(cuda_prompt_bytes(w, full, n, types),
+                 weights + estimate_cuda_scratch(w, n, types).total() + size_t(w.config.n_layers) * 1008 * entry);
         size_t pyramid_blocks = 0;
         for (int entries : plan_kv_footprint(pyramid, w.config.n_layers, n, 0).after_prefill)
             pyramid_blocks += static_cast<size_t>(entries + 15) / 16;
-        QCOMPARE(cuda_prompt_bytes(w, pyramid, n),
-                 weights + estimate_cuda_scratch(w, n).total() + pyramid_blocks * 16 * entry);
+        QCOMPARE(cuda_prompt_bytes(w, pyramid, n, types),
+                 weights + estimate_cuda_scratch(w, n, types).total() + pyramid_blocks * 16 * entry);
 
         int previous_full = 0, previous_pyramid = 0;
-        const size_t least = cuda_prompt_bytes(w, full, 1);
-        const size_t most = cuda_prompt_bytes(w, full, w.config.context_length);
+        const size_t least = cuda_prompt_bytes(w, full, 1, types);
+        const size_t most = cuda_prompt_bytes(w, full, w.config.context_length, types);
+        const KvTypes f16{KvPrecision::F16};
         for (size_t memory = least - 1; memory <= most + (most - least) / 8; memory += (most - least) / 8) {
             for (const CompressionConfig* config : {&full, &pyramid}) {
-                const int longest = longest_prompt(w, *config, memory);
+                const int longest = longest_prompt(w, *config, memory, types);
                 QVERIFY(longest >= 0 && longest <= w.config.context_length);
                 if (longest > 0)
-                    QVERIFY(cuda_prompt_bytes(w, *config, longest) <= memory);
+                    QVERIFY(cuda_prompt_bytes(w, *config, longest, types) <= memory);
                 if (longest < w.config.context_length)
-                    QVERIFY(cuda_prompt_bytes(w, *config, longest + 1) > memory);
+                    QVERIFY(cuda_prompt_bytes(w, *config, longest + 1, types) > memory);
+                // Fewer bytes an entry than fp16's never fit a shorter prompt.
+                QVERIFY(longest >= longest_prompt(w, *config, memory, f16));
             }
-            const int f = longest_prompt(w, full, memory), p = longest_prompt(w, pyramid, memory);
+            const int f = longest_prompt(w, full, memory, types), p = longest_prompt(w, pyramid, memory, types);
             QVERIFY(f >= previous_full && p >= previous_pyramid);
             // The same step memory under every policy, and PyramidInfer's cache is never larger.
             QVERIFY2(p >= f, qPrintable(QString("%1 bytes: PyramidInfer %2 tokens, full %3").arg(memory).arg(p).arg(f)));
             previous_full = f;
             previous_pyramid = p;
         }
-        QCOMPARE(longest_prompt(w, full, least - 1), 0);
-        QCOMPARE(longest_prompt(w, full, most), w.config.context_length);
+        QCOMPARE(longest_prompt(w, full, least - 1, types), 0);
+        QCOMPARE(longest_prompt(w, full, most, types), w.config.context_length);
+    }
+
+    // The types pyramid-inspect's GPU table compares: as the GPU stores them, q8 and q4 only
+    // where a head is whole 32-value blocks, the chosen mix after them.
+    void gpu_fit_compares_the_types_a_gpu_stores()
+    {
+        ModelConfig config;
+        config.head_dim = 64;
+        const KvTypes f16{KvPrecision::F16}, q8{KvPrecision::Q8}, q4{KvPrecision::Q4};
+        QCOMPARE(gpu_fit_kv_types(config, f16), (std::vector<KvTypes>{f16, q8, q4}));
+        QCOMPARE(gpu_fit_kv_types(config, KvTypes{KvPrecision::F32}), (std::vector<KvTypes>{f16, q8, q4}));
+        QCOMPARE(gpu_fit_kv_types(config, q4), (std::vector<KvTypes>{f16, q8, q4}));
+        const KvTypes mix{KvPrecision::Q8, KvPrecision::F32};
+        QCOMPARE(gpu_fit_kv_types(config, mix), (std::vector<KvTypes>{f16, q8, q4, KvTypes{KvPrecision::Q8, KvPrecision::F16}}));
+        config.head_dim = 8;  // stories260K's heads
+        QCOMPARE(gpu_fit_kv_types(config, f16), (std::vector<KvTypes>{f16}));
+        QCOMPARE(cuda_fp16_kv_types(KvTypes{KvPrecision::F32, KvPrecision::Q4}), (KvTypes{KvPrecision::F16, KvPrecision::Q4}));
     }
 };
 
