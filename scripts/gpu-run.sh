@@ -31,7 +31,8 @@
 #                                       data.tar.xz)
 #   scripts/gpu-run.sh staged-kv        the KV cache in f16, q8 and q4 (issue 36): the LLaMA-2-7B shape,
 #                                       512+256, batch 1 and the largest batch that fits, full and
-#                                       pyramid, one KV type per process
+#                                       pyramid, one KV type per process; then Q4_K_M 3840+256 with a
+#                                       full q8 cache in 6 GiB
 #   scripts/gpu-run.sh staged-profile   one decode step's kernels under Nsight Compute (issue 35): the
 #                                       LLaMA-2-7B shape in Q4_K_M and F16 after a 512-token prompt,
 #                                       batch 1, decode steps only (NVTX "decode step"), summed per
@@ -472,6 +473,12 @@ bench_kv() {
       --device cuda --kv-type $type --prompt-len 512 --gen-len 256 --batch 1 --max-batch --max-batch-limit 2048 \
       --policy full,pyramid --warmup 0 --repetitions 1 --json "$results/llama2-7b-kv-$type.json"
   done
+  # How long a conversation 6 GiB holds (gpu-kv-types.md): 3840+256 tokens of LLaMA-2-7B Q4_K_M
+  # with the full cache did not fit in fp16 (gpu-h100.md); in q8 it is counted to fit with room.
+  step "7B Q4_K_M, 3840+256, full q8 cache, in 6 GiB" 100 llama2-7b-q4_k_m-6gib-kv-q8.md \
+    python3 "$root/bench/with_free_memory.py" 6 "$bench_exe" --shape llama2-7b --weight-type q4_k_m \
+    --kv-type q8 --prompt-len 3840 --gen-len 256 --batch 1 --policy full --device cuda --warmup 0 \
+    --json "$results/llama2-7b-q4_k_m-6gib-kv-q8.json"
 }
 
 # Where a decode step's time goes on the device, kernel by kernel: ncu profiles only the kernels
