@@ -63,6 +63,8 @@ public:
     double copy_bandwidth() override;
 
     Precision precision() const { return options_.precision; }
+    // Rows a layer runs at once (options.chunk_rows, or as the device's memory allowed).
+    int chunk_rows() const { return options_.chunk_rows; }
     const KvBlockPool& kv_pool() const { return kv_->pool(); }
     // The pool's blocks, and what the stores' compactions gave back to it (they return the
     // blocks beyond their entries at once, as the CPU's do).

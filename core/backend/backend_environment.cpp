@@ -88,6 +88,7 @@ BackendOptions with_environment(BackendOptions options)
     read_cuda_option("PYRAMID_CUDA_GRAPHS", options.cuda.graphs, cuda::parse_step_graphs);
     read_cuda_option("PYRAMID_CUDA_OVERLAP", options.cuda.overlap_launches,
                      [](const std::string& text) { return cuda::parse_on_off(text, "CUDA launch overlap"); });
+    read_cuda_option("PYRAMID_CUDA_CHUNK_ROWS", options.cuda.chunk_rows, cuda::parse_chunk_rows);
     if (const char* dir = variable_value("PYRAMID_BACKEND_DIR"))
         options.plugin_dir = dir;
     return options;

@@ -6,8 +6,9 @@
 //     (kernel_config.h). A name that is unknown or cannot run on this CPU is logged and ignored,
 //     as the kernels are only a matter of speed.
 //   PYRAMID_CUDA_PRECISION=fp16|fp32, PYRAMID_CUDA_DEVICE=<index>, PYRAMID_CUDA_GRAPHS=on|off|auto,
-//     PYRAMID_CUDA_OVERLAP=on|off: the CUDA backend's options (cuda_backend_options.h). A value that is not one of these is a
-//     pyramid::Error naming the variable: they change what runs, not only how fast.
+//     PYRAMID_CUDA_OVERLAP=on|off, PYRAMID_CUDA_CHUNK_ROWS=<rows>|auto: the CUDA backend's
+//     options (cuda_backend_options.h). A value that is not one of these is a pyramid::Error
+//     naming the variable: they change what runs, not only how fast.
 //   PYRAMID_BACKEND_DIR=<folder>: where the CUDA backend library is looked for first
 //     (BackendOptions::plugin_dir).
 #include "backend/backend_loader.h"

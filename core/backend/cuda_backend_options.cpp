@@ -1,5 +1,7 @@
 #include "backend/cuda_backend_options.h"
 
+#include <cstdlib>
+
 #include "util/error.h"
 
 namespace pyramid::cuda {
@@ -41,6 +43,18 @@ bool parse_on_off(const std::string& text, const std::string& what)
     if (text == "off")
         return false;
     throw Error("unknown " + what + " '" + text + "' (known: on, off)");
+}
+
+int parse_chunk_rows(const std::string& text)
+{
+    if (text == "auto")
+        return 0;
+    char* end = nullptr;
+    const long rows = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || rows < 1 || rows > kMaxChunkRows)
+        throw Error("rows a layer runs at once are a number from 1 to " + std::to_string(kMaxChunkRows) +
+                    " or 'auto', not '" + text + "'");
+    return static_cast<int>(rows);
 }
 
 } // namespace pyramid::cuda

@@ -36,13 +36,18 @@ StepGraphs parse_step_graphs(const std::string& text);
 // "on" (true) or "off" (false); throws pyramid::Error naming `what` for anything else.
 bool parse_on_off(const std::string& text, const std::string& what);
 
+// Rows a layer runs at once (CudaBackendOptions::chunk_rows): a number from 1 to kMaxChunkRows,
+// or "auto" (0: by the device's memory); throws pyramid::Error for anything else.
+int parse_chunk_rows(const std::string& text);
+
 struct CudaBackendOptions {
     Precision precision = Precision::Fp16;
     int device = 0;
     int kv_block_entries = StepBufferLayout{}.kv_block_entries;
     // Rows a layer runs at once: bounds its activations (a 4096-token prompt of LLaMA-2-7B
-    // would need 0.58 GiB more in one pass).
-    int chunk_rows = StepBufferLayout{}.chunk_rows;
+    // would need 0.58 GiB more in one pass than in 512-row chunks). 0: as many as the device's
+    // memory free beside the weights allows (chunk_rows_for_memory in backend/step_memory.h).
+    int chunk_rows = 0;
     // What the KV caches may hold together (0: the device's memory): the pool hands out no
     // block beyond it and a cache that would need one gets KvMemoryExhausted, as with a full
     // device. For a server sharing the GPU, and for tests that run a batch out of memory.

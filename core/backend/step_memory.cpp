@@ -35,6 +35,14 @@ ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& la
     return b;
 }
 
+int chunk_rows_for_memory(const ModelConfig& config, const StepBufferLayout& layout, size_t free_bytes)
+{
+    const size_t row = std::max<size_t>(chunk_buffers(config, layout, 1).total(), 1);
+    const size_t rows = free_bytes / 32 / row;
+    const size_t steps = rows / static_cast<size_t>(kChunkRowsStep);
+    return static_cast<int>(std::clamp<size_t>(steps, 1, kMaxChunkRows / kChunkRowsStep)) * kChunkRowsStep;
+}
+
 StepRowBuffers step_row_buffers(int rows)
 {
     const size_t r = static_cast<size_t>(std::max(rows, 0));

@@ -11,10 +11,15 @@
 
 namespace pyramid {
 
+// Rows a layer runs at once come in steps of this many (the least a backend runs), up to
+// kMaxChunkRows (chunk_rows_for_memory).
+inline constexpr int kChunkRowsStep = 512;
+inline constexpr int kMaxChunkRows = 4096;
+
 // How a GPU backend lays out its step buffers (the CUDA backend's defaults).
 struct StepBufferLayout {
     size_t element_bytes = 2;         // precision of norm and attention outputs (fp16 2, fp32 4)
-    int chunk_rows = 512;             // the most rows a layer's projections, attention and feed-forward run at once
+    int chunk_rows = kChunkRowsStep;  // the most rows a layer's projections, attention and feed-forward run at once
     int kv_block_entries = 16;        // cache entries per KV pool block
     size_t kv_compaction_bytes = size_t(16) << 20;  // the most bytes one pass of KV compaction moves through scratch
     int max_top_logits = 1024;        // the most highest logits per row selected on the device
@@ -38,6 +43,16 @@ struct ChunkBuffers {
     size_t total() const;
 };
 ChunkBuffers chunk_buffers(const ModelConfig& config, const StepBufferLayout& layout, int rows);
+
+// The rows a layer of `config` runs at once (layout.chunk_rows) on a device with `free_bytes`
+// left beside the weights: the most, in steps of kChunkRowsStep up to kMaxChunkRows, whose
+// chunk buffers (layout's element size) take at most a 32nd of it; never fewer than
+// kChunkRowsStep. Each chunk of a prompt decodes every quantized matrix into tiles again and
+// gives cuBLAS products of its height, so a device with room runs a 3840-token prompt in one
+// chunk instead of eight; a small card keeps its memory for the cache (LLaMA-2-7B: 188 KiB of
+// buffers a row in fp16; in Q4_K_M 512 rows on 6 and 8 GB cards, 3072 on a 24 GB one, 4096 on
+// an 80 GB one).
+int chunk_rows_for_memory(const ModelConfig& config, const StepBufferLayout& layout, size_t free_bytes);
 
 // The buffers of all rows of a step, in bytes.
 struct StepRowBuffers {

@@ -15,7 +15,8 @@ using namespace pyramid;
 namespace {
 
 const char* const kVariables[] = {"PYRAMID_CPU_KERNELS", "PYRAMID_CPU_QUANT_DOT", "PYRAMID_CUDA_PRECISION",
-                                  "PYRAMID_CUDA_DEVICE", "PYRAMID_CUDA_GRAPHS", "PYRAMID_BACKEND_DIR"};
+                                  "PYRAMID_CUDA_DEVICE", "PYRAMID_CUDA_GRAPHS", "PYRAMID_CUDA_OVERLAP",
+                                  "PYRAMID_CUDA_CHUNK_ROWS", "PYRAMID_BACKEND_DIR"};
 
 void clear_environment()
 {
@@ -61,13 +62,19 @@ private slots:
         setenv("PYRAMID_CUDA_PRECISION", "fp32", 1);
         setenv("PYRAMID_CUDA_DEVICE", "1", 1);
         setenv("PYRAMID_CUDA_GRAPHS", "on", 1);
+        setenv("PYRAMID_CUDA_CHUNK_ROWS", "1024", 1);
         setenv("PYRAMID_BACKEND_DIR", "/opt/pyramid/lib", 1);
         setenv("PYRAMID_CPU_KERNELS", "generic", 1);
         const BackendOptions seen = with_environment(BackendPreference::Auto);
         QCOMPARE(seen.cuda.precision, cuda::Precision::Fp32);
         QCOMPARE(seen.cuda.device, 1);
         QCOMPARE(seen.cuda.graphs, cuda::StepGraphs::On);
+        QCOMPARE(seen.cuda.chunk_rows, 1024);
         QCOMPARE(seen.plugin_dir.string(), std::string("/opt/pyramid/lib"));
+        setenv("PYRAMID_CUDA_CHUNK_ROWS", "auto", 1);
+        BackendOptions given(BackendPreference::Auto);
+        given.cuda.chunk_rows = 7;
+        QCOMPARE(with_environment(given).cuda.chunk_rows, 0);
         // Generic kernels bring the exact dot: the int8 one needs AVX2.
         QCOMPARE(seen.cpu_kernels.isa, cpu::KernelIsa::Generic);
         QCOMPARE(seen.cpu_kernels.quantized_dot, cpu::QuantizedDot::Exact);
@@ -83,6 +90,11 @@ private slots:
         unsetenv("PYRAMID_CUDA_DEVICE");
         setenv("PYRAMID_CUDA_GRAPHS", "sometimes", 1);
         QVERIFY(error_of({}).starts_with("PYRAMID_CUDA_GRAPHS: unknown CUDA graph mode"));
+        unsetenv("PYRAMID_CUDA_GRAPHS");
+        for (const char* rows : {"0", "4097", "512 rows", "-1"}) {
+            setenv("PYRAMID_CUDA_CHUNK_ROWS", rows, 1);
+            QVERIFY2(error_of({}).starts_with("PYRAMID_CUDA_CHUNK_ROWS: rows a layer runs at once are a number"), rows);
+        }
     }
 
     void every_kernel_isa_can_be_named()

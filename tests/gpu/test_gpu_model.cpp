@@ -243,6 +243,17 @@ void chunks_do_not_change_results()
     cuda::CudaBackendOptions options{Precision::Fp32};
     options.chunk_rows = 7;
     cuda::CudaBackend chunked(weights(), options);
+    GPU_CHECK(chunked.chunk_rows() == 7, "chunk rows as the options say: " + std::to_string(chunked.chunk_rows()));
+    // Without a number, as many as the memory allows (chunk_rows_for_memory): stories260K's rows
+    // take a few KiB, so the most; the planners' step memory counts that many.
+    cuda::CudaBackend& whole = gpu(Precision::Fp32);
+    GPU_CHECK(whole.chunk_rows() == kMaxChunkRows, "chunk rows by memory: " + std::to_string(whole.chunk_rows()));
+    StepBufferLayout layout;
+    layout.element_bytes = 4;
+    layout.chunk_rows = kMaxChunkRows;
+    const StepExtent extent{kMaxChunkRows + 100, 1, 512};
+    GPU_CHECK(whole.step_memory_bytes(extent) == step_memory(whole.config(), layout, extent, whole.kv_entry_bytes()).total(),
+              "the step memory of the rows run at once");
     for (const char* name : kGoldenCases) {
         const ReplayRecord expected = golden(name);
         for (const std::string& d : compare_replay(expected, run_replay(chunked, expected), kFp32Tolerance))
