@@ -170,10 +170,11 @@ void print_memory_estimate(std::FILE* out, const WeightMemory& weights, const Kv
                kv.bytes_per_entry_cpu, kv_types_name(kv.cpu_types), kv.bytes_per_entry_cuda,
                kv_types_name(kv.cuda_types));
     fmt::print(out,
-               "  CUDA activations and scratch: {} for the prompt's step, {} of dequantization tiles, {} of cuBLAS\n"
-               "  workspace; the CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU\n"
-               "  backend's activations are ordinary process memory.\n",
-               byte_size_text(cuda_scratch.steps), byte_size_text(cuda_scratch.dequant),
+               "  CUDA activations and scratch: {} for the prompt's step ({} rows at once, as a small GPU runs it;\n"
+               "  one with more memory free runs more), {} of dequantization tiles, {} of cuBLAS workspace; the\n"
+               "  CUDA runtime's own context (a few hundred MiB, by driver) comes on top. The CPU backend's\n"
+               "  activations are ordinary process memory.\n",
+               byte_size_text(cuda_scratch.steps), cuda_scratch.chunk_rows, byte_size_text(cuda_scratch.dequant),
                byte_size_text(cuda_scratch.cublas));
 }
 
@@ -201,6 +202,13 @@ void print_gpu_fit(std::FILE* out, const ModelWeights& weights, const Compressio
     }
     fmt::print(out, "  The model's context is {} tokens; \"-\": not even one token fits.\n",
                grouped(static_cast<uint64_t>(weights.config.context_length)));
+    // The memory decides the chunk too (chunk_rows_for_memory): said, since it is in the sums.
+    std::string chunks;
+    for (double g : gib)
+        chunks += fmt::format("{}{:g} GiB {}", chunks.empty() ? "" : ", ", g,
+                              grouped(static_cast<uint64_t>(
+                                  cuda_chunk_rows(weights, static_cast<size_t>(g * double(1ull << 30))))));
+    fmt::print(out, "  Prompt rows a layer runs at once: {}.\n", chunks);
 }
 
 } // namespace pyramid::inspect

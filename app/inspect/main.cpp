@@ -132,7 +132,8 @@ int main(int argc, char** argv)
     try {
         // The weights exactly as a backend gets them.
         const pyramid::inspect::CudaScratch scratch =
-            pyramid::inspect::estimate_cuda_scratch(loaded->weights, kv.prompt_tokens, kv.cuda_types);
+            pyramid::inspect::estimate_cuda_scratch(loaded->weights, kv.prompt_tokens, kv.cuda_types,
+                                                    pyramid::kChunkRowsStep);
         pyramid::inspect::print_memory_estimate(stdout, pyramid::inspect::weight_memory(loaded->weights), kv, scratch,
                                                 preset);
         pyramid::inspect::print_gpu_fit(stdout, loaded->weights, pyramid::compression_preset(preset), preset,

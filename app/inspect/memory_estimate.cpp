@@ -79,23 +79,25 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
 
 namespace {
 
-// The step-memory bound of one prompt of prompt_tokens in one step, in fp16, with KV entries of
-// entry_bytes (compaction moves them through scratch).
-size_t cuda_step_bytes(const ModelWeights& w, int prompt_tokens, size_t entry_bytes)
+// The step-memory bound of one prompt of prompt_tokens in one step, in fp16, chunk_rows at once,
+// with KV entries of entry_bytes (compaction moves them through scratch).
+size_t cuda_step_bytes(const ModelWeights& w, int prompt_tokens, size_t entry_bytes, int chunk_rows)
 {
-    return step_memory(w.config, StepBufferLayout{}, StepExtent{prompt_tokens, 1, prompt_tokens}, entry_bytes).total();
+    StepBufferLayout layout;
+    layout.chunk_rows = chunk_rows;
+    return step_memory(w.config, layout, StepExtent{prompt_tokens, 1, prompt_tokens}, entry_bytes).total();
 }
 
 // What cuda_prompt_bytes counts that depends on the prompt: the step's activations and the KV
 // cache in the pool's blocks.
 size_t cuda_prompt_dependent_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens,
-                                   size_t entry_bytes)
+                                   size_t entry_bytes, int chunk_rows)
 {
     const size_t block = static_cast<size_t>(StepBufferLayout{}.kv_block_entries);
     size_t blocks = 0;
     for (int entries : plan_kv_footprint(config, w.config.n_layers, prompt_tokens, 0).after_prefill)
         blocks += kv_blocks_for(static_cast<size_t>(entries), block);
-    return cuda_step_bytes(w, prompt_tokens, entry_bytes) + blocks * block * entry_bytes;
+    return cuda_step_bytes(w, prompt_tokens, entry_bytes, chunk_rows) + blocks * block * entry_bytes;
 }
 
 size_t cuda_entry_bytes(const ModelConfig& config, const KvTypes& kv_types)
@@ -105,7 +107,7 @@ size_t cuda_entry_bytes(const ModelConfig& config, const KvTypes& kv_types)
 
 } // namespace
 
-CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens, const KvTypes& kv_types)
+CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens, const KvTypes& kv_types, int chunk_rows)
 {
     const StepBufferLayout fp16;
     // The matrices the projections read: the output one (the token table when tied) and the layers'.
@@ -120,9 +122,10 @@ CudaScratch estimate_cuda_scratch(const ModelWeights& w, int prompt_tokens, cons
             add_if_quantized(*matrix);
 
     CudaScratch s;
+    s.chunk_rows = chunk_rows;
     s.dequant = dequant_scratch_bytes(quantized, fp16.element_bytes);
     s.cublas = cublas_workspace_bytes(9);
-    s.steps = cuda_step_bytes(w, prompt_tokens, cuda_entry_bytes(w.config, kv_types));
+    s.steps = cuda_step_bytes(w, prompt_tokens, cuda_entry_bytes(w.config, kv_types), chunk_rows);
     return s;
 }
 
@@ -132,28 +135,35 @@ namespace {
 // dequantization tiles and the cuBLAS workspace.
 size_t cuda_fixed_bytes(const ModelWeights& w)
 {
-    const CudaScratch scratch = estimate_cuda_scratch(w, 1, KvTypes{KvPrecision::F16});
+    const CudaScratch scratch = estimate_cuda_scratch(w, 1, KvTypes{KvPrecision::F16}, kChunkRowsStep);
     return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
 }
 
 } // namespace
 
+int cuda_chunk_rows(const ModelWeights& w, size_t memory)
+{
+    const size_t fixed = cuda_fixed_bytes(w);
+    return chunk_rows_for_memory(w.config, StepBufferLayout{}, memory > fixed ? memory - fixed : 0);
+}
+
 size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens,
-                         const KvTypes& kv_types)
+                         const KvTypes& kv_types, int chunk_rows)
 {
     return cuda_fixed_bytes(w) +
-           cuda_prompt_dependent_bytes(w, config, prompt_tokens, cuda_entry_bytes(w.config, kv_types));
+           cuda_prompt_dependent_bytes(w, config, prompt_tokens, cuda_entry_bytes(w.config, kv_types), chunk_rows);
 }
 
 int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_t memory, const KvTypes& kv_types)
 {
     const size_t fixed = cuda_fixed_bytes(w);
     const size_t entry_bytes = cuda_entry_bytes(w.config, kv_types);
+    const int chunk_rows = cuda_chunk_rows(w, memory);
     // Longer prompts need more of every other part, so the lengths that fit are 1..n.
     int fits = 0, too_long = w.config.context_length + 1;
     while (too_long - fits > 1) {
         const int mid = fits + (too_long - fits) / 2;
-        (fixed + cuda_prompt_dependent_bytes(w, config, mid, entry_bytes) <= memory ? fits : too_long) = mid;
+        (fixed + cuda_prompt_dependent_bytes(w, config, mid, entry_bytes, chunk_rows) <= memory ? fits : too_long) = mid;
     }
     return fits;
 }

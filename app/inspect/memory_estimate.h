@@ -57,27 +57,35 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
 // What the CUDA backend (fp16) takes beside weights and KV cache to run one sequence whose
 // prompt of prompt_tokens runs in one step, under any policy: the dequantization tiles of
 // quantized matrices and the cuBLAS workspace (allocated at load, at the most: Hopper's), and
-// the step's activations and attention scratch (KV entries stored as `kv_types`, as the
-// backend stores them: cuda_fp16_kv_types).
+// the step's activations, chunk_rows rows at once (cuda_chunk_rows), and attention scratch (KV
+// entries stored as `kv_types`, as the backend stores them: cuda_fp16_kv_types).
 struct CudaScratch {
+    int chunk_rows = 0;
     size_t dequant = 0;
     size_t cublas = 0;
     size_t steps = 0;
 
     size_t total() const { return dequant + cublas + steps; }
 };
-CudaScratch estimate_cuda_scratch(const ModelWeights& weights, int prompt_tokens, const KvTypes& kv_types);
+CudaScratch estimate_cuda_scratch(const ModelWeights& weights, int prompt_tokens, const KvTypes& kv_types,
+                                  int chunk_rows);
+
+// The rows the CUDA backend runs at once with `memory` left for the model: chunk_rows_for_memory
+// (backend/step_memory.h) of what its weights, dequantization tiles and cuBLAS workspace leave.
+int cuda_chunk_rows(const ModelWeights& weights, size_t memory);
 
 // Device memory the CUDA backend (fp16) needs for one sequence whose prompt of prompt_tokens
-// runs in one step under `config`: weights, activations and scratch, and the KV cache the
-// prompt leaves in the pool's 16-entry blocks of entries stored as `kv_types` (on a full device
-// the pool grows by just the blocks missing, so its chunks add nothing). `kv_types` as the
-// backend stores them (cuda_fp16_kv_types); pyramid::Error where they do not fit the heads.
+// runs in one step under `config`, chunk_rows rows at once: weights, activations and scratch,
+// and the KV cache the prompt leaves in the pool's 16-entry blocks of entries stored as
+// `kv_types` (on a full device the pool grows by just the blocks missing, so its chunks add
+// nothing). `kv_types` as the backend stores them (cuda_fp16_kv_types); pyramid::Error where
+// they do not fit the heads.
 size_t cuda_prompt_bytes(const ModelWeights& weights, const CompressionConfig& config, int prompt_tokens,
-                         const KvTypes& kv_types);
+                         const KvTypes& kv_types, int chunk_rows);
 
-// The longest prompt, up to the model's context length, for which cuda_prompt_bytes fits in
-// `memory`; 0 when not even one token does.
+// The longest prompt, up to the model's context length, for which cuda_prompt_bytes with the
+// rows the backend would run at once there (cuda_chunk_rows) fits in `memory`; 0 when not even
+// one token does.
 int longest_prompt(const ModelWeights& weights, const CompressionConfig& config, size_t memory,
                    const KvTypes& kv_types);
 

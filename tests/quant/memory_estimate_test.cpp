@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "kv/compression_presets.h"
+#include "backend/step_memory.h"
 #include "kv/kv_footprint.h"
 #include "memory_estimate.h"
 #include "model/model_loader.h"
@@ -45,30 +46,36 @@ private slots:
         const ModelWeights& w = model.weights;
         const CompressionConfig full = CompressionConfig::full_cache(), pyramid = compression_preset("reference-7b");
 
-        // The parts: weights, scratch and the KV cache in 16-entry blocks per layer.
+        // The parts: weights, scratch and the KV cache in 16-entry blocks per layer, the step's
+        // buffers for the rows run at once.
         const int n = 1000;
         const size_t entry = static_cast<size_t>(entry_bytes);
         const size_t weights = weight_memory(w).cuda_fp16_bytes;
-        QCOMPARE(cuda_prompt_bytes(w, full, n, types),
-                 weights + estimate_cuda_scratch(w, n, types).total() + size_t(w.config.n_layers) * 1008 * entry);
-        size_t pyramid_blocks = 0;
-        for (int entries : plan_kv_footprint(pyramid, w.config.n_layers, n, 0).after_prefill)
-            pyramid_blocks += static_cast<size_t>(entries + 15) / 16;
-        QCOMPARE(cuda_prompt_bytes(w, pyramid, n, types),
-                 weights + estimate_cuda_scratch(w, n, types).total() + pyramid_blocks * 16 * entry);
+        for (int chunk : {512, 1024}) {
+            QCOMPARE(cuda_prompt_bytes(w, full, n, types, chunk),
+                     weights + estimate_cuda_scratch(w, n, types, chunk).total() + size_t(w.config.n_layers) * 1008 * entry);
+            size_t pyramid_blocks = 0;
+            for (int entries : plan_kv_footprint(pyramid, w.config.n_layers, n, 0).after_prefill)
+                pyramid_blocks += static_cast<size_t>(entries + 15) / 16;
+            QCOMPARE(cuda_prompt_bytes(w, pyramid, n, types, chunk),
+                     weights + estimate_cuda_scratch(w, n, types, chunk).total() + pyramid_blocks * 16 * entry);
+        }
+        // Taller chunks hold more rows' buffers.
+        QVERIFY(estimate_cuda_scratch(w, n, types, 1024).steps > estimate_cuda_scratch(w, n, types, 512).steps);
 
         int previous_full = 0, previous_pyramid = 0;
-        const size_t least = cuda_prompt_bytes(w, full, 1, types);
-        const size_t most = cuda_prompt_bytes(w, full, w.config.context_length, types);
+        const size_t least = cuda_prompt_bytes(w, full, 1, types, 512);
+        const size_t most = cuda_prompt_bytes(w, full, w.config.context_length, types, 512);
         const KvTypes f16{KvPrecision::F16};
         for (size_t memory = least - 1; memory <= most + (most - least) / 8; memory += (most - least) / 8) {
+            const int chunk = cuda_chunk_rows(w, memory);
             for (const CompressionConfig* config : {&full, &pyramid}) {
                 const int longest = longest_prompt(w, *config, memory, types);
                 QVERIFY(longest >= 0 && longest <= w.config.context_length);
                 if (longest > 0)
-                    QVERIFY(cuda_prompt_bytes(w, *config, longest, types) <= memory);
+                    QVERIFY(cuda_prompt_bytes(w, *config, longest, types, chunk) <= memory);
                 if (longest < w.config.context_length)
-                    QVERIFY(cuda_prompt_bytes(w, *config, longest + 1, types) > memory);
+                    QVERIFY(cuda_prompt_bytes(w, *config, longest + 1, types, chunk) > memory);
                 // Fewer bytes an entry than fp16's never fit a shorter prompt.
                 QVERIFY(longest >= longest_prompt(w, *config, memory, f16));
             }
@@ -81,6 +88,22 @@ private slots:
         }
         QCOMPARE(longest_prompt(w, full, least - 1, types), 0);
         QCOMPARE(longest_prompt(w, full, most, types), w.config.context_length);
+    }
+
+    // The rows the backend would run at once: chunk_rows_for_memory of what weights, tiles and
+    // the cuBLAS workspace leave.
+    void chunk_rows_follow_the_memory_left()
+    {
+        PYRAMID_REQUIRE_SHARED(path, "models/kquants/synthetic-llama-q4_k_m.gguf");
+        const LoadedModel model = load_model_files(path);
+        const ModelWeights& w = model.weights;
+        const size_t fixed = cuda_prompt_bytes(w, CompressionConfig::full_cache(), 1, KvTypes{KvPrecision::F16}, 512) -
+                             estimate_cuda_scratch(w, 1, KvTypes{KvPrecision::F16}, 512).steps -
+                             size_t(w.config.n_layers) * 16 * 512;  // a block of 16 fp16 entries (512 bytes) a layer
+        for (size_t left : {size_t(0), size_t(64) << 20, size_t(1) << 30}) {
+            QCOMPARE(cuda_chunk_rows(w, fixed + left), chunk_rows_for_memory(w.config, StepBufferLayout{}, left));
+        }
+        QCOMPARE(cuda_chunk_rows(w, 0), 512);
     }
 
     // The types pyramid-inspect's GPU table compares: as the GPU stores them, q8 and q4 only
