@@ -18,7 +18,9 @@
 #   worth; each stays within a call's 10 minutes):
 #   scripts/gpu-run.sh staged-run       the GPU tests (label gpu; carry test_gpu_kernels.tar.xz,
 #                                       test_gpu_model.tar.xz and data.tar.xz)
-#   scripts/gpu-run.sh staged-bench     the projection kernels per weight type, then the 7B shape in
+#   scripts/gpu-run.sh staged-bench     the projection kernels per weight type; a 3840-token Q4_K_M
+#                                       prompt in 512-row chunks and in as many rows as memory allows,
+#                                       in turns; then the 7B shape in
 #                                       generated Q4_K_M weights, 3840+256 tokens, batch 1; the fp16
 #                                       7B shape at batch 32 with the host's time per step; and the
 #                                       Q4_K_M run with only 6 GiB of the device free (the 6 GB question;
@@ -427,6 +429,17 @@ device_record() {
 bench_short() {
   device_record
   step "kernel bench" 120 gpu-kernels.md "$kernel_bench_exe" --json "$results/gpu-kernels.json"
+  # Rows a layer runs at once (docs/perf/gpu-llama-cpp.md, the eighth change): a 3840-token
+  # Q4_K_M prompt in 512-row chunks against as many as the memory allows, in turns.
+  local round rows
+  for round in 1 2; do
+    for rows in 512 auto; do
+      step "7B Q4_K_M prefill 3840, chunk rows $rows, round $round" 60 "llama2-7b-q4_k_m-chunks-$rows-$round.md" \
+        env PYRAMID_CUDA_CHUNK_ROWS=$rows "$bench_exe" --shape llama2-7b --weight-type q4_k_m --prompt-len 3840 \
+        --gen-len 4 --batch 1 --policy full,pyramid --device cuda --warmup 1 \
+        --json "$results/llama2-7b-q4_k_m-chunks-$rows-$round.json"
+    done
+  done
   step "7B Q4_K_M, 3840+256" 420 llama2-7b-q4_k_m.md env PYRAMID_CUDA_GRAPHS=on "$bench_exe" --shape llama2-7b \
     --weight-type q4_k_m --prompt-len 3840 --gen-len 256 --batch 1 --policy full,pyramid --step-graphs both \
     --device cuda --warmup 1 --json "$results/llama2-7b-q4_k_m.json"
