@@ -45,7 +45,7 @@ void validate_shape(const ModelConfig& c)
 // the kernels are not built for or that the model's heads do not fit.
 KvTypes resolve_kv_types(const CudaBackendOptions& o, const ModelConfig& c)
 {
-    const KvTypes t = o.kv_types.value_or(o.precision == Precision::Fp16 ? KvPrecision::F16 : KvPrecision::F32);
+    const KvTypes t = o.kv_types.value_or(own_kv_precision(o.precision));
     if (!kv_types_supported(o.precision, t.k, t.v))
         throw Error("the CUDA backend in " + std::string(precision_name(o.precision)) +
                     " stores KV entries in its own precision, q8 or q4, not as " + kv_types_name(t));

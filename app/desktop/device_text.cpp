@@ -14,7 +14,9 @@ QString deviceText(const QString& engineDevice)
         return QCoreApplication::translate("CacheStatsModel", "CPU, %n thread(s), %1 KV cache", nullptr, threads)
             .arg(m.captured(2));
     }
-    if (engineDevice.startsWith(QLatin1String("cuda: ")))
+    if (runsOnGpu(engineDevice))
         return QCoreApplication::translate("CacheStatsModel", "GPU (CUDA): %1").arg(engineDevice.mid(6));
     return engineDevice;
 }
+
+bool runsOnGpu(const QString& engineDevice) { return engineDevice.startsWith(QLatin1String("cuda: ")); }

@@ -5,3 +5,5 @@
 #include <QString>
 
 QString deviceText(const QString& engineDevice);
+// Whether the engine's description names a GPU ("cuda: ...").
+bool runsOnGpu(const QString& engineDevice);

@@ -8,6 +8,7 @@
 
 #include <utility>
 
+#include "backend/cuda_backend_options.h"
 #include "chat_controller.h"
 #include "device_text.h"
 #include "settings_model.h"
@@ -144,6 +145,7 @@ void ModelManager::rescan()
     probes_ = std::move(probes);
     QStringList found;
     QVariantList shown;
+    const pyramid::KvTypes kvTypes = estimatedKvTypes();
     for (const ModelFileInfo& file : files) {
         if (file.usable())
             found.push_back(file.path);
@@ -151,8 +153,8 @@ void ModelManager::rescan()
         shown.push_back(QVariantMap{{QStringLiteral("path"), file.path},
                                     {QStringLiteral("name"), displayName(file.path)},
                                     {QStringLiteral("summary"), file.summary()},
-                                    {QStringLiteral("memory"), file.memoryText(settings_.current().compression.pyramid,
-                                                                               settings_.current().kvTypes())},
+                                    {QStringLiteral("memory"),
+                                     file.memoryText(settings_.current().compression.pyramid, kvTypes)},
                                     {QStringLiteral("usable"), file.usable()},
                                     {QStringLiteral("problem"), file.problem}});
     }
@@ -161,6 +163,17 @@ void ModelManager::rescan()
     available_ = found;
     modelFiles_ = shown;
     emit availableModelsChanged();
+}
+
+pyramid::KvTypes ModelManager::estimatedKvTypes() const
+{
+    const ChatSettings& settings = settings_.current();
+    // "auto" chose the device the open model runs on, and chooses it again at the next start.
+    const bool gpu = settings.device == QLatin1String("cuda") ||
+                     (settings.device == QLatin1String("auto") && hasModel() && runsOnGpu(QString::fromStdString(info_.backend)));
+    // The app runs a GPU in fp16 (main.cpp asks for no other precision).
+    return gpu ? pyramid::cuda::cuda_stored_kv_types(settings.kvTypes(), pyramid::cuda::Precision::Fp16)
+               : settings.kvTypes();
 }
 
 void ModelManager::clearError() { setError({}); }

@@ -34,7 +34,8 @@ class ModelManager : public QObject {
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
     Q_PROPERTY(QStringList availableModels READ availableModels NOTIFY availableModelsChanged)
     // Every .gguf file and model folder in the search folders, as the model menu lists them:
-    // {path, name, summary, memory (an estimate at the current settings), usable, problem}.
+    // {path, name, summary, memory (an estimate at the current settings, the cache in the types
+    // the device stores: estimatedKvTypes), usable, problem}.
     Q_PROPERTY(QVariantList modelFiles READ modelFiles NOTIFY availableModelsChanged)
 
 public:
@@ -77,6 +78,10 @@ public:
     QStringList recentModels() const { return recent_; }
     QStringList availableModels() const { return available_; }  // the usable ones
     QVariantList modelFiles() const { return modelFiles_; }
+    // The cache types of the settings as the device the settings run on stores them: a GPU
+    // (the device setting "cuda", or "auto" where the open model runs on one) keeps 8 and 4
+    // bits and its own half precision for f16 and f32; the CPU stores each as named.
+    pyramid::KvTypes estimatedKvTypes() const;
 
 signals:
     void loadingChanged();

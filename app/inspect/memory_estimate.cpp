@@ -53,7 +53,7 @@ size_t KvEstimate::total(const std::vector<int>& lengths, size_t bytes_per_entry
 
 KvTypes cuda_fp16_kv_types(const KvTypes& wanted)
 {
-    return cuda::cuda_kv_types_for(wanted, cuda::Precision::Fp16).value_or(KvTypes{KvPrecision::F16});
+    return cuda::cuda_stored_kv_types(wanted, cuda::Precision::Fp16);
 }
 
 KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens,
@@ -139,12 +139,17 @@ size_t cuda_fixed_bytes(const ModelWeights& w)
     return weight_memory(w).cuda_fp16_bytes + scratch.dequant + scratch.cublas;
 }
 
+// The rows the backend runs at once in `memory` with `fixed` bytes of it taken (cuda_chunk_rows).
+int chunk_rows_beside(const ModelConfig& config, size_t memory, size_t fixed)
+{
+    return chunk_rows_for_memory(config, StepBufferLayout{}, memory > fixed ? memory - fixed : 0);
+}
+
 } // namespace
 
 int cuda_chunk_rows(const ModelWeights& w, size_t memory)
 {
-    const size_t fixed = cuda_fixed_bytes(w);
-    return chunk_rows_for_memory(w.config, StepBufferLayout{}, memory > fixed ? memory - fixed : 0);
+    return chunk_rows_beside(w.config, memory, cuda_fixed_bytes(w));
 }
 
 size_t cuda_prompt_bytes(const ModelWeights& w, const CompressionConfig& config, int prompt_tokens,
@@ -158,7 +163,7 @@ int longest_prompt(const ModelWeights& w, const CompressionConfig& config, size_
 {
     const size_t fixed = cuda_fixed_bytes(w);
     const size_t entry_bytes = cuda_entry_bytes(w.config, kv_types);
-    const int chunk_rows = cuda_chunk_rows(w, memory);
+    const int chunk_rows = chunk_rows_beside(w.config, memory, fixed);
     // Longer prompts need more of every other part, so the lengths that fit are 1..n.
     int fits = 0, too_long = w.config.context_length + 1;
     while (too_long - fits > 1) {

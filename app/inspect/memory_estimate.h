@@ -33,7 +33,7 @@ struct WeightMemory {
 WeightMemory weight_memory(const ModelWeights& weights, bool with_embedding_table = true);
 
 // The KV cache types the CUDA backend in fp16 stores for a setting that asks for `wanted`
-// (cuda_kv_types_for): q8 and q4 as they are, f32 and f16 as fp16.
+// (cuda_stored_kv_types): q8 and q4 as they are, f32 and f16 as fp16.
 KvTypes cuda_fp16_kv_types(const KvTypes& wanted);
 
 struct KvEstimate {

@@ -15,12 +15,18 @@ Precision parse_precision(const std::string& text)
     throw Error("unknown CUDA precision '" + text + "' (known: fp16, fp32)");
 }
 
+KvTypes cuda_stored_kv_types(KvTypes wanted, Precision p)
+{
+    const auto nearest = [own = own_kv_precision(p)](KvPrecision t) {
+        return t == KvPrecision::Q8 || t == KvPrecision::Q4 ? t : own;
+    };
+    return {nearest(wanted.k), nearest(wanted.v)};
+}
+
 std::optional<KvTypes> cuda_kv_types_for(KvTypes wanted, Precision p)
 {
-    const KvPrecision own = p == Precision::Fp16 ? KvPrecision::F16 : KvPrecision::F32;
-    const auto nearest = [own](KvPrecision t) { return t == KvPrecision::Q8 || t == KvPrecision::Q4 ? t : own; };
-    const KvTypes types{nearest(wanted.k), nearest(wanted.v)};
-    if (types.k == own && types.v == own)
+    const KvTypes types = cuda_stored_kv_types(wanted, p);
+    if (types == KvTypes(own_kv_precision(p)))
         return std::nullopt;
     return types;
 }

@@ -22,6 +22,8 @@ enum class Precision { Fp16, Fp32 };
 
 inline size_t element_bytes(Precision p) { return p == Precision::Fp16 ? 2 : 4; }
 inline const char* precision_name(Precision p) { return p == Precision::Fp16 ? "fp16" : "fp32"; }
+// The cache type a GPU of precision `p` stores where no other is asked for: its own.
+inline KvPrecision own_kv_precision(Precision p) { return p == Precision::Fp16 ? KvPrecision::F16 : KvPrecision::F32; }
 
 // "fp16" or "fp32"; throws pyramid::Error for anything else.
 Precision parse_precision(const std::string& text);
@@ -67,7 +69,10 @@ struct CudaBackendOptions {
 
 // The types a GPU of precision `p` stores nearest to `wanted`, for a setting that names one
 // cache type wherever the model runs: q8 and q4 as they are, f16 and f32 as the precision's
-// own; nullopt where that leaves both halves in the precision's own type.
+// own. What memory estimates count for a GPU.
+KvTypes cuda_stored_kv_types(KvTypes wanted, Precision p);
+// The same as CudaBackendOptions::kv_types takes it: nullopt where both halves are the
+// precision's own type.
 std::optional<KvTypes> cuda_kv_types_for(KvTypes wanted, Precision p);
 
 } // namespace pyramid::cuda

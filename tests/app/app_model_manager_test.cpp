@@ -369,6 +369,47 @@ private slots:
         QCOMPARE(app->models().modelPath(), good);
     }
 
+    // Issue 36: the estimate before a load counts the cache as the device the settings run on
+    // stores it: a GPU keeps an f32 setting in fp16 and 8 and 4 bits as they are, the CPU
+    // each as named; "auto" is the device the open model runs on.
+    void theEstimateCountsTheCacheAsTheDeviceStoresIt()
+    {
+        using K = pyramid::KvPrecision;
+        AppTestEnv env;
+        const QString path = env.makeModelFile("tiny.gguf");
+        FakeScript script;
+        script.device = "cuda: Fake GPU";
+        auto app = env.makeApp(nullptr, script);
+        ModelManager& models = app->models();
+        const ModelFileInfo probed = probeModelFile(path);
+        const pyramid::PyramidSettings& pyramid = app->settings().current().compression.pyramid;
+        const auto listedMemory = [&] {
+            models.rescan();
+            for (const QVariant& file : models.modelFiles())
+                if (file.toMap().value("path") == path)
+                    return file.toMap().value("memory").toString();
+            return QString();
+        };
+        QVERIFY(app->settings().setValue("kv_precision", "f32"));
+        QVERIFY(models.estimatedKvTypes() == pyramid::KvTypes(K::F32));  // no model yet: "auto" knows no GPU
+        QCOMPARE(listedMemory(), probed.memoryText(pyramid, K::F32));
+        QVERIFY(app->settings().setValue("device", "cuda"));
+        QVERIFY(models.estimatedKvTypes() == pyramid::KvTypes(K::F16));
+        QCOMPARE(listedMemory(), probed.memoryText(pyramid, K::F16));
+        QVERIFY(probed.memoryText(pyramid, K::F16) != probed.memoryText(pyramid, K::F32));
+        QVERIFY(app->settings().setValue("device", "auto"));
+        QSignalSpy loaded(&models, &ModelManager::modelChanged);
+        models.open(path);
+        QVERIFY(loaded.wait(5000));
+        QVERIFY(models.estimatedKvTypes() == pyramid::KvTypes(K::F16));  // "auto" runs it on the GPU
+        QCOMPARE(listedMemory(), probed.memoryText(pyramid, K::F16));
+        QVERIFY(app->settings().setValue("kv_precision", "q4"));
+        QVERIFY(app->settings().setValue("kv_precision_values", "f32"));
+        QVERIFY(models.estimatedKvTypes() == pyramid::KvTypes(K::Q4, K::F16));
+        QVERIFY(app->settings().setValue("device", "cpu"));  // the next start runs on the CPU
+        QVERIFY(models.estimatedKvTypes() == pyramid::KvTypes(K::Q4, K::F32));
+    }
+
     void searchFoldersIncludeTheSharedModels()
     {
         const QStringList dirs = ModelManager::defaultSearchDirs("/data/pyramidchat", "/src/../shared");

@@ -134,6 +134,11 @@ private slots:
         QVERIFY(cuda::cuda_kv_types_for(K::Q8, Precision::Fp16) == KvTypes(K::Q8));
         QVERIFY(cuda::cuda_kv_types_for({K::F32, K::Q4}, Precision::Fp16) == KvTypes(K::F16, K::Q4));
         QVERIFY(cuda::cuda_kv_types_for({K::Q8, K::F16}, Precision::Fp32) == KvTypes(K::Q8, K::F32));
+        // What an estimate counts: the same types, the precision's own spelled out.
+        QVERIFY(cuda::cuda_stored_kv_types(K::F32, Precision::Fp16) == KvTypes(K::F16));
+        QVERIFY(cuda::cuda_stored_kv_types(K::F16, Precision::Fp32) == KvTypes(K::F32));
+        QVERIFY(cuda::cuda_stored_kv_types({K::Q4, K::F32}, Precision::Fp16) == KvTypes(K::Q4, K::F16));
+        QVERIFY(cuda::cuda_stored_kv_types(K::Q8, Precision::Fp32) == KvTypes(K::Q8));
     }
 };
 
