@@ -385,6 +385,31 @@ private slots:
         QCOMPARE(entries["notes.gguf"]->property("text").toString(),
                  QStringLiteral("notes.gguf — cannot be opened: it is not a GGUF file"));
 
+        // Open, the menu shows every entry whole, inside the window: the names and sizes are
+        // not cut to the style's 200 pixels. Recent models are named as the file, with the
+        // path on hovering.
+        QObject* menu = s.find("modelMenu");
+        QVERIFY(menu);
+        QMetaObject::invokeMethod(menu, "open");
+        QTRY_VERIFY(isOpen(menu));
+        QList<QQuickItem*> shownEntries;
+        for (QObject* entry : entries)
+            shownEntries.push_back(qobject_cast<QQuickItem*>(entry));
+        QQuickItem* recent = s.shown(QStringLiteral("recentEntry"));
+        QVERIFY(recent);
+        QCOMPARE(recent->property("text").toString(), QStringLiteral("tiny.gguf"));
+        shownEntries.push_back(recent);
+        for (QQuickItem* entry : shownEntries) {
+            QVERIFY(entry);
+            const QString text = entry->property("text").toString();
+            QVERIFY2(entry->width() >= entry->implicitWidth(), qPrintable(text));
+            const QPointF left = entry->mapToScene({0, 0});
+            QVERIFY2(left.x() >= 0 && left.x() + entry->width() <= s.window->width(), qPrintable(text));
+        }
+        QVERIFY(shownEntries.front()->width() > 200);
+        QMetaObject::invokeMethod(menu, "close");
+        QTRY_VERIFY(!isOpen(menu));
+
         // The models folder is one click away.
         QObject* folder = s.find("modelsFolderItem");
         QVERIFY(folder);

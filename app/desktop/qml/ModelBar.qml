@@ -95,8 +95,24 @@ ToolBar {
 
                 Menu {
                     id: modelMenu
+                    objectName: "modelMenu"
+                    // As wide as its widest entry, so names and sizes are read whole (a Menu
+                    // keeps its style's 200 pixels otherwise), within the window, under the
+                    // button and growing leftwards from its right edge.
+                    width: Math.min(widestEntry() + leftPadding + rightPadding, bar.Window.width - 16)
+                    x: modelButton.width - width
                     y: modelButton.height
                     onAboutToShow: bar.models.rescan()  // pick up models copied in meanwhile
+
+                    function widestEntry() {
+                        let widest = 0
+                        for (let i = 0; i < count; ++i) {
+                            const entry = itemAt(i)
+                            if (entry)
+                                widest = Math.max(widest, entry.implicitWidth)
+                        }
+                        return widest
+                    }
 
                     MenuItem {
                         text: qsTr("Open GGUF file…")
@@ -149,9 +165,14 @@ ToolBar {
                     }
                     Instantiator {
                         model: bar.models.recentModels
+                        // The file or folder name; where it is, on hovering.
                         delegate: MenuItem {
                             required property string modelData
-                            text: modelData
+                            objectName: "recentEntry"
+                            text: bar.models.displayName(modelData)
+                            ToolTip.visible: hovered
+                            ToolTip.text: modelData
+                            Accessible.description: modelData
                             onTriggered: bar.models.open(modelData)
                         }
                         onObjectAdded: (index, object) => modelMenu.addItem(object)
