@@ -4,8 +4,10 @@
 // quant_matvec.h, alternating: `int8`, what the fp16 backend runs (its activations rounded
 // beforehand, as the backend's norms round them), and `exact`, the float one; fp16 takes
 // half_matvec.h's `matvec` and cublasGemmEx, alternating) as bytes of weights read per second
-// next to the device's copy bandwidth, and a prompt-sized one (512 rows: dequantized tiles
-// through cublasGemmEx, or one GEMM for fp16) in TFLOP/s. Each product cycles through enough
+// next to the device's copy bandwidth, and larger ones (16 and 32 rows, a batch of more
+// sequences than a matvec takes, and 512, a prompt's chunk: dequantized tiles through
+// cublasGemmEx, or one GEMM for fp16) in TFLOP/s; a batch of 16 or 32 beside the 8-row matvec
+// says whether two or four matvecs would beat the tiles there. Each product cycles through enough
 // copies of its matrix to pass the L2 cache, so the weights come from device memory as they do
 // in a model. Weights are generated as pyramid-bench generates them. On devices of compute
 // capability 9.0, the matvecs are timed a third way in the same rounds, `overlapped`: each
@@ -66,7 +68,7 @@ using namespace pyramid;
 struct Options {
     int64_t rows = 4096, cols = 4096;
     std::vector<int> decode_rows{1, 4, 8};
-    int prompt_rows = 512;
+    std::vector<int> prompt_rows{16, 32, 512};
     std::vector<std::string> types{"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k",
                                    "q3_k", "q4_k", "q5_k", "q6_k", "f16"};
     int calls = 50;  // products per timing
@@ -239,7 +241,8 @@ std::vector<Result> bench_type(cublasHandle_t handle, cudaStream_t stream, Tenso
             add("int8 overlapped", n, median(overlapped_us));
         add("exact", n, median(exact_us));
     }
-    add(quantized ? "tiles" : "cublas", o.prompt_rows, projected(o.prompt_rows));
+    for (int n : o.prompt_rows)
+        add(quantized ? "tiles" : "cublas", n, projected(n));
     return results;
 }
 
@@ -340,7 +343,8 @@ int main(int argc, char** argv)
         ->delimiter(',')
         ->check(CLI::Range(1, cuda::kMaxMatvecRows))
         ->capture_default_str();
-    app.add_option("--prompt-rows", o.prompt_rows, "input rows of the prompt-sized product")
+    app.add_option("--prompt-rows", o.prompt_rows, "input rows of the larger products (tiles, or cuBLAS for fp16)")
+        ->delimiter(',')
         ->check(CLI::Range(cuda::kMaxMatvecRows + 1, 8192))
         ->capture_default_str();
     app.add_option("--types", o.types, "weight types, as pyramid-bench --weight-type names them")
@@ -417,12 +421,13 @@ int main(int argc, char** argv)
         // Activations in fp16, as the backend's fp16 precision hands them to the projections.
         std::mt19937 rng(1);
         std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-        std::vector<uint16_t> host_x(static_cast<size_t>(o.prompt_rows * o.cols));
+        const int64_t most_rows = *std::max_element(o.prompt_rows.begin(), o.prompt_rows.end());
+        std::vector<uint16_t> host_x(static_cast<size_t>(most_rows * o.cols));
         for (uint16_t& h : host_x)
             h = fp32_to_fp16(value(rng));
         const cuda::DeviceBuffer x(host_x.size() * sizeof(uint16_t), "benchmark activations");
         cuda::check(cudaMemcpy(x.data(), host_x.data(), x.bytes(), cudaMemcpyHostToDevice), "upload");
-        const cuda::DeviceBuffer y(static_cast<size_t>(o.prompt_rows * o.rows) * sizeof(float), "benchmark outputs");
+        const cuda::DeviceBuffer y(static_cast<size_t>(most_rows * o.rows) * sizeof(float), "benchmark outputs");
 
         std::vector<Result> results;
         for (TensorType type : types)

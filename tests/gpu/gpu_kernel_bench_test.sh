@@ -8,7 +8,7 @@ source "$(dirname "$0")/../support/tool_checks.sh"
 
 # The emulated device holds 1 GiB unless told otherwise; the copy bandwidth test takes a quarter.
 rc=0
-"$bench" --rows 24 --cols 512 --decode-rows 1,3 --prompt-rows 12 --calls 1 --working-set-mib 1 \
+"$bench" --rows 24 --cols 512 --decode-rows 1,3 --prompt-rows 12,20 --calls 1 --working-set-mib 1 \
   --attention-lens 20,70 --attention-kv-types f16,q8 --attention-heads 3 --attention-kv-heads 1 \
   --attention-head-dim 64 --attention-calls 1 \
   --json "$tmp/k.json" >"$tmp/table.md" 2>"$tmp/err" || rc=$?
@@ -22,10 +22,11 @@ for type in q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K; do
     row "$type" exact "$n"
   done
   row "$type" tiles 12
+  row "$type" tiles 20
 done
 # The emulated device is sm_90, so the matvecs are also timed launched to overlap.
 for n in 1 3; do row f16 matvec "$n"; row f16 "matvec overlapped" "$n"; done
-for n in 1 3 12; do row f16 cublas "$n"; done
+for n in 1 3 12 20; do row f16 cublas "$n"; done
 for kv in f16 q8; do
   for len in 20 70; do
     for kernel in "tensor cores" "CUDA cores"; do
@@ -44,7 +45,7 @@ done
 [ "$(grep -c '"cache_entries"' "$tmp/k.json")" = 4 ] || fail "the JSON lacks decode attention rows: $(cat "$tmp/k.json")"
 grep -q '"copy_gbps"' "$tmp/k.json" || fail "no copy bandwidth in the JSON"
 [ "$(grep -c '"prompt_tokens"' "$tmp/k.json")" = 8 ] || fail "the JSON lacks attention rows: $(cat "$tmp/k.json")"
-[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 77 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
+[ "$(grep -c '"input_rows"' "$tmp/k.json")" = 88 ] || fail "the JSON lacks rows: $(cat "$tmp/k.json")"
 
 expect 2 "name one quantized type or f16" "$bench" --types q4_k_m
 expect 2 "multiple of 256" "$bench" --cols 300
