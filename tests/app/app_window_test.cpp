@@ -342,6 +342,12 @@ private slots:
             return nullptr;
         };
         QTRY_VERIFY(frameOf("recent_ratio"));  // once the list has laid out its fields
+        // The fields overflow the dialog, and the scroll bar says so before anything moves.
+        QQuickItem* bar = s.shown(QStringLiteral("settingsScrollBar"));
+        QVERIFY(bar);
+        QVERIFY(bar->property("size").toDouble() < 1.0);
+        QVERIFY(!bar->property("active").toBool());
+        QTRY_VERIFY(bar->property("contentItem").value<QQuickItem*>()->opacity() > 0.5);
         QVERIFY(!frameOf("recent_ratio")->isVisible());
         QVERIFY(!s.app->settings().setValue("recent_ratio", "7"));
         QTRY_VERIFY(frameOf("recent_ratio")->isVisible());

@@ -112,7 +112,12 @@ Dialog {
             spacing: 4
             Layout.fillWidth: true
             Layout.fillHeight: true
-            ScrollBar.vertical: ScrollBar {}
+            // Drawn while the fields overflow, not only while they move: most settings (the
+            // cache's precision, PyramidInfer's knobs, the server) are below the first screen.
+            ScrollBar.vertical: ScrollBar {
+                objectName: "settingsScrollBar"
+                policy: size < 1.0 ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
+            }
             Accessible.name: qsTr("Settings")
             // Every field exists (there are a few dozen), so Tab and Shift+Tab reach them all;
             // the one with focus scrolls into view.
