@@ -169,8 +169,8 @@ pyramid::KvTypes ModelManager::estimatedKvTypes() const
 {
     const ChatSettings& settings = settings_.current();
     // "auto" chose the device the open model runs on, and chooses it again at the next start.
-    const bool gpu = settings.device == QLatin1String("cuda") ||
-                     (settings.device == QLatin1String("auto") && hasModel() && runsOnGpu(QString::fromStdString(info_.backend)));
+    const bool openOnGpu = hasModel() && runsOnGpu(QString::fromStdString(info_.backend));
+    const bool gpu = settings.device == QLatin1String("cuda") || (settings.device == QLatin1String("auto") && openOnGpu);
     // The app runs a GPU in fp16 (main.cpp asks for no other precision).
     return gpu ? pyramid::cuda::cuda_stored_kv_types(settings.kvTypes(), pyramid::cuda::Precision::Fp16)
                : settings.kvTypes();
