@@ -121,11 +121,8 @@ CudaBackend::CudaBackend(const ModelWeights& weights, const CudaBackendOptions& 
     projection_scratch_ = DeviceBuffer(
         projection_scratch_bytes(device_weights_->projected_matrices(), options.precision),
         "the scratch of quantized projections");
-    if (options_.chunk_rows <= 0) {
-        StepBufferLayout layout = step_layout();
-        layout.chunk_rows = kChunkRowsStep;
-        options_.chunk_rows = chunk_rows_for_memory(c, layout, device_memory().free);
-    }
+    if (options_.chunk_rows <= 0)
+        options_.chunk_rows = chunk_rows_for_memory(c, step_layout(), device_memory().free);
 
     const KvGeometry geometry{c.kv_dim(), options.kv_block_entries, kv_types};
     if (geometry.block_entries <= 0)

@@ -51,11 +51,6 @@ size_t KvEstimate::total(const std::vector<int>& lengths, size_t bytes_per_entry
     return entries * bytes_per_entry;
 }
 
-KvTypes cuda_fp16_kv_types(const KvTypes& wanted)
-{
-    return cuda::cuda_stored_kv_types(wanted, cuda::Precision::Fp16);
-}
-
 KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens,
                        const KvTypes& types)
 {
@@ -67,7 +62,7 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
     e.full_lengths.assign(static_cast<size_t>(config.n_layers), prompt_tokens);
     e.pyramid_lengths = plan_pyramid_lengths(pyramid, config.n_layers, prompt_tokens, 0).after_prefill;
     e.cpu_types = types;
-    e.cuda_types = cuda_fp16_kv_types(types);
+    e.cuda_types = cuda::cuda_stored_kv_types(types, cuda::Precision::Fp16);
     try {
         e.bytes_per_entry_cpu = kv_entry_bytes(e.cpu_types, config.n_kv_heads, config.head_dim);
         e.bytes_per_entry_cuda = kv_entry_bytes(e.cuda_types, config.n_kv_heads, config.head_dim);
@@ -179,7 +174,7 @@ std::vector<KvTypes> gpu_fit_kv_types(const ModelConfig& config, const KvTypes& 
     for (KvPrecision quantized : {KvPrecision::Q8, KvPrecision::Q4})
         if (kv_values_fit(quantized, config.head_dim))
             types.push_back(KvTypes{quantized});
-    const KvTypes stored = cuda_fp16_kv_types(chosen);
+    const KvTypes stored = cuda::cuda_stored_kv_types(chosen, cuda::Precision::Fp16);
     if (std::find(types.begin(), types.end(), stored) == types.end())
         types.push_back(stored);
     return types;

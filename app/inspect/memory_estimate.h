@@ -7,7 +7,7 @@
 // backend (its default precision, fp16), as it stores them on the device: quantized matrices
 // (Q4_0 ... Q6_K) as their blocks (backend/device_weight_layout.h: Q6_K's regrouped, in as many
 // bytes), float matrices (F32, F16, BF16) in fp16, norms in float32; KV cache in the types asked
-// for as a GPU keeps them (q8 and q4 as they are, f32 and f16 as fp16: cuda_fp16_kv_types), in
+// for as a GPU keeps them (q8 and q4 as they are, f32 and f16 as fp16: cuda_stored_kv_types), in
 // the pool's 16-entry blocks; besides, the activations and scratch of a step over the whole
 // prompt (backend/step_memory.h). Not counted: the CUDA runtime's own context, which depends on
 // the driver.
@@ -32,10 +32,6 @@ struct WeightMemory {
 // output projection).
 WeightMemory weight_memory(const ModelWeights& weights, bool with_embedding_table = true);
 
-// The KV cache types the CUDA backend in fp16 stores for a setting that asks for `wanted`
-// (cuda_stored_kv_types): q8 and q4 as they are, f32 and f16 as fp16.
-KvTypes cuda_fp16_kv_types(const KvTypes& wanted);
-
 struct KvEstimate {
     int prompt_tokens = 0;
     std::vector<int> full_lengths;     // entries per layer without compression
@@ -50,7 +46,7 @@ struct KvEstimate {
 
 // Throws pyramid::Error when prompt_tokens is not in [1, config.context_length], or when the
 // model's heads cannot be stored in `types` (kv_values_fit). `types`: what the cache is asked
-// to hold; the CUDA columns use cuda_fp16_kv_types of it.
+// to hold; the CUDA columns what a GPU in fp16 stores for it (cuda_stored_kv_types).
 KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid, int prompt_tokens,
                        const KvTypes& types);
 
@@ -58,7 +54,7 @@ KvEstimate estimate_kv(const ModelConfig& config, const PyramidSettings& pyramid
 // prompt of prompt_tokens runs in one step, under any policy: the dequantization tiles of
 // quantized matrices and the cuBLAS workspace (allocated at load, at the most: Hopper's), and
 // the step's activations, chunk_rows rows at once (cuda_chunk_rows), and attention scratch (KV
-// entries stored as `kv_types`, as the backend stores them: cuda_fp16_kv_types).
+// entries stored as `kv_types`, as the backend stores them: cuda_stored_kv_types).
 struct CudaScratch {
     int chunk_rows = 0;
     size_t dequant = 0;
@@ -78,7 +74,7 @@ int cuda_chunk_rows(const ModelWeights& weights, size_t memory);
 // runs in one step under `config`, chunk_rows rows at once: weights, activations and scratch,
 // and the KV cache the prompt leaves in the pool's 16-entry blocks of entries stored as
 // `kv_types` (on a full device the pool grows by just the blocks missing, so its chunks add
-// nothing). `kv_types` as the backend stores them (cuda_fp16_kv_types); pyramid::Error where
+// nothing). `kv_types` as the backend stores them (cuda_stored_kv_types); pyramid::Error where
 // they do not fit the heads.
 size_t cuda_prompt_bytes(const ModelWeights& weights, const CompressionConfig& config, int prompt_tokens,
                          const KvTypes& kv_types, int chunk_rows);

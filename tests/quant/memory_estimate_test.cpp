@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "kv/compression_presets.h"
+#include "backend/cuda_backend_options.h"
 #include "backend/step_memory.h"
 #include "kv/kv_footprint.h"
 #include "memory_estimate.h"
@@ -120,7 +121,7 @@ private slots:
         QCOMPARE(gpu_fit_kv_types(config, mix), (std::vector<KvTypes>{f16, q8, q4, KvTypes{KvPrecision::Q8, KvPrecision::F16}}));
         config.head_dim = 8;  // stories260K's heads
         QCOMPARE(gpu_fit_kv_types(config, f16), (std::vector<KvTypes>{f16}));
-        QCOMPARE(cuda_fp16_kv_types(KvTypes{KvPrecision::F32, KvPrecision::Q4}), (KvTypes{KvPrecision::F16, KvPrecision::Q4}));
+        QCOMPARE(cuda::cuda_stored_kv_types(KvTypes{KvPrecision::F32, KvPrecision::Q4}, cuda::Precision::Fp16), (KvTypes{KvPrecision::F16, KvPrecision::Q4}));
     }
 };
 
