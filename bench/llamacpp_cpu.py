@@ -110,6 +110,7 @@ def main():
     if not models:
         p.error("no model: give --model or --generated")
 
+    batched = args.batch > 1 and args.batch_rounds > 0  # --batch-rounds 0: batch 1 only
     results = []
     for model in models:
         rounds = []
@@ -121,7 +122,7 @@ def main():
             print(f"[{os.path.basename(model)} {i + 1}/{args.rounds}] prefill {ours[0]:.1f} / {llama[0]:.1f}, "
                   f"decode {ours[1]:.1f} / {llama[1]:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
         keys = ["prefill", "decode"]
-        if args.batch > 1:
+        if batched:
             keys.append("batch_decode")
             for i in range(min(args.batch_rounds, args.rounds)):
                 llama = llama_batched_bench(binary, model, args.threads, args.prompt_len, args.gen_len, args.batch)
@@ -135,7 +136,6 @@ def main():
                   for e in ("ours", "llama.cpp")}
         results.append({"model": os.path.basename(model), "rounds": rounds, "median": median})
 
-    batched = args.batch > 1
     print(f"{args.threads} threads, prompt {args.prompt_len} tokens, {args.gen_len} decoded after it; batch 1 the "
           f"median of {args.rounds} alternating rounds"
           + (f", batch {args.batch} (all sequences' tokens/s, llama-batched-bench) of {args.batch_rounds}" if batched
