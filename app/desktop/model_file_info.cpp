@@ -72,6 +72,8 @@ void probeGguf(ModelFileInfo& info)
                                .arg(QString::fromStdString(arch).left(40));
             return;
         }
+        for (const pyramid::GgufTensorInfo& tensor : gguf.tensors())
+            info.weightBytes += qint64(tensor.nbytes);
         info.layers = positiveInt(gguf.get_int(arch + ".block_count"));
         info.contextLength = positiveInt(gguf.get_int(arch + ".context_length"));
         const int dim = positiveInt(gguf.get_int(arch + ".embedding_length"));
@@ -97,6 +99,7 @@ void probeFolder(ModelFileInfo& info)
     info.bytes = 0;
     for (const QFileInfo& weights : dir.entryInfoList({QStringLiteral("*.safetensors")}, QDir::Files))
         info.bytes += weights.size();
+    info.weightBytes = info.bytes;
     QFile config(dir.filePath(QStringLiteral("config.json")));
     if (!config.open(QIODevice::ReadOnly)) {
         info.problem = ModelFileInfo::tr("its config.json cannot be read (%1)").arg(config.errorString());
@@ -178,7 +181,7 @@ QString ModelFileInfo::memoryText(const pyramid::PyramidSettings& pyramid, pyram
         return {};
     const QLocale locale;
     return tr("About %1: weights %2, KV cache %3 at %4 positions (%5 with PyramidInfer)")
-        .arg(locale.formattedDataSize(bytes + compressed), locale.formattedDataSize(bytes),
+        .arg(locale.formattedDataSize(weightBytes + compressed), locale.formattedDataSize(weightBytes),
              locale.formattedDataSize(full), locale.toString(contextLength), locale.formattedDataSize(compressed));
 }
 

@@ -15,7 +15,9 @@ struct ModelFileInfo {
 
 public:
     QString path;
-    qint64 bytes = 0;     // the file, or a folder's weight files
+    qint64 bytes = 0;        // the file, or a folder's weight files
+    qint64 weightBytes = 0;  // the weights alone: a GGUF file's tensors (what a load holds, without
+                             // the header and vocabulary), a folder's weight files
     QString weightType;   // llama.cpp's name ("Q4_K_M", "F16", ...); empty when unknown
     int layers = 0;       // 0: unknown
     int contextLength = 0;
@@ -32,8 +34,9 @@ public:
     // types do not fit its heads (8 and 4 bits need a multiple of 32 values).
     qint64 fullKvBytes(pyramid::KvTypes types) const;
     qint64 pyramidKvBytes(const pyramid::PyramidSettings& pyramid, pyramid::KvTypes types) const;
-    // "About 1.2 GB: weights 1.1 GB, KV cache 88 MB at 2,048 positions (31 MB with PyramidInfer)";
-    // empty when the shape is unknown.
+    // "About 1.2 GB: weights 1.1 GB, KV cache 88 MB at 2,048 positions (31 MB with PyramidInfer)",
+    // the weights as `weightBytes` (the model bar's figure once it is loaded); empty when the
+    // shape is unknown.
     QString memoryText(const pyramid::PyramidSettings& pyramid, pyramid::KvTypes types) const;
 };
 

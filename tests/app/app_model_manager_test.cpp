@@ -345,12 +345,15 @@ private slots:
                  22LL * 2048 * 2 * (64 * 2 + 2 * 18));
         QCOMPARE(probed.fullKvBytes(pyramid::KvPrecision::Q8), 0);
         QCOMPARE(probed.memoryText(app->settings().current().compression.pyramid, pyramid::KvPrecision::Q4), QString());
+        // The weights are the file's one tensor of 4 float32 values, what a load holds (the
+        // model bar's figure), not the file with its header and vocabulary.
+        QCOMPARE(probed.weightBytes, 16);
+        QVERIFY(probed.bytes > probed.weightBytes);
         const QLocale locale;
         QCOMPARE(tiny.value("memory").toString(),
                  QStringLiteral("About %1: weights %2, KV cache %3 at 2,048 positions (%4 with PyramidInfer)")
-                     .arg(locale.formattedDataSize(QFileInfo(good).size() + pyramidKv),
-                          locale.formattedDataSize(QFileInfo(good).size()), locale.formattedDataSize(fullKv),
-                          locale.formattedDataSize(pyramidKv)));
+                     .arg(locale.formattedDataSize(16 + pyramidKv), locale.formattedDataSize(16),
+                          locale.formattedDataSize(fullKv), locale.formattedDataSize(pyramidKv)));
         QVERIFY(app->settings().setValue("kv_precision", "f32"));  // the estimate follows the settings
         QSignalSpy listed(&app->models(), &ModelManager::availableModelsChanged);
         app->models().rescan();
