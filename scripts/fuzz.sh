@@ -15,10 +15,11 @@ flags="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -g -W
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPYRAMID_BUILD_APP=OFF -DPYRAMID_BUILD_TESTS=ON -DPYRAMID_FUZZ=ON -DPYRAMID_CUDA=OFF \
   -DCMAKE_CXX_FLAGS="$flags" >/dev/null
-cmake --build "$build" --target fuzz_gguf fuzz_hf_folder fuzz_json_config -j "$(nproc)"
+cmake --build "$build" --target fuzz_gguf fuzz_hf_folder fuzz_json_config fuzz_completion_request -j "$(nproc)"
 
 seeds="$build/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/fuzz_gguf" "$seeds/fuzz_hf_folder" "$seeds/fuzz_json_config" "$build/artifacts"
+rm -rf "$seeds" && mkdir -p "$seeds/fuzz_gguf" "$seeds/fuzz_hf_folder" "$seeds/fuzz_json_config" \
+  "$seeds/fuzz_completion_request" "$build/artifacts"
 if [ -n "$shared" ]; then
   cp "$shared"/models/*.gguf "$seeds/fuzz_gguf/" 2>/dev/null || true
   for folder in "$shared"/models/stories260K-hf "$shared"/models/stories260K-hf-f16; do
@@ -30,7 +31,7 @@ else
 fi
 
 status=0
-for target in fuzz_gguf fuzz_hf_folder fuzz_json_config; do
+for target in fuzz_gguf fuzz_hf_folder fuzz_json_config fuzz_completion_request; do
   corpus="$root/tests/fuzz/corpus/$target"
   dict=()
   [ "$target" = fuzz_gguf ] || dict=(-dict="$root/tests/fuzz/json.dict")
