@@ -31,7 +31,8 @@
 #   scripts/gpu-run.sh staged-sanitize  the kernel tests under compute-sanitizer (memcheck in two
 #                                       halves, racecheck, synccheck; carry test_gpu_kernels.tar.xz and
 #                                       data.tar.xz)
-#   scripts/gpu-run.sh staged-kv        the KV cache in f16, q8 and q4 (issue 36): the LLaMA-2-7B shape,
+#   scripts/gpu-run.sh staged-kv        the kernel tests when carried (test_gpu_kernels.tar.xz), then
+#                                       the KV cache in f16, q8 and q4 (issue 36): the LLaMA-2-7B shape,
 #                                       512+256, batch 1 and the largest batch that fits, full and
 #                                       pyramid, one KV type per process; then Q4_K_M 3840+256 with a
 #                                       full q8 cache in 6 GiB
@@ -477,8 +478,20 @@ built_bench() {
 # The quantized KV cache's memory and speed (docs/perf/gpu-kv-types.md): per type, batch-1 decode
 # and the largest batch whose cache fits with its throughput, full cache and PyramidInfer side by
 # side. The larger the batch a type fits, the longer its run, hence the growing limits.
+# The kernels on this hardware before a table (a few seconds; they need no test data): if one of
+# them is wrong here, the table would time something wrong, and this names it. Issue 36 also
+# asks for its q8 and q4 kernels' tests on a GPU, which a session with one call gets this way.
+kernel_tests_first() {
+  if [ -x "$tests_dir/test_gpu_kernels" ]; then
+    step test_gpu_kernels 60 test_gpu_kernels.log "$tests_dir/test_gpu_kernels"
+  else
+    echo "gpu-run: test_gpu_kernels was not carried (.gpu-run/test_gpu_kernels.tar.xz): the kernels go unchecked"
+  fi
+}
+
 bench_kv() {
   device_record
+  kernel_tests_first
   local type cap
   for type in f16 q8 q4; do
     case $type in f16) cap=150 ;; q8) cap=170 ;; q4) cap=220 ;; esac
@@ -524,13 +537,7 @@ bench_profile() {
 # the device's disk, 17 GB for the two.
 bench_peer() {
   device_record
-  # The kernels on this hardware first (a few seconds; they need no test data): if one of them
-  # is wrong here, the table below would time something wrong, and this names it.
-  if [ -x "$tests_dir/test_gpu_kernels" ]; then
-    step test_gpu_kernels 60 test_gpu_kernels.log "$tests_dir/test_gpu_kernels"
-  else
-    echo "gpu-run: test_gpu_kernels was not carried (.gpu-run/test_gpu_kernels.tar.xz): the kernels go unchecked"
-  fi
+  kernel_tests_first
   [ -f "$stash/llamacpp-peer.tar.xz" ] || { echo "gpu-run: no llamacpp-peer.tar.xz; run 'scripts/gpu-run.sh stage-peer DIR' here first" >&2; exit 1; }
   local peer=/tmp/llamacpp-peer
   rm -rf "$peer" && mkdir -p "$peer" && unpack "$stash/llamacpp-peer.tar.xz" "$peer"
