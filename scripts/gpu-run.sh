@@ -129,8 +129,10 @@ stage() {
   local build_dir="$root/.gpu-build"
   ignore_locally /.gpu-build/
   ignore_locally /.gpu-run/
+  # Without hwloc (the CPU's default thread count, core/backend/cpu_cores.h): these programs run
+  # on the GPU, and the device need not have the library.
   cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON \
-    -DPYRAMID_CUDA_EMULATION=OFF -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
+    -DPYRAMID_CUDA_EMULATION=OFF -DPYRAMID_HWLOC=OFF -DCMAKE_CUDA_ARCHITECTURES="${PYRAMID_GPU_ARCH:-90}" >/dev/null
   cmake --build "$build_dir" --target pyramid_cuda test_gpu_kernels test_gpu_model pyramid-bench \
     pyramid-gpu-kernel-bench
   mkdir -p "$stash"
@@ -292,7 +294,7 @@ build() {
   fi
 
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON -DPYRAMID_CUDA_EMULATION=OFF \
+    -DPYRAMID_BUILD_APP=OFF -DPYRAMID_CUDA=ON -DPYRAMID_CUDA_EMULATION=OFF -DPYRAMID_HWLOC=OFF \
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" \
     -DPYRAMID_SHARED_DIR="$stash/shared" \
     -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf" \

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backend/cpu_cores.h"
 #include "generate/sampler.h"
 #include "kv/compression_presets.h"
 #include "util/error.h"
@@ -193,6 +194,10 @@ void DeviceOption::add_to(CLI::App& app)
     app.add_option("--device", device_, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
+    app.add_option("--threads", threads_,
+                   "CPU threads (default: one per physical core of the fastest kind, " +
+                       std::to_string(default_cpu_threads(cpu_cores())) + " here; OMP_NUM_THREADS where set)")
+        ->check(CLI::Range(1, 4096));
     kv_types_.add_to(app, "how the KV cache is stored (without it a GPU stores f16)");
 }
 
@@ -200,6 +205,7 @@ BackendOptions DeviceOption::options() const
 {
     BackendOptions options{parse_backend_preference(device_), kv_types_.types()};
     options.cuda.kv_types = kv_types_.chosen();
+    options.cpu_threads = threads_;
     return with_environment(options);
 }
 

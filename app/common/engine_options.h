@@ -71,7 +71,7 @@ private:
     std::optional<std::string> kv_type_, kv_type_k_, kv_type_v_;
 };
 
-// --device and the KV cache types (KvTypeOption).
+// --device, --threads and the KV cache types (KvTypeOption).
 class DeviceOption {
 public:
     // `kv_default`: the CPU's KV cache type without --kv-type: fp16 in the tools that run
@@ -85,6 +85,7 @@ public:
 
 private:
     std::string device_ = "auto";
+    int threads_ = 0;  // the CPU's; 0: OMP_NUM_THREADS where set, else one per performance core
     KvTypeOption kv_types_;
 };
 

@@ -62,6 +62,22 @@ int parse_device_index(const std::string& text)
     return static_cast<int>(index);
 }
 
+// OMP_NUM_THREADS's first count ("8" or the nested form "8,2"); 0 when unset or not a count.
+int omp_num_threads()
+{
+    const char* value = variable_value("OMP_NUM_THREADS");
+    if (!value)
+        return 0;
+    char* end = nullptr;
+    const long threads = std::strtol(value, &end, 10);
+    if (end == value || (*end != '\0' && *end != ',') || threads < 1 || threads > 4096) {
+        spdlog::warn("OMP_NUM_THREADS={} is not a thread count; the CPU runs on one thread per performance core",
+                     value);
+        return 0;
+    }
+    return static_cast<int>(threads);
+}
+
 } // namespace
 
 cpu::KernelConfig kernel_config_from_environment(cpu::KernelConfig fallback)
@@ -83,6 +99,8 @@ cpu::KernelConfig kernel_config_from_environment(cpu::KernelConfig fallback)
 BackendOptions with_environment(BackendOptions options)
 {
     options.cpu_kernels = kernel_config_from_environment(options.cpu_kernels);
+    if (options.cpu_threads == 0)
+        options.cpu_threads = omp_num_threads();
     read_cuda_option("PYRAMID_CUDA_PRECISION", options.cuda.precision, cuda::parse_precision);
     read_cuda_option("PYRAMID_CUDA_DEVICE", options.cuda.device, parse_device_index);
     read_cuda_option("PYRAMID_CUDA_GRAPHS", options.cuda.graphs, cuda::parse_step_graphs);

@@ -129,17 +129,19 @@ BackendPreference parse_backend_preference(const std::string& text)
 BackendChoice choose_backend(const ModelWeights& weights, const BackendOptions& options,
                              const std::function<void(double)>& upload_progress)
 {
+    const auto on_the_cpu = [&] {
+        return std::make_unique<CpuBackend>(weights, options.cpu_kv, options.cpu_kernels, CpuBackend::kSliceRows,
+                                            options.cpu_kv_memory, options.cpu_threads);
+    };
     if (options.device == BackendPreference::Cpu)
-        return {std::make_unique<CpuBackend>(weights, options.cpu_kv, options.cpu_kernels,
-                                             CpuBackend::kSliceRows, options.cpu_kv_memory), "the CPU, as chosen"};
+        return {on_the_cpu(), "the CPU, as chosen"};
     std::string note;
     if (auto cuda = load_cuda_backend(weights, options, note, upload_progress))
         return {std::move(cuda), std::move(note)};
     if (options.device == BackendPreference::Cuda)
         throw Error("CUDA was requested but is not available: " + note);
     spdlog::info("running on the CPU: {}", note);
-    return {std::make_unique<CpuBackend>(weights, options.cpu_kv, options.cpu_kernels,
-                                             CpuBackend::kSliceRows, options.cpu_kv_memory), "running on the CPU: " + note};
+    return {on_the_cpu(), "running on the CPU: " + note};
 }
 
 } // namespace pyramid

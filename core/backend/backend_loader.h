@@ -31,6 +31,7 @@ struct BackendOptions {
     KvTypes cpu_kv;  // the CPU backend's KV cache; the CUDA backend's is always fp16
     CpuKvMemory cpu_kv_memory;  // the CPU backend's KV blocks and their capacity
     cpu::KernelConfig cpu_kernels = cpu::best_kernel_config();
+    int cpu_threads = 0;  // the CPU backend's threads; 0: one per performance core (cpu_cores.h)
     cuda::CudaBackendOptions cuda;  // handed to the CUDA backend library as it starts
     // Looked in first for the CUDA backend library. Named, it is tried even without the NVIDIA
     // driver: it may hold a backend that needs none (the tests' CPU emulation of the device).

@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "backend/cpu_cores.h"
 #include "backend/cpu_kernels.h"
 #include "backend/kv_entry_types.h"
 #include "backend/layer_slices.h"
@@ -205,12 +206,26 @@ KvBlockAllocator cpu_kv_blocks(const ModelConfig& c, const KvTypes& types, const
     return KvBlockAllocator(memory.block_entries, block_bytes, capacity);
 }
 
+// The backend's thread count for one call: OpenMP's team size is a setting of the calling
+// thread (its nthreads ICV), set here and given back when the call ends.
+class TeamSize {
+public:
+    explicit TeamSize(int threads) : previous_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+    ~TeamSize() { omp_set_num_threads(previous_); }
+    TeamSize(const TeamSize&) = delete;
+    TeamSize& operator=(const TeamSize&) = delete;
+
+private:
+    int previous_;
+};
+
 } // namespace
 
 CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu::KernelConfig& kernels, int slice_rows,
-                       const CpuKvMemory& kv_memory)
+                       const CpuKvMemory& kv_memory, int threads)
     : weights_(weights), kv_types_(kv_types), kernels_(kernels),
-      kv_blocks_(cpu_kv_blocks(weights.config, kv_types, kv_memory)), slice_rows_(slice_rows)
+      kv_blocks_(cpu_kv_blocks(weights.config, kv_types, kv_memory)),
+      threads_(threads > 0 ? threads : default_cpu_threads(cpu_cores())), slice_rows_(slice_rows)
 {
     for (KvPrecision type : {kv_types.k, kv_types.v})
         if (!kv_values_fit(type, weights.config.head_dim))
@@ -227,12 +242,13 @@ CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu:
 
 BackendInfo CpuBackend::info() const
 {
-    std::string device = std::to_string(omp_get_max_threads()) + " threads, ";
+    std::string device = std::to_string(threads_) + " threads, ";
     return {"cpu", device + kv_types_name(kv_types_) + " KV cache", std::nullopt};
 }
 
 std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
 {
+    const TeamSize team(threads_);
     const ModelConfig& c = config();
     for (int32_t t : tokens)
         if (t < 0 || t >= c.n_vocab)
@@ -250,6 +266,7 @@ std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
 
 void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)
 {
+    const TeamSize team(threads_);
     const ModelConfig& c = config();
     if (layer < 0 || layer >= c.n_layers)
         throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
@@ -364,12 +381,14 @@ void CpuBackend::project(std::span<const cpu::MatmulOutput> outputs, const float
 
 void CpuBackend::gather(HiddenStates& hidden, std::span<const int> rows)
 {
+    const TeamSize team(threads_);
     auto& h = cpu_states(hidden);
     keep_rows(h.values, h.dim, rows);
 }
 
 void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts)
 {
+    const TeamSize team(threads_);
     const ModelConfig& c = config();
     auto& kv = static_cast<CpuKvLayerStore&>(cache);
     if (shifts.size() != static_cast<size_t>(kv.size()) &&
@@ -381,6 +400,7 @@ void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_
 
 std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)
 {
+    const TeamSize team(threads_);
     const ModelConfig& c = config();
     const auto& h = cpu_states(hidden);
     const int n = static_cast<int>(rows.size());
@@ -401,7 +421,8 @@ std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span
 
 double CpuBackend::copy_bandwidth()
 {
-    // Buffers far larger than the caches, copied by all threads, best of a few tries.
+    const TeamSize team(threads_);
+    // Buffers far larger than the caches, copied by the backend's threads, best of a few tries.
     constexpr size_t kBytes = size_t(256) << 20;
     std::vector<std::byte> from(kBytes, std::byte{1}), to(kBytes);
     double best = 0;

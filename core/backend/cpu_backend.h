@@ -26,11 +26,14 @@ public:
     // default the best this CPU has.
     // `slice_rows`: how many rows of a step go through a layer at a time (layer_slices.h); any
     // number gives the same result, tests compare them. `kv_memory`: the blocks its caches are
-    // counted in, and their capacity (a capacity below one block is refused).
+    // counted in, and their capacity (a capacity below one block is refused). `threads`: how
+    // many threads its kernels run on; 0: one per performance core (cpu_cores.h). Every call
+    // runs its parallel regions on them, whatever the calling thread's OpenMP setting, and
+    // leaves that setting as it found it.
     static constexpr int kSliceRows = 256;
     explicit CpuBackend(const ModelWeights& weights, KvTypes kv_types = KvPrecision::F32,
                         const cpu::KernelConfig& kernels = cpu::best_kernel_config(), int slice_rows = kSliceRows,
-                        const CpuKvMemory& kv_memory = {});
+                        const CpuKvMemory& kv_memory = {}, int threads = 0);
 
     BackendInfo info() const override;
     const ModelConfig& config() const override { return weights_.config; }
@@ -56,6 +59,7 @@ private:
     cpu::KernelConfig kernels_;
     KvBlockAllocator kv_blocks_;  // outlives the stores (their contract: not the backend)
     const std::atomic<bool>* cancel_ = nullptr;
+    int threads_;
 
     int slice_rows_;
 

@@ -16,7 +16,7 @@ namespace {
 
 const char* const kVariables[] = {"PYRAMID_CPU_KERNELS", "PYRAMID_CPU_QUANT_DOT", "PYRAMID_CUDA_PRECISION",
                                   "PYRAMID_CUDA_DEVICE", "PYRAMID_CUDA_GRAPHS", "PYRAMID_CUDA_OVERLAP",
-                                  "PYRAMID_CUDA_CHUNK_ROWS", "PYRAMID_BACKEND_DIR"};
+                                  "PYRAMID_CUDA_CHUNK_ROWS", "PYRAMID_BACKEND_DIR", "OMP_NUM_THREADS"};
 
 void clear_environment()
 {
@@ -122,6 +122,24 @@ private slots:
         const BackendOptions seen = with_environment(given);
         QCOMPARE(seen.cpu_kernels.isa, given.cpu_kernels.isa);
         QCOMPARE(seen.cpu_kernels.quantized_dot, given.cpu_kernels.quantized_dot);
+    }
+
+    // OpenMP's own variable counts where the program leaves the CPU's threads automatic (0),
+    // never over a count it chose; what is no count is ignored (threads are a matter of speed).
+    void omp_num_threads_sets_the_cpu_threads_left_automatic()
+    {
+        QCOMPARE(with_environment({}).cpu_threads, 0);
+        setenv("OMP_NUM_THREADS", "3", 1);
+        QCOMPARE(with_environment({}).cpu_threads, 3);
+        BackendOptions chosen;
+        chosen.cpu_threads = 5;
+        QCOMPARE(with_environment(chosen).cpu_threads, 5);
+        setenv("OMP_NUM_THREADS", "6,2", 1);  // threads of nested regions follow the comma
+        QCOMPARE(with_environment({}).cpu_threads, 6);
+        for (const char* value : {"many", "0", "-2", "4 threads", ",4"}) {
+            setenv("OMP_NUM_THREADS", value, 1);
+            QVERIFY2(with_environment({}).cpu_threads == 0, value);
+        }
     }
 
     void one_cache_setting_maps_to_what_a_gpu_stores()
