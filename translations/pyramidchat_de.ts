@@ -1043,12 +1043,12 @@
         <translation>Rot markierte Felder werden nicht übernommen; Antworten verwenden ihren letzten gültigen Wert.</translation>
     </message>
     <message>
-        <source>Changes apply to the next reply; the language, the device and the cache precision when the app starts again.</source>
-        <translation>Änderungen gelten ab der nächsten Antwort; Sprache, Gerät und Cache-Genauigkeit beim nächsten Start der App.</translation>
+        <source>Changes apply to the next reply; the language, the device, the CPU threads and the cache precision when the app starts again.</source>
+        <translation>Änderungen gelten ab der nächsten Antwort; Sprache, Gerät, CPU-Threads und Cache-Genauigkeit beim nächsten Start der App.</translation>
     </message>
     <message>
-        <source>Restart PyramidChat to use the new language, device or cache precision.</source>
-        <translation>Starten Sie PyramidChat neu, um die neue Sprache, das neue Gerät oder die neue Cache-Genauigkeit zu verwenden.</translation>
+        <source>Restart PyramidChat to use the new language, device, CPU threads or cache precision.</source>
+        <translation>Starten Sie PyramidChat neu, um die neue Sprache, das neue Gerät, die neuen CPU-Threads oder die neue Cache-Genauigkeit zu verwenden.</translation>
     </message>
     <message>
         <source>Reset all settings?</source>
@@ -1538,6 +1538,18 @@
     <message>
         <source>Average each entry&apos;s score over this many neighbouring entries, so that an entry&apos;s neighbours are kept with it (odd; 1: none, as in the paper)</source>
         <translation>Die Bewertung jedes Eintrags über so viele benachbarte Einträge mitteln, damit die Nachbarn eines Eintrags mit ihm behalten werden (ungerade; 1: keine, wie im Paper)</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU-Threads</translation>
+    </message>
+    <message>
+        <source>How many threads a model on the CPU runs on. Automatic: one per physical core of the fastest kind; a core&apos;s second hardware thread and efficiency cores would slow the others down. It changes the next time the app starts</source>
+        <translation>Wie viele Threads ein Modell auf der CPU nutzt. Automatisch: einer pro physischem Kern der schnellsten Art; der zweite Hardware-Thread eines Kerns und Effizienzkerne würden die anderen bremsen. Die Änderung gilt ab dem nächsten Start der App</translation>
+    </message>
+    <message>
+        <source>Automatic (one per performance core)</source>
+        <translation>Automatisch (einer pro Leistungskern)</translation>
     </message>
 </context>
 <context>

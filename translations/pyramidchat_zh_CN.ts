@@ -1038,12 +1038,12 @@
         <translation>标红的字段不会生效；回复将沿用其上一个有效值。</translation>
     </message>
     <message>
-        <source>Changes apply to the next reply; the language, the device and the cache precision when the app starts again.</source>
-        <translation>更改从下一条回复起生效；语言、设备和缓存精度在应用下次启动时生效。</translation>
+        <source>Changes apply to the next reply; the language, the device, the CPU threads and the cache precision when the app starts again.</source>
+        <translation>更改从下一条回复起生效；语言、设备、CPU 线程数和缓存精度在应用下次启动时生效。</translation>
     </message>
     <message>
-        <source>Restart PyramidChat to use the new language, device or cache precision.</source>
-        <translation>请重新启动 PyramidChat 以使用新的语言、设备或缓存精度。</translation>
+        <source>Restart PyramidChat to use the new language, device, CPU threads or cache precision.</source>
+        <translation>请重新启动 PyramidChat 以使用新的语言、设备、CPU 线程数或缓存精度。</translation>
     </message>
     <message>
         <source>Reset all settings?</source>
@@ -1533,6 +1533,18 @@
     <message>
         <source>Average each entry&apos;s score over this many neighbouring entries, so that an entry&apos;s neighbours are kept with it (odd; 1: none, as in the paper)</source>
         <translation>将每个条目的评分在这么多个相邻条目上取平均，使条目的相邻条目与它一同保留（奇数；1：不平滑，与论文相同）</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>How many threads a model on the CPU runs on. Automatic: one per physical core of the fastest kind; a core&apos;s second hardware thread and efficiency cores would slow the others down. It changes the next time the app starts</source>
+        <translation>模型在 CPU 上运行时使用的线程数。自动：最快类型的每个物理核心一个线程；核心的第二个硬件线程和能效核心会拖慢其他线程。下次启动应用时生效</translation>
+    </message>
+    <message>
+        <source>Automatic (one per performance core)</source>
+        <translation>自动（每个性能核心一个）</translation>
     </message>
 </context>
 <context>

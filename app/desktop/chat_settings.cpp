@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "backend/cpu_cores.h"
 #include "util/error.h"
 
 using pyramid::CompressionPolicyKind;
@@ -100,6 +101,14 @@ QStringList kvValueChoices()
 {
     return {kSameKvPrecision, QStringLiteral("f16"), QStringLiteral("q8"), QStringLiteral("q4"), QStringLiteral("f32")};
 }
+// "auto", then every count from one thread to the CPUs this process may use.
+QStringList cpuThreadChoices()
+{
+    QStringList choices{QStringLiteral("auto")};
+    for (int threads = 1; threads <= pyramid::cpu_cores().logical; ++threads)
+        choices.push_back(QString::number(threads));
+    return choices;
+}
 QString policyName(CompressionPolicyKind kind) { return QString::fromStdString(pyramid::to_string(kind)); }
 QString scheduleName(DecaySchedule schedule) { return QString::fromStdString(pyramid::to_string(schedule)); }
 
@@ -166,6 +175,7 @@ QVector<SettingField> makeFields()
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
                                    QStringLiteral("zh_CN")};
     const QStringList devices = {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")};
+    const QStringList threadCounts = cpuThreadChoices();
     const QStringList themes = {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")};
     return {
         // Languages are listed by their own names, which are never translated.
@@ -202,6 +212,20 @@ QVector<SettingField> makeFields()
              if (!devices.contains(text.trimmed()))
                  return false;
              s.device = text.trimmed();
+             return true;
+         }},
+        {QStringLiteral("cpu_threads"), interfaceGroup, QT_TRANSLATE_NOOP("SettingsModel", "CPU threads"),
+         QT_TRANSLATE_NOOP("SettingsModel",
+                           "How many threads a model on the CPU runs on. Automatic: one per physical core of the "
+                           "fastest kind; a core's second hardware thread and efficiency cores would slow the "
+                           "others down. It changes the next time the app starts"),
+         SettingField::Kind::Choice, threadCounts,
+         {QT_TRANSLATE_NOOP("SettingsModel", "Automatic (one per performance core)")},
+         [](const ChatSettings& s) { return s.cpuThreads > 0 ? QString::number(s.cpuThreads) : QStringLiteral("auto"); },
+         [threadCounts](ChatSettings& s, const QString& text) {
+             if (!threadCounts.contains(text.trimmed()))
+                 return false;
+             s.cpuThreads = text.trimmed() == QLatin1String("auto") ? 0 : text.trimmed().toInt();
              return true;
          }},
         {QStringLiteral("prompt_format"), generation, QT_TRANSLATE_NOOP("SettingsModel", "Prompt format"),
@@ -432,6 +456,7 @@ ChatSettings resetChatSettings(const ChatSettings& current)
     ChatSettings defaults;
     defaults.language = current.language;
     defaults.device = current.device;
+    defaults.cpuThreads = current.cpuThreads;
     defaults.kvPrecision = current.kvPrecision;
     defaults.kvValuePrecision = current.kvValuePrecision;
     defaults.theme = current.theme;

@@ -28,6 +28,9 @@ struct ChatSettings {
     // Where models run: "auto" (the GPU when a CUDA device and runtime exist, else the CPU),
     // "cpu" or "cuda"; read at start-up like the language.
     QString device = QStringLiteral("auto");
+    // The threads a model on the CPU runs on; 0: one per performance core (cpu_cores.h). Read at
+    // start-up like the device.
+    int cpuThreads = 0;
     // How the KV cache is stored: keys and values, unless the values are set apart (nullopt: as
     // the keys). A GPU stores q8 and q4 as chosen and its own half precision in place of f16
     // and f32 (cuda_kv_types_for). Read at start-up like the device.
@@ -43,6 +46,7 @@ struct ChatSettings {
 // The QSettings keys main.cpp reads the start-up settings from (the settings panel writes them).
 inline const QString kLanguageSettingKey = QStringLiteral("chat/language");
 inline const QString kDeviceSettingKey = QStringLiteral("chat/device");
+inline const QString kCpuThreadsSettingKey = QStringLiteral("chat/cpu_threads");
 inline const QString kKvPrecisionSettingKey = QStringLiteral("chat/kv_precision");
 inline const QString kKvValuePrecisionSettingKey = QStringLiteral("chat/kv_precision_values");
 // The value of the latter that stores values as the keys.
@@ -52,7 +56,7 @@ inline const QString kSameKvPrecision = QStringLiteral("same");
 QString validateChatSettings(const ChatSettings& settings);
 
 // What "Reset all" gives: the defaults, except for the settings read at start-up (language,
-// device, cache precision), the theme and the server, which say how the app runs and looks
+// device, CPU threads, cache precision), the theme and the server, which say how the app runs and looks
 // rather than how it replies.
 ChatSettings resetChatSettings(const ChatSettings& current);
 
@@ -73,7 +77,9 @@ struct SettingField {
     const char* help;
     Kind kind;
     QStringList choices;        // Choice only: the values, as stored
-    QVector<const char*> choiceLabels;  // what the list shows for each value, translated like `label`; empty: the values
+    // What the list shows for the first values, translated like `label`; the rest (all of them
+    // when empty) show as they are stored.
+    QVector<const char*> choiceLabels;
     std::function<QString(const ChatSettings&)> get;
     std::function<bool(ChatSettings&, const QString&)> set;  // false: not a value of this kind
 };

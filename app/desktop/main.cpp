@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QWindow>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -52,7 +53,7 @@ T storedOr(const QSettings& settings, const QString& key, T fallback, T (*parse)
     }
 }
 
-// The device and cache precision settings (the engine says which device it chose and why).
+// The device, CPU threads and cache precision settings (the engine says which device it chose and why).
 pyramid::BackendOptions backendOptions(const QSettings& settings)
 {
     const pyramid::KvPrecision keys =
@@ -65,6 +66,8 @@ pyramid::BackendOptions backendOptions(const QSettings& settings)
     // One setting for the cache wherever the model runs: a GPU keeps 8 and 4 bits, and stores
     // its own half precision for the others.
     chosen.cuda.kv_types = pyramid::cuda::cuda_kv_types_for(chosen.cpu_kv, chosen.cuda.precision);
+    // "auto", nothing stored or anything else: one thread per performance core.
+    chosen.cpu_threads = std::max(0, settings.value(kCpuThreadsSettingKey).toString().toInt());
     // The environment may choose kernels and CUDA options for experiments (backend_environment.h);
     // a value it cannot use is logged and the app starts without it.
     try {

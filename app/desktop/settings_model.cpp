@@ -82,11 +82,8 @@ QVariant SettingsModel::data(const QModelIndex& index, int role) const
     case ChoicesRole: return field.choices;
     case ChoiceLabelsRole: {
         QStringList labels = field.choices;
-        if (!field.choiceLabels.isEmpty()) {
-            labels.clear();
-            for (const char* label : field.choiceLabels)
-                labels.push_back(tr(label));
-        }
+        for (qsizetype i = 0; i < field.choiceLabels.size() && i < labels.size(); ++i)
+            labels[i] = tr(field.choiceLabels[i]);
         const qsizetype automatic = field.key == QLatin1String("prompt_format") ? labels.indexOf(kAutomaticPromptFormat) : -1;
         if (automatic >= 0)
             labels[automatic] = tr("Automatic (%1)", "the prompt format the open model names").arg(promptFormatName(detectedFormat_));
@@ -133,7 +130,7 @@ void SettingsModel::refreshAll()
 bool SettingsModel::restartNeeded() const
 {
     return current_.language != startedWith_.language || current_.device != startedWith_.device ||
-           !(current_.kvTypes() == startedWith_.kvTypes());
+           current_.cpuThreads != startedWith_.cpuThreads || !(current_.kvTypes() == startedWith_.kvTypes());
 }
 
 int SettingsModel::rowOf(const QString& key) const

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "backend/cpu_cores.h"
 #include "chat_store.h"
 #include "kv/compression_presets.h"
 #include "settings_model.h"
@@ -52,6 +53,11 @@ private slots:
         QCOMPARE(role(model, "policy", SettingsModel::ChoicesRole).toStringList(),
                  QStringList({"pyramid", "full", "local", "h2o", "snapkv", "pyramidkv"}));
         QCOMPARE(role(model, "top_k", SettingsModel::KindRole).toString(), QStringLiteral("integer"));
+        // The first choices have labels, the counts after them read as they are.
+        const QStringList threads = role(model, "cpu_threads", SettingsModel::ChoiceLabelsRole).toStringList();
+        QCOMPARE(threads.size(), pyramid::cpu_cores().logical + 1);
+        QCOMPARE(threads.front(), QStringLiteral("Automatic (one per performance core)"));
+        QCOMPARE(threads.back(), QString::number(pyramid::cpu_cores().logical));
         // Defaults are the core's defaults.
         const pyramid::CompressionConfig defaults;
         QCOMPARE(model.current().compression.pyramid.recent_ratio, defaults.pyramid.recent_ratio);
@@ -171,6 +177,12 @@ private slots:
             QVERIFY(model.setValue("language", "zh_CN"));
             QVERIFY(!model.setValue("device", "tpu"));
             QVERIFY(model.setValue("device", "cpu"));
+            // CPU threads: automatic, or a count up to the CPUs this process may use.
+            QCOMPARE(model.value("cpu_threads"), QString("auto"));
+            QVERIFY(!model.setValue("cpu_threads", "0"));
+            QVERIFY(!model.setValue("cpu_threads", QString::number(pyramid::cpu_cores().logical + 1)));
+            QVERIFY(model.setValue("cpu_threads", "1"));
+            QCOMPARE(model.current().cpuThreads, 1);
             QVERIFY(!model.setValue("kv_precision", "q8_0"));
             QVERIFY(model.setValue("kv_precision", "q8"));  // issue 36: 8 and 4 bits, values apart
             QCOMPARE(model.current().kvTypes(), pyramid::KvTypes(pyramid::KvPrecision::Q8));
@@ -184,6 +196,7 @@ private slots:
         QSettings settings(ini, QSettings::IniFormat);
         QCOMPARE(settings.value(kLanguageSettingKey).toString(), QString("zh_CN"));  // where main.cpp reads them
         QCOMPARE(settings.value(kDeviceSettingKey).toString(), QString("cpu"));
+        QCOMPARE(settings.value(kCpuThreadsSettingKey).toString(), QString("1"));
         QCOMPARE(settings.value(kKvPrecisionSettingKey).toString(), QString("f32"));
         QCOMPARE(settings.value(kKvValuePrecisionSettingKey).toString(), kSameKvPrecision);
         SettingsModel model(settings, store);
@@ -191,6 +204,7 @@ private slots:
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
         QCOMPARE(model.current().promptFormat, std::optional(pyramid::PromptFormat::Raw));
         QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
+        QCOMPARE(model.current().cpuThreads, 1);
         QCOMPARE(model.current().sampling.seed, std::numeric_limits<uint64_t>::max());
         QCOMPARE(model.current().compression.pyramid.gen_compress_ratio, pyramid::PyramidSettings{}.gen_compress_ratio);
     }
@@ -292,6 +306,7 @@ private slots:
         // automatic again, which follows the open model (a base model's raw).
         QVERIFY(model.setValue("language", "de"));
         QVERIFY(model.setValue("device", "cpu"));
+        QVERIFY(model.setValue("cpu_threads", "1"));
         QVERIFY(model.setValue("kv_precision", "f32"));
         QVERIFY(model.setValue("theme", "dark"));
         // Issue 37: the server switch and its port, checked like every field, are kept too.
@@ -309,6 +324,7 @@ private slots:
                  pyramid::PyramidSettings{}.layerwise_downsample_interval);
         QCOMPARE(model.current().language, QStringLiteral("de"));
         QCOMPARE(model.current().device, QStringLiteral("cpu"));
+        QCOMPARE(model.current().cpuThreads, 1);
         QCOMPARE(model.current().kvPrecision, pyramid::KvPrecision::F32);
         QCOMPARE(model.current().theme, QStringLiteral("dark"));
         QVERIFY(model.current().serve);
@@ -354,14 +370,15 @@ private slots:
         QVERIFY(!model.restartNeeded());
         QVERIFY(model.setValue("temperature", "0.2"));
         QVERIFY(!model.restartNeeded());  // a reply setting applies at once
-        for (const auto& [key, value] : {std::pair{"language", "de"}, {"device", "cpu"}, {"kv_precision", "f32"}}) {
+        for (const auto& [key, value] :
+             {std::pair{"language", "de"}, {"device", "cpu"}, {"cpu_threads", "1"}, {"kv_precision", "f32"}}) {
             const QString before = model.value(key);
             QVERIFY(model.setValue(key, value));
             QVERIFY2(model.restartNeeded(), key);
             QVERIFY(model.setValue(key, before));  // back to what this run started with
             QVERIFY2(!model.restartNeeded(), key);
         }
-        QCOMPARE(restart.size(), 6);
+        QCOMPARE(restart.size(), 8);
     }
 
     // Issue 38, item 8: under any policy but PyramidInfer its knobs say what they still do: set

@@ -86,7 +86,7 @@ Dialog {
         Label {
             textFormat: Text.PlainText
             text: dialog.settings.hasErrors ? qsTr("Fields marked in red are not applied; replies use their last valid value.")
-                                            : qsTr("Changes apply to the next reply; the language, the device and the cache precision when the app starts again.")
+                                            : qsTr("Changes apply to the next reply; the language, the device, the CPU threads and the cache precision when the app starts again.")
             color: dialog.settings.hasErrors ? dialog.errorColor : pal.windowText
             opacity: dialog.settings.hasErrors ? 1 : 0.7
             wrapMode: Text.Wrap
@@ -96,7 +96,7 @@ Dialog {
             objectName: "restartNote"
             textFormat: Text.PlainText
             visible: dialog.settings.restartNeeded
-            text: qsTr("Restart PyramidChat to use the new language, device or cache precision.")
+            text: qsTr("Restart PyramidChat to use the new language, device, CPU threads or cache precision.")
             font.bold: true
             wrapMode: Text.Wrap
             Layout.fillWidth: true
