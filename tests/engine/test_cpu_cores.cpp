@@ -15,6 +15,7 @@
 #include "kv/compression_config.h"
 #include "model/model.h"
 #include "shared_data.h"
+#include "stories_prompt.h"
 
 #ifdef PYRAMID_HAVE_HWLOC
 #include <hwloc.h>
@@ -46,14 +47,6 @@ struct Topology {
     }
 };
 #endif
-
-std::vector<int32_t> prompt()
-{
-    std::vector<int32_t> tokens{1};
-    for (int i = 1; i < 100; ++i)
-        tokens.push_back(3 + (i * 37) % 500);
-    return tokens;
-}
 
 } // namespace
 
@@ -121,7 +114,7 @@ private slots:
         omp_set_num_threads(3);  // the caller's own setting, which no call may change
         InferenceSession on_one(one, CompressionConfig::full_cache()), on_two(two, CompressionConfig::full_cache());
         // Each output row is one thread's sum whatever the count: the same floats.
-        QVERIFY(on_one.prefill(prompt()) == on_two.prefill(prompt()));
+        QVERIFY(on_one.prefill(test::stories_prompt()) == on_two.prefill(test::stories_prompt()));
         for (int32_t token : {300, 301, 302})
             QVERIFY(on_one.decode(token) == on_two.decode(token));
         QCOMPARE(omp_get_max_threads(), 3);

@@ -18,6 +18,7 @@
 #include "generate/inference_session.h"
 #include "model/model.h"
 #include "shared_data.h"
+#include "stories_prompt.h"
 #include "util/error.h"
 
 using namespace pyramid;
@@ -46,15 +47,6 @@ std::unique_ptr<Backend> across_the_boundary(std::unique_ptr<Backend> inner)
     return fault_raising_backend(fault_catching_backend(std::move(inner), slot), std::move(fault));
 }
 
-// Longer than PyramidInfer's min_context_length (64), so that its layers compact.
-std::vector<int32_t> prompt()
-{
-    std::vector<int32_t> tokens{1};
-    for (int i = 1; i < 100; ++i)
-        tokens.push_back(3 + (i * 37) % 500);
-    return tokens;
-}
-
 } // namespace
 
 class PluginFaultTest : public QObject {
@@ -70,10 +62,10 @@ private slots:
         QCOMPARE(wrapped->kv_entry_bytes(), direct.kv_entry_bytes());
 
         // PyramidInfer (the default policy) compacts the stores and probes through them: every
-        // store call crosses.
+        // store call crosses (the prompt is longer than its min_context_length, 64).
         const CompressionConfig pyramid;
         InferenceSession alone(direct, pyramid), across(*wrapped, pyramid);
-        QVERIFY(alone.prefill(prompt()) == across.prefill(prompt()));
+        QVERIFY(alone.prefill(test::stories_prompt()) == across.prefill(test::stories_prompt()));
         for (int32_t token : {300, 301, 302, 303})
             QVERIFY(alone.decode(token) == across.decode(token));
     }
@@ -87,7 +79,7 @@ private slots:
         ThrowingBackend& inner = *throwing;
         const auto wrapped = across_the_boundary(std::move(throwing));
         InferenceSession session(*wrapped, CompressionConfig::full_cache());
-        const auto step = [&] { session.prefill(prompt()); };
+        const auto step = [&] { session.prefill(test::stories_prompt()); };
 
         inner.next_failure = [] { throw Error("tensor blk.0.attn_q is short"); };
         QVERIFY_THROWS_EXCEPTION(Error, step());
@@ -121,8 +113,8 @@ private slots:
         // The fault was read and cleared each time: a step after them all succeeds, and gives
         // what the backend gives alone.
         InferenceSession reference(cpu, CompressionConfig::full_cache());
-        QVERIFY(InferenceSession(*wrapped, CompressionConfig::full_cache()).prefill(prompt()) ==
-                reference.prefill(prompt()));
+        QVERIFY(InferenceSession(*wrapped, CompressionConfig::full_cache()).prefill(test::stories_prompt()) ==
+                reference.prefill(test::stories_prompt()));
     }
 
     void a_store_that_cannot_grow_says_so_across_the_boundary()
