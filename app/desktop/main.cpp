@@ -11,7 +11,6 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QWindow>
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -20,6 +19,7 @@
 
 #include "app_translations.h"
 #include "backend/backend_environment.h"
+#include "backend/cpu_cores.h"
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
@@ -66,8 +66,10 @@ pyramid::BackendOptions backendOptions(const QSettings& settings)
     // One setting for the cache wherever the model runs: a GPU keeps 8 and 4 bits, and stores
     // its own half precision for the others.
     chosen.cuda.kv_types = pyramid::cuda::cuda_kv_types_for(chosen.cpu_kv, chosen.cuda.precision);
-    // "auto", nothing stored or anything else: one thread per performance core.
-    chosen.cpu_threads = std::max(0, settings.value(kCpuThreadsSettingKey).toString().toInt());
+    // A count the settings offer (1 to the CPUs this process may use); "auto", nothing stored or
+    // anything else, as the settings read it too: one thread per performance core.
+    const int threads = settings.value(kCpuThreadsSettingKey).toString().toInt();
+    chosen.cpu_threads = threads >= 1 && threads <= pyramid::cpu_cores().logical ? threads : 0;
     // The environment may choose kernels and CUDA options for experiments (backend_environment.h);
     // a value it cannot use is logged and the app starts without it.
     try {
