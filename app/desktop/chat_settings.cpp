@@ -105,7 +105,8 @@ QStringList kvValueChoices()
 QStringList cpuThreadChoices()
 {
     QStringList choices{QStringLiteral("auto")};
-    for (int threads = 1; threads <= pyramid::cpu_cores().logical; ++threads)
+    const int cpus = pyramid::cpu_cores().logical;  // one topology read, not one per count
+    for (int threads = 1; threads <= cpus; ++threads)
         choices.push_back(QString::number(threads));
     return choices;
 }
