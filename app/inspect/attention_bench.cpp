@@ -17,8 +17,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <omp.h>
 
+#include "backend/cpu_cores.h"
 #include "backend/cpu_kernels.h"
 #include "backend/backend_environment.h"
 #include "backend/kernel_config.h"
@@ -79,11 +79,12 @@ struct StoredCache {
     {
     }
     double seconds(const std::vector<float>& q, int n_q, int len, const cpu::AttentionShape& shape,
-                   std::vector<float>& out, cpu::KernelIsa isa) const
+                   std::vector<float>& out, cpu::KernelIsa isa, WorkerPool& workers) const
     {
         const auto t0 = Clock::now();
         cpu::attention(q.data(), n_q, cpu::CacheHeads<Stored>{k.heads, k.stride},
-                       cpu::CacheHeads<Stored>{v.heads, v.stride}, len, shape, out.data(), nullptr, nullptr, isa);
+                       cpu::CacheHeads<Stored>{v.heads, v.stride}, len, shape, out.data(), nullptr, nullptr, isa,
+                       &workers);
         return std::chrono::duration<double>(Clock::now() - t0).count();
     }
 };
@@ -130,6 +131,8 @@ int main(int argc, char** argv)
     std::normal_distribution<float> value(0.0f, 1.0f);
     const int q_width = shape.n_heads * shape.head_dim, kv_width = shape.n_kv_heads * shape.head_dim;
     const cpu::KernelIsa isa = kernel_config_from_environment().isa;
+    // The threads a CPU backend would get here (OMP_NUM_THREADS where set).
+    WorkerPool workers(cpu_threads_or_default(with_environment({}).cpu_threads));
     std::vector<Row> results;
     for (int len : lengths) {
         std::vector<float> k(static_cast<size_t>(len) * kv_width), v(k.size());
@@ -150,10 +153,10 @@ int main(int argc, char** argv)
             std::vector<std::vector<float>> out(kTypes, std::vector<float>(q.size()));
             const auto run = [&](int type) {
                 switch (type) {
-                case 0: return f32.seconds(q, n_q, len, shape, out[0], isa);
-                case 1: return f16.seconds(q, n_q, len, shape, out[1], isa);
-                case 2: return q8.seconds(q, n_q, len, shape, out[2], isa);
-                default: return q4.seconds(q, n_q, len, shape, out[3], isa);
+                case 0: return f32.seconds(q, n_q, len, shape, out[0], isa, workers);
+                case 1: return f16.seconds(q, n_q, len, shape, out[1], isa, workers);
+                case 2: return q8.seconds(q, n_q, len, shape, out[2], isa, workers);
+                default: return q4.seconds(q, n_q, len, shape, out[3], isa, workers);
                 }
             };
             Row row{len, n_q};
@@ -171,7 +174,7 @@ int main(int argc, char** argv)
         }
     }
 
-    fmt::print("Machine: {}, {} OpenMP threads; {} kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(),
+    fmt::print("Machine: {}, {} threads; {} kernels; date: {}\n", cpu_model_name(), workers.threads(),
                cpu::kernel_isa_name(isa),
                local_date());
     fmt::print("{} heads, {} KV heads of {}; median of {} calls of each variant, alternating.\n\n", shape.n_heads,
@@ -196,7 +199,7 @@ int main(int argc, char** argv)
     if (!json_path.empty()) {
         const nlohmann::json doc = {{"tool", "pyramid-attention-bench"},
                                     {"cpu", cpu_model_name()},
-                                    {"threads", omp_get_max_threads()},
+                                    {"threads", workers.threads()},
                                     {"kernels", cpu::kernel_isa_name(isa)},
                                     {"date", local_date()},
                                     {"heads", shape.n_heads},

@@ -13,10 +13,10 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "backend/backend_environment.h"
 #include "backend/cpu_backend.h"
+#include "backend/cpu_cores.h"
 #include "backend/dequantized_weights.h"
 #include "backend/kernel_config.h"
 #include "command_line.h"
@@ -72,9 +72,8 @@ int main(int argc, char** argv)
         return *status;
     pyramid::init_logging({false, false, "pyramid-cpu-bench"});
 
-    // Both variants run the kernels the environment chooses (backend_environment.h).
-    pyramid::BackendOptions kernels_options(pyramid::BackendPreference::Cpu);
-    kernels_options.cpu_kernels = pyramid::kernel_config_from_environment();
+    // Both variants run the kernels and threads the environment chooses (backend_environment.h).
+    pyramid::BackendOptions kernels_options = pyramid::with_environment(pyramid::BackendOptions(pyramid::BackendPreference::Cpu));
     std::shared_ptr<pyramid::Model> model;
     pyramid::ModelWeights f32;
     std::vector<int32_t> prompt;
@@ -94,7 +93,8 @@ int main(int argc, char** argv)
         fmt::print(stderr, "pyramid-cpu-bench: {}\n", e.what());
         return 3;
     }
-    pyramid::CpuBackend f32_backend(f32, pyramid::KvPrecision::F32, kernels_options.cpu_kernels);
+    pyramid::CpuBackend f32_backend(f32, pyramid::KvPrecision::F32, kernels_options.cpu_kernels,
+                                    pyramid::CpuBackend::kSliceRows, {}, kernels_options.cpu_threads);
 
     struct Variant {
         std::string label;
@@ -118,8 +118,8 @@ int main(int argc, char** argv)
 
     fmt::print("Model: {}\n", model_path);
     const pyramid::cpu::KernelConfig kernels = kernels_options.cpu_kernels;
-    fmt::print("Machine: {}, {} OpenMP threads; kernels: {}, {} quantized dot; date: {}\n", pyramid::cpu_model_name(),
-               omp_get_max_threads(), pyramid::cpu::kernel_isa_name(kernels.isa),
+    fmt::print("Machine: {}, {} threads; kernels: {}, {} quantized dot; date: {}\n", pyramid::cpu_model_name(),
+               pyramid::cpu_threads_or_default(kernels_options.cpu_threads), pyramid::cpu::kernel_isa_name(kernels.isa),
                pyramid::cpu::quantized_dot_name(kernels.quantized_dot), pyramid::local_date());
     fmt::print("Prompt {} tokens, then {} greedy decode steps, full KV cache; median of {} runs (min-max).\n\n",
                prompt.size(), decode_tokens, repeats);

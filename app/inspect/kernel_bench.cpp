@@ -18,9 +18,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <omp.h>
 
 #include "backend/backend_environment.h"
+#include "backend/cpu_cores.h"
 #include "backend/cpu_kernels.h"
 #include "backend/int8_matmul.h"
 #include "backend/kernel_config.h"
@@ -45,10 +45,10 @@ struct Row {
 };
 
 double seconds_of(const WeightView& w, const std::vector<float>& x, int n, std::vector<float>& y,
-                  const cpu::KernelConfig& config)
+                  const cpu::KernelConfig& config, WorkerPool& workers)
 {
     const auto t0 = Clock::now();
-    cpu::matmul(w, x.data(), n, y.data(), config);
+    cpu::matmul(w, x.data(), n, y.data(), config, &workers);
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
@@ -104,6 +104,8 @@ int main(int argc, char** argv)
     }
     // The best kernels of this CPU, or those PYRAMID_CPU_KERNELS names: the int8 ones need AVX2.
     const cpu::KernelIsa isa = kernel_config_from_environment().isa;
+    // The threads a CPU backend would get here (OMP_NUM_THREADS where set).
+    WorkerPool workers(cpu_threads_or_default(with_environment({}).cpu_threads));
     const cpu::KernelConfig exact{isa, cpu::QuantizedDot::Exact};
     const cpu::KernelConfig int8{isa, cpu::QuantizedDot::Int8};
     if (!cpu::runs_avx2(isa)) {
@@ -127,17 +129,17 @@ int main(int argc, char** argv)
         const bool has_int8 = cpu::int8_matmul_supported(type);
         for (int n : token_counts) {
             std::vector<float> y_exact(static_cast<size_t>(n * rows)), y_int8(y_exact.size());
-            seconds_of(w, x, n, y_exact, exact);  // warm-up, and the reference
+            seconds_of(w, x, n, y_exact, exact, workers);  // warm-up, and the reference
             Row row{type, n};
             if (has_int8) {
-                seconds_of(w, x, n, y_int8, int8);
+                seconds_of(w, x, n, y_int8, int8, workers);
                 row.int8_difference = relative_error(y_int8, y_exact);
             }
             std::vector<double> exact_times, int8_times;
             for (int r = 0; r < repeats; ++r) {
-                exact_times.push_back(seconds_of(w, x, n, y_exact, exact));
+                exact_times.push_back(seconds_of(w, x, n, y_exact, exact, workers));
                 if (has_int8)
-                    int8_times.push_back(seconds_of(w, x, n, y_int8, int8));
+                    int8_times.push_back(seconds_of(w, x, n, y_int8, int8, workers));
             }
             row.exact_ms = 1e3 * median(exact_times);
             row.int8_ms = has_int8 ? 1e3 * median(int8_times) : 0;
@@ -145,7 +147,7 @@ int main(int argc, char** argv)
         }
     }
 
-    fmt::print("Machine: {}, {} OpenMP threads; {} kernels; date: {}\n", cpu_model_name(), omp_get_max_threads(),
+    fmt::print("Machine: {}, {} threads; {} kernels; date: {}\n", cpu_model_name(), workers.threads(),
                cpu::kernel_isa_name(isa), local_date());
     fmt::print("y = x W^T, W {} x {} generated; median of {} runs of each variant, alternating.\n\n", rows, cols,
                repeats);
@@ -177,7 +179,7 @@ int main(int argc, char** argv)
     if (!json_path.empty()) {
         const nlohmann::json doc = {{"tool", "pyramid-kernel-bench"},
                                     {"cpu", cpu_model_name()},
-                                    {"threads", omp_get_max_threads()},
+                                    {"threads", workers.threads()},
                                     {"kernels", cpu::kernel_isa_name(isa)},
                                     {"date", local_date()},
                                     {"rows", rows},

@@ -11,9 +11,10 @@
 //     naming the variable: they change what runs, not only how fast.
 //   PYRAMID_BACKEND_DIR=<folder>: where the CUDA backend library is looked for first
 //     (BackendOptions::plugin_dir).
-//   OMP_NUM_THREADS=<count>: OpenMP's own variable, the CPU backend's threads where the
-//     program leaves them automatic (BackendOptions::cpu_threads 0), as it would set OpenMP's
-//     team without the backend's count (cpu_cores.h). Not a count: logged and ignored.
+//   OMP_NUM_THREADS=<count>: OpenMP's variable, which users set to bound a program's threads:
+//     the CPU backend's threads where the program leaves them automatic
+//     (BackendOptions::cpu_threads 0) instead of one per performance core (cpu_cores.h). Not a
+//     count: logged and ignored.
 #include "backend/backend_loader.h"
 
 namespace pyramid {

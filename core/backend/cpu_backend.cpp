@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <type_traits>
 
-#include <omp.h>
 
 #include "backend/cpu_cores.h"
 #include "backend/cpu_kernels.h"
@@ -36,9 +36,10 @@ public:
     // cpu::attention of n_q new rows, the last n_q entries, against the whole layer, with the
     // row kernels of `isa` (the backend's KernelConfig).
     virtual void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out,
-                        const AttentionProbe* probe, float* probe_out, cpu::KernelIsa isa) const = 0;
+                        const AttentionProbe* probe, float* probe_out, cpu::KernelIsa isa,
+                        WorkerPool& workers) const = 0;
     // Rotates each key by its own shift (Backend::shift_key_positions).
-    virtual void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts) = 0;
+    virtual void rotate_keys(const ModelConfig& c, std::span<const int32_t> shifts, WorkerPool& workers) = 0;
 };
 
 // K, V: the stored types of keys and of values (kv_entry_types.h). Kept head by head
@@ -111,7 +112,7 @@ public:
             }
     }
     void attend(const float* q, int n_q, const cpu::AttentionShape& shape, float* out, const AttentionProbe* probe,
-                float* probe_out, cpu::KernelIsa isa) const override
+                float* probe_out, cpu::KernelIsa isa, WorkerPool& workers) const override
     {
         std::vector<const K*> k;
         std::vector<const V*> v;
@@ -121,11 +122,11 @@ public:
         }
         cpu::attention(q, n_q, cpu::CacheHeads<K>{k, head_dim_ / kValuesPerElement<K>},
                        cpu::CacheHeads<V>{v, head_dim_ / kValuesPerElement<V>}, size(), shape, out, probe, probe_out,
-                       isa);
+                       isa, &workers);
     }
     // fp16 and quantized keys are decoded, rotated and stored again: a quantized key gets the
     // scales of its rotated values. `shifts`: size() for every head, or size() per head.
-    void rotate_keys(const ModelConfig& c, std::span<const int32_t> all_shifts) override
+    void rotate_keys(const ModelConfig& c, std::span<const int32_t> all_shifts, WorkerPool& workers) override
     {
         const bool per_head = all_shifts.size() != static_cast<size_t>(size());
         for (size_t g = 0; g < keys_.size(); ++g) {
@@ -133,12 +134,12 @@ public:
             const auto shifts = per_head ? all_shifts.subspan(g * static_cast<size_t>(size()), static_cast<size_t>(size()))
                                          : all_shifts;
             if constexpr (std::is_same_v<K, float>) {
-                cpu::rope(head.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+                cpu::rope(head.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout, &workers);
             } else {
                 const int64_t count = static_cast<int64_t>(size()) * c.head_dim;
                 std::vector<float> keys(static_cast<size_t>(count));
                 load_values(head.data(), count, keys.data());
-                cpu::rope(keys.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout);
+                cpu::rope(keys.data(), size(), 1, c.head_dim, shifts, c.rope_theta, c.rope_layout, &workers);
                 store_values(keys.data(), count, head.data());
             }
         }
@@ -206,26 +207,13 @@ KvBlockAllocator cpu_kv_blocks(const ModelConfig& c, const KvTypes& types, const
     return KvBlockAllocator(memory.block_entries, block_bytes, capacity);
 }
 
-// The backend's thread count for one call: OpenMP's team size is a setting of the calling
-// thread (its nthreads ICV), set here and given back when the call ends.
-class TeamSize {
-public:
-    explicit TeamSize(int threads) : previous_(omp_get_max_threads()) { omp_set_num_threads(threads); }
-    ~TeamSize() { omp_set_num_threads(previous_); }
-    TeamSize(const TeamSize&) = delete;
-    TeamSize& operator=(const TeamSize&) = delete;
-
-private:
-    int previous_;
-};
-
 } // namespace
 
 CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu::KernelConfig& kernels, int slice_rows,
                        const CpuKvMemory& kv_memory, int threads)
     : weights_(weights), kv_types_(kv_types), kernels_(kernels),
       kv_blocks_(cpu_kv_blocks(weights.config, kv_types, kv_memory)),
-      threads_(threads > 0 ? threads : default_cpu_threads(cpu_cores())), slice_rows_(slice_rows)
+      workers_(cpu_threads_or_default(threads)), slice_rows_(slice_rows)
 {
     for (KvPrecision type : {kv_types.k, kv_types.v})
         if (!kv_values_fit(type, weights.config.head_dim))
@@ -242,13 +230,12 @@ CpuBackend::CpuBackend(const ModelWeights& weights, KvTypes kv_types, const cpu:
 
 BackendInfo CpuBackend::info() const
 {
-    std::string device = std::to_string(threads_) + " threads, ";
+    std::string device = std::to_string(workers_.threads()) + " threads, ";
     return {"cpu", device + kv_types_name(kv_types_) + " KV cache", std::nullopt};
 }
 
 std::unique_ptr<HiddenStates> CpuBackend::embed(std::span<const int32_t> tokens)
 {
-    const TeamSize team(threads_);
     const ModelConfig& c = config();
     for (int32_t t : tokens)
         if (t < 0 || t >= c.n_vocab)
@@ -266,7 +253,6 @@ std::unique_ptr<KvLayerStore> CpuBackend::new_kv_layer()
 
 void CpuBackend::run_layer_batch(int layer, HiddenStates& hidden, std::span<const SequenceRows> sequences)
 {
-    const TeamSize team(threads_);
     const ModelConfig& c = config();
     if (layer < 0 || layer >= c.n_layers)
         throw Error("layer " + std::to_string(layer) + " does not exist (the model has " +
@@ -301,7 +287,7 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
     };
     SliceBuffers& b = slice_buffers_;
     float* const x = sized(b.x, static_cast<size_t>(n) * c.dim);
-    cpu::rms_norm(h, w.attn_norm, n, c.dim, c.rms_eps, x);
+    cpu::rms_norm(h, w.attn_norm, n, c.dim, c.rms_eps, x, &workers_);
     float* const q = sized(b.q, static_cast<size_t>(n) * q_width);
     float* const k = sized(b.k, static_cast<size_t>(n) * kv_width);
     float* const v = sized(b.v, static_cast<size_t>(n) * kv_width);
@@ -316,9 +302,9 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         float* pq = q + static_cast<size_t>(row) * q_width;
         const size_t kv_offset = static_cast<size_t>(row) * kv_width;
         auto& kv = static_cast<CpuKvLayerStore&>(*s.cache);
-        cpu::rope(pq, piece.rows, c.n_heads, c.head_dim, positions, c.rope_theta, c.rope_layout);
-        cpu::rope(k + kv_offset, piece.rows, c.n_kv_heads, c.head_dim, positions, c.rope_theta,
-                  c.rope_layout);
+        cpu::rope(pq, piece.rows, c.n_heads, c.head_dim, positions, c.rope_theta, c.rope_layout, &workers_);
+        cpu::rope(k + kv_offset, piece.rows, c.n_kv_heads, c.head_dim, positions, c.rope_theta, c.rope_layout,
+                  &workers_);
         kv.append(k + kv_offset, v + kv_offset, piece.rows);
 
         check_cancel();
@@ -332,7 +318,7 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         }
         float* out = attended + static_cast<size_t>(row) * q_width;
         kv.attend(pq, piece.rows, {c.n_heads, c.n_kv_heads, c.head_dim}, out, probe ? &*probe : nullptr,
-                  probe ? s.probe_out->data() : nullptr, kernels_.isa);
+                  probe ? s.probe_out->data() : nullptr, kernels_.isa, workers_);
         row += piece.rows;
     }
 
@@ -345,7 +331,7 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
     // The feed-forward block a token tile slice at a time: its two ffn_dim-wide activations are
     // the step's largest (88 KiB a row for 7B), and a slice may be longer than slice_rows_ (its
     // probe rows). Every operation is per row: the result is the same.
-    cpu::rms_norm(h, w.ffn_norm, n, c.dim, c.rms_eps, x);
+    cpu::rms_norm(h, w.ffn_norm, n, c.dim, c.rms_eps, x, &workers_);
     float* const gate = sized(b.gate, static_cast<size_t>(std::min(n, kFeedForwardRows)) * c.ffn_dim);
     float* const up = sized(b.up, static_cast<size_t>(std::min(n, kFeedForwardRows)) * c.ffn_dim);
     for (int first = 0; first < n; first += kFeedForwardRows) {
@@ -353,9 +339,9 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         const int rows = std::min(kFeedForwardRows, n - first);
         const float* in = x + static_cast<size_t>(first) * c.dim;
         const cpu::MatmulOutput gate_up[] = {{&w.w_gate, gate}, {&w.w_up, up}};
-        cpu::matmul_group(gate_up, in, rows, kernels_);
-        cpu::swiglu(gate, up, static_cast<int64_t>(rows) * c.ffn_dim);
-        cpu::matmul(w.w_down, gate, rows, projected + static_cast<size_t>(first) * c.dim, kernels_);
+        cpu::matmul_group(gate_up, in, rows, kernels_, &workers_);
+        cpu::swiglu(gate, up, static_cast<int64_t>(rows) * c.ffn_dim, &workers_);
+        cpu::matmul(w.w_down, gate, rows, projected + static_cast<size_t>(first) * c.dim, kernels_, &workers_);
     }
     cpu::add_in_place(h, projected, hidden_values);
 }
@@ -366,7 +352,7 @@ void CpuBackend::check_cancel() const
         throw Cancelled();
 }
 
-void CpuBackend::project(std::span<const cpu::MatmulOutput> outputs, const float* x, int n) const
+void CpuBackend::project(std::span<const cpu::MatmulOutput> outputs, const float* x, int n)
 {
     std::array<cpu::MatmulOutput, cpu::kMaxMatmulGroup> slice;
     const int64_t cols = outputs.front().w->cols;
@@ -375,32 +361,29 @@ void CpuBackend::project(std::span<const cpu::MatmulOutput> outputs, const float
         const int rows = std::min(kFeedForwardRows, n - first);
         for (size_t i = 0; i < outputs.size(); ++i)
             slice[i] = {outputs[i].w, outputs[i].y + static_cast<int64_t>(first) * outputs[i].w->rows};
-        cpu::matmul_group({slice.data(), outputs.size()}, x + first * cols, rows, kernels_);
+        cpu::matmul_group({slice.data(), outputs.size()}, x + first * cols, rows, kernels_, &workers_);
     }
 }
 
 void CpuBackend::gather(HiddenStates& hidden, std::span<const int> rows)
 {
-    const TeamSize team(threads_);
     auto& h = cpu_states(hidden);
     keep_rows(h.values, h.dim, rows);
 }
 
 void CpuBackend::shift_key_positions(KvLayerStore& cache, std::span<const int32_t> shifts)
 {
-    const TeamSize team(threads_);
     const ModelConfig& c = config();
     auto& kv = static_cast<CpuKvLayerStore&>(cache);
     if (shifts.size() != static_cast<size_t>(kv.size()) &&
         shifts.size() != static_cast<size_t>(kv.size()) * static_cast<size_t>(c.n_kv_heads))
         throw Error("shift_key_positions: " + std::to_string(shifts.size()) + " shifts for " +
                     std::to_string(kv.size()) + " entries of " + std::to_string(c.n_kv_heads) + " KV heads");
-    kv.rotate_keys(c, shifts);
+    kv.rotate_keys(c, shifts, workers_);
 }
 
 std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span<const int> rows)
 {
-    const TeamSize team(threads_);
     const ModelConfig& c = config();
     const auto& h = cpu_states(hidden);
     const int n = static_cast<int>(rows.size());
@@ -413,30 +396,29 @@ std::vector<float> CpuBackend::logits_rows(const HiddenStates& hidden, std::span
                     selected.begin() + static_cast<ptrdiff_t>(i) * c.dim);
     }
     std::vector<float> x(selected.size());
-    cpu::rms_norm(selected.data(), weights_.output_norm, n, c.dim, c.rms_eps, x.data());
+    cpu::rms_norm(selected.data(), weights_.output_norm, n, c.dim, c.rms_eps, x.data(), &workers_);
     std::vector<float> out(static_cast<size_t>(n) * c.n_vocab);
-    cpu::matmul(weights_.output, x.data(), n, out.data(), kernels_);
+    cpu::matmul(weights_.output, x.data(), n, out.data(), kernels_, &workers_);
     return out;
 }
 
 double CpuBackend::copy_bandwidth()
 {
-    const TeamSize team(threads_);
     // Buffers far larger than the caches, copied by the backend's threads, best of a few tries.
     constexpr size_t kBytes = size_t(256) << 20;
     std::vector<std::byte> from(kBytes, std::byte{1}), to(kBytes);
     double best = 0;
     for (int attempt = 0; attempt < 4; ++attempt) {
-        const double start = omp_get_wtime();
-#pragma omp parallel
-        {
-            const size_t threads = static_cast<size_t>(omp_get_num_threads());
-            const size_t share = (kBytes + threads - 1) / threads;
-            const size_t begin = std::min(kBytes, share * static_cast<size_t>(omp_get_thread_num()));
+        const auto start = std::chrono::steady_clock::now();
+        const int64_t tasks = workers_.threads();
+        const size_t share = (kBytes + static_cast<size_t>(tasks) - 1) / static_cast<size_t>(tasks);
+        workers_.run(tasks, [&](int64_t task, int) {
+            const size_t begin = std::min(kBytes, share * static_cast<size_t>(task));
             const size_t end = std::min(kBytes, begin + share);
             std::memcpy(to.data() + begin, from.data() + begin, end - begin);
-        }
-        best = std::max(best, 2.0 * kBytes / (omp_get_wtime() - start));
+        });
+        const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+        best = std::max(best, 2.0 * kBytes / seconds.count());
     }
     return best;
 }

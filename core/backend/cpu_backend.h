@@ -8,6 +8,7 @@
 #include "backend/kernel_config.h"
 #include "backend/kv_precision.h"
 #include "backend/layer_slices.h"
+#include "backend/worker_pool.h"
 
 namespace pyramid {
 
@@ -27,9 +28,8 @@ public:
     // `slice_rows`: how many rows of a step go through a layer at a time (layer_slices.h); any
     // number gives the same result, tests compare them. `kv_memory`: the blocks its caches are
     // counted in, and their capacity (a capacity below one block is refused). `threads`: how
-    // many threads its kernels run on; 0: one per performance core (cpu_cores.h). Every call
-    // runs its parallel regions on them, whatever the calling thread's OpenMP setting, and
-    // leaves that setting as it found it.
+    // many threads its kernels run on; 0: one per performance core (cpu_cores.h). They are the
+    // backend's own (worker_pool.h): its calls use no OpenMP setting and change none.
     static constexpr int kSliceRows = 256;
     explicit CpuBackend(const ModelWeights& weights, KvTypes kv_types = KvPrecision::F32,
                         const cpu::KernelConfig& kernels = cpu::best_kernel_config(), int slice_rows = kSliceRows,
@@ -59,7 +59,7 @@ private:
     cpu::KernelConfig kernels_;
     KvBlockAllocator kv_blocks_;  // outlives the stores (their contract: not the backend)
     const std::atomic<bool>* cancel_ = nullptr;
-    int threads_;
+    WorkerPool workers_;
 
     int slice_rows_;
 
@@ -76,7 +76,7 @@ private:
                          const LayerSlice& slice);
     // cpu::matmul_group in slices of rows, with check_cancel() before each: a long prompt's
     // projection stops within a slice. Slices are whole token tiles, so the result is the same.
-    void project(std::span<const cpu::MatmulOutput> outputs, const float* x, int n) const;
+    void project(std::span<const cpu::MatmulOutput> outputs, const float* x, int n);
 };
 
 } // namespace pyramid

@@ -35,4 +35,7 @@ CpuCores cpu_cores(hwloc_topology* topology);
 // The threads to run on without a choice: the performance cores, at least one.
 inline int default_cpu_threads(const CpuCores& cores) { return cores.performance > 0 ? cores.performance : 1; }
 
+// `threads`, or without a choice (0) default_cpu_threads of this machine.
+inline int cpu_threads_or_default(int threads) { return threads > 0 ? threads : default_cpu_threads(cpu_cores()); }
+
 } // namespace pyramid

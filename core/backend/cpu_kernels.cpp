@@ -7,8 +7,6 @@
 #include <limits>
 #include <vector>
 
-#include <omp.h>
-
 #include "backend/cache_rows.h"
 #include "backend/float_dot.h"
 #include "backend/int8_activations.h"
@@ -18,8 +16,8 @@
 namespace pyramid::cpu {
 namespace {
 
-// Below this many multiply-adds a parallel region costs more than it saves (and idle
-// threads spinning on a busy machine cost far more): run on the calling thread.
+// Below this many multiply-adds spreading the work over threads costs more than it saves: run
+// on the calling thread.
 constexpr int64_t kParallelWork = int64_t(1) << 16;
 
 
@@ -35,13 +33,14 @@ const float* decoded_row(const WeightView& w, int64_t r, std::vector<float>& scr
 
 } // namespace
 
-void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config)
+void matmul(const WeightView& w, const float* x, int n, float* y, const KernelConfig& config, WorkerPool* workers)
 {
     const MatmulOutput output{&w, y};
-    matmul_group({&output, 1}, x, n, config);
+    matmul_group({&output, 1}, x, n, config, workers);
 }
 
-void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n, const KernelConfig& config)
+void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n, const KernelConfig& config,
+                  WorkerPool* workers)
 {
     const auto int8 = [&](const MatmulOutput& o) {
         return config.quantized_dot == QuantizedDot::Int8 && int8_matmul_supported(o.w->type);
@@ -50,7 +49,7 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n, 
     if (outputs.size() > kMaxMatmulGroup || (n_int8 != 0 && n_int8 != outputs.size())) {
         // More products than a group holds, or int8 and float32 ones mixed: one call each.
         for (const MatmulOutput& o : outputs)
-            matmul_group({&o, 1}, x, n, config);
+            matmul_group({&o, 1}, x, n, config, workers);
         return;
     }
     // Rows in chunks, one chunk per task, numbered across the products: chunk c belongs to the
@@ -78,27 +77,27 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n, 
         const auto lanes_pay = [&](const MatmulOutput& o) { return int8_token_lanes_pay(o.w->type, config.isa, n); };
         const bool lanes = std::any_of(outputs.begin(), outputs.end(), lanes_pay);
         // Rounded once for every product of the group.
-        quantize_activations(x, n, outputs.front().w->cols, *a, lanes, config.isa);
+        quantize_activations(x, n, outputs.front().w->cols, *a, lanes, config.isa, workers);
         // The int8 row kernels take tokens in tiles so a tile of x stays in cache while every
         // weight row passes over it; the lane kernels decode each row once for all the tokens.
         const int token_tile = lanes ? n : kMatmulTokenTile;
-#pragma omp parallel if (parallel)
-        for (int t0 = 0; t0 < n; t0 += token_tile) {
+        const int64_t tiles = (n + token_tile - 1) / token_tile;
+        // Tile by tile, each tile's chunks in order: a tile of x stays in cache while they run.
+        run_tasks(workers, tiles * chunks, parallel, [&](int64_t task, int) {
+            const int t0 = static_cast<int>(task / chunks) * token_tile;
             const int t1 = std::min(n, t0 + token_tile);
-#pragma omp for schedule(static)
-            for (int64_t c = 0; c < chunks; ++c)
-                run_chunk(c, [&](const WeightView& w, float* y, int64_t r0, int64_t r1) {
-                    matmul_rows_int8(w, *a, t0, t1, y, r0, r1, config.isa);
-                });
-        }
+            run_chunk(task % chunks, [&](const WeightView& w, float* y, int64_t r0, int64_t r1) {
+                matmul_rows_int8(w, *a, t0, t1, y, r0, r1, config.isa);
+            });
+        });
         return;
     }
     // Every token in each chunk's call: its rows are read (and decoded) once, not once per tile.
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t c = 0; c < chunks; ++c)
+    run_tasks(workers, chunks, parallel, [&](int64_t c, int) {
         run_chunk(c, [&](const WeightView& w, float* y, int64_t r0, int64_t r1) {
             matmul_rows(w, x, n, y, r0, r1, config.isa);
         });
+    });
 }
 
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out)
@@ -110,28 +109,26 @@ void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float*
     }
 }
 
-void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out)
+void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out, WorkerPool* workers)
 {
     const float* w = reinterpret_cast<const float*>(weight.data);
-#pragma omp parallel for schedule(static) if (int64_t(n) * dim >= kParallelWork)
-    for (int t = 0; t < n; ++t) {
+    run_tasks(workers, n, int64_t(n) * dim >= kParallelWork, [&](int64_t t, int) {
         const float* xt = x + static_cast<int64_t>(t) * dim;
         float* ot = out + static_cast<int64_t>(t) * dim;
         const float scale = 1.0f / std::sqrt(dot(xt, xt, dim) / static_cast<float>(dim) + eps);
         for (int i = 0; i < dim; ++i)
             ot[i] = xt[i] * scale * w[i];
-    }
+    });
 }
 
 void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> positions, float theta,
-          RopeLayout layout)
+          RopeLayout layout, WorkerPool* workers)
 {
     const int half = head_dim / 2;
     // Pair i of a head is (i0, i1): adjacent elements in GGUF layout, halves in HF layout.
     const int stride_in_pair = layout == RopeLayout::Interleaved ? 1 : half;
     const int pair_step = layout == RopeLayout::Interleaved ? 2 : 1;
-#pragma omp parallel for schedule(static) if (int64_t(n) * n_heads * head_dim >= kParallelWork)
-    for (int t = 0; t < n; ++t) {
+    run_tasks(workers, n, int64_t(n) * n_heads * head_dim >= kParallelWork, [&](int64_t t, int) {
         std::vector<float> cosines(half), sines(half);
         for (int i = 0; i < half; ++i) {
             const double freq = std::pow(static_cast<double>(theta), -2.0 * i / head_dim);
@@ -149,7 +146,7 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
                 b = a0 * sines[i] + b0 * cosines[i];
             }
         }
-    }
+    });
 }
 
 namespace {
@@ -186,9 +183,13 @@ private:
 template <typename Stored>
 constexpr bool kBlocks = kValuesPerElement<Stored> > 1;
 
-// Consecutive query rows of one head that attention takes together: the static schedule's
-// chunk (attention_over), so changing it would change the order probe columns add up in.
+// Consecutive query rows of one head that attention takes together (attention_over's task):
+// changing it would change the order probe columns add up in.
 constexpr int kChunkRows = 4;
+
+// Partial sums a probe's columns add up in (attention_over): at most this many threads work on
+// a probed attention; fixed, so the sums do not depend on the thread count.
+constexpr int64_t kProbeSlots = 16;
 
 // The scores of m consecutive query rows (q_stride apart) of one head, into rows of p
 // (p_stride apart): row r sees the first shared + r keys. The keys all rows see are dotted
@@ -284,7 +285,7 @@ template <typename KStored, typename VStored>
 void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                     const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
                     const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows,
-                    const RowKernels<float>& float_rows)
+                    const RowKernels<float>& float_rows, WorkerPool* workers)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
@@ -298,76 +299,83 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     const float heads_averaged = probe && probe->per_kv_head ? 1.0f : static_cast<float>(shape.n_heads);
     if (probe)
         std::fill_n(probe_out, probe_len, 0.0f);
-    const int n_threads = omp_get_max_threads();
-    // Probe columns accumulate per thread, then sum: memory is threads x len, never n x len.
-    std::vector<float> probe_partials(probe ? static_cast<size_t>(n_threads * probe_len) : 0, 0.0f);
-
     const bool parallel = work * len * hd >= kParallelWork;
     const int64_t chunks = (work + kChunkRows - 1) / kChunkRows;
-#pragma omp parallel num_threads(n_threads) if (parallel)
-    {
-        std::vector<float> p(static_cast<size_t>(kChunkRows) * len);  // a chunk's rows of scores, len apart
-        DecodedHead decoded_keys, decoded_values;
-        const bool decode_once = n_q >= kDecodeOnceRows;
-        float* partial =
-            probe ? probe_partials.data() + static_cast<size_t>(omp_get_thread_num() * probe_len) : nullptr;
-        // Items go head by head: a chunk is consecutive query rows of one head, which read the
-        // same entries while they are in cache. Small chunks dealt round-robin balance causal
-        // rows' lengths like a dynamic schedule, but each thread's share, and so the order
-        // probe columns add up in, is the same every run: the same prompt gets the same
-        // selection scores, bit for bit. A chunk's rows of one head go through the kernels
-        // together, each entry read and converted once for all of them.
-#pragma omp for schedule(static, 1)
-        for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-            const int64_t chunk_end = std::min(work, (chunk + 1) * kChunkRows);
-            for (int64_t item = chunk * kChunkRows; item < chunk_end;) {
-                const int h = static_cast<int>(item / n_q);
-                const int i0 = static_cast<int>(item % n_q);
-                const int m = static_cast<int>(std::min<int64_t>(chunk_end - item, n_q - i0));  // rows i0 to i0 + m - 1
-                item += m;
-                const int shared = first_visible + i0 + 1;  // entries row i0 + r sees: shared + r
-                const float* qh = q + static_cast<int64_t>(i0) * q_width + h * hd;
-                float* oh = out + static_cast<int64_t>(i0) * q_width + h * hd;
-                const size_t g = static_cast<size_t>(h / group);
+    struct Scratch {
+        std::vector<float> p;  // a chunk's rows of scores, len apart
+        DecodedHead keys, values;
+    };
+    std::vector<Scratch> scratch(static_cast<size_t>(worker_count(workers)));
+    const bool decode_once = n_q >= kDecodeOnceRows;
+    // Items go head by head: a chunk is consecutive query rows of one head, which read the same
+    // entries while they are in cache, and go through the kernels together, each entry read and
+    // converted once for all of them.
+    const auto run_chunk = [&](int64_t chunk, Scratch& s, float* partial) {
+        std::vector<float>& p = s.p;
+        p.resize(static_cast<size_t>(kChunkRows) * len);
+        const int64_t chunk_end = std::min(work, (chunk + 1) * kChunkRows);
+        for (int64_t item = chunk * kChunkRows; item < chunk_end;) {
+            const int h = static_cast<int>(item / n_q);
+            const int i0 = static_cast<int>(item % n_q);
+            const int m = static_cast<int>(std::min<int64_t>(chunk_end - item, n_q - i0));  // rows i0 to i0 + m - 1
+            item += m;
+            const int shared = first_visible + i0 + 1;  // entries row i0 + r sees: shared + r
+            const float* qh = q + static_cast<int64_t>(i0) * q_width + h * hd;
+            float* oh = out + static_cast<int64_t>(i0) * q_width + h * hd;
+            const size_t g = static_cast<size_t>(h / group);
 
-                const float* keys = nullptr;  // the head's keys decoded, when the slice decodes once
-                if constexpr (kBlocks<KStored>)
-                    keys = decode_once ? decoded_keys.rows(k, g, len, hd) : nullptr;
-                if (keys)
-                    causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), len);
-                else
-                    causal_dots(key_rows, qh, q_width, m, k.heads[g], k.row_stride, shared, hd, p.data(), len);
-                softmax_rows(p.data(), len, m, shared, scale);
-                for (int r = 0; r < m; ++r)
-                    std::fill_n(oh + r * q_width, hd, 0.0f);
-                const float* values = nullptr;
-                if constexpr (kBlocks<VStored>)
-                    values = decode_once ? decoded_values.rows(v, g, len, hd) : nullptr;
-                if (values)
-                    causal_sums(float_rows, p.data(), len, m, values, hd, shared, hd, oh, q_width);
-                else
-                    causal_sums(value_rows, p.data(), len, m, v.heads[g], v.row_stride, shared, hd, oh, q_width);
-                for (int r = 0; probe && r < m; ++r) {
-                    const int i = i0 + r;
-                    if (i >= probe->first_row) {
-                        const float weight = probe->row_weights[i - probe->first_row] / heads_averaged;
-                        float* columns = probe->per_kv_head ? partial + g * static_cast<size_t>(len) : partial;
-                        for (int j = 0; j < shared + r; ++j)
-                            columns[j] += weight * p[r * len + j];
-                    }
+            const float* keys = nullptr;  // the head's keys decoded, when the slice decodes once
+            if constexpr (kBlocks<KStored>)
+                keys = decode_once ? s.keys.rows(k, g, len, hd) : nullptr;
+            if (keys)
+                causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), len);
+            else
+                causal_dots(key_rows, qh, q_width, m, k.heads[g], k.row_stride, shared, hd, p.data(), len);
+            softmax_rows(p.data(), len, m, shared, scale);
+            for (int r = 0; r < m; ++r)
+                std::fill_n(oh + r * q_width, hd, 0.0f);
+            const float* values = nullptr;
+            if constexpr (kBlocks<VStored>)
+                values = decode_once ? s.values.rows(v, g, len, hd) : nullptr;
+            if (values)
+                causal_sums(float_rows, p.data(), len, m, values, hd, shared, hd, oh, q_width);
+            else
+                causal_sums(value_rows, p.data(), len, m, v.heads[g], v.row_stride, shared, hd, oh, q_width);
+            for (int r = 0; partial && r < m; ++r) {
+                const int i = i0 + r;
+                if (i >= probe->first_row) {
+                    const float weight = probe->row_weights[i - probe->first_row] / heads_averaged;
+                    float* columns = probe->per_kv_head ? partial + g * static_cast<size_t>(len) : partial;
+                    for (int j = 0; j < shared + r; ++j)
+                        columns[j] += weight * p[r * len + j];
                 }
             }
         }
+    };
+    if (!probe) {
+        run_tasks(workers, chunks, parallel,
+                  [&](int64_t chunk, int worker) { run_chunk(chunk, scratch[static_cast<size_t>(worker)], nullptr); });
+        return;
     }
-    if (probe)
-        for (int t = 0; t < (parallel ? n_threads : 1); ++t)
-            add_in_place(probe_out, probe_partials.data() + static_cast<size_t>(t * probe_len), probe_len);
+    // Probe columns add up in slots, then the slots in order: slot s takes chunks s, s + slots,
+    // ... in that order (dealt round-robin, so causal rows' lengths even out), whichever thread
+    // runs it. The same prompt gets the same selection scores, bit for bit, on any number of
+    // threads, and memory is slots x len, never n x len.
+    const int64_t slots = std::min<int64_t>(kProbeSlots, chunks);
+    std::vector<float> partials(static_cast<size_t>(slots * probe_len), 0.0f);
+    run_tasks(workers, slots, parallel, [&](int64_t slot, int worker) {
+        for (int64_t chunk = slot; chunk < chunks; chunk += slots)
+            run_chunk(chunk, scratch[static_cast<size_t>(worker)],
+                      partials.data() + static_cast<size_t>(slot * probe_len));
+    });
+    for (int64_t slot = 0; slot < slots; ++slot)
+        add_in_place(probe_out, partials.data() + static_cast<size_t>(slot * probe_len), probe_len);
 }
 
 } // namespace
 
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
-               float* out, const AttentionProbe* probe, float* probe_out)
+               float* out, const AttentionProbe* probe, float* probe_out, WorkerPool* workers)
 {
     std::vector<const float*> k_heads, v_heads;
     for (int g = 0; g < shape.n_kv_heads; ++g) {
@@ -376,21 +384,22 @@ void attention(const float* q, int n_q, const float* k, const float* v, int len,
     }
     const int64_t stride = static_cast<int64_t>(shape.n_kv_heads) * shape.head_dim;
     attention(q, n_q, CacheHeads<float>{k_heads, stride}, CacheHeads<float>{v_heads, stride}, len, shape, out, probe,
-              probe_out);
+              probe_out, best_kernel_config().isa, workers);
 }
 
 template <typename KStored, typename VStored>
 void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
-               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out, KernelIsa isa)
+               const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out, KernelIsa isa,
+               WorkerPool* workers)
 {
     attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, row_kernels<KStored>(isa),
-                   row_kernels<VStored>(isa), row_kernels<float>(isa));
+                   row_kernels<VStored>(isa), row_kernels<float>(isa), workers);
 }
 
 // Every pairing of the stored types: keys and values are set apart (kv_precision.h).
 #define PYRAMID_ATTENTION_OVER(K, V)                                                                           \
     template void attention(const float*, int, CacheHeads<K>, CacheHeads<V>, int, const AttentionShape&, float*, \
-                            const AttentionProbe*, float*, KernelIsa);
+                            const AttentionProbe*, float*, KernelIsa, WorkerPool*);
 #define PYRAMID_ATTENTION_WITH_KEYS(K)                                                                          \
     PYRAMID_ATTENTION_OVER(K, float)                                                                            \
     PYRAMID_ATTENTION_OVER(K, Half)                                                                             \
@@ -403,11 +412,16 @@ PYRAMID_ATTENTION_WITH_KEYS(KvQ4Block)
 #undef PYRAMID_ATTENTION_WITH_KEYS
 #undef PYRAMID_ATTENTION_OVER
 
-void swiglu(float* gate, const float* up, int64_t count)
+void swiglu(float* gate, const float* up, int64_t count, WorkerPool* workers)
 {
-#pragma omp parallel for simd schedule(static) if (count >= kParallelWork)
-    for (int64_t i = 0; i < count; ++i)
-        gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    constexpr int64_t kValuesPerTask = 4096;
+    const int64_t tasks = (count + kValuesPerTask - 1) / kValuesPerTask;
+    run_tasks(workers, tasks, count >= kParallelWork, [&](int64_t task, int) {
+        const int64_t end = std::min(count, (task + 1) * kValuesPerTask);
+#pragma omp simd
+        for (int64_t i = task * kValuesPerTask; i < end; ++i)
+            gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    });
 }
 
 void add_in_place(float* y, const float* x, int64_t count)

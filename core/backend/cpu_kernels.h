@@ -1,6 +1,8 @@
 #pragma once
-// Float32 building blocks of the CPU backend, multithreaded with OpenMP. Row-major buffers:
-// a matrix of n rows and `width` columns is n * width contiguous floats.
+// Float32 building blocks of the CPU backend. Row-major buffers: a matrix of n rows and
+// `width` columns is n * width contiguous floats. Each takes the WorkerPool its work is spread
+// over (a backend's own); without one it runs on the calling thread. Every result is the same,
+// bit for bit, on any number of threads.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -10,6 +12,7 @@
 #include "model/model_config.h"
 #include "model/weight_view.h"
 #include "backend/kv_entry_types.h"
+#include "backend/worker_pool.h"
 #include "util/float16.h"
 
 namespace pyramid::cpu {
@@ -20,32 +23,32 @@ namespace pyramid::cpu {
 // products with the activations rounded to int8 (int8_matmul.h) for the types
 // int8_matmul_supported() names, Exact for the rest.
 void matmul(const WeightView& w, const float* x, int n, float* y,
-            const KernelConfig& config = best_kernel_config());
+            const KernelConfig& config = best_kernel_config(), WorkerPool* workers = nullptr);
 
 // One product of a matmul_group: y = x w^T.
 struct MatmulOutput {
     const WeightView* w;
     float* y;
 };
-constexpr size_t kMaxMatmulGroup = 4;  // products that share one parallel region
+constexpr size_t kMaxMatmulGroup = 4;  // products that share one run of the workers
 
 // matmul for several matrices over the same x (a layer's query, key and value projections,
 // its gate and up): every y as matmul gives it, bit for bit, but up to kMaxMatmulGroup products
-// share one parallel region, and with the int8 dot x is rounded once for all of them. Every w
-// has x's cols. A decode step of a 134M model ran about 85 regions; each costs a fork and a
-// barrier, and far more when another program holds a core (docs/perf/cpu-llama-cpp.md).
+// share one run of the workers, and with the int8 dot x is rounded once for all of them. Every w
+// has x's cols. Fewer runs, fewer waits for the last task (docs/perf/cpu-llama-cpp.md).
 void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int n,
-                  const KernelConfig& config = best_kernel_config());
+                  const KernelConfig& config = best_kernel_config(), WorkerPool* workers = nullptr);
 
 // out[t, :] = the embedding row of tokens[t], decoded to float32.
 void embed_rows(const WeightView& table, std::span<const int32_t> tokens, float* out);
 
 // out[t, :] = x[t, :] / rms(x[t, :]) * weight   (weight: an F32 view of `dim` values)
-void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out);
+void rms_norm(const float* x, const WeightView& weight, int n, int dim, float eps, float* out,
+              WorkerPool* workers = nullptr);
 
 // Rotates every head of every row by its position (one per row), in place.
 void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> positions, float theta,
-          RopeLayout layout);
+          RopeLayout layout, WorkerPool* workers = nullptr);
 
 // Causal grouped-query attention of n_q new rows against a cache of `len` entries whose last
 // n_q entries are those rows. q: [n_q, n_heads*head_dim]; k, v: [len, n_kv_heads*head_dim];
@@ -57,7 +60,7 @@ struct AttentionShape {
     int head_dim = 0;
 };
 void attention(const float* q, int n_q, const float* k, const float* v, int len, const AttentionShape& shape,
-               float* out, const AttentionProbe* probe, float* probe_out);
+               float* out, const AttentionProbe* probe, float* probe_out, WorkerPool* workers = nullptr);
 
 // Keys or values stored head by head, as the CPU backend's cache keeps them: entry j of KV
 // head g at heads[g] + j * row_stride. Scanning one head's entries then reads memory in order
@@ -75,10 +78,10 @@ struct CacheHeads {
 template <typename KStored, typename VStored>
 void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
-               KernelIsa isa = best_kernel_config().isa);
+               KernelIsa isa = best_kernel_config().isa, WorkerPool* workers = nullptr);
 
 // gate[t, :] = silu(gate[t, :]) * up[t, :]
-void swiglu(float* gate, const float* up, int64_t count);
+void swiglu(float* gate, const float* up, int64_t count, WorkerPool* workers = nullptr);
 
 // y += x
 void add_in_place(float* y, const float* x, int64_t count);

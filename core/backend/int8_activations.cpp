@@ -126,7 +126,8 @@ void clear_padding(int n, TokenLanes& lanes)
 
 } // namespace
 
-void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& out, bool token_lanes, KernelIsa isa)
+void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& out, bool token_lanes, KernelIsa isa,
+                          WorkerPool* workers)
 {
     const int64_t blocks = cols / kInt8Block;
     out.n = n;
@@ -146,11 +147,11 @@ void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& 
     // lanes. A single task is run on the calling thread: a team would only wait for it.
     const int per_task = token_lanes ? kLaneTokens : 1;
     const int tasks = (n + per_task - 1) / per_task;
-#pragma omp parallel for schedule(static) if (tasks > 1 && n * cols >= kParallelValues)
-    for (int task = 0; task < tasks; ++task)
-        for (int t = task * per_task; t < std::min(n, (task + 1) * per_task); ++t)
+    run_tasks(workers, tasks, n * cols >= kParallelValues, [&](int64_t task, int) {
+        for (int t = static_cast<int>(task) * per_task; t < std::min(n, static_cast<int>(task + 1) * per_task); ++t)
             for (int64_t b = 0; b < blocks; ++b)
                 quantize_block(x + t * cols + b * kInt8Block, t, b, out, isa);
+    });
 }
 
 } // namespace pyramid::cpu

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/kernel_config.h"
+#include "backend/worker_pool.h"
 
 namespace pyramid::cpu {
 
@@ -62,6 +63,6 @@ struct Int8Activations {
 // the result out in out.lanes (else out.lanes is emptied). cols must be a multiple of 32.
 // `isa` (supported here: kernel_config.h) changes the speed, never a bit of the result.
 void quantize_activations(const float* x, int n, int64_t cols, Int8Activations& out, bool token_lanes = false,
-                          KernelIsa isa = KernelIsa::Generic);
+                          KernelIsa isa = KernelIsa::Generic, WorkerPool* workers = nullptr);
 
 } // namespace pyramid::cpu

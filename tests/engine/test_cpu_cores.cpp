@@ -1,9 +1,10 @@
 // The CPU backend's thread count (backend/cpu_cores.h): the cores hwloc counts on made-up
 // machines (hardware threads and performance/efficiency kinds, as Intel's hybrid processors
 // have), on this one, and a backend that runs on the count it is given, computing the same
-// logits on one thread as on two and leaving the caller's OpenMP setting as it found it.
+// logits and keeping the same entries under PyramidInfer on one thread, two or three.
 #include <QtTest>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -111,13 +112,28 @@ private slots:
         QVERIFY(two.info().device.starts_with("2 threads, "));
         QVERIFY(automatic.info().device.starts_with(std::to_string(default_cpu_threads(cpu_cores())) + " threads, "));
 
-        omp_set_num_threads(3);  // the caller's own setting, which no call may change
-        InferenceSession on_one(one, CompressionConfig::full_cache()), on_two(two, CompressionConfig::full_cache());
-        // Each output row is one thread's sum whatever the count: the same floats.
-        QVERIFY(on_one.prefill(test::stories_prompt()) == on_two.prefill(test::stories_prompt()));
-        for (int32_t token : {300, 301, 302})
-            QVERIFY(on_one.decode(token) == on_two.decode(token));
-        QCOMPARE(omp_get_max_threads(), 3);
+        // Each output row is one thread's sum whatever the count, and the probe's columns add up
+        // in slots of their own (cpu_kernels.cpp): the same floats, so the same selections.
+        CpuBackend three(weights, KvPrecision::F32, cpu::best_kernel_config(), CpuBackend::kSliceRows, {}, 3);
+        const CompressionConfig pyramid;  // PyramidInfer, the paper's settings
+        InferenceSession on_one(one, pyramid), on_two(two, pyramid), on_three(three, pyramid);
+        const std::vector<float> logits = on_one.prefill(test::stories_prompt());
+        QVERIFY(on_two.prefill(test::stories_prompt()) == logits);
+        QVERIFY(on_three.prefill(test::stories_prompt()) == logits);
+        for (int32_t token : {300, 301, 302}) {
+            const std::vector<float> next = on_one.decode(token);
+            QVERIFY(on_two.decode(token) == next);
+            QVERIFY(on_three.decode(token) == next);
+        }
+        const KvCache& kept = on_one.cache();
+        QVERIFY(kept.length(kept.n_layers() - 1) < kept.length(0));  // it did select
+        for (int layer = 0; layer < kept.n_layers(); ++layer) {
+            const auto positions = kept.positions(layer);
+            for (const InferenceSession* other : {&on_two, &on_three}) {
+                const auto theirs = other->cache().positions(layer);
+                QVERIFY(std::equal(positions.begin(), positions.end(), theirs.begin(), theirs.end()));
+            }
+        }
     }
 };
 

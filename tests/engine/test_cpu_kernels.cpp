@@ -12,6 +12,7 @@
 #include "backend/kv_entry_types.h"
 #include "backend/layer_slices.h"
 #include "backend/row_buffer.h"
+#include "backend/worker_pool.h"
 #include "model/synthetic_weights.h"
 #include "random_values.h"
 
@@ -206,6 +207,72 @@ private slots:
             cpu::matmul(view, x.data() + size_t(split) * cols, n - split, sliced.data() + size_t(split) * rows);
             QCOMPARE(sliced, whole);
         }
+    }
+
+    // Spread over a WorkerPool of any size, every kernel gives the floats it gives on the
+    // calling thread alone, bit for bit: each output is one task's work, and a probe's columns
+    // add up in slots that do not depend on the threads.
+    void kernels_give_the_same_floats_on_any_number_of_threads()
+    {
+        std::mt19937 rng(std::random_device{}());
+        WorkerPool two(2), three(3);
+        const auto same_on_pools = [&](auto&& compute) {
+            const std::vector<float> alone = compute(nullptr);
+            return compute(&two) == alone && compute(&three) == alone;
+        };
+        const int rows = 200, cols = 256;
+        for (const TensorType type : {TensorType::F32, TensorType::F16, TensorType::Q8_0, TensorType::Q4_K})
+            for (const cpu::QuantizedDot dot : {cpu::QuantizedDot::Exact, cpu::QuantizedDot::Int8})
+                for (const int n : {1, 5, 40}) {
+                    std::vector<std::byte> a(tensor_row_bytes(type, cols) * rows), b(a.size());
+                    fill_synthetic_matrix(a.data(), type, rows, cols, rng());
+                    fill_synthetic_matrix(b.data(), type, rows, cols, rng());
+                    const WeightView wa{"a", type, rows, cols, a.data()}, wb{"b", type, rows, cols, b.data()};
+                    const std::vector<float> x = random_vector(size_t(n) * cols, rng);
+                    cpu::KernelConfig config = cpu::best_kernel_config();
+                    if (dot == cpu::QuantizedDot::Exact || cpu::runs_avx2(config.isa))
+                        config.quantized_dot = dot;
+                    QVERIFY(same_on_pools([&](WorkerPool* pool) {
+                        std::vector<float> y(size_t(2 * n) * rows);
+                        const cpu::MatmulOutput outputs[] = {{&wa, y.data()}, {&wb, y.data() + size_t(n) * rows}};
+                        cpu::matmul_group(outputs, x.data(), n, config, pool);
+                        return y;
+                    }));
+                }
+
+        for (const bool per_kv_head : {false, true})
+            for (auto [heads, kv_heads, hd, len, n_q] : {std::tuple{8, 2, 16, 150, 140}, {8, 4, 32, 300, 1}}) {
+                const int qw = heads * hd, kw = kv_heads * hd;
+                const auto q = random_vector(size_t(n_q) * qw, rng), k = random_vector(size_t(len) * kw, rng),
+                           v = random_vector(size_t(len) * kw, rng);
+                AttentionProbe probe;
+                probe.per_kv_head = per_kv_head;
+                probe.first_row = n_q / 3;
+                for (int i = probe.first_row; i < n_q; ++i)
+                    probe.row_weights.push_back(1.0f + 0.01f * i);
+                QVERIFY(same_on_pools([&](WorkerPool* pool) {
+                    std::vector<float> out(size_t(n_q) * qw), columns(size_t(len) * (per_kv_head ? kv_heads : 1));
+                    cpu::attention(q.data(), n_q, k.data(), v.data(), len, {heads, kv_heads, hd}, out.data(), &probe,
+                                   columns.data(), pool);
+                    out.insert(out.end(), columns.begin(), columns.end());
+                    return out;
+                }));
+            }
+
+        const int n = 300, dim = 512;
+        const std::vector<float> x = random_vector(size_t(n) * dim, rng), gains = random_vector(dim, rng);
+        const WeightView gain{"norm", TensorType::F32, 1, dim, reinterpret_cast<const std::byte*>(gains.data())};
+        std::vector<int32_t> positions(n);
+        for (int t = 0; t < n; ++t)
+            positions[size_t(t)] = 3 * t + 1;
+        QVERIFY(same_on_pools([&](WorkerPool* pool) {
+            std::vector<float> out(x.size());
+            cpu::rms_norm(x.data(), gain, n, dim, 1e-5f, out.data(), pool);
+            cpu::rope(out.data(), n, dim / 64, 64, positions, 10000.0f, RopeLayout::Interleaved, pool);
+            std::vector<float> up = x;
+            cpu::swiglu(out.data(), up.data(), static_cast<int64_t>(out.size()), pool);
+            return out;
+        }));
     }
 
     // The CPU cache's rows grow by an eighth, not double, and give memory back once a policy
