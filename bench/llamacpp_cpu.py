@@ -13,6 +13,10 @@ stdout and JSON with every round (--json). llama.cpp is the peer built by
 ../shared/tools/llamacpp-peer.sh (its code never enters this repository); ours runs with
 --policy full (the same cache work as llama.cpp) unless --policy says otherwise.
 
+--baseline BINARY adds another pyramid-bench (the build before a change) to every round, its
+turn rotating with the others', and --busy N runs N processes that only spin beside all the
+runs, as a desktop's other programs would take the cores.
+
     python3 bench/llamacpp_cpu.py --model A.gguf [--model B.gguf ...] [--rounds 3] [--json out.json]
     python3 bench/llamacpp_cpu.py --generated /tmp/peer-models   # the issue-32 table: 134M, five types
 """
@@ -22,6 +26,7 @@ import json
 import os
 import platform
 import statistics
+import contextlib
 import subprocess
 import sys
 import tempfile
@@ -75,6 +80,18 @@ def pyramid_bench(binary, model, threads, prompt_len, gen_len, policy, batch=1):
     return prompt_len / r["prefill_s"], r["decode_tokens_per_s"]
 
 
+@contextlib.contextmanager
+def busy_processes(count):
+    """`count` processes spinning at the same priority while the block runs."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+
+
 def commit():
     """The checkout's commit, as git names it (-dirty with local changes): what build/ was built from."""
     result = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
@@ -98,6 +115,8 @@ def main():
     p.add_argument("--batch", type=int, default=8,
                    help="also decode of this many sequences at once, against llama-batched-bench (0: not)")
     p.add_argument("--batch-rounds", type=int, default=1)
+    p.add_argument("--baseline", metavar="BINARY", help="another pyramid-bench measured in the same rounds")
+    p.add_argument("--busy", type=int, default=0, metavar="N", help="processes that spin beside every run")
     p.add_argument("--json")
     p.add_argument("--commit", help="what the pyramid-bench binary was built from, for the JSON (default: the "
                                     "checkout's commit, right for the build tree's binary)")
@@ -111,51 +130,67 @@ def main():
         p.error("no model: give --model or --generated")
 
     batched = args.batch > 1 and args.batch_rounds > 0  # --batch-rounds 0: batch 1 only
+    if args.baseline and batched:
+        p.error("--baseline measures batch 1 only: add --batch-rounds 0")
+    engines = {"llama.cpp": lambda model: llama_bench(binary, model, args.threads, args.prompt_len, args.gen_len),
+               "ours": lambda model: pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len,
+                                                   args.gen_len, args.policy)}
+    if args.baseline:
+        engines["baseline"] = lambda model: pyramid_bench(args.baseline, model, args.threads, args.prompt_len,
+                                                          args.gen_len, args.policy)
+    names = list(engines)
     results = []
-    for model in models:
-        rounds = []
-        for i in range(args.rounds):
-            llama = llama_bench(binary, model, args.threads, args.prompt_len, args.gen_len)
-            ours = pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len, args.policy)
-            rounds.append({"llama.cpp": {"prefill": llama[0], "decode": llama[1]},
-                           "ours": {"prefill": ours[0], "decode": ours[1]}})
-            print(f"[{os.path.basename(model)} {i + 1}/{args.rounds}] prefill {ours[0]:.1f} / {llama[0]:.1f}, "
-                  f"decode {ours[1]:.1f} / {llama[1]:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
-        keys = ["prefill", "decode"]
-        if batched:
-            keys.append("batch_decode")
-            for i in range(min(args.batch_rounds, args.rounds)):
-                llama = llama_batched_bench(binary, model, args.threads, args.prompt_len, args.gen_len, args.batch)
-                ours = pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len,
-                                     args.policy, args.batch)[1]
-                rounds[i]["llama.cpp"]["batch_decode"] = llama
-                rounds[i]["ours"]["batch_decode"] = ours
-                print(f"[{os.path.basename(model)} batch {args.batch}, {i + 1}/{args.batch_rounds}] "
-                      f"decode {ours:.1f} / {llama:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
-        median = {e: {k: statistics.median(r[e][k] for r in rounds if k in r[e]) for k in keys}
-                  for e in ("ours", "llama.cpp")}
-        results.append({"model": os.path.basename(model), "rounds": rounds, "median": median})
+    with busy_processes(args.busy):
+        for model in models:
+            rounds = []
+            for i in range(args.rounds):
+                turn = names[i % len(names):] + names[:i % len(names)]  # who goes first rotates
+                measured = {name: engines[name](model) for name in turn}
+                rounds.append({name: {"prefill": measured[name][0], "decode": measured[name][1]} for name in names})
+                ours, llama = measured["ours"], measured["llama.cpp"]
+                print(f"[{os.path.basename(model)} {i + 1}/{args.rounds}] prefill {ours[0]:.1f} / {llama[0]:.1f}, "
+                      f"decode {ours[1]:.1f} / {llama[1]:.1f} tokens/s (ours / llama.cpp)"
+                      + (f"; baseline {measured['baseline'][0]:.1f}, {measured['baseline'][1]:.1f}" if args.baseline
+                         else ""), file=sys.stderr)
+            keys = ["prefill", "decode"]
+            if batched:
+                keys.append("batch_decode")
+                for i in range(min(args.batch_rounds, args.rounds)):
+                    llama = llama_batched_bench(binary, model, args.threads, args.prompt_len, args.gen_len, args.batch)
+                    ours = pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len,
+                                         args.policy, args.batch)[1]
+                    rounds[i]["llama.cpp"]["batch_decode"] = llama
+                    rounds[i]["ours"]["batch_decode"] = ours
+                    print(f"[{os.path.basename(model)} batch {args.batch}, {i + 1}/{args.batch_rounds}] "
+                          f"decode {ours:.1f} / {llama:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
+            median = {e: {k: statistics.median(r[e][k] for r in rounds if k in r[e]) for k in keys} for e in names}
+            results.append({"model": os.path.basename(model), "rounds": rounds, "median": median})
 
     print(f"{args.threads} threads, prompt {args.prompt_len} tokens, {args.gen_len} decoded after it; batch 1 the "
           f"median of {args.rounds} alternating rounds"
           + (f", batch {args.batch} (all sequences' tokens/s, llama-batched-bench) of {args.batch_rounds}" if batched
-             else "") + f"; ours with --policy {args.policy}.\n")
+             else "") + f"; ours with --policy {args.policy}"
+          + (f"; {args.busy} spinning processes beside every run" if args.busy else "")
+          + (f"; baseline: {args.baseline}" if args.baseline else "") + ".\n")
     columns = [("prefill", "prefill tok/s"), ("decode", "decode tok/s")]
     if batched:
         columns.append(("batch_decode", f"batch {args.batch} decode tok/s"))
-    print("| model | " + " | ".join(f"{title}: ours / llama.cpp | ratio" for _, title in columns) + " |")
-    print("|---|" + "---|---|" * len(columns))
+    compared = [e for e in ("ours", "baseline") if e in names]
+    print("| model | " + " | ".join(f"{title}: {e} / llama.cpp | ratio" for _, title in columns for e in compared)
+          + " |")
+    print("|---|" + "---|---|" * len(columns) * len(compared))
     for r in results:
         m = r["median"]
-        cells = [f"{m['ours'][k]:.1f} / {m['llama.cpp'][k]:.1f} | {m['ours'][k] / m['llama.cpp'][k]:.2f}x"
-                 for k, _ in columns]
+        cells = [f"{m[e][k]:.1f} / {m['llama.cpp'][k]:.1f} | {m[e][k] / m['llama.cpp'][k]:.2f}x"
+                 for k, _ in columns for e in compared]
         print(f"| {r['model']} | " + " | ".join(cells) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"tool": "llamacpp_cpu.py", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                        "machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
                        "threads": args.threads, "prompt_len": args.prompt_len, "gen_len": args.gen_len,
-                       "policy": args.policy, "batch": args.batch, "commit": args.commit or commit(), "results": results}, f, indent=2)
+                       "policy": args.policy, "batch": args.batch, "busy_processes": args.busy,
+                       "baseline": args.baseline, "commit": args.commit or commit(), "results": results}, f, indent=2)
             f.write("\n")
 
 
