@@ -42,9 +42,9 @@ public:
 
     // Calls task(i, worker) once for every i in [0, tasks) and returns when all have returned.
     // Thread w's share is the w-th of threads() consecutive ranges of i, taken in increasing
-    // order, but any thread may take any task, so tasks must not depend on one another. `worker` (in [0, threads())) names the thread a
-    // task runs on, for scratch space of its own: no two tasks run on one worker at once; the
-    // caller is worker 0. A run() from inside a task, or while another thread's run() has the
+    // order, but any thread may take any task, so tasks must not depend on one another.
+    // `worker` (in [0, threads())) names the thread a task runs on, for scratch space of its
+    // own: no two tasks run on one worker at once; the caller is worker 0. A run() from inside a task, or while another thread's run() has the
     // helpers, runs every task on its own calling thread as worker 0. The first exception a
     // task throws is rethrown here once every taken task has returned (tasks not yet taken
     // are then skipped).
