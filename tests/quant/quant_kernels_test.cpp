@@ -244,7 +244,7 @@ private slots:
         else
             qInfo("this CPU has no AVX-512: only the AVX2 prompt path is tested");
         std::mt19937 rng(std::random_device{}());
-        const int64_t rows = 7;  // a block of 4 rows and an edge of 3
+        const int64_t rows = 7;  // from row 0, 1 or 2: a block of 4 rows and an edge of 3, 2 or 1
         const int most = 40;
         for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_K})
             for (int64_t cols : type == TensorType::Q4_K ? std::vector<int64_t>{256, 768}
@@ -257,7 +257,7 @@ private slots:
                     cpu::matmul_rows(view, x.data() + t * cols, 1, alone.data() + t * rows, 0, rows, KernelIsa::Avx2);
                 for (KernelIsa isa : isas)
                     for (int n = 1; n <= most; ++n)
-                        for (int64_t first : {0, 2}) {
+                        for (int64_t first : {0, 1, 2}) {
                             std::vector<float> y(size_t(n * rows), NAN);
                             cpu::matmul_rows(view, x.data(), n, y.data(), first, rows, isa);
                             for (int t = 0; t < n; ++t)
