@@ -340,7 +340,7 @@ void CpuBackend::run_layer_slice(const LayerWeights& w, float* hidden, std::span
         const float* in = x + static_cast<size_t>(first) * c.dim;
         const cpu::MatmulOutput gate_up[] = {{&w.w_gate, gate}, {&w.w_up, up}};
         cpu::matmul_group(gate_up, in, rows, kernels_, &workers_);
-        cpu::swiglu(gate, up, static_cast<int64_t>(rows) * c.ffn_dim, &workers_);
+        cpu::swiglu(gate, up, static_cast<int64_t>(rows) * c.ffn_dim, kernels_.isa, &workers_);
         cpu::matmul(w.w_down, gate, rows, projected + static_cast<size_t>(first) * c.dim, kernels_, &workers_);
     }
     cpu::add_in_place(h, projected, hidden_values);

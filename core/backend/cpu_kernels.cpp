@@ -12,6 +12,7 @@
 #include "backend/int8_activations.h"
 #include "backend/int8_matmul.h"
 #include "backend/quant_matmul.h"
+#include "backend/vector_exp.h"
 
 namespace pyramid::cpu {
 namespace {
@@ -252,17 +253,18 @@ void add_rows(const float* p, int64_t stride, int n, float* sums)
 }
 
 // Softmax of m rows of scores (p_stride apart; row r's first shared + r) scaled by `scale`:
-// exp(score - max), divided by the sum in index order (times its inverse). Each value takes
-// the float operations it took row by row in one loop, but the exps are computed before the
-// sum: kept in one loop, the running sum waited on every exp call (spilled around it).
-inline void softmax_rows(float* p, int64_t p_stride, int m, int shared, float scale)
+// exp(score - max) (exp_in_place, `isa`'s), divided by the sum in index order (times its
+// inverse). Each value takes the float operations it took row by row in one loop, but the exps
+// are computed before the sum: kept in one loop, the running sum waited on every exp.
+inline void softmax_rows(float* p, int64_t p_stride, int m, int shared, float scale, KernelIsa isa)
 {
     for (int r = 0; r < m; ++r) {
         float* row = p + r * p_stride;
         const int n = shared + r;
         const float max_score = scale_and_max(row, n, scale);
         for (int j = 0; j < n; ++j)
-            row[j] = std::exp(row[j] - max_score);
+            row[j] -= max_score;
+        exp_in_place(row, n, isa);
     }
     float sums[kChunkRows] = {};
     switch (m) {
@@ -285,7 +287,7 @@ template <typename KStored, typename VStored>
 void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                     const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
                     const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows,
-                    const RowKernels<float>& float_rows, WorkerPool* workers)
+                    const RowKernels<float>& float_rows, KernelIsa isa, WorkerPool* workers)
 {
     const int hd = shape.head_dim;
     const int q_width = shape.n_heads * hd;
@@ -331,7 +333,7 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
                 causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), len);
             else
                 causal_dots(key_rows, qh, q_width, m, k.heads[g], k.row_stride, shared, hd, p.data(), len);
-            softmax_rows(p.data(), len, m, shared, scale);
+            softmax_rows(p.data(), len, m, shared, scale, isa);
             for (int r = 0; r < m; ++r)
                 std::fill_n(oh + r * q_width, hd, 0.0f);
             const float* values = nullptr;
@@ -393,7 +395,7 @@ void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStore
                WorkerPool* workers)
 {
     attention_over(q, n_q, k, v, len, shape, out, probe, probe_out, row_kernels<KStored>(isa),
-                   row_kernels<VStored>(isa), row_kernels<float>(isa), workers);
+                   row_kernels<VStored>(isa), row_kernels<float>(isa), isa, workers);
 }
 
 // Every pairing of the stored types: keys and values are set apart (kv_precision.h).
@@ -412,15 +414,23 @@ PYRAMID_ATTENTION_WITH_KEYS(KvQ4Block)
 #undef PYRAMID_ATTENTION_WITH_KEYS
 #undef PYRAMID_ATTENTION_OVER
 
-void swiglu(float* gate, const float* up, int64_t count, WorkerPool* workers)
+void swiglu(float* gate, const float* up, int64_t count, KernelIsa isa, WorkerPool* workers)
 {
     constexpr int64_t kValuesPerTask = 4096;
+    constexpr int64_t kPiece = 256;  // e^-gate of a piece at a time, in a buffer on the stack
     const int64_t tasks = (count + kValuesPerTask - 1) / kValuesPerTask;
     run_tasks(workers, tasks, count >= kParallelWork, [&](int64_t task, int) {
         const int64_t end = std::min(count, (task + 1) * kValuesPerTask);
+        float e[kPiece];
+        for (int64_t i0 = task * kValuesPerTask; i0 < end; i0 += kPiece) {
+            const int64_t n = std::min(kPiece, end - i0);
+            for (int64_t i = 0; i < n; ++i)
+                e[i] = -gate[i0 + i];
+            exp_in_place(e, n, isa);
 #pragma omp simd
-        for (int64_t i = task * kValuesPerTask; i < end; ++i)
-            gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+            for (int64_t i = 0; i < n; ++i)
+                gate[i0 + i] = gate[i0 + i] / (1.0f + e[i]) * up[i0 + i];
+        }
     });
 }
 

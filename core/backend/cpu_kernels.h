@@ -73,15 +73,17 @@ struct CacheHeads {
 // attention() over caches in that layout, keys and values each float32, fp16 (Half) or q8/q4
 // blocks (kv_entry_types.h; row_stride then counts blocks). It is exactly the result over the
 // entries decoded to float32: the probe's scores too, so a policy selects by the keys as stored.
-// Defined for those four types of keys and of values. `isa`: whose row kernels run (a backend
-// passes its own KernelConfig's; every one gives the same floats).
+// Defined for those four types of keys and of values. `isa`: whose row kernels and softmax exp
+// run (a backend passes its own KernelConfig's): AVX2 and AVX-512 give the same floats, and
+// Generic too but for its exp's last bit (vector_exp.h).
 template <typename KStored, typename VStored>
 void attention(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
                KernelIsa isa = best_kernel_config().isa, WorkerPool* workers = nullptr);
 
-// gate[t, :] = silu(gate[t, :]) * up[t, :]
-void swiglu(float* gate, const float* up, int64_t count, WorkerPool* workers = nullptr);
+// gate[t, :] = silu(gate[t, :]) * up[t, :], silu's exp `isa`'s (exp_in_place, vector_exp.h).
+void swiglu(float* gate, const float* up, int64_t count, KernelIsa isa = best_kernel_config().isa,
+            WorkerPool* workers = nullptr);
 
 // y += x
 void add_in_place(float* y, const float* x, int64_t count);

@@ -270,7 +270,7 @@ private slots:
             cpu::rms_norm(x.data(), gain, n, dim, 1e-5f, out.data(), pool);
             cpu::rope(out.data(), n, dim / 64, 64, positions, 10000.0f, RopeLayout::Interleaved, pool);
             std::vector<float> up = x;
-            cpu::swiglu(out.data(), up.data(), static_cast<int64_t>(out.size()), pool);
+            cpu::swiglu(out.data(), up.data(), static_cast<int64_t>(out.size()), cpu::best_kernel_config().isa, pool);
             return out;
         }));
     }
