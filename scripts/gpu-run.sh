@@ -78,12 +78,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 stash="$root/.gpu-run"
 
 # What the configure step needs that a bare CUDA image lacks: spdlog (+ fmt), sentencepiece,
-# PCRE2, nlohmann-json and CLI11 headers, and pkg-config (to find sentencepiece and PCRE2). The
-# runtime libraries of spdlog, fmt, sentencepiece and PCRE2 come along for the tests.
+# PCRE2, SLEEF, nlohmann-json and CLI11 headers, and pkg-config (to find sentencepiece, PCRE2 and
+# SLEEF). The runtime libraries of spdlog, fmt, sentencepiece, PCRE2 and SLEEF come along for the
+# tests.
 packages=(
   libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
   libsentencepiece-dev libsentencepiece0
   libpcre2-dev libpcre2-8-0
+  libsleef-dev libsleef3
   nlohmann-json3-dev libcli11-dev
   pkgconf pkgconf-bin libpkgconf3
   libssl-dev libssl3
@@ -149,7 +151,7 @@ stage() {
   # The non-system libraries they link that a bare CUDA image lacks (CUDA's own are there).
   local lib
   for lib in $(for target in "${staged_targets[@]}" "${staged_alone[@]}"; do ldd "$build_dir/$target"; done |
-               awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf|libpcre2' | sort -u); do
+               awk '/=> \// { print $3 }' | grep -E 'libspdlog|libfmt|libgomp|libsentencepiece|libprotobuf|libpcre2|libsleef' | sort -u); do
     cp -L "$lib" "$staged/lib/"
   done
   cp "${PYRAMID_SHARED_DIR:-"$root/../shared"}/models/ggml-vocab-llama-spm.gguf" "$pack/shared/models/"
