@@ -16,7 +16,6 @@
 
 #include "backend/backend_environment.h"
 #include "backend/cpu_backend.h"
-#include "backend/cpu_cores.h"
 #include "backend/dequantized_weights.h"
 #include "backend/kernel_config.h"
 #include "command_line.h"
@@ -118,8 +117,9 @@ int main(int argc, char** argv)
 
     fmt::print("Model: {}\n", model_path);
     const pyramid::cpu::KernelConfig kernels = kernels_options.cpu_kernels;
-    fmt::print("Machine: {}, {} threads; kernels: {}, {} quantized dot; date: {}\n", pyramid::cpu_model_name(),
-               pyramid::cpu_threads_or_default(kernels_options.cpu_threads), pyramid::cpu::kernel_isa_name(kernels.isa),
+    // The backend's own description names its thread count ("2 threads, f16 KV cache").
+    fmt::print("Machine: {}, {}; kernels: {}, {} quantized dot; date: {}\n", pyramid::cpu_model_name(),
+               model->backend().info().device, pyramid::cpu::kernel_isa_name(kernels.isa),
                pyramid::cpu::quantized_dot_name(kernels.quantized_dot), pyramid::local_date());
     fmt::print("Prompt {} tokens, then {} greedy decode steps, full KV cache; median of {} runs (min-max).\n\n",
                prompt.size(), decode_tokens, repeats);

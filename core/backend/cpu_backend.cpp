@@ -7,7 +7,6 @@
 #include <optional>
 #include <type_traits>
 
-
 #include "backend/cpu_cores.h"
 #include "backend/cpu_kernels.h"
 #include "backend/kv_entry_types.h"
