@@ -23,6 +23,7 @@
 #include "chat_settings.h"
 #include "chat/local_chat_engine.h"
 #include "desktop_app.h"
+#include "quick_renderer.h"
 #include "quit_on_signals.h"
 #include "single_instance.h"
 #include "store_recovery.h"
@@ -169,6 +170,8 @@ int main(int argc, char* argv[])
             setAside = true;
         }
     }
+    if (const QString chosen = chooseQuickRenderer(openGlRenderer()); !chosen.isEmpty())
+        spdlog::info("{}", chosen.toStdString());
     QQmlApplicationEngine qml;
     if (!desktop->showWindow(qml))
         return 1;
