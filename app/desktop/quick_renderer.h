@@ -3,8 +3,9 @@
 // every frame an animation or an update asks for. Where the system's OpenGL is itself a software
 // rasterizer (Mesa's llvmpipe: a virtual machine, a remote desktop, a PC without its GPU driver)
 // the CPU draws those frames, beside the model: on 2 cores a reply's spinner and streamed text
-// took 43% of the app's CPU time, and a 1,529-token prompt's first token came 1.8x later. Qt Quick's
-// own software renderer paints with QPainter and only what changed, so there the app uses it.
+// took 43% of the app's CPU time, and a 1,529-token prompt's first token came 1.8x later. Qt
+// Quick's own software renderer paints with QPainter and only what changed, so there the app
+// uses it.
 #include <QString>
 
 // Whether GL_RENDERER names a software rasterizer (llvmpipe, softpipe, swrast).
