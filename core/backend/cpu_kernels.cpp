@@ -11,6 +11,7 @@
 #include "backend/float_dot.h"
 #include "backend/int8_activations.h"
 #include "backend/int8_matmul.h"
+#include "backend/key_tiles.h"
 #include "backend/quant_matmul.h"
 #include "backend/vector_exp.h"
 
@@ -152,11 +153,14 @@ void rope(float* x, int n, int n_heads, int head_dim, std::span<const int32_t> p
 
 namespace {
 
-// Query rows from which a slice decodes a quantized KV head's rows once (DecodedHead) instead of
-// in every row's dot and sum: each row would decode every entry again, and the slice's time
-// went to decoding (1.8x fp16's at 256 rows, docs/perf/cpu-kv-types.md). A decode step's one
-// row reads the blocks directly, where reading half the bytes is the gain.
-constexpr int kDecodeOnceRows = 16;
+// Query rows from which a slice prepares a KV head's entries once instead of reading them as
+// stored in every row's dot and sum: its keys are laid out in tiles (key_tiles.h) where the CPU
+// runs AVX-512, its quantized values (and keys, elsewhere) decoded to float32 (DecodedHead). Each
+// row would decode every entry again (a slice over q8 took 1.8x fp16's time at 256 rows,
+// docs/perf/cpu-kv-types.md), and a dot over stored rows spends a third of its time finishing
+// its lanes. A decode step's one row reads the entries as stored, where reading fewer bytes is
+// the gain.
+constexpr int kPrepareOnceRows = 16;
 
 // One KV head's rows decoded to float32, kept while a thread's work stays on that head. Over
 // them the float32 kernels give the quantized kernels' very floats (cache_rows.h), so where a
@@ -304,17 +308,21 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     const bool parallel = work * len * hd >= kParallelWork;
     const int64_t chunks = (work + kChunkRows - 1) / kChunkRows;
     struct Scratch {
-        std::vector<float> p;  // a chunk's rows of scores, len apart
+        std::vector<float> p;  // a chunk's rows of scores, p_stride apart
+        KeyTiles key_tiles;
         DecodedHead keys, values;
     };
     std::vector<Scratch> scratch(static_cast<size_t>(worker_count(workers)));
-    const bool decode_once = n_q >= kDecodeOnceRows;
+    const bool prepare_once = n_q >= kPrepareOnceRows;
+    const bool tiled_keys = prepare_once && isa == KernelIsa::Avx512Vnni;
+    // Room for the dots with a whole last tile of keys, which rows past their entries ignore.
+    const int p_stride = (len + KeyTiles::kWidth - 1) / KeyTiles::kWidth * KeyTiles::kWidth;
     // Items go head by head: a chunk is consecutive query rows of one head, which read the same
     // entries while they are in cache, and go through the kernels together, each entry read and
     // converted once for all of them.
     const auto run_chunk = [&](int64_t chunk, Scratch& s, float* partial) {
         std::vector<float>& p = s.p;
-        p.resize(static_cast<size_t>(kChunkRows) * len);
+        p.resize(static_cast<size_t>(kChunkRows) * p_stride);
         const int64_t chunk_end = std::min(work, (chunk + 1) * kChunkRows);
         for (int64_t item = chunk * kChunkRows; item < chunk_end;) {
             const int h = static_cast<int>(item / n_q);
@@ -326,30 +334,34 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
             float* oh = out + static_cast<int64_t>(i0) * q_width + h * hd;
             const size_t g = static_cast<size_t>(h / group);
 
-            const float* keys = nullptr;  // the head's keys decoded, when the slice decodes once
+            const float* keys = nullptr;  // the head's keys decoded, where a slice without tiles does so
             if constexpr (kBlocks<KStored>)
-                keys = decode_once ? s.keys.rows(k, g, len, hd) : nullptr;
-            if (keys)
-                causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), len);
-            else
-                causal_dots(key_rows, qh, q_width, m, k.heads[g], k.row_stride, shared, hd, p.data(), len);
-            softmax_rows(p.data(), len, m, shared, scale, isa);
+                keys = prepare_once && !tiled_keys ? s.keys.rows(k, g, len, hd) : nullptr;
+            if (tiled_keys) {  // row i0 + r sees shared + r entries
+                s.key_tiles.lay_out(k.heads[g], k.row_stride, len, hd);
+                key_tile_dots(s.key_tiles, qh, q_width, m, shared + m - 1, p.data(), p_stride, isa);
+            } else if (keys) {
+                causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), p_stride);
+            } else {
+                causal_dots(key_rows, qh, q_width, m, k.heads[g], k.row_stride, shared, hd, p.data(), p_stride);
+            }
+            softmax_rows(p.data(), p_stride, m, shared, scale, isa);
             for (int r = 0; r < m; ++r)
                 std::fill_n(oh + r * q_width, hd, 0.0f);
             const float* values = nullptr;
             if constexpr (kBlocks<VStored>)
-                values = decode_once ? s.values.rows(v, g, len, hd) : nullptr;
+                values = prepare_once ? s.values.rows(v, g, len, hd) : nullptr;
             if (values)
-                causal_sums(float_rows, p.data(), len, m, values, hd, shared, hd, oh, q_width);
+                causal_sums(float_rows, p.data(), p_stride, m, values, hd, shared, hd, oh, q_width);
             else
-                causal_sums(value_rows, p.data(), len, m, v.heads[g], v.row_stride, shared, hd, oh, q_width);
+                causal_sums(value_rows, p.data(), p_stride, m, v.heads[g], v.row_stride, shared, hd, oh, q_width);
             for (int r = 0; partial && r < m; ++r) {
                 const int i = i0 + r;
                 if (i >= probe->first_row) {
                     const float weight = probe->row_weights[i - probe->first_row] / heads_averaged;
                     float* columns = probe->per_kv_head ? partial + g * static_cast<size_t>(len) : partial;
                     for (int j = 0; j < shared + r; ++j)
-                        columns[j] += weight * p[r * len + j];
+                        columns[j] += weight * p[r * p_stride + j];
                 }
             }
         }

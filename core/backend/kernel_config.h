@@ -12,7 +12,8 @@ enum class KernelIsa {
     Avx2,     // AVX2 + FMA + F16C
     // AVX2 + FMA + F16C + AVX512F/BW/VL + AVX512_VNNI: the int8 dot of the types that have
     // a VNNI kernel (int8_lanes_vnni.h for prompts, int8_token_rows_vnni.h for one token) uses
-    // vpdpbusd, the float32 products of two or more tokens AVX-512 FMA (quant_matmul.h);
+    // vpdpbusd, the float32 products of two or more tokens AVX-512 FMA (quant_matmul.h), a
+    // prompt's attention scores AVX-512 over key tiles (key_tiles.h, the AVX2 kernels' floats);
     // everything else, and int8 products of 2-4 tokens, runs the AVX2 kernels. Unlike Generic
     // and Avx2, it gives up batch invariance in the int8 dot: one token, a few and a lane group
     // of a prompt sum a token's block terms in three orders, so a sequence's logits differ by

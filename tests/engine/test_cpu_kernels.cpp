@@ -9,6 +9,7 @@
 #include "backend/cache_rows.h"
 #include "backend/cpu_kernels.h"
 #include "backend/float_dot.h"
+#include "backend/key_tiles.h"
 #include "backend/kv_entry_types.h"
 #include "backend/layer_slices.h"
 #include "backend/row_buffer.h"
@@ -125,6 +126,48 @@ void check_query_kernels_agree(cpu::KernelIsa isa)
                     one.accumulate(weights.data() + r * w_stride, rows.data(), stride, count, n,
                                    expected_sums.data() + r * sums_stride);
                 QCOMPARE(sums, expected_sums);
+            }
+        }
+    }
+}
+
+// Dots over key tiles are float_dot.h's dots over the rows as stored, bit for bit, for every
+// stored type: head sizes with and without a tail of under eight values, key counts around a
+// tile's sixteen (none, one, a partial last tile), one to five queries (pairs and a last one).
+// Past the keys the last tile's zero keys give zero dots, and nothing past the tile is written.
+// A tiles object laid out again for other rows gives theirs.
+template <typename Stored>
+void check_key_tile_dots()
+{
+    constexpr float kUntouched = -1234.5f;
+    constexpr int kWidth = cpu::KeyTiles::kWidth;
+    std::mt19937 rng(std::random_device{}());
+    constexpr bool kBlocks = kValuesPerElement<Stored> > 1;
+    const std::vector<int> sizes = kBlocks ? std::vector<int>{32, 64, 96, 128} : std::vector<int>{5, 13, 64, 77, 128};
+    cpu::KeyTiles tiles;  // one object throughout: each lay_out below has other rows
+    for (const int n : sizes) {
+        const int stride = n / kValuesPerElement<Stored> + 1, q_stride = n + 3;
+        for (const int count : {0, 1, 15, 16, 17, 40, 100}) {
+            std::vector<Stored> rows(size_t(count) * stride + 1);
+            for (int j = 0; j < count; ++j)
+                store_values(random_vector(size_t(n), rng, j % 3 == 0 ? 20.0f : 1.0f).data(), n,
+                             rows.data() + size_t(j) * stride);
+            tiles.lay_out(rows.data(), stride, count, n);
+            QCOMPARE(tiles.keys(), count);
+            const int padded = (count + kWidth - 1) / kWidth * kWidth;
+            for (const int n_q : {1, 2, 3, 4, 5}) {
+                const int out_stride = padded + 3;
+                const auto q = random_vector(size_t(n_q) * q_stride, rng);
+                std::vector<float> dots(size_t(n_q) * out_stride, kUntouched), expected = dots;
+                cpu::key_tile_dots(tiles, q.data(), q_stride, n_q, count, dots.data(), out_stride,
+                                   cpu::KernelIsa::Avx512Vnni);
+                for (int r = 0; r < n_q; ++r) {
+                    for (int j = 0; j < count; ++j)
+                        expected[size_t(r) * out_stride + j] =
+                            cpu::dot(q.data() + r * q_stride, rows.data() + j * stride, n);
+                    std::fill_n(expected.begin() + r * out_stride + count, padded - count, 0.0f);
+                }
+                QCOMPARE(dots, expected);
             }
         }
     }
@@ -461,11 +504,23 @@ private slots:
         }
     }
 
+    void key_tile_dots_are_the_dots_of_the_rows()
+    {
+        if (!cpu::kernel_isa_supported(cpu::KernelIsa::Avx512Vnni))
+            QSKIP("this CPU has no AVX-512 (the only kernel over key tiles)");
+        check_key_tile_dots<float>();
+        check_key_tile_dots<Half>();
+        check_key_tile_dots<KvQ8Block>();
+        check_key_tile_dots<KvQ4Block>();
+    }
+
+    // On AVX-512 a slice of 16 rows or more dots over key tiles, fewer over the rows as stored.
     void prompt_rows_get_their_floats_alone()
     {
         std::vector<cpu::KernelIsa> isas{cpu::KernelIsa::Generic};
-        if (cpu::kernel_isa_supported(cpu::KernelIsa::Avx2))
-            isas.push_back(cpu::KernelIsa::Avx2);
+        for (const cpu::KernelIsa isa : {cpu::KernelIsa::Avx2, cpu::KernelIsa::Avx512Vnni})
+            if (cpu::kernel_isa_supported(isa))
+                isas.push_back(isa);
         for (const cpu::KernelIsa isa : isas) {
             check_prompt_rows_as_alone<float, float>(isa);
             check_prompt_rows_as_alone<Half, Half>(isa);
