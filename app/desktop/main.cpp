@@ -170,7 +170,7 @@ int main(int argc, char* argv[])
             setAside = true;
         }
     }
-    if (const QString chosen = chooseQuickRenderer(openGlRenderer()); !chosen.isEmpty())
+    if (const QString chosen = chooseQuickRenderer(openGlRenderer); !chosen.isEmpty())
         spdlog::info("{}", chosen.toStdString());
     QQmlApplicationEngine qml;
     if (!desktop->showWindow(qml))

@@ -30,14 +30,15 @@ QString openGlRenderer()
     return name;
 }
 
-QString chooseQuickRenderer(const QString& glRenderer)
+QString chooseQuickRenderer(const std::function<QString()>& glRenderer)
 {
     if (!qEnvironmentVariableIsEmpty("QT_QUICK_BACKEND") || !qEnvironmentVariableIsEmpty("QSG_RHI_BACKEND"))
         return {};
-    if (!isSoftwareRasterizer(glRenderer))
+    const QString renderer = glRenderer();
+    if (!isSoftwareRasterizer(renderer))
         return {};
     QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
     return QStringLiteral("drawing with Qt Quick's software renderer: OpenGL here is %1, a software rasterizer "
                           "(QT_QUICK_BACKEND chooses otherwise)")
-        .arg(glRenderer);
+        .arg(renderer);
 }

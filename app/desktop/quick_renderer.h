@@ -8,6 +8,8 @@
 // uses it.
 #include <QString>
 
+#include <functional>
+
 // Whether GL_RENDERER names a software rasterizer (llvmpipe, softpipe, swrast).
 bool isSoftwareRasterizer(const QString& glRenderer);
 
@@ -16,6 +18,8 @@ bool isSoftwareRasterizer(const QString& glRenderer);
 QString openGlRenderer();
 
 // Called once, before the first Qt Quick window: chooses Qt Quick's software renderer where the
-// environment chose none (QT_QUICK_BACKEND, QSG_RHI_BACKEND) and `glRenderer` is a software
-// rasterizer. Returns what it chose and why, for the log, or empty where Qt's default stays.
-QString chooseQuickRenderer(const QString& glRenderer);
+// environment chose none (QT_QUICK_BACKEND, QSG_RHI_BACKEND) and the GL_RENDERER `glRenderer`
+// returns is a software rasterizer. glRenderer (openGlRenderer, which makes an OpenGL context) is
+// called only where the environment chose none. Returns what it chose and why, for the log, or
+// empty where Qt's default stays.
+QString chooseQuickRenderer(const std::function<QString()>& glRenderer);
