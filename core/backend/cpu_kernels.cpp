@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -224,22 +225,27 @@ void causal_sums(const RowKernels<Stored>& kernels, const float* p, int64_t p_st
 // which exp(score - max) cannot see; NaN is skipped either way).
 inline float scale_and_max(float* p, int n, float scale)
 {
-    constexpr int kLanes = 8;
-    float lanes[kLanes];
-    std::fill_n(lanes, kLanes, -std::numeric_limits<float>::infinity());
-    int j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (int k = 0; k < kLanes; ++k) {
-            p[j + k] *= scale;
-            lanes[k] = std::max(lanes[k], p[j + k]);
-        }
-    float max_score = -std::numeric_limits<float>::infinity();
-    for (; j < n; ++j) {
+    for (int j = 0; j < n; ++j)
         p[j] *= scale;
-        max_score = std::max(max_score, p[j]);
+    // Two vectors of four maxima (GCC's vector extension; the compiler left an array of them
+    // scalar, and a vector of eight too, without AVX), compared as std::max compares,
+    // lanes < x ? x : lanes, so a NaN score is skipped.
+    using Lanes = float __attribute__((vector_size(4 * sizeof(float))));
+    constexpr float kLowest = -std::numeric_limits<float>::infinity();
+    Lanes low = {kLowest, kLowest, kLowest, kLowest}, high = low;
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        Lanes x, y;
+        std::memcpy(&x, p + j, sizeof x);
+        std::memcpy(&y, p + j + 4, sizeof y);
+        low = low < x ? x : low;
+        high = high < y ? y : high;
     }
-    for (const float lane : lanes)
-        max_score = std::max(max_score, lane);
+    float max_score = kLowest;
+    for (; j < n; ++j)
+        max_score = std::max(max_score, p[j]);
+    for (int k = 0; k < 4; ++k)
+        max_score = std::max(max_score, std::max(low[k], high[k]));
     return max_score;
 }
 
