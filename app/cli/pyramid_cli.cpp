@@ -172,7 +172,7 @@ int main(int argc, char** argv)
         ->check(CLI::IsMember({"stop", "drop-oldest", "reencode"}))
         ->capture_default_str();
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
-    pyramid::SamplingOptions sampling;
+    pyramid::SamplingOptions sampling(pyramid::chat_sampling());
     sampling.add_to(app);
     // PyramidInfer by default, as in the desktop app (one default for the project's chat
     // programs); --policy full keeps the cache whole, whose greedy output is the model's own.

@@ -45,6 +45,8 @@ private:
 
 class SamplingOptions {
 public:
+    // `defaults`: the parameters without any option (a chat's, chat_sampling(), or the plain ones).
+    explicit SamplingOptions(const SamplingParams& defaults = {}) : params_(defaults) {}
     void add_to(CLI::App& app);
     // Throws pyramid::Error for a value out of range.
     SamplingParams params() const;

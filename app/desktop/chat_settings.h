@@ -11,7 +11,7 @@
 #include "chat/chat_engine.h"
 
 struct ChatSettings {
-    pyramid::SamplingParams sampling;
+    pyramid::SamplingParams sampling = pyramid::chat_sampling();
     pyramid::CompressionConfig compression;
     // The turn format; nullopt: the one the open model's chat template names (SettingsModel).
     std::optional<pyramid::PromptFormat> promptFormat;

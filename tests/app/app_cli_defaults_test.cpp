@@ -1,6 +1,6 @@
 // pyramid-cli beside the desktop app (issue 38, item 7): without --model it passes over files
 // in the models folder that are no model it can read and takes the first that is, and its
-// compression default is the app's (PyramidInfer).
+// compression and sampling defaults are the app's (PyramidInfer; a repetition penalty of 1.1).
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -47,6 +47,27 @@ private slots:
         QVERIFY2(help.contains(QRegularExpression(QStringLiteral("--policy \\S*=\\[pyramid\\]"))), qPrintable(help));
         QCOMPARE(pyramid::CompressionConfig{}.policy, pyramid::CompressionPolicyKind::Pyramid);  // the app's
         QCOMPARE(ChatSettings{}.compression.policy, pyramid::CompressionPolicyKind::Pyramid);
+    }
+
+    // A chat samples alike in the terminal and the window: the app's defaults are what
+    // pyramid-cli's help shows, the repetition penalty included (1.1: chat_sampling()).
+    void theSamplingDefaultsAreTheApps()
+    {
+        QProcess cli;
+        cli.start(QStringLiteral(PYRAMID_CLI), {QStringLiteral("--help")});
+        QVERIFY(cli.waitForFinished(30000));
+        const QString help = QString::fromUtf8(cli.readAllStandardOutput());
+        const auto shown = [&](const char* option) {
+            const QRegularExpression pattern(QStringLiteral("%1 FLOAT=(\\S+)").arg(QLatin1String(option)));
+            const QRegularExpressionMatch match = pattern.match(help);
+            return match.hasMatch() ? match.captured(1).toFloat() : -1.0f;
+        };
+        const pyramid::SamplingParams app = ChatSettings{}.sampling;
+        QCOMPARE(shown("--temperature"), app.temperature);
+        QCOMPARE(shown("--top-p"), app.top_p);
+        QCOMPARE(shown("--min-p"), app.min_p);
+        QCOMPARE(shown("--repeat-penalty"), app.repetition_penalty);
+        QCOMPARE(app.repetition_penalty, 1.1f);
     }
 };
 

@@ -250,7 +250,7 @@ private slots:
             SettingsModel model(settings, store);
             // Each bad value falls back alone; the good ones stay.
             QCOMPARE(model.current().compression.pyramid.recent_ratio, pyramid::PyramidSettings{}.recent_ratio);
-            QCOMPARE(model.current().sampling.repetition_penalty, pyramid::SamplingParams{}.repetition_penalty);
+            QCOMPARE(model.current().sampling.repetition_penalty, ChatSettings{}.sampling.repetition_penalty);
             QCOMPARE(model.current().sampling.temperature, 0.5f);
             QCOMPARE(model.current().sampling.top_k, 7);
             QCOMPARE(validateChatSettings(model.current()), QString());
