@@ -1058,6 +1058,10 @@
         <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device, the cache precision and the server stay as they are.</source>
         <translation>Alle Einstellungen zu Generierung, mehreren Runden und Cache kehren zu ihren Standardwerten zurück, das Prompt-Format zu „Automatisch“. Sprache, Farbschema, Gerät, Cache-Genauigkeit und Server bleiben, wie sie sind.</translation>
     </message>
+    <message>
+        <source>Custom</source>
+        <translation>Benutzerdefiniert</translation>
+    </message>
 </context>
 <context>
     <name>SettingsModel</name>

@@ -1053,6 +1053,10 @@
         <source>Every generation, multi-turn and cache setting goes back to its default, and the prompt format to automatic. The language, the theme, the device, the cache precision and the server stay as they are.</source>
         <translation>所有生成、多轮对话和缓存设置都恢复为默认值，提示格式恢复为自动。语言、主题、设备、缓存精度和服务器保持不变。</translation>
     </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
 </context>
 <context>
     <name>SettingsModel</name>

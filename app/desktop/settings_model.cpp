@@ -161,6 +161,7 @@ bool SettingsModel::setValue(const QString& key, const QString& text)
 
     const bool hadErrors = hasErrors();
     const bool neededRestart = restartNeeded();
+    const QString presetBefore = activePreset();
     if (problem.isEmpty()) {
         current_ = candidate;
         drafts_.remove(key);
@@ -176,6 +177,8 @@ bool SettingsModel::setValue(const QString& key, const QString& text)
         emit errorsChanged();
     if (neededRestart != restartNeeded())
         emit restartNeededChanged();
+    if (presetBefore != activePreset())
+        emit activePresetChanged();
     return problem.isEmpty();
 }
 
@@ -193,6 +196,14 @@ QStringList SettingsModel::presetNames() const
     for (const std::string& name : pyramid::compression_preset_names())
         names.push_back(QString::fromStdString(name));
     return names;
+}
+
+QString SettingsModel::activePreset() const
+{
+    for (const pyramid::CompressionPreset& preset : pyramid::compression_presets())
+        if (preset.config == current_.compression)
+            return QString::fromStdString(preset.name);
+    return {};
 }
 
 void SettingsModel::applyPreset(const QString& name)
@@ -249,6 +260,7 @@ void SettingsModel::replaceAll(const ChatSettings& settings)
 {
     const bool hadErrors = hasErrors();
     const bool neededRestart = restartNeeded();
+    const QString presetBefore = activePreset();
     current_ = settings;
     drafts_.clear();
     save();
@@ -257,6 +269,8 @@ void SettingsModel::replaceAll(const ChatSettings& settings)
         emit errorsChanged();
     if (neededRestart != restartNeeded())
         emit restartNeededChanged();
+    if (presetBefore != activePreset())
+        emit activePresetChanged();
 }
 
 void SettingsModel::save() const

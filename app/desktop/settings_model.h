@@ -23,6 +23,7 @@ class SettingsModel : public QAbstractListModel {
     Q_OBJECT
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY systemPromptChanged)
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
+    Q_PROPERTY(QString activePreset READ activePreset NOTIFY activePresetChanged)
     Q_PROPERTY(bool hasErrors READ hasErrors NOTIFY errorsChanged)
     Q_PROPERTY(bool restartNeeded READ restartNeeded NOTIFY restartNeededChanged)
 
@@ -68,6 +69,9 @@ public:
 
     int rowOf(const QString& key) const;  // -1 for a key no field has
     QStringList presetNames() const;
+    // The preset whose compression settings are the current ones (a fresh app's: reference-7b),
+    // "" when none is (a knob set by hand): what the settings panel shows as in effect.
+    QString activePreset() const;
     bool hasErrors() const { return !drafts_.isEmpty(); }
     bool restartNeeded() const;
 
@@ -79,6 +83,7 @@ signals:
     void systemPromptChanged();
     void errorsChanged();
     void restartNeededChanged();
+    void activePresetChanged();
 
 private:
     struct Draft {

@@ -269,8 +269,19 @@ private slots:
         ChatStore store(dir.filePath("c.sqlite"));
         SettingsModel model(settings, store);
         QVERIFY(model.presetNames().contains("reference-13b"));
+        // The preset in effect: the defaults are the paper's 7B knobs; a knob set by hand is
+        // none; each change of it is signalled once.
+        QCOMPARE(model.activePreset(), QStringLiteral("reference-7b"));
+        QSignalSpy presetChanges(&model, &SettingsModel::activePresetChanged);
+        QVERIFY(model.setValue("temperature", "0.5"));
+        QCOMPARE(presetChanges.count(), 0);
+        QVERIFY(model.setValue("prefill_decay_ratio", "0.85"));
+        QCOMPARE(model.activePreset(), QString());
+        QCOMPARE(presetChanges.count(), 1);
         QVERIFY(!model.setValue("distance_weight", "-1"));
         model.applyPreset("reference-13b");
+        QCOMPARE(model.activePreset(), QStringLiteral("reference-13b"));
+        QCOMPARE(presetChanges.count(), 2);
         const pyramid::CompressionConfig preset = pyramid::compression_preset("reference-13b");
         QCOMPARE(model.current().compression.pyramid.layerwise_downsample_interval,
                  preset.pyramid.layerwise_downsample_interval);
@@ -283,6 +294,7 @@ private slots:
         QCOMPARE(model.current().compression.policy, pyramid::CompressionPolicyKind::SnapKV);
         QCOMPARE(model.current().compression.budget_fraction, 0.75);
         QCOMPARE(model.value("budget_fraction").toDouble(), 0.75);  // a setting of its own: it is saved
+        QCOMPARE(model.activePreset(), QStringLiteral("balanced"));
         const QString summary = model.presetSummary("balanced");
         QVERIFY2(summary.contains("76%") && summary.contains("+0.6%") && summary.contains("61%"), qPrintable(summary));
         QVERIFY(model.presetSummary("reference-13b").isEmpty());
@@ -295,10 +307,12 @@ private slots:
         QCOMPARE(model.value("pyramid_observation_window"), QStringLiteral("32"));
         QCOMPARE(model.value("pyramid_pooling_kernel"), QStringLiteral("7"));
         QVERIFY(model.presetSummary("recall").startsWith("PyramidInfer, keeps 78%"));
+        QCOMPARE(model.activePreset(), QStringLiteral("recall"));
         {
             SettingsModel restarted(settings, store);
             QCOMPARE(restarted.current().compression.pyramid.observation_window, 32);
             QCOMPARE(restarted.current().compression.pyramid.pooling_kernel, 7);
+            QCOMPARE(restarted.activePreset(), QStringLiteral("recall"));  // read back as stored
         }
 
         QVERIFY(model.setValue("temperature", "0"));
@@ -319,6 +333,7 @@ private slots:
         model.setDetectedPromptFormat(pyramid::PromptFormat::Raw);
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Llama2Chat);
         model.resetToDefaults();
+        QCOMPARE(model.activePreset(), QStringLiteral("reference-7b"));
         QCOMPARE(model.current().sampling.temperature, pyramid::SamplingParams{}.temperature);
         QCOMPARE(model.current().compression.pyramid.layerwise_downsample_interval,
                  pyramid::PyramidSettings{}.layerwise_downsample_interval);

@@ -297,6 +297,39 @@ private slots:
         QVERIFY(field->width() >= 300);  // room for a title
     }
 
+    // The preset box shows the preset in effect (the defaults' reference-7b), "Custom" once a
+    // knob is set by hand; Apply is for another preset only, and what it applies is then shown.
+    void presetBoxShowsThePresetInEffect()
+    {
+        ShownApp s;
+        QVERIFY(s.window);
+        QObject* settings = s.find("settingsDialog");
+        QVERIFY(settings);
+        QMetaObject::invokeMethod(settings, "open");
+        QTRY_VERIFY(isOpen(settings));
+        QQuickItem* choice = s.shown(QStringLiteral("presetChoice"));
+        QQuickItem* apply = s.shown(QStringLiteral("presetApply"));
+        QVERIFY(choice && apply);
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("reference-7b"));
+        QVERIFY(!apply->isEnabled());
+        QVERIFY(s.app->settings().setValue("prefill_decay_ratio", "0.85"));
+        QTRY_COMPARE(choice->property("displayText").toString(), QStringLiteral("Custom"));
+        QVERIFY(!apply->isEnabled());
+        choice->setProperty("currentIndex", s.app->settings().presetNames().indexOf(QStringLiteral("balanced")));
+        QTRY_VERIFY(apply->isEnabled());
+        QMetaObject::invokeMethod(apply, "clicked");
+        QTRY_COMPARE(s.app->settings().activePreset(), QStringLiteral("balanced"));
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("balanced"));
+        QVERIFY(!apply->isEnabled());
+        // A preset picked but not applied is not what the box shows when the dialog opens again.
+        choice->setProperty("currentIndex", s.app->settings().presetNames().indexOf(QStringLiteral("max-saving")));
+        QMetaObject::invokeMethod(settings, "close");
+        QTRY_VERIFY(!isOpen(settings));
+        QMetaObject::invokeMethod(settings, "open");
+        QTRY_VERIFY(isOpen(settings));
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("balanced"));
+    }
+
     // Item 4: "Reset all" asks before it takes every change back.
     void resetAllAsksFirst()
     {

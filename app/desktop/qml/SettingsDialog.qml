@@ -14,6 +14,7 @@ Dialog {
     modal: true
     standardButtons: Dialog.Close
     parent: Overlay.overlay
+    onAboutToShow: preset.showActive()  // a preset picked but not applied is not kept
 
     SystemPalette { id: pal }
 
@@ -57,11 +58,23 @@ Dialog {
             Label { textFormat: Text.PlainText; text: qsTr("Compression preset") }
             ComboBox {
                 id: preset
+                objectName: "presetChoice"
                 model: dialog.settings.presetNames
+                // The preset in effect until another is picked, "Custom" when a knob was set by
+                // hand; back to the one in effect whenever that changes.
+                function showActive() { currentIndex = dialog.settings.presetNames.indexOf(dialog.settings.activePreset) }
+                Component.onCompleted: showActive()
+                Connections {
+                    target: dialog.settings
+                    function onActivePresetChanged() { preset.showActive() }
+                }
+                displayText: currentIndex < 0 ? qsTr("Custom") : currentText
                 Accessible.name: qsTr("Compression preset")
             }
             Button {
+                objectName: "presetApply"
                 text: qsTr("Apply")
+                enabled: preset.currentIndex >= 0 && preset.currentText !== dialog.settings.activePreset
                 onClicked: dialog.settings.applyPreset(preset.currentText)
                 Accessible.name: qsTr("Apply the compression preset")
             }
