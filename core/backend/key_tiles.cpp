@@ -3,7 +3,6 @@
 // dot rounds the product and the sum apart.
 #include "backend/key_tiles.h"
 
-#include <algorithm>
 #include <cassert>
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -62,7 +62,9 @@ Dialog {
                 model: dialog.settings.presetNames
                 // The preset in effect until another is picked, "Custom" when a knob was set by
                 // hand; back to the one in effect whenever that changes.
-                function showActive() { currentIndex = dialog.settings.presetNames.indexOf(dialog.settings.activePreset) }
+                function showActive() {
+                    currentIndex = dialog.settings.presetNames.indexOf(dialog.settings.activePreset)
+                }
                 Component.onCompleted: showActive()
                 Connections {
                     target: dialog.settings
