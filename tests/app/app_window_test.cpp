@@ -24,6 +24,8 @@ QList<QQuickItem*> visualTree(QQuickItem* root)
     return out;
 }
 
+bool isOpen(QObject* popup) { return popup && popup->property("opened").toBool(); }
+
 // The app on the fake engine with a model open, its window shown offscreen.
 struct ShownApp {
     AppTestEnv env;
@@ -56,6 +58,15 @@ struct ShownApp {
                 return item;
         return nullptr;
     }
+    // The settings dialog, opened; nullptr when it is missing or does not open.
+    QObject* openSettings() const
+    {
+        QObject* settings = find("settingsDialog");
+        if (!settings)
+            return nullptr;
+        QMetaObject::invokeMethod(settings, "open");
+        return QTest::qWaitFor([&] { return isOpen(settings); }) ? settings : nullptr;
+    }
     QQuickItem* input() const { return shown(QStringLiteral("composerInput")); }
     bool send(const QString& text) const
     {
@@ -69,8 +80,6 @@ void typeText(QWindow* window, const char* text)
     for (; *text; ++text)
         QTest::keyClick(window, *text);
 }
-
-bool isOpen(QObject* popup) { return popup && popup->property("opened").toBool(); }
 
 } // namespace
 
@@ -303,10 +312,8 @@ private slots:
     {
         ShownApp s;
         QVERIFY(s.window);
-        QObject* settings = s.find("settingsDialog");
+        QObject* settings = s.openSettings();
         QVERIFY(settings);
-        QMetaObject::invokeMethod(settings, "open");
-        QTRY_VERIFY(isOpen(settings));
         QQuickItem* choice = s.shown(QStringLiteral("presetChoice"));
         QQuickItem* apply = s.shown(QStringLiteral("presetApply"));
         QVERIFY(choice && apply);
@@ -325,8 +332,7 @@ private slots:
         choice->setProperty("currentIndex", s.app->settings().presetNames().indexOf(QStringLiteral("max-saving")));
         QMetaObject::invokeMethod(settings, "close");
         QTRY_VERIFY(!isOpen(settings));
-        QMetaObject::invokeMethod(settings, "open");
-        QTRY_VERIFY(isOpen(settings));
+        QVERIFY(s.openSettings());
         QCOMPARE(choice->property("displayText").toString(), QStringLiteral("balanced"));
     }
 
@@ -335,10 +341,8 @@ private slots:
     {
         ShownApp s;
         QVERIFY(s.window);
-        QObject* settings = s.find("settingsDialog");
+        QObject* settings = s.openSettings();
         QVERIFY(settings);
-        QMetaObject::invokeMethod(settings, "open");
-        QTRY_VERIFY(isOpen(settings));
         QVERIFY(s.app->settings().setValue("temperature", "0.25"));
         QQuickItem* reset = s.shown(QStringLiteral("resetAllButton"));
         QVERIFY(reset);
@@ -362,9 +366,8 @@ private slots:
     {
         ShownApp s;
         QVERIFY(s.window);
-        QObject* settings = s.find("settingsDialog");
-        QMetaObject::invokeMethod(settings, "open");
-        QTRY_VERIFY(isOpen(settings));
+        QObject* settings = s.openSettings();
+        QVERIFY(settings);
         const auto frameOf = [&](const char* key) -> QQuickItem* {
             QQuickItem* field = s.shown(QStringLiteral("field_") + QLatin1String(key));
             if (!field)
