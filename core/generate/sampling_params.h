@@ -19,8 +19,8 @@ struct SamplingParams {
 // What a chat samples with unless its user says otherwise (the desktop app, pyramid-cli): the
 // defaults above (llama.cpp's) with a repetition penalty of 1.1 over the last 64 tokens, as
 // Ollama and LM Studio ship. Without it the default model fell into a loop in 8 of 24 replies
-// summarizing a pasted article, with it in 2 (docs/quality/repetition.md). The server keeps the
-// plain defaults: a request to an OpenAI-style API asks for a penalty itself.
+// summarizing a pasted article, with it in 2 (docs/quality/repetition.md). pyramid-server keeps
+// the plain defaults: a request to an OpenAI-style API asks for a penalty itself.
 inline SamplingParams chat_sampling()
 {
     SamplingParams p;
