@@ -11,9 +11,30 @@
 namespace {
 
 const QString kGroup = QStringLiteral("chat/");
-// Written beside the prompt format since it can be automatic: a prompt format saved without
-// it was written by opening a model, not chosen, and reads as automatic.
+// 2: only values that differ from the defaults are stored. Without it (version 1) every key was.
+const QString kSettingsVersionKey = QStringLiteral("chat/settings_version");
+constexpr int kSettingsVersion = 2;
+
+// What version 1 files may hold that was not chosen by the user. A prompt format saved without
+// this key beside it was written by opening a model and reads as automatic.
 const QString kPromptFormatChosenKey = QStringLiteral("chat/prompt_format_chosen");
+// Version 1 defaults changed since: such a stored value was most likely never chosen (every key
+// was written on any change), so the new default replaces it. A user who did choose it sets it
+// again once; the alternative kept looping replies (docs/quality/repetition.md) for everyone who
+// had ever touched a setting.
+struct FormerDefault {
+    const char* key;
+    const char* value;
+};
+constexpr FormerDefault kVersion1Defaults[] = {{"repetition_penalty", "1"}};
+
+bool wasVersion1Default(const QString& key, const QVariant& stored)
+{
+    for (const FormerDefault& former : kVersion1Defaults)
+        if (key == QLatin1String(former.key) && stored.toString().trimmed() == QLatin1String(former.value))
+            return true;
+    return false;
+}
 
 bool isPyramidKnob(const SettingField& field) { return qstrcmp(field.group, kPyramidSettingsGroup) == 0; }
 
@@ -44,11 +65,15 @@ QString shownText(const SettingField& field, const ChatSettings& settings)
 SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* parent)
     : QAbstractListModel(parent), settings_(settings), store_(store)
 {
-    // Field by field, so one bad value costs only itself: the next save writes every key.
-    const bool formatChosen = settings_.value(kPromptFormatChosenKey).toBool();
+    // Field by field, so one bad value costs only itself (the next save drops it).
+    const bool version1 = settings_.value(kSettingsVersionKey).toInt() < kSettingsVersion;
+    const bool formatChosen = !version1 || settings_.value(kPromptFormatChosenKey).toBool();
+    bool anyStored = false;
     for (const SettingField& field : settingFields()) {
         const QVariant stored = settings_.value(kGroup + field.key);
-        if (!stored.isValid() || (field.key == QLatin1String("prompt_format") && !formatChosen))
+        anyStored = anyStored || stored.isValid();
+        if (!stored.isValid() || (field.key == QLatin1String("prompt_format") && !formatChosen) ||
+            (version1 && wasVersion1Default(field.key, stored)))
             continue;
         ChatSettings candidate = current_;
         QString problem = field.set(candidate, stored.toString()) ? validateChatSettings(candidate)
@@ -60,6 +85,10 @@ SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* par
                          stored.toString().toStdString(), problem.toStdString(), field.get(current_).toStdString());
     }
     startedWith_ = current_;
+    if (version1 && anyStored) {
+        spdlog::info("settings: rewriting the settings file with only the values chosen");
+        save();
+    }
 }
 
 int SettingsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : settingFields().size(); }
@@ -275,9 +304,16 @@ void SettingsModel::replaceAll(const ChatSettings& settings)
 
 void SettingsModel::save() const
 {
-    for (const SettingField& field : settingFields())
-        settings_.setValue(kGroup + field.key, field.get(current_));
-    settings_.setValue(kPromptFormatChosenKey, true);
+    const ChatSettings defaults;
+    for (const SettingField& field : settingFields()) {
+        const QString value = field.get(current_);
+        if (value == field.get(defaults))
+            settings_.remove(kGroup + field.key);
+        else
+            settings_.setValue(kGroup + field.key, value);
+    }
+    settings_.remove(kPromptFormatChosenKey);
+    settings_.setValue(kSettingsVersionKey, kSettingsVersion);
 }
 
 void SettingsModel::setConversation(qint64 conversationId)

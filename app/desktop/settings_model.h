@@ -10,6 +10,11 @@
 //
 // The prompt format is automatic unless the user picks one: the format the open model's chat
 // template names (setDetectedPromptFormat, from ModelManager).
+//
+// The settings file holds only the values that differ from the defaults, so that a default
+// improved by a later version reaches every user who never chose that setting. Files written
+// before that (settings version 1) held every key: reading one drops the values that were
+// version 1's defaults and have changed since, then writes the file the new way.
 #include <QAbstractListModel>
 #include <QHash>
 #include <QStringList>

@@ -198,7 +198,7 @@ private slots:
         QCOMPARE(settings.value(kDeviceSettingKey).toString(), QString("cpu"));
         QCOMPARE(settings.value(kCpuThreadsSettingKey).toString(), QString("1"));
         QCOMPARE(settings.value(kKvPrecisionSettingKey).toString(), QString("f32"));
-        QCOMPARE(settings.value(kKvValuePrecisionSettingKey).toString(), kSameKvPrecision);
+        QVERIFY(!settings.contains(kKvValuePrecisionSettingKey));  // "same", the default: not stored
         SettingsModel model(settings, store);
         QCOMPARE(model.current().sampling.temperature, 0.25f);
         QCOMPARE(model.current().compression.pyramid.prefill_decay_strategy, pyramid::DecaySchedule::Linear);
@@ -372,6 +372,66 @@ private slots:
         QSettings settings(ini, QSettings::IniFormat);
         SettingsModel model(settings, store);
         QCOMPARE(model.current().promptFormat, std::optional(pyramid::PromptFormat::Zephyr));
+    }
+
+    // Only chosen values are stored, so a default improved later reaches everyone who never
+    // chose that setting; a value set back to its default leaves the file.
+    void storesOnlyWhatDiffersFromTheDefaults()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath("s.ini");
+        ChatStore store(dir.filePath("c.sqlite"));
+        QSettings settings(ini, QSettings::IniFormat);
+        SettingsModel model(settings, store);
+        QVERIFY(model.setValue("temperature", "0.5"));
+        QVERIFY(model.setValue("policy", "snapkv"));
+        settings.sync();
+        QCOMPARE(settings.value("chat/temperature").toString(), QStringLiteral("0.5"));
+        QCOMPARE(settings.value("chat/policy").toString(), QStringLiteral("snapkv"));
+        QCOMPARE(settings.value("chat/settings_version").toInt(), 2);
+        QStringList keys = settings.allKeys();
+        keys.sort();
+        QCOMPARE(keys, QStringList({"chat/policy", "chat/settings_version", "chat/temperature"}));
+        QVERIFY(model.setValue("temperature", QString::number(ChatSettings{}.sampling.temperature)));
+        QVERIFY(!settings.contains("chat/temperature"));
+        model.resetToDefaults();
+        QCOMPARE(settings.allKeys(), QStringList({"chat/settings_version"}));
+        // A value equal to a default that was chosen in this version is read back as chosen.
+        QVERIFY(model.setValue("repetition_penalty", "1"));
+        SettingsModel reread(settings, store);
+        QCOMPARE(reread.current().sampling.repetition_penalty, 1.0f);
+    }
+
+    // A version 1 file held every key, chosen or not: a value that was a default then and has
+    // changed since (the repetition penalty, 1 -> 1.1) gives way to the new default, the values
+    // the user chose stay, and the file is rewritten with those alone.
+    void aVersion1FileTakesTheNewDefaults()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath("s.ini");
+        ChatStore store(dir.filePath("c.sqlite"));
+        {
+            QSettings settings(ini, QSettings::IniFormat);
+            const SettingsModel fresh(settings, store);  // a file with nothing in it stays empty
+            QVERIFY(settings.allKeys().isEmpty());
+            // As version 1 saved it after the user set the temperature: every key.
+            ChatSettings old;
+            old.sampling.repetition_penalty = 1.0f;
+            old.sampling.temperature = 0.5f;
+            for (const SettingField& field : settingFields())
+                settings.setValue("chat/" + field.key, field.get(old));
+            settings.setValue("chat/prompt_format", "chatml");  // written by opening a model
+            settings.setValue("chat/language", "de");
+        }
+        QSettings settings(ini, QSettings::IniFormat);
+        SettingsModel model(settings, store);
+        QCOMPARE(model.current().sampling.repetition_penalty, pyramid::chat_sampling().repetition_penalty);
+        QCOMPARE(model.current().sampling.temperature, 0.5f);
+        QCOMPARE(model.current().language, QStringLiteral("de"));
+        QVERIFY(!model.current().promptFormat.has_value());
+        QStringList keys = settings.allKeys();
+        keys.sort();
+        QCOMPARE(keys, QStringList({"chat/language", "chat/settings_version", "chat/temperature"}));
     }
 
     // Issue 38, item 5: the start-up settings say that they need a restart once changed.
