@@ -66,11 +66,12 @@ set(CPACK_RPM_COMPONENT_INSTALL ON)
 set(CPACK_ARCHIVE_COMPONENT_INSTALL ON)
 
 # Package descriptions: a synopsis line, then the long description wrapped for Debian.
-set(main_summary "local LLaMA-2-Chat with a PyramidInfer-compressed KV cache")
+set(main_summary "local LLaMA-family chat with a PyramidInfer-compressed KV cache")
 string(JOIN "\n" main_description
-  "Chat with LLaMA-2-Chat and other LLaMA models on this computer. PyramidInfer"
-  "compresses the KV cache layer by layer, so a conversation takes far less"
-  "memory; the desktop app shows the per-layer cache lengths live. Also"
+  "Chat with SmolLM2, LLaMA-2-Chat and other LLaMA-family models on this"
+  "computer. PyramidInfer compresses the KV cache layer by layer, so a"
+  "conversation takes far less memory; the desktop app shows the per-layer"
+  "cache lengths live. Also"
   "pyramid-cli (chat in a terminal), pyramid-server (a local OpenAI-compatible"
   "HTTP API with continuous batching) and pyramid-eval (perplexity of the"
   "compression policies). Runs on the CPU; pyramidchat-cuda adds NVIDIA GPUs.")

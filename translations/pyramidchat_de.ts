@@ -1727,8 +1727,8 @@
         <translation>Pfad</translation>
     </message>
     <message>
-        <source>Chat with LLaMA-2-Chat on this machine, with PyramidInfer KV-cache compression.</source>
-        <translation>Mit LLaMA-2-Chat auf diesem Rechner chatten, mit KV-Cache-Komprimierung durch PyramidInfer.</translation>
+        <source>Chat with LLaMA-family models on this machine, with PyramidInfer KV-cache compression.</source>
+        <translation>Mit Modellen der LLaMA-Familie auf diesem Rechner chatten, mit KV-Cache-Komprimierung durch PyramidInfer.</translation>
     </message>
 </context>
 </TS>

@@ -1722,8 +1722,8 @@
         <translation>路径</translation>
     </message>
     <message>
-        <source>Chat with LLaMA-2-Chat on this machine, with PyramidInfer KV-cache compression.</source>
-        <translation>在本机与 LLaMA-2-Chat 聊天，并使用 PyramidInfer 压缩 KV 缓存。</translation>
+        <source>Chat with LLaMA-family models on this machine, with PyramidInfer KV-cache compression.</source>
+        <translation>在本机与 LLaMA 系列模型聊天，并使用 PyramidInfer 压缩 KV 缓存。</translation>
     </message>
 </context>
 </TS>

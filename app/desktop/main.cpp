@@ -92,7 +92,7 @@ QCommandLineOption modelOption()
 void describe(QCommandLineParser& parser, const QCommandLineOption& model)
 {
     parser.setApplicationDescription(
-        QCoreApplication::translate("main", "Chat with LLaMA-2-Chat on this machine, with PyramidInfer KV-cache compression."));
+        QCoreApplication::translate("main", "Chat with LLaMA-family models on this machine, with PyramidInfer KV-cache compression."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOption(model);
