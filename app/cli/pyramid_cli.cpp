@@ -15,6 +15,7 @@
 #include "chat/local_chat_engine.h"
 #include "command_line.h"
 #include "engine_options.h"
+#include "kv/compression_presets.h"
 #include "model_search.h"
 #include "util/error.h"
 #include "util/text_input.h"
@@ -174,9 +175,10 @@ int main(int argc, char** argv)
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
     pyramid::SamplingOptions sampling(pyramid::chat_sampling());
     sampling.add_to(app);
-    // PyramidInfer by default, as in the desktop app (one default for the project's chat
-    // programs); --policy full keeps the cache whole, whose greedy output is the model's own.
-    pyramid::CompressionOptions compression("pyramid");
+    // PyramidInfer's recall preset by default, as in the desktop app (one default for the
+    // project's chat programs); --policy full keeps the cache whole, whose greedy output is the
+    // model's own.
+    pyramid::CompressionOptions compression("pyramid", false, pyramid::kChatCompressionPreset);
     compression.add_to(app);
     pyramid::DeviceOption device(pyramid::KvPrecision::F16);
     device.add_to(app);

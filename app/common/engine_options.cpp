@@ -15,8 +15,9 @@
 
 namespace pyramid {
 
-CompressionOptions::CompressionOptions(const std::string& default_policy, bool several_policies)
-    : several_policies_(several_policies)
+CompressionOptions::CompressionOptions(const std::string& default_policy, bool several_policies,
+                                       std::string default_preset)
+    : several_policies_(several_policies), preset_(std::move(default_preset))
 {
     std::stringstream list(default_policy);
     for (std::string policy; std::getline(list, policy, ',');)
@@ -40,9 +41,11 @@ void CompressionOptions::add_to(CLI::App& app)
         policy->delimiter(',');
     else
         policy->expected(1);
-    app.add_option("--preset", preset_, fmt::format("{} (docs/quality/smollm2-policies.md)",
-                                                    fmt::join(compression_preset_names(), ", ")))
-        ->group(group);
+    CLI::Option* preset = app.add_option("--preset", preset_, fmt::format("{} (docs/quality/smollm2-policies.md)",
+                                                                           fmt::join(compression_preset_names(), ", ")))
+                              ->group(group);
+    if (!preset_.empty())
+        preset->capture_default_str();
     app.add_option("--config", config_file_, "JSON compression config (golden-file form)")
         ->check(CLI::ExistingFile)
         ->group(group);

@@ -17,8 +17,10 @@ namespace pyramid {
 class CompressionOptions {
 public:
     // With several_policies, --policy takes a comma-separated list (tools that compare them),
-    // and so does the default.
-    explicit CompressionOptions(const std::string& default_policy, bool several_policies = false);
+    // and so does the default. `default_preset` (a chat's: kChatCompressionPreset) is what
+    // --preset is without the option; "" starts from CompressionConfig{}, the paper's knobs.
+    explicit CompressionOptions(const std::string& default_policy, bool several_policies = false,
+                                std::string default_preset = {});
     void add_to(CLI::App& app);
     // The first policy; throws pyramid::Error. --config or --preset without --policy keep the
     // policy they name (a preset's is PyramidInfer); --policy overrides it.

@@ -9,10 +9,11 @@
 
 #include "backend/kv_precision.h"
 #include "chat/chat_engine.h"
+#include "kv/compression_presets.h"
 
 struct ChatSettings {
     pyramid::SamplingParams sampling = pyramid::chat_sampling();
-    pyramid::CompressionConfig compression;
+    pyramid::CompressionConfig compression = pyramid::chat_compression();
     // The turn format; nullopt: the one the open model's chat template names (SettingsModel).
     std::optional<pyramid::PromptFormat> promptFormat;
     int maxNewTokens = 512;

@@ -15,25 +15,23 @@ const QString kGroup = QStringLiteral("chat/");
 const QString kSettingsVersionKey = QStringLiteral("chat/settings_version");
 constexpr int kSettingsVersion = 2;
 
-// What version 1 files may hold that was not chosen by the user. A prompt format saved without
-// this key beside it was written by opening a model and reads as automatic.
+// In a version 1 file, a prompt format saved without this key beside it was written by opening
+// a model, not chosen, and reads as automatic.
 const QString kPromptFormatChosenKey = QStringLiteral("chat/prompt_format_chosen");
-// Version 1 defaults changed since: such a stored value was most likely never chosen (every key
-// was written on any change), so the new default replaces it. A user who did choose it sets it
-// again once; the alternative kept looping replies (docs/quality/repetition.md) for everyone who
-// had ever touched a setting.
-struct FormerDefault {
-    const char* key;
-    const char* value;
-};
-constexpr FormerDefault kVersion1Defaults[] = {{"repetition_penalty", "1"}};
 
-bool wasVersion1Default(const QString& key, const QVariant& stored)
+// Version 1 wrote every key on any change, so a value equal to a version 1 default was most
+// likely never chosen. Where that default has changed since, the new one replaces it: the
+// repetition penalty (1, now 1.1: without it replies looped, docs/quality/repetition.md), and
+// the compression settings when every one of them is version 1's (the paper's knobs, now the
+// recall preset; a preset or knob chosen stays). A user who did choose the old value sets it
+// again once.
+void takeNewDefaults(ChatSettings& read)
 {
-    for (const FormerDefault& former : kVersion1Defaults)
-        if (key == QLatin1String(former.key) && stored.toString().trimmed() == QLatin1String(former.value))
-            return true;
-    return false;
+    const ChatSettings defaults;
+    if (read.sampling.repetition_penalty == 1.0f)
+        read.sampling.repetition_penalty = defaults.sampling.repetition_penalty;
+    if (read.compression == pyramid::CompressionConfig{})
+        read.compression = defaults.compression;
 }
 
 bool isPyramidKnob(const SettingField& field) { return qstrcmp(field.group, kPyramidSettingsGroup) == 0; }
@@ -72,8 +70,7 @@ SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* par
     for (const SettingField& field : settingFields()) {
         const QVariant stored = settings_.value(kGroup + field.key);
         anyStored = anyStored || stored.isValid();
-        if (!stored.isValid() || (field.key == QLatin1String("prompt_format") && !formatChosen) ||
-            (version1 && wasVersion1Default(field.key, stored)))
+        if (!stored.isValid() || (field.key == QLatin1String("prompt_format") && !formatChosen))
             continue;
         ChatSettings candidate = current_;
         QString problem = field.set(candidate, stored.toString()) ? validateChatSettings(candidate)
@@ -84,11 +81,12 @@ SettingsModel::SettingsModel(QSettings& settings, ChatStore& store, QObject* par
             spdlog::warn("settings: ignoring {} = '{}' ({}); using {}", field.key.toStdString(),
                          stored.toString().toStdString(), problem.toStdString(), field.get(current_).toStdString());
     }
-    startedWith_ = current_;
     if (version1 && anyStored) {
+        takeNewDefaults(current_);
         spdlog::info("settings: rewriting the settings file with only the values chosen");
         save();
     }
+    startedWith_ = current_;
 }
 
 int SettingsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : settingFields().size(); }

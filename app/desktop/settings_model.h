@@ -74,7 +74,7 @@ public:
 
     int rowOf(const QString& key) const;  // -1 for a key no field has
     QStringList presetNames() const;
-    // The preset whose compression settings are the current ones (a fresh app's: reference-7b),
+    // The preset whose compression settings are the current ones (a fresh app's: recall),
     // "" when none is (a knob set by hand): what the settings panel shows as in effect.
     QString activePreset() const;
     bool hasErrors() const { return !drafts_.isEmpty(); }

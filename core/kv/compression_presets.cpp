@@ -70,4 +70,6 @@ CompressionConfig compression_preset(const std::string& name)
     return find_compression_preset(name).config;
 }
 
+CompressionConfig chat_compression() { return compression_preset(kChatCompressionPreset); }
+
 } // namespace pyramid

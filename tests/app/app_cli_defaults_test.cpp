@@ -1,6 +1,7 @@
 // pyramid-cli beside the desktop app (issue 38, item 7): without --model it passes over files
 // in the models folder that are no model it can read and takes the first that is, and its
-// compression and sampling defaults are the app's (PyramidInfer; a repetition penalty of 1.1).
+// compression and sampling defaults are the app's (PyramidInfer's recall preset; a repetition
+// penalty of 1.1).
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -45,7 +46,11 @@ private slots:
         QVERIFY(cli.waitForFinished(30000));
         const QString help = QString::fromUtf8(cli.readAllStandardOutput());
         QVERIFY2(help.contains(QRegularExpression(QStringLiteral("--policy \\S*=\\[pyramid\\]"))), qPrintable(help));
-        QCOMPARE(pyramid::CompressionConfig{}.policy, pyramid::CompressionPolicyKind::Pyramid);  // the app's
+        const QRegularExpressionMatch preset = QRegularExpression(QStringLiteral("--preset TEXT=(\\S+)")).match(help);
+        QVERIFY2(preset.hasMatch(), qPrintable(help));
+        QCOMPARE(preset.captured(1), QStringLiteral("recall"));
+        // The app's compression is that preset (PyramidInfer scoring by its last 32 tokens).
+        QVERIFY(ChatSettings{}.compression == pyramid::compression_preset(preset.captured(1).toStdString()));
         QCOMPARE(ChatSettings{}.compression.policy, pyramid::CompressionPolicyKind::Pyramid);
     }
 

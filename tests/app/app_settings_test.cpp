@@ -269,9 +269,9 @@ private slots:
         ChatStore store(dir.filePath("c.sqlite"));
         SettingsModel model(settings, store);
         QVERIFY(model.presetNames().contains("reference-13b"));
-        // The preset in effect: the defaults are the paper's 7B knobs; a knob set by hand is
-        // none; each change of it is signalled once.
-        QCOMPARE(model.activePreset(), QStringLiteral("reference-7b"));
+        // The preset in effect: the defaults are a chat's (recall); a knob set by hand is none;
+        // each change of it is signalled once.
+        QCOMPARE(model.activePreset(), QString::fromLatin1(pyramid::kChatCompressionPreset));
         QSignalSpy presetChanges(&model, &SettingsModel::activePresetChanged);
         QVERIFY(model.setValue("temperature", "0.5"));
         QCOMPARE(presetChanges.count(), 0);
@@ -333,7 +333,7 @@ private slots:
         model.setDetectedPromptFormat(pyramid::PromptFormat::Raw);
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Llama2Chat);
         model.resetToDefaults();
-        QCOMPARE(model.activePreset(), QStringLiteral("reference-7b"));
+        QCOMPARE(model.activePreset(), QStringLiteral("recall"));
         QCOMPARE(model.current().sampling.temperature, pyramid::SamplingParams{}.temperature);
         QCOMPARE(model.current().compression.pyramid.layerwise_downsample_interval,
                  pyramid::PyramidSettings{}.layerwise_downsample_interval);
@@ -403,8 +403,9 @@ private slots:
     }
 
     // A version 1 file held every key, chosen or not: a value that was a default then and has
-    // changed since (the repetition penalty, 1 -> 1.1) gives way to the new default, the values
-    // the user chose stay, and the file is rewritten with those alone.
+    // changed since (the repetition penalty, 1 -> 1.1; the compression, the paper's knobs ->
+    // recall) gives way to the new default, the values the user chose stay, and the file is
+    // rewritten with those alone.
     void aVersion1FileTakesTheNewDefaults()
     {
         QTemporaryDir dir;
@@ -417,6 +418,7 @@ private slots:
             // As version 1 saved it after the user set the temperature: every key.
             ChatSettings old;
             old.sampling.repetition_penalty = 1.0f;
+            old.compression = pyramid::CompressionConfig{};
             old.sampling.temperature = 0.5f;
             for (const SettingField& field : settingFields())
                 settings.setValue("chat/" + field.key, field.get(old));
@@ -429,9 +431,31 @@ private slots:
         QCOMPARE(model.current().sampling.temperature, 0.5f);
         QCOMPARE(model.current().language, QStringLiteral("de"));
         QVERIFY(!model.current().promptFormat.has_value());
+        QCOMPARE(model.activePreset(), QStringLiteral("recall"));
         QStringList keys = settings.allKeys();
         keys.sort();
         QCOMPARE(keys, QStringList({"chat/language", "chat/settings_version", "chat/temperature"}));
+    }
+
+    // A compression chosen in version 1 (a preset, a knob) stays what it was.
+    void aVersion1ChosenCompressionStays()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath("s.ini");
+        ChatStore store(dir.filePath("c.sqlite"));
+        for (const char* chosen : {"balanced", "reference-13b"}) {
+            {
+                QSettings settings(ini, QSettings::IniFormat);
+                settings.clear();
+                ChatSettings old;
+                old.compression = pyramid::compression_preset(chosen);
+                for (const SettingField& field : settingFields())
+                    settings.setValue("chat/" + field.key, field.get(old));
+            }
+            QSettings settings(ini, QSettings::IniFormat);
+            SettingsModel model(settings, store);
+            QCOMPARE(model.activePreset(), QString::fromLatin1(chosen));
+        }
     }
 
     // Issue 38, item 5: the start-up settings say that they need a restart once changed.

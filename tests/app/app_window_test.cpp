@@ -306,7 +306,7 @@ private slots:
         QVERIFY(field->width() >= 300);  // room for a title
     }
 
-    // The preset box shows the preset in effect (the defaults' reference-7b), "Custom" once a
+    // The preset box shows the preset in effect (the defaults' recall), "Custom" once a
     // knob is set by hand; Apply is for another preset only, and what it applies is then shown.
     void presetBoxShowsThePresetInEffect()
     {
@@ -317,7 +317,7 @@ private slots:
         QQuickItem* choice = s.shown(QStringLiteral("presetChoice"));
         QQuickItem* apply = s.shown(QStringLiteral("presetApply"));
         QVERIFY(choice && apply);
-        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("reference-7b"));
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("recall"));
         QVERIFY(!apply->isEnabled());
         QVERIFY(s.app->settings().setValue("prefill_decay_ratio", "0.85"));
         QTRY_COMPARE(choice->property("displayText").toString(), QStringLiteral("Custom"));

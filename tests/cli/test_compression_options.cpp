@@ -19,10 +19,10 @@ namespace {
 
 // Parses `args` as a tool with `default_policy` would and resolves every policy.
 std::vector<CompressionConfig> resolve_all(std::vector<std::string> args, const std::string& default_policy = "pyramid",
-                                           bool several = false)
+                                           bool several = false, const std::string& default_preset = {})
 {
     CLI::App app;
-    CompressionOptions options(default_policy, several);
+    CompressionOptions options(default_policy, several, default_preset);
     options.add_to(app);
     args.insert(args.begin(), "tool");
     std::vector<const char*> argv;
@@ -111,6 +111,23 @@ private slots:
         QCOMPARE(overridden.budget_fraction, balanced.budget_fraction);
         // A knob given beside a preset wins over the preset's value.
         QCOMPARE(resolve({"--preset", "reference-7b", "--decay-ratio", "0.5"}).pyramid.prefill_decay_ratio, 0.5);
+    }
+
+    // pyramid-cli starts from a chat's preset (recall): without flags it is that preset; a
+    // preset, a config or --policy named on the command line take its place as they would
+    // the core's defaults.
+    void aDefaultPresetIsThePresetWithoutTheOption()
+    {
+        const auto chat = [](const std::vector<std::string>& args) {
+            return resolve_all(args, "pyramid", false, pyramid::kChatCompressionPreset).front();
+        };
+        QVERIFY(chat({}) == pyramid::chat_compression());
+        QCOMPARE(chat({}).pyramid.observation_window, 32);
+        QVERIFY(chat({"--preset", "reference-7b"}) == CompressionConfig{});
+        QVERIFY(chat({"--preset", "balanced"}) == pyramid::compression_preset("balanced"));
+        QCOMPARE(chat({"--policy", "full"}).policy, CompressionPolicyKind::Full);
+        QCOMPARE(chat({"--pyramid-observation-window", "16"}).pyramid.observation_window, 16);
+        QCOMPARE(chat({"--pyramid-observation-window", "16"}).pyramid.pooling_kernel, 7);
     }
 
     void severalPoliciesShareTheKnobs()

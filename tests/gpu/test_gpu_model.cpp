@@ -23,6 +23,7 @@
 #include "generate/sampler.h"
 #include "gpu_test.h"
 #include "graph_model_tests.h"
+#include "kv/compression_presets.h"
 #include "kv_quantized_model_tests.h"
 #include "overlap_model_tests.h"
 #include "model_checks.h"
@@ -470,6 +471,37 @@ void per_head_selection_is_refused()
     GPU_CHECK(session.cache().length(0) < static_cast<int>(prompt.size()), "per-layer selection runs");
 }
 
+// A chat's preset (recall: PyramidInfer scoring by the prompt's last 32 tokens, pooled over 7),
+// the app's and pyramid-cli's default, keeps on the GPU what it keeps on the CPU: the same
+// positions in every layer after the prompt and 20 greedy steps, logits within fp32's tolerance.
+// The paper's scoring keeps other positions on this prompt, so the options are in effect.
+void chat_preset_matches_cpu()
+{
+    const std::vector<int32_t> prompt = golden("reference_defaults").prompt_tokens;
+    const CompressionConfig config = chat_compression();
+    InferenceSession session(gpu(Precision::Fp32), config), reference(reference_cpu(), config);
+    InferenceSession paper(reference_cpu(), CompressionConfig{});
+    std::vector<float> logits = session.prefill(prompt), expected = reference.prefill(prompt);
+    paper.prefill(prompt);
+    check_logits("the chat preset after the prompt", logits, expected, kFp32Tolerance);
+    for (int step = 0; step < 20; ++step) {
+        const int32_t token = Sampler::argmax(expected);
+        logits = session.decode(token);
+        expected = reference.decode(token);
+        paper.decode(token);
+    }
+    check_logits("the chat preset after 20 steps", logits, expected, kFp32Tolerance);
+    bool other_than_paper = false;
+    for (int l = 0; l < session.cache().n_layers(); ++l) {
+        const auto kept = session.cache().positions(l), cpu = reference.cache().positions(l),
+                   paper_kept = paper.cache().positions(l);
+        GPU_CHECK(std::vector<int32_t>(kept.begin(), kept.end()) == std::vector<int32_t>(cpu.begin(), cpu.end()),
+                  "the chat preset's positions, layer " + std::to_string(l));
+        other_than_paper = other_than_paper || !std::equal(cpu.begin(), cpu.end(), paper_kept.begin(), paper_kept.end());
+    }
+    GPU_CHECK(other_than_paper, "the chat preset kept what the paper's scoring keeps: its options did nothing");
+}
+
 int main(int argc, char** argv)
 {
     std::vector<TestCase> tests{
@@ -484,6 +516,7 @@ int main(int argc, char** argv)
         {"top_logits_rows_match_logits_rows", top_logits_rows_match_logits_rows},
         {"a_batch_runs_out_of_kv_memory", a_batch_runs_out_of_kv_memory},
         {"per_head_selection_is_refused", per_head_selection_is_refused},
+        {"chat_preset_matches_cpu", chat_preset_matches_cpu},
     };
     for (TestCase& t : quantized_model_tests())
         tests.push_back(std::move(t));
