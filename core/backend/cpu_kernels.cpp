@@ -344,7 +344,7 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
             if constexpr (kBlocks<KStored>)
                 keys = prepare_once && !tiled_keys ? s.keys.rows(k, g, len, hd) : nullptr;
             if (tiled_keys) {  // row i0 + r sees shared + r entries
-                s.key_tiles.lay_out(k.heads[g], k.row_stride, len, hd);
+                s.key_tiles.lay_out(k.heads[g], k.row_stride, len, hd, isa);
                 key_tile_dots(s.key_tiles, qh, q_width, m, shared + m - 1, p.data(), p_stride, isa);
             } else if (keys) {
                 causal_dots(float_rows, qh, q_width, m, keys, hd, shared, hd, p.data(), p_stride);

@@ -144,7 +144,7 @@ void check_key_tile_dots()
     std::mt19937 rng(std::random_device{}());
     constexpr bool kBlocks = kValuesPerElement<Stored> > 1;
     const std::vector<int> sizes = kBlocks ? std::vector<int>{32, 64, 96, 128} : std::vector<int>{5, 13, 64, 77, 128};
-    cpu::KeyTiles tiles;  // one object throughout: each lay_out below has other rows
+    cpu::KeyTiles tiles, by_value;  // one object throughout: each lay_out below has other rows
     for (const int n : sizes) {
         const int stride = n / kValuesPerElement<Stored> + 1, q_stride = n + 3;
         for (const int count : {0, 1, 15, 16, 17, 40, 100}) {
@@ -152,9 +152,13 @@ void check_key_tile_dots()
             for (int j = 0; j < count; ++j)
                 store_values(random_vector(size_t(n), rng, j % 3 == 0 ? 20.0f : 1.0f).data(), n,
                              rows.data() + size_t(j) * stride);
-            tiles.lay_out(rows.data(), stride, count, n);
+            tiles.lay_out(rows.data(), stride, count, n, cpu::KernelIsa::Avx512Vnni);
             QCOMPARE(tiles.keys(), count);
             const int padded = (count + kWidth - 1) / kWidth * kWidth;
+            // AVX-512's transposed blocks hold the floats laid out value by value, padding included.
+            by_value.lay_out(rows.data(), stride, count, n, cpu::KernelIsa::Generic);
+            for (int t = 0; t < padded / kWidth; ++t)
+                QVERIFY(std::equal(tiles.tile(t), tiles.tile(t) + size_t(n) * kWidth, by_value.tile(t)));
             for (const int n_q : {1, 2, 3, 4, 5}) {
                 const int out_stride = padded + 3;
                 const auto q = random_vector(size_t(n_q) * q_stride, rng);
