@@ -383,10 +383,26 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     // threads, and memory is slots x len, never n x len.
     const int64_t slots = std::min<int64_t>(kProbeSlots, chunks);
     std::vector<float> partials(static_cast<size_t>(slots * probe_len), 0.0f);
+    // A chunk without a row the probe reads adds nothing to a slot: those run first, as without
+    // a probe, in head order, so that a thread prepares each head's entries once rather than once
+    // per slot (the slots' chunks sweep every head). The slots then take the others, each in
+    // its order, so that every column's sum is what it was.
+    std::vector<int64_t> plain;
+    std::vector<char> probed(static_cast<size_t>(chunks), 0);
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        for (int64_t item = chunk * kChunkRows; item < std::min(work, (chunk + 1) * kChunkRows); ++item)
+            probed[static_cast<size_t>(chunk)] |= item % n_q >= probe->first_row;
+        if (!probed[static_cast<size_t>(chunk)])
+            plain.push_back(chunk);
+    }
+    run_tasks(workers, static_cast<int64_t>(plain.size()), parallel, [&](int64_t i, int worker) {
+        run_chunk(plain[static_cast<size_t>(i)], scratch[static_cast<size_t>(worker)], nullptr);
+    });
     run_tasks(workers, slots, parallel, [&](int64_t slot, int worker) {
         for (int64_t chunk = slot; chunk < chunks; chunk += slots)
-            run_chunk(chunk, scratch[static_cast<size_t>(worker)],
-                      partials.data() + static_cast<size_t>(slot * probe_len));
+            if (probed[static_cast<size_t>(chunk)])
+                run_chunk(chunk, scratch[static_cast<size_t>(worker)],
+                          partials.data() + static_cast<size_t>(slot * probe_len));
     });
     for (int64_t slot = 0; slot < slots; ++slot)
         add_in_place(probe_out, partials.data() + static_cast<size_t>(slot * probe_len), probe_len);
