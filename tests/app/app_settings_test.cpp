@@ -28,6 +28,14 @@ QVariant role(const SettingsModel& model, const QString& key, int role)
     return model.data(model.index(rowOf(model, key)), role);
 }
 
+// A settings file as version 1 wrote it, every key of `old`, chosen or not.
+void writeVersion1(QSettings& settings, const ChatSettings& old)
+{
+    settings.clear();
+    for (const SettingField& field : settingFields())
+        settings.setValue("chat/" + field.key, field.get(old));
+}
+
 } // namespace
 
 class SettingsTest : public QObject {
@@ -420,8 +428,7 @@ private slots:
             old.sampling.repetition_penalty = 1.0f;
             old.compression = pyramid::CompressionConfig{};
             old.sampling.temperature = 0.5f;
-            for (const SettingField& field : settingFields())
-                settings.setValue("chat/" + field.key, field.get(old));
+            writeVersion1(settings, old);
             settings.setValue("chat/prompt_format", "chatml");  // written by opening a model
             settings.setValue("chat/language", "de");
         }
@@ -446,11 +453,9 @@ private slots:
         for (const char* chosen : {"balanced", "reference-13b"}) {
             {
                 QSettings settings(ini, QSettings::IniFormat);
-                settings.clear();
                 ChatSettings old;
                 old.compression = pyramid::compression_preset(chosen);
-                for (const SettingField& field : settingFields())
-                    settings.setValue("chat/" + field.key, field.get(old));
+                writeVersion1(settings, old);
             }
             QSettings settings(ini, QSettings::IniFormat);
             SettingsModel model(settings, store);
