@@ -1555,6 +1555,36 @@
         <source>Automatic (one per performance core)</source>
         <translation>Automatisch (einer pro Leistungskern)</translation>
     </message>
+    <message>
+        <source>Balanced</source>
+        <comment>a compression preset</comment>
+        <translation>Ausgewogen</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <comment>a compression preset: keeps what earlier turns said</comment>
+        <translation>Erinnerung</translation>
+    </message>
+    <message>
+        <source>Most memory saved</source>
+        <comment>a compression preset</comment>
+        <translation>Größte Speicherersparnis</translation>
+    </message>
+    <message>
+        <source>Paper, 7B settings</source>
+        <comment>a compression preset: PyramidInfer as its paper ran a 7B model</comment>
+        <translation>Paper, 7B-Einstellungen</translation>
+    </message>
+    <message>
+        <source>Paper, 13B settings</source>
+        <comment>a compression preset: PyramidInfer as its paper ran a 13B model</comment>
+        <translation>Paper, 13B-Einstellungen</translation>
+    </message>
+    <message>
+        <source>%1 (default)</source>
+        <comment>the compression preset a chat starts with</comment>
+        <translation>%1 (Standard)</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

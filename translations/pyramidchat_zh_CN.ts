@@ -1550,6 +1550,36 @@
         <source>Automatic (one per performance core)</source>
         <translation>自动（每个性能核心一个）</translation>
     </message>
+    <message>
+        <source>Balanced</source>
+        <comment>a compression preset</comment>
+        <translation>均衡</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <comment>a compression preset: keeps what earlier turns said</comment>
+        <translation>记忆优先</translation>
+    </message>
+    <message>
+        <source>Most memory saved</source>
+        <comment>a compression preset</comment>
+        <translation>最省内存</translation>
+    </message>
+    <message>
+        <source>Paper, 7B settings</source>
+        <comment>a compression preset: PyramidInfer as its paper ran a 7B model</comment>
+        <translation>论文 7B 设置</translation>
+    </message>
+    <message>
+        <source>Paper, 13B settings</source>
+        <comment>a compression preset: PyramidInfer as its paper ran a 13B model</comment>
+        <translation>论文 13B 设置</translation>
+    </message>
+    <message>
+        <source>%1 (default)</source>
+        <comment>the compression preset a chat starts with</comment>
+        <translation>%1（默认）</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

@@ -225,6 +225,28 @@ QStringList SettingsModel::presetNames() const
     return names;
 }
 
+QStringList SettingsModel::presetLabels() const
+{
+    QStringList labels;
+    for (const QString& name : presetNames()) {
+        QString label = name;
+        if (name == QLatin1String("balanced"))
+            label = tr("Balanced", "a compression preset");
+        else if (name == QLatin1String("recall"))
+            label = tr("Recall", "a compression preset: keeps what earlier turns said");
+        else if (name == QLatin1String("max-saving"))
+            label = tr("Most memory saved", "a compression preset");
+        else if (name == QLatin1String("reference-7b"))
+            label = tr("Paper, 7B settings", "a compression preset: PyramidInfer as its paper ran a 7B model");
+        else if (name == QLatin1String("reference-13b"))
+            label = tr("Paper, 13B settings", "a compression preset: PyramidInfer as its paper ran a 13B model");
+        if (name == QLatin1String(pyramid::kChatCompressionPreset))
+            label = tr("%1 (default)", "the compression preset a chat starts with").arg(label);
+        labels.push_back(label);
+    }
+    return labels;
+}
+
 QString SettingsModel::activePreset() const
 {
     for (const pyramid::CompressionPreset& preset : pyramid::compression_presets())

@@ -28,6 +28,7 @@ class SettingsModel : public QAbstractListModel {
     Q_OBJECT
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY systemPromptChanged)
     Q_PROPERTY(QStringList presetNames READ presetNames CONSTANT)
+    Q_PROPERTY(QStringList presetLabels READ presetLabels CONSTANT)
     Q_PROPERTY(QString activePreset READ activePreset NOTIFY activePresetChanged)
     Q_PROPERTY(bool hasErrors READ hasErrors NOTIFY errorsChanged)
     Q_PROPERTY(bool restartNeeded READ restartNeeded NOTIFY restartNeededChanged)
@@ -74,6 +75,10 @@ public:
 
     int rowOf(const QString& key) const;  // -1 for a key no field has
     QStringList presetNames() const;
+    // What the preset box shows for each of presetNames, in the user's language, the one a chat
+    // starts with marked: "Recall (default)", "Balanced", ... (a preset the app has no words for:
+    // its name).
+    QStringList presetLabels() const;
     // The preset whose compression settings are the current ones (a fresh app's: recall),
     // "" when none is (a knob set by hand): what the settings panel shows as in effect.
     QString activePreset() const;

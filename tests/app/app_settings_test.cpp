@@ -277,6 +277,13 @@ private slots:
         ChatStore store(dir.filePath("c.sqlite"));
         SettingsModel model(settings, store);
         QVERIFY(model.presetNames().contains("reference-13b"));
+        // Labels in the names' order, the chat's preset marked; every preset has words of its own.
+        const QStringList labels = model.presetLabels();
+        QCOMPARE(labels.size(), model.presetNames().size());
+        QCOMPARE(labels.at(model.presetNames().indexOf("recall")), QStringLiteral("Recall (default)"));
+        QCOMPARE(labels.at(model.presetNames().indexOf("max-saving")), QStringLiteral("Most memory saved"));
+        for (int i = 0; i < labels.size(); ++i)
+            QVERIFY2(labels.at(i) != model.presetNames().at(i), qPrintable(labels.at(i)));
         // The preset in effect: the defaults are a chat's (recall); a knob set by hand is none;
         // each change of it is signalled once.
         QCOMPARE(model.activePreset(), QString::fromLatin1(pyramid::kChatCompressionPreset));

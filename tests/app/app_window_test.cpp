@@ -317,7 +317,7 @@ private slots:
         QQuickItem* choice = s.shown(QStringLiteral("presetChoice"));
         QQuickItem* apply = s.shown(QStringLiteral("presetApply"));
         QVERIFY(choice && apply);
-        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("recall"));
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("Recall (default)"));
         QVERIFY(!apply->isEnabled());
         QVERIFY(s.app->settings().setValue("prefill_decay_ratio", "0.85"));
         QTRY_COMPARE(choice->property("displayText").toString(), QStringLiteral("Custom"));
@@ -326,14 +326,15 @@ private slots:
         QTRY_VERIFY(apply->isEnabled());
         QMetaObject::invokeMethod(apply, "clicked");
         QTRY_COMPARE(s.app->settings().activePreset(), QStringLiteral("balanced"));
-        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("balanced"));
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("Balanced"));
+        QVERIFY(s.shown(QStringLiteral("presetSummary"))->property("text").toString().startsWith("SnapKV, keeps 76%"));
         QVERIFY(!apply->isEnabled());
         // A preset picked but not applied is not what the box shows when the dialog opens again.
         choice->setProperty("currentIndex", s.app->settings().presetNames().indexOf(QStringLiteral("max-saving")));
         QMetaObject::invokeMethod(settings, "close");
         QTRY_VERIFY(!isOpen(settings));
         QVERIFY(s.openSettings());
-        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("balanced"));
+        QCOMPARE(choice->property("displayText").toString(), QStringLiteral("Balanced"));
     }
 
     // Item 4: "Reset all" asks before it takes every change back.

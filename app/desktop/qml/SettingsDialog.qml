@@ -59,7 +59,10 @@ Dialog {
             ComboBox {
                 id: preset
                 objectName: "presetChoice"
-                model: dialog.settings.presetNames
+                model: dialog.settings.presetLabels
+                implicitContentWidthPolicy: ComboBox.WidestText  // "Erinnerung (Standard)" whole
+                // The preset the box shows: presetNames and presetLabels are in the same order.
+                readonly property string chosen: currentIndex >= 0 ? dialog.settings.presetNames[currentIndex] : ""
                 // The preset in effect until another is picked, "Custom" when a knob was set by
                 // hand; back to the one in effect whenever that changes.
                 function showActive() {
@@ -76,8 +79,8 @@ Dialog {
             Button {
                 objectName: "presetApply"
                 text: qsTr("Apply")
-                enabled: preset.currentIndex >= 0 && preset.currentText !== dialog.settings.activePreset
-                onClicked: dialog.settings.applyPreset(preset.currentText)
+                enabled: preset.currentIndex >= 0 && preset.chosen !== dialog.settings.activePreset
+                onClicked: dialog.settings.applyPreset(preset.chosen)
                 Accessible.name: qsTr("Apply the compression preset")
             }
             Item { Layout.fillWidth: true }
@@ -94,7 +97,7 @@ Dialog {
             wrapMode: Text.Wrap
             textFormat: Text.PlainText
             opacity: 0.7
-            text: dialog.settings.presetSummary(preset.currentText)
+            text: dialog.settings.presetSummary(preset.chosen)
             visible: text.length > 0
         }
 
