@@ -44,6 +44,8 @@ QtObject {
     property ListModel settings: ListModel {
         property string systemPrompt: ""
         property var presetNames: ["pyramid", "full"]
+        property var presetLabels: ["Pyramid (default)", "Full"]
+        property string activePreset: "pyramid"
         property bool hasErrors: false
         property bool restartNeeded: false
         property int resets: 0
