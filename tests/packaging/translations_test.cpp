@@ -266,6 +266,31 @@ private slots:
         QVERIFY2(!notice.contains(QStringLiteral("position")), qPrintable(notice));
     }
 
+    // Qt's own words (a dialog's Close, Cancel and Reset buttons, the file dialogs) come from
+    // Qt's translations, qt6-translations-l10n (scripts/debian-packages.txt; the package
+    // recommends it): without them the German and Chinese settings closed with "Close".
+    void qtsOwnButtonsSpeakTheLanguage_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("close");
+        QTest::addColumn<QString>("cancel");
+        QTest::newRow("de") << QStringLiteral("de") << QStringLiteral("Schließen") << QStringLiteral("Abbrechen");
+        QTest::newRow("zh_CN") << QStringLiteral("zh_CN") << QStringLiteral("关闭") << QStringLiteral("取消");
+    }
+
+    void qtsOwnButtonsSpeakTheLanguage()
+    {
+        QFETCH(QString, language);
+        QFETCH(QString, close);
+        QFETCH(QString, cancel);
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        AppTranslations translations;
+        translations.install(*QCoreApplication::instance(), language);
+        QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Close"), close);
+        QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), cancel);
+    }
+
     // main.cpp loads by locale: a language's regional variants find its file too.
     void foundByLocale_data()
     {
