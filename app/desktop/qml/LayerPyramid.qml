@@ -51,10 +51,13 @@ Item {
                 required property real fraction
                 required property bool compressed
 
-                // Layer 0 at the bottom.
-                y: barArea.height - (layerIndex + 1) * pyramid.barHeight - layerIndex * pyramid.spacing
+                // Layer 0 at the bottom. Edges on whole pixels, so that every gap between two bars
+                // is `spacing` pixels (fractional ones drew some gaps a pixel wider, lines across
+                // the pyramid) and bars differ by a pixel at most.
+                readonly property real lowEdge: barArea.height - layerIndex * (pyramid.barHeight + pyramid.spacing)
+                y: Math.round(lowEdge - pyramid.barHeight)
                 width: barArea.width
-                height: pyramid.barHeight
+                height: Math.round(lowEdge) - y
                 Accessible.name: qsTr("Layer %1: %2 of %3 entries").arg(layerIndex).arg(pyramid.count(length))
                                                                     .arg(pyramid.count(pyramid.stats.fullLength))
 
