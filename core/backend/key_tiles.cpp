@@ -97,10 +97,17 @@ void KeyTiles::lay_out(const Stored* rows, int64_t stride, int count, int n, Ker
         float* tile = values_.data() + static_cast<size_t>(t) * n * kWidth;
         int laid = 0;  // values laid out sixteen at a time
 #if defined(__x86_64__) || defined(__i386__)
-        if constexpr (std::is_same_v<Stored, float> || std::is_same_v<Stored, Half>) {
-            if (isa == KernelIsa::Avx512Vnni) {
+        if (isa == KernelIsa::Avx512Vnni) {
+            if constexpr (std::is_same_v<Stored, float> || std::is_same_v<Stored, Half>) {
                 lay_out_groups_avx512(first, stride, keys, n / 16, tile);
                 laid = n / 16 * 16;
+            } else {  // q8 and q4 blocks: the tile's keys decoded (load_values), then as float32
+                decoded_.resize(static_cast<size_t>(kWidth) * n);
+                for (int j = 0; j < keys; ++j)
+                    load_values(first + j * stride, n, decoded_.data() + static_cast<size_t>(j) * n);
+                lay_out_groups_avx512(decoded_.data(), n, keys, n / 16, tile);
+                lay_out_values(decoded_.data(), n, keys, n, n / 16 * 16, tile);
+                continue;
             }
         }
 #endif

@@ -29,8 +29,9 @@ public:
     // the last tile are zero. Does nothing if these very rows (same address, count and n) are
     // laid out already: a thread's consecutive tasks on one head lay it out once. With `isa`
     // KernelIsa::Avx512Vnni, float32 and fp16 rows go sixteen keys by sixteen values at a time,
-    // converted and transposed in registers (a prompt slice lays out every head it reads, so
-    // value by value this took an eighth of the dots' time); the floats are the same.
+    // converted and transposed in registers, q8 and q4 rows decoded first (a prompt slice lays
+    // out every head it reads, so value by value this took an eighth of the dots' time, and
+    // over q8 as long as the dots); the floats are the same.
     template <typename Stored>
     void lay_out(const Stored* rows, int64_t stride, int count, int n, KernelIsa isa);
 
@@ -41,6 +42,7 @@ public:
 
 private:
     std::vector<float> values_;
+    std::vector<float> decoded_;  // a tile's quantized keys as float32, on their way into values_
     const void* rows_ = nullptr;
     int count_ = 0;
     int n_ = 0;

@@ -67,8 +67,29 @@ void store_values(const float* values, int64_t n, Stored* out)
 template <typename Stored>
 void load_values(const Stored* stored, int64_t n, float* out)
 {
-    for (int64_t i = 0; i < n; ++i)
-        out[i] = value_at(stored, i);
+    if constexpr (kValuesPerElement<Stored> == 1) {
+        for (int64_t i = 0; i < n; ++i)
+            out[i] = value_at(stored, i);
+    } else {
+        // Block by block: the scale converted once, and loops over a block's codes the compiler
+        // vectorizes (value by value through value_at, a prompt over a q8 cache spent a tenth
+        // of its time here). The same product of scale and code as value_at.
+        constexpr int kHalf = kKvBlockValues / 2;
+        for (int64_t b = 0; b < n / kKvBlockValues; ++b) {
+            const Stored& block = stored[b];
+            const float scale = to_float(block.scale);
+            float* o = out + b * kKvBlockValues;
+            if constexpr (std::is_same_v<Stored, KvQ8Block>) {
+                for (int i = 0; i < kKvBlockValues; ++i)
+                    o[i] = scale * static_cast<float>(block.q[i]);
+            } else {
+                for (int i = 0; i < kHalf; ++i) {  // kv_q4_code's nibbles: value i low, i + 16 high
+                    o[i] = scale * static_cast<float>((block.q[i] & 0x0F) - 8);
+                    o[i + kHalf] = scale * static_cast<float>((block.q[i] >> 4) - 8);
+                }
+            }
+        }
+    }
 }
 
 template void store_values(const float*, int64_t, float*);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "backend/cache_rows.h"
@@ -219,6 +220,33 @@ private slots:
         QCOMPARE(kv_entry_bytes({KvPrecision::Q8, KvPrecision::F16}, 8, 128), size_t(8 * (4 * 34 + 256)));
         QVERIFY_THROWS_EXCEPTION(Error, kv_row_bytes(KvPrecision::Q8, 48));
         QVERIFY_THROWS_EXCEPTION(Error, kv_element_bytes(KvPrecision::Q4));
+    }
+
+    // load_values decodes block by block: every value is value_at's float, bit for bit, for
+    // any bits in the codes and any finite scale (subnormal and the largest included).
+    void load_values_is_value_at()
+    {
+        std::mt19937 rng(std::random_device{}());
+        const auto check = [&](auto block_type) {
+            using Block = decltype(block_type);
+            std::vector<Block> blocks(64);
+            for (size_t b = 0; b < blocks.size(); ++b) {
+                auto* bytes = reinterpret_cast<uint8_t*>(&blocks[b]);
+                for (size_t i = 0; i < sizeof(Block); ++i)
+                    bytes[i] = static_cast<uint8_t>(rng());
+                const uint16_t scales[] = {0x0001, 0x03FF, 0x3C00, 0x7BFF, 0xBC00};  // subnormal .. largest, negative
+                blocks[b].scale.bits = b < 5 ? scales[b] : static_cast<uint16_t>(rng() & 0x7BFF);
+            }
+            const int64_t n = static_cast<int64_t>(blocks.size()) * kKvBlockValues;
+            std::vector<float> loaded(static_cast<size_t>(n));
+            load_values(blocks.data(), n, loaded.data());
+            for (int64_t i = 0; i < n; ++i) {
+                const float expected = value_at(blocks.data(), i);
+                QVERIFY2(std::memcmp(&loaded[size_t(i)], &expected, sizeof(float)) == 0, qPrintable(QString::number(i)));
+            }
+        };
+        check(KvQ8Block{});
+        check(KvQ4Block{});
     }
 
     void q8_rounds_within_half_a_step() { check_rounding<KvQ8Block>(); }
