@@ -97,7 +97,9 @@ int main(int argc, char** argv)
     app.add_flag("-v,--verbose", verbose, "debug logging on stderr");
     SamplingOptions sampling;
     sampling.add_to(app);
-    // PyramidInfer by default, as pyramid-cli and the desktop app; --policy full keeps caches whole.
+    // PyramidInfer with the paper's knobs by default, which bench/server_load.py compares the
+    // policies at (the chat programs start from the recall preset: --preset recall, or a
+    // request's "pyramid": {"preset": "recall"}); --policy full keeps caches whole.
     CompressionOptions compression("pyramid");
     compression.add_to(app);
     DeviceOption device(KvPrecision::F16);
