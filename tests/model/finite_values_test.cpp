@@ -53,9 +53,9 @@ void check_float_type(TensorType type, Bits exponent, Bits infinity, Bits nan)
             QCOMPARE(check(type, with), std::optional<int64_t>(static_cast<int64_t>(at)));
         }
     std::vector<Bits> two = values;
-    two[200000] = nan;
-    two[70000] = infinity;
-    two[300] = nan;
+    two.at(150000) = nan;  // in the third chunk
+    two.at(70000) = infinity;
+    two.at(300) = nan;
     QCOMPARE(check(type, two), std::optional<int64_t>(300));  // the first, not a later chunk's
     two[300] = values[300];
     QCOMPARE(check(type, two), std::optional<int64_t>(70000));
