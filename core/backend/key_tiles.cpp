@@ -30,7 +30,7 @@ void lay_out_values(const Stored* rows, int64_t stride, int count, int n, int i_
 // their unmasked forms, which -Wmaybe-uninitialized reports once they are inlined here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// Sixteen values of a row as float32: fp16C's conversion is exact, as fp16_to_fp32 is.
+// Sixteen values of a row as float32: F16C's conversion is exact, as fp16_to_fp32 is.
 __attribute__((target("avx512f"))) inline __m512 sixteen_values(const float* row) { return _mm512_loadu_ps(row); }
 __attribute__((target("avx512f"))) inline __m512 sixteen_values(const Half* row)
 {
