@@ -163,64 +163,81 @@ PYRAMID_AVX2_F16C __attribute__((always_inline)) inline __m256 finish_dots(const
     return _mm256_hadd_ps(_mm256_hadd_ps(halves[0], halves[1]), _mm256_hadd_ps(halves[2], halves[3]));
 }
 
-// Four queries against two rows at a time: eight chains of adds, each dot in dot_avx2's order,
-// with each row's values loaded and decoded once for the four queries (dot_avx2 decodes every
-// row again for every query). Queries past a multiple of four go through dot_avx2.
+// K queries (at most four) against two rows at a time: 2K chains of adds, each dot in
+// dot_avx2's order, with each row's values loaded and decoded once for the K queries (dot_avx2
+// decodes every row again for every query).
+template <int K, typename Stored>
+PYRAMID_AVX2_F16C __attribute__((always_inline)) inline void dot_some_queries(const float* const (&qs)[4],
+                                                                              const Stored* rows, int64_t stride,
+                                                                              int count, int n, float* const (&os)[4])
+{
+    const int whole = n - n % 8;
+    for (int j = 0; j < count; j += 2) {
+        // An odd last row is taken twice and its second dots dropped.
+        const Stored* row[2] = {rows + j * stride, j + 1 < count ? rows + (j + 1) * stride : rows + j * stride};
+        __m256 s[8];  // s[2k + c]: query k, row c; those of queries past K stay zero
+        for (__m256& x : s)
+            x = _mm256_setzero_ps();
+        for (int i = 0; i < whole; i += 8) {
+            const __m256 a = load8(row[0], i), b = load8(row[1], i);
+            for (int k = 0; k < K; ++k) {
+                const __m256 x = _mm256_loadu_ps(qs[k] + i);
+                s[2 * k] = _mm256_add_ps(s[2 * k], _mm256_mul_ps(x, a));
+                s[2 * k + 1] = _mm256_add_ps(s[2 * k + 1], _mm256_mul_ps(x, b));
+            }
+        }
+        const int rows_here = j + 1 < count ? 2 : 1;
+        if (whole == n) {
+            float dots[8];  // query k's dot with row c at 4c + k
+            _mm256_storeu_ps(dots, finish_dots(s));
+            for (int c = 0; c < rows_here; ++c)
+                for (int k = 0; k < K; ++k)
+                    os[k][j + c] = dots[4 * c + k];
+        } else {
+            for (int c = 0; c < rows_here; ++c)
+                for (int k = 0; k < K; ++k)
+                    os[k][j + c] = finish_dot(s[2 * k + c], qs[k], row[c], whole, n);
+        }
+    }
+}
+
+// Queries four at a time, then the two or three left together; a last single query goes
+// through dot_avx2, whose four rows at a time keep as many chains going. A decode step's query
+// heads that share a KV head (three in SmolLM2, four in Llama 3) come here together.
 template <typename Stored>
 PYRAMID_AVX2_F16C void dot_queries_avx2(const float* q, int64_t q_stride, int n_q, const Stored* rows, int64_t stride,
                                         int count, int n, float* out, int64_t out_stride)
 {
-    const int whole = n - n % 8;
-    int r = 0;
-    for (; r + 4 <= n_q; r += 4) {
-        const float* qs[4];
-        float* os[4];
-        for (int k = 0; k < 4; ++k) {
+    for (int r = 0; r < n_q; r += 4) {
+        const int k_here = std::min(4, n_q - r);
+        if (k_here == 1) {
+            dot_avx2(q + r * q_stride, rows, stride, count, n, out + r * out_stride);
+            break;
+        }
+        const float* qs[4] = {};
+        float* os[4] = {};
+        for (int k = 0; k < k_here; ++k) {
             qs[k] = q + (r + k) * q_stride;
             os[k] = out + (r + k) * out_stride;
         }
-        for (int j = 0; j < count; j += 2) {
-            // An odd last row is taken twice and its second dots dropped.
-            const Stored* row[2] = {rows + j * stride, j + 1 < count ? rows + (j + 1) * stride : rows + j * stride};
-            __m256 s[8];  // s[2k + c]: query k, row c
-            for (__m256& x : s)
-                x = _mm256_setzero_ps();
-            for (int i = 0; i < whole; i += 8) {
-                const __m256 a = load8(row[0], i), b = load8(row[1], i);
-                for (int k = 0; k < 4; ++k) {
-                    const __m256 x = _mm256_loadu_ps(qs[k] + i);
-                    s[2 * k] = _mm256_add_ps(s[2 * k], _mm256_mul_ps(x, a));
-                    s[2 * k + 1] = _mm256_add_ps(s[2 * k + 1], _mm256_mul_ps(x, b));
-                }
-            }
-            const int rows_here = j + 1 < count ? 2 : 1;
-            if (whole == n) {
-                float dots[8];  // query k's dot with row c at 4c + k
-                _mm256_storeu_ps(dots, finish_dots(s));
-                for (int c = 0; c < rows_here; ++c)
-                    for (int k = 0; k < 4; ++k)
-                        os[k][j + c] = dots[4 * c + k];
-            } else {
-                for (int c = 0; c < rows_here; ++c)
-                    for (int k = 0; k < 4; ++k)
-                        os[k][j + c] = finish_dot(s[2 * k + c], qs[k], row[c], whole, n);
-            }
+        switch (k_here) {
+        case 4: dot_some_queries<4>(qs, rows, stride, count, n, os); break;
+        case 3: dot_some_queries<3>(qs, rows, stride, count, n, os); break;
+        default: dot_some_queries<2>(qs, rows, stride, count, n, os);
         }
     }
-    for (; r < n_q; ++r)
-        dot_avx2(q + r * q_stride, rows, stride, count, n, out + r * out_stride);
 }
 
-// Rows j0 to j1 - 1 added, in order, into values d0 to d0 + 8 * V - 1 of four outputs, which
-// stay in registers meanwhile: 4 * V chains, each row's values decoded once for the four.
-template <int V, typename Stored>
-PYRAMID_AVX2_F16C __attribute__((always_inline)) inline void accumulate_four(const float* const (&w)[4],
+// Rows j0 to j1 - 1 added, in order, into values d0 to d0 + 8 * V - 1 of K outputs, which
+// stay in registers meanwhile: K * V chains, each row's values decoded once for the K.
+template <int K, int V, typename Stored>
+PYRAMID_AVX2_F16C __attribute__((always_inline)) inline void accumulate_some(const float* const (&w)[4],
                                                                              const Stored* rows, int64_t stride,
                                                                              int j0, int j1, int d0,
                                                                              float* const (&o)[4])
 {
-    __m256 acc[4][V];
-    for (int k = 0; k < 4; ++k)
+    __m256 acc[K][V];
+    for (int k = 0; k < K; ++k)
         for (int v = 0; v < V; ++v)
             acc[k][v] = _mm256_loadu_ps(o[k] + d0 + 8 * v);
     for (int j = j0; j < j1; ++j) {
@@ -228,55 +245,69 @@ PYRAMID_AVX2_F16C __attribute__((always_inline)) inline void accumulate_four(con
         __m256 x[V];
         for (int v = 0; v < V; ++v)
             x[v] = load8(row, d0 + 8 * v);
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < K; ++k) {
             const __m256 weight = _mm256_set1_ps(w[k][j]);
             for (int v = 0; v < V; ++v)
                 acc[k][v] = _mm256_add_ps(acc[k][v], _mm256_mul_ps(weight, x[v]));
         }
     }
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < K; ++k)
         for (int v = 0; v < V; ++v)
             _mm256_storeu_ps(o[k] + d0 + 8 * v, acc[k][v]);
 }
 
-// Four weight lists over the same rows: 16 values of each of the four outputs stay in
+// K weight lists (at most four) over the same rows: 16 values of each of the K outputs stay in
 // registers while a group of rows adds to them, each value adding the rows in ascending j as
-// accumulate_avx2 does; a row's values are decoded once for the four instead of once per
-// output. Lists past a multiple of four go through accumulate_avx2.
+// accumulate_avx2 does; a row's values are decoded once for the K instead of once per output.
+template <int K, typename Stored>
+PYRAMID_AVX2_F16C void accumulate_some_queries(const float* const (&w)[4], const Stored* rows, int64_t stride,
+                                               int count, int n, float* const (&o)[4])
+{
+    constexpr int kBlock = 16, kGroup = 32;
+    const int blocks = n - n % kBlock, whole = n - n % 8;
+    for (int j0 = 0; j0 < count; j0 += kGroup) {
+        const int j1 = std::min(count, j0 + kGroup);
+        // As in accumulate_avx2, the rest of each row is asked for ahead of the blocks.
+        for (int j = j0; j < j1; ++j) {
+            const char* bytes = reinterpret_cast<const char*>(rows + j * stride);
+            for (size_t at = 64; at < byte_offset<Stored>(n); at += 64)
+                _mm_prefetch(bytes + at, _MM_HINT_T0);
+        }
+        for (int d0 = 0; d0 < blocks; d0 += kBlock)
+            accumulate_some<K, 2>(w, rows, stride, j0, j1, d0, o);
+        if (whole > blocks)
+            accumulate_some<K, 1>(w, rows, stride, j0, j1, blocks, o);
+        for (int k = 0; k < K; ++k)
+            for (int j = j0; j < j1; ++j)
+                for (int d = whole; d < n; ++d)
+                    o[k][d] += w[k][j] * value_at(rows + j * stride, d);
+    }
+}
+
+// Lists four at a time, then the two or three left together; a last single list goes through
+// accumulate_avx2 (as dot_queries_avx2 splits its queries).
 template <typename Stored>
 PYRAMID_AVX2_F16C void accumulate_queries_avx2(const float* weights, int64_t w_stride, int n_q, const Stored* rows,
                                                int64_t stride, int count, int n, float* out, int64_t out_stride)
 {
-    constexpr int kBlock = 16, kGroup = 32;
-    const int blocks = n - n % kBlock, whole = n - n % 8;
-    int r = 0;
-    for (; r + 4 <= n_q; r += 4) {
-        const float* w[4];
-        float* o[4];
-        for (int k = 0; k < 4; ++k) {
+    for (int r = 0; r < n_q; r += 4) {
+        const int k_here = std::min(4, n_q - r);
+        if (k_here == 1) {
+            accumulate_avx2(weights + r * w_stride, rows, stride, count, n, out + r * out_stride);
+            break;
+        }
+        const float* w[4] = {};
+        float* o[4] = {};
+        for (int k = 0; k < k_here; ++k) {
             w[k] = weights + (r + k) * w_stride;
             o[k] = out + (r + k) * out_stride;
         }
-        for (int j0 = 0; j0 < count; j0 += kGroup) {
-            const int j1 = std::min(count, j0 + kGroup);
-            // As in accumulate_avx2, the rest of each row is asked for ahead of the blocks.
-            for (int j = j0; j < j1; ++j) {
-                const char* bytes = reinterpret_cast<const char*>(rows + j * stride);
-                for (size_t at = 64; at < byte_offset<Stored>(n); at += 64)
-                    _mm_prefetch(bytes + at, _MM_HINT_T0);
-            }
-            for (int d0 = 0; d0 < blocks; d0 += kBlock)
-                accumulate_four<2>(w, rows, stride, j0, j1, d0, o);
-            if (whole > blocks)
-                accumulate_four<1>(w, rows, stride, j0, j1, blocks, o);
-            for (int k = 0; k < 4; ++k)
-                for (int j = j0; j < j1; ++j)
-                    for (int d = whole; d < n; ++d)
-                        o[k][d] += w[k][j] * value_at(rows + j * stride, d);
+        switch (k_here) {
+        case 4: accumulate_some_queries<4>(w, rows, stride, count, n, o); break;
+        case 3: accumulate_some_queries<3>(w, rows, stride, count, n, o); break;
+        default: accumulate_some_queries<2>(w, rows, stride, count, n, o);
         }
     }
-    for (; r < n_q; ++r)
-        accumulate_avx2(weights + r * w_stride, rows, stride, count, n, out + r * out_stride);
 }
 
 } // namespace

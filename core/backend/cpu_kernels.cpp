@@ -293,6 +293,49 @@ inline void softmax_rows(float* p, int64_t p_stride, int m, int shared, float sc
     }
 }
 
+// Keys one task of attend_one_row dots: enough that a task outweighs taking it.
+constexpr int kOneRowKeysPerTask = 256;
+
+// A decode step's one row, without a probe, in three passes of tasks small enough to keep every
+// thread busy however few KV heads a model has (SmolLM2's three gave two threads one and two
+// heads' work): the dots of a KV head's query heads with a range of its keys, each key read and
+// converted once for the group; each head's softmax; a KV head's query heads' weighted sums over
+// a range of the values' dimensions, each value read and converted once for the group. Every
+// dot, softmax and sum is whole and in its own order, so each head gets the floats it gets
+// alone. (A probe's columns add up in the chunks' order: probed rows go through the chunks.)
+template <typename KStored, typename VStored>
+void attend_one_row(const float* q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len, const AttentionShape& shape,
+                    float* out, const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows,
+                    KernelIsa isa, WorkerPool* workers)
+{
+    const int hd = shape.head_dim;
+    const int group = shape.n_heads / shape.n_kv_heads;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const bool parallel = workers != nullptr;
+    std::vector<float> p(static_cast<size_t>(shape.n_heads) * len);  // head h's scores at h * len
+    const int64_t key_parts = (len + kOneRowKeysPerTask - 1) / kOneRowKeysPerTask;
+    run_tasks(workers, shape.n_kv_heads * key_parts, parallel, [&](int64_t task, int) {
+        const int64_t g = task / key_parts;
+        const int j0 = static_cast<int>(task % key_parts) * kOneRowKeysPerTask;
+        key_rows.dot_queries(q + g * group * hd, hd, group, k.heads[g] + j0 * k.row_stride, k.row_stride,
+                             std::min(kOneRowKeysPerTask, len - j0), hd, p.data() + g * group * len + j0, len);
+    });
+    run_tasks(workers, shape.n_heads, parallel,
+              [&](int64_t h, int) { softmax_rows(p.data() + h * len, len, 1, len, scale, isa); });
+    // Ranges of 32 dimensions: whole blocks of a quantized row, whole vectors of the kernels.
+    constexpr int kDims = 32;
+    const int dim_parts = hd % kDims == 0 && kDims % kValuesPerElement<VStored> == 0 ? hd / kDims : 1;
+    const int dims = hd / dim_parts;
+    std::fill_n(out, shape.n_heads * hd, 0.0f);
+    run_tasks(workers, shape.n_kv_heads * dim_parts, parallel, [&](int64_t task, int) {
+        const int64_t g = task / dim_parts;
+        const int d0 = static_cast<int>(task % dim_parts) * dims;
+        value_rows.accumulate_queries(p.data() + g * group * len, len, group,
+                                      v.heads[g] + d0 / kValuesPerElement<VStored>, v.row_stride, len, dims,
+                                      out + g * group * hd + d0, hd);
+    });
+}
+
 template <typename KStored, typename VStored>
 void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len,
                     const AttentionShape& shape, float* out, const AttentionProbe* probe, float* probe_out,
@@ -312,6 +355,10 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     if (probe)
         std::fill_n(probe_out, probe_len, 0.0f);
     const bool parallel = work * len * hd >= kParallelWork;
+    if (n_q == 1 && !probe) {
+        attend_one_row(q, k, v, len, shape, out, key_rows, value_rows, isa, parallel ? workers : nullptr);
+        return;
+    }
     const int64_t chunks = (work + kChunkRows - 1) / kChunkRows;
     struct Scratch {
         std::vector<float> p;  // a chunk's rows of scores, p_stride apart

@@ -215,6 +215,47 @@ void check_prompt_rows_as_alone(cpu::KernelIsa isa)
     }
 }
 
+// A decode step's one row takes the query heads of a KV head together: each head gets the
+// floats it gets alone, attending by itself to its KV head's entries (shape {1, 1, hd}), for
+// groups of one to eight heads (Llama 2, a pair, SmolLM2's three, Llama 3's four, and past four
+// with each remainder), head sizes with and without a tail, caches shorter and longer than
+// the keys one task dots (with a partial last range).
+template <typename KStored, typename VStored>
+void check_decode_heads_as_alone(cpu::KernelIsa isa)
+{
+    std::mt19937 rng(std::random_device{}());
+    for (auto [heads, kv_heads, hd, len] : {std::tuple{4, 4, 64, 37}, {4, 2, 32, 1}, {9, 3, 64, 70}, {8, 2, 128, 33},
+                                           {5, 1, 64, 16}, {6, 1, 96, 9}, {7, 1, 32, 40}, {16, 2, 64, 21},
+                                           {9, 3, 64, 600}, {4, 1, 128, 513}, {2, 2, 80, 300}}) {
+        const int k_stride = hd / kValuesPerElement<KStored>, v_stride = hd / kValuesPerElement<VStored>;
+        std::vector<std::vector<KStored>> k_heads(size_t(kv_heads), std::vector<KStored>(size_t(len) * k_stride));
+        std::vector<std::vector<VStored>> v_heads(size_t(kv_heads), std::vector<VStored>(size_t(len) * v_stride));
+        for (int g = 0; g < kv_heads; ++g)
+            for (int j = 0; j < len; ++j) {
+                store_values(random_vector(size_t(hd), rng).data(), hd, k_heads[size_t(g)].data() + j * k_stride);
+                store_values(random_vector(size_t(hd), rng).data(), hd, v_heads[size_t(g)].data() + j * v_stride);
+            }
+        std::vector<const KStored*> k_ptrs;
+        std::vector<const VStored*> v_ptrs;
+        for (int g = 0; g < kv_heads; ++g) {
+            k_ptrs.push_back(k_heads[size_t(g)].data());
+            v_ptrs.push_back(v_heads[size_t(g)].data());
+        }
+        const auto q = random_vector(size_t(heads) * hd, rng);
+        std::vector<float> out(size_t(heads) * hd, NAN);
+        cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride}, cpu::CacheHeads<VStored>{v_ptrs, v_stride},
+                       len, {heads, kv_heads, hd}, out.data(), nullptr, nullptr, isa);
+        for (int h = 0; h < heads; ++h) {
+            const size_t g = size_t(h / (heads / kv_heads));
+            std::vector<float> alone(size_t(hd), NAN);
+            cpu::attention(q.data() + h * hd, 1, cpu::CacheHeads<KStored>{std::span(&k_ptrs[g], 1), k_stride},
+                           cpu::CacheHeads<VStored>{std::span(&v_ptrs[g], 1), v_stride}, len, {1, 1, hd},
+                           alone.data(), nullptr, nullptr, isa);
+            QCOMPARE(std::vector<float>(out.begin() + h * hd, out.begin() + (h + 1) * hd), alone);
+        }
+    }
+}
+
 } // namespace
 
 class CpuKernelsTest : public QObject {
@@ -530,6 +571,20 @@ private slots:
             check_prompt_rows_as_alone<Half, Half>(isa);
             check_prompt_rows_as_alone<KvQ8Block, KvQ4Block>(isa);
             check_prompt_rows_as_alone<KvQ4Block, Half>(isa);
+        }
+    }
+
+    void decode_heads_get_their_floats_alone()
+    {
+        std::vector<cpu::KernelIsa> isas{cpu::KernelIsa::Generic};
+        for (const cpu::KernelIsa isa : {cpu::KernelIsa::Avx2, cpu::KernelIsa::Avx512Vnni})
+            if (cpu::kernel_isa_supported(isa))
+                isas.push_back(isa);
+        for (const cpu::KernelIsa isa : isas) {
+            check_decode_heads_as_alone<float, float>(isa);
+            check_decode_heads_as_alone<Half, Half>(isa);
+            check_decode_heads_as_alone<KvQ8Block, KvQ4Block>(isa);
+            check_decode_heads_as_alone<KvQ4Block, Half>(isa);
         }
     }
 
