@@ -302,7 +302,9 @@ constexpr int kOneRowKeysPerTask = 256;
 // converted once for the group; each head's softmax; a KV head's query heads' weighted sums over
 // a range of the values' dimensions, each value read and converted once for the group. Every
 // dot, softmax and sum is whole and in its own order, so each head gets the floats it gets
-// alone. (A probe's columns add up in the chunks' order: probed rows go through the chunks.)
+// alone. Without groups (one query head a KV head, as in LLaMA-2) the chunks of heads share no
+// entry and keep every thread busy: they stay, as do rows with a probe, whose columns add up
+// in the chunks' order.
 template <typename KStored, typename VStored>
 void attend_one_row(const float* q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len, const AttentionShape& shape,
                     float* out, const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows,
@@ -355,7 +357,7 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     if (probe)
         std::fill_n(probe_out, probe_len, 0.0f);
     const bool parallel = work * len * hd >= kParallelWork;
-    if (n_q == 1 && !probe) {
+    if (n_q == 1 && !probe && group > 1) {
         attend_one_row(q, k, v, len, shape, out, key_rows, value_rows, isa, parallel ? workers : nullptr);
         return;
     }
