@@ -296,19 +296,61 @@ inline void softmax_rows(float* p, int64_t p_stride, int m, int shared, float sc
 // Keys one task of attend_one_row dots: enough that a task outweighs taking it.
 constexpr int kOneRowKeysPerTask = 256;
 
-// A decode step's one row, without a probe, in three passes of tasks small enough to keep every
-// thread busy however few KV heads a model has (SmolLM2's three gave two threads one and two
-// heads' work): the dots of a KV head's query heads with a range of its keys, each key read and
-// converted once for the group; each head's softmax; a KV head's query heads' weighted sums over
-// a range of the values' dimensions, each value read and converted once for the group. Every
-// dot, softmax and sum is whole and in its own order, so each head gets the floats it gets
-// alone. Without groups (one query head a KV head, as in LLaMA-2) the chunks of heads share no
-// entry and keep every thread busy: they stay, as do rows with a probe, whose columns add up
-// in the chunks' order.
+// Columns of a probe one task of attend_one_row sums.
+constexpr int kOneRowColumnsPerTask = 1024;
+
+// The probe of a decode step's one row (attend_one_row), from every head's softmax (head h's at
+// p + h * len): each column summed in the order attention_over's chunks and slots give a single
+// row (consecutive heads kChunkRows a chunk, chunk c in slot c % slots, each slot's sum from
+// zero, the slots added in order to zero), so the selection scores do not depend on which way
+// the row went.
+inline void one_row_probe(const float* p, int len, const AttentionShape& shape, const AttentionProbe& probe,
+                          float* probe_out, WorkerPool* workers)
+{
+    const int group = shape.n_heads / shape.n_kv_heads;
+    const int lists = probe.per_kv_head ? shape.n_kv_heads : 1;
+    if (probe.first_row > 0) {  // the row is not probed
+        std::fill_n(probe_out, static_cast<int64_t>(lists) * len, 0.0f);
+        return;
+    }
+    const float weight = probe.row_weights[0] / (probe.per_kv_head ? 1.0f : static_cast<float>(shape.n_heads));
+    const int64_t chunks = (shape.n_heads + kChunkRows - 1) / kChunkRows;
+    const int64_t slots = std::min<int64_t>(kProbeSlots, chunks);
+    const int64_t column_parts = (len + kOneRowColumnsPerTask - 1) / kOneRowColumnsPerTask;
+    run_tasks(workers, lists * column_parts, workers != nullptr, [&](int64_t task, int) {
+        const int list = static_cast<int>(task / column_parts);
+        const int j0 = static_cast<int>(task % column_parts) * kOneRowColumnsPerTask;
+        const int n = std::min(kOneRowColumnsPerTask, len - j0);
+        float* columns = probe_out + static_cast<int64_t>(list) * len + j0;
+        std::fill_n(columns, n, 0.0f);
+        float partial[kOneRowColumnsPerTask];
+        for (int64_t slot = 0; slot < slots; ++slot) {
+            std::fill_n(partial, n, 0.0f);
+            for (int64_t chunk = slot; chunk < chunks; chunk += slots)
+                for (int h = static_cast<int>(chunk * kChunkRows);
+                     h < std::min<int64_t>(shape.n_heads, (chunk + 1) * kChunkRows); ++h)
+                    if (!probe.per_kv_head || h / group == list)
+                        for (int j = 0; j < n; ++j)
+                            partial[j] += weight * p[static_cast<int64_t>(h) * len + j0 + j];
+            for (int j = 0; j < n; ++j)
+                columns[j] += partial[j];
+        }
+    });
+}
+
+// A decode step's one row in a model whose KV heads serve groups of query heads, in passes of
+// tasks small enough to keep every thread busy however few KV heads a model has (SmolLM2's
+// three gave two threads one and two heads' work): the dots of a KV head's query heads with a
+// range of its keys, each key read and converted once for the group; each head's softmax; the
+// probe's columns, where there is one; a KV head's query heads' weighted sums over a range of
+// the values' dimensions, each value read and converted once for the group. Every dot, softmax
+// and sum is whole and in its own order, so each head gets the floats it gets alone, and the
+// probe those of the chunks (one_row_probe). Without groups (one query head a KV head, as in
+// LLaMA-2) the chunks of heads share no entry and keep every thread busy: they stay.
 template <typename KStored, typename VStored>
 void attend_one_row(const float* q, CacheHeads<KStored> k, CacheHeads<VStored> v, int len, const AttentionShape& shape,
-                    float* out, const RowKernels<KStored>& key_rows, const RowKernels<VStored>& value_rows,
-                    KernelIsa isa, WorkerPool* workers)
+                    float* out, const AttentionProbe* probe, float* probe_out, const RowKernels<KStored>& key_rows,
+                    const RowKernels<VStored>& value_rows, KernelIsa isa, WorkerPool* workers)
 {
     const int hd = shape.head_dim;
     const int group = shape.n_heads / shape.n_kv_heads;
@@ -324,6 +366,8 @@ void attend_one_row(const float* q, CacheHeads<KStored> k, CacheHeads<VStored> v
     });
     run_tasks(workers, shape.n_heads, parallel,
               [&](int64_t h, int) { softmax_rows(p.data() + h * len, len, 1, len, scale, isa); });
+    if (probe)
+        one_row_probe(p.data(), len, shape, *probe, probe_out, workers);
     // Ranges of 32 dimensions: whole blocks of a quantized row, whole vectors of the kernels.
     constexpr int kDims = 32;
     const int dim_parts = hd % kDims == 0 && kDims % kValuesPerElement<VStored> == 0 ? hd / kDims : 1;
@@ -357,8 +401,9 @@ void attention_over(const float* q, int n_q, CacheHeads<KStored> k, CacheHeads<V
     if (probe)
         std::fill_n(probe_out, probe_len, 0.0f);
     const bool parallel = work * len * hd >= kParallelWork;
-    if (n_q == 1 && !probe && group > 1) {
-        attend_one_row(q, k, v, len, shape, out, key_rows, value_rows, isa, parallel ? workers : nullptr);
+    if (n_q == 1 && group > 1) {
+        attend_one_row(q, k, v, len, shape, out, probe, probe_out, key_rows, value_rows, isa,
+                       parallel ? workers : nullptr);
         return;
     }
     const int64_t chunks = (work + kChunkRows - 1) / kChunkRows;

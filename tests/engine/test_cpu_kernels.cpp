@@ -218,15 +218,23 @@ void check_prompt_rows_as_alone(cpu::KernelIsa isa)
 // A decode step's one row takes the query heads of a KV head together: each head gets the
 // floats it gets alone, attending by itself to its KV head's entries (shape {1, 1, hd}), for
 // groups of one to eight heads (Llama 2, a pair, SmolLM2's three, Llama 3's four, and past four
-// with each remainder), head sizes with and without a tail, caches shorter and longer than
-// the keys one task dots (with a partial last range).
+// with each remainder), head sizes with and without a tail (float32 and fp16), caches shorter
+// and longer than the keys one task dots (with a partial last range). A probe's columns (per
+// KV head or over all heads, PyramidInfer's decode probe of weight 1 and another) are the
+// heads' own probes added as the chunks of four heads always added them: each chunk from zero,
+// chunk c into slot c % 16, the slots in order; 72 heads fill more than 16 chunks. Without a
+// probe, or with one that does not read the row, the heads' floats are the same.
 template <typename KStored, typename VStored>
 void check_decode_heads_as_alone(cpu::KernelIsa isa)
 {
+    constexpr int kChunkHeads = 4, kSlots = 16;
     std::mt19937 rng(std::random_device{}());
-    for (auto [heads, kv_heads, hd, len] : {std::tuple{4, 4, 64, 37}, {4, 2, 32, 1}, {9, 3, 64, 70}, {8, 2, 128, 33},
-                                           {5, 1, 64, 16}, {6, 1, 96, 9}, {7, 1, 32, 40}, {16, 2, 64, 21},
-                                           {9, 3, 64, 600}, {4, 1, 128, 513}, {2, 2, 80, 300}}) {
+    for (auto [heads, kv_heads, hd, len] :
+         {std::tuple{4, 4, 64, 37}, {4, 2, 32, 1}, {9, 3, 64, 70}, {8, 2, 128, 33}, {5, 1, 64, 16}, {6, 1, 96, 9},
+          {7, 1, 32, 40}, {16, 2, 64, 21}, {9, 3, 64, 1500}, {4, 1, 128, 513}, {2, 2, 80, 300}, {72, 8, 32, 45}}) {
+        if (hd % kValuesPerElement<KStored> != 0 || hd % kValuesPerElement<VStored> != 0)
+            continue;  // q8 and q4 rows hold whole blocks of 32
+        const int group = heads / kv_heads;
         const int k_stride = hd / kValuesPerElement<KStored>, v_stride = hd / kValuesPerElement<VStored>;
         std::vector<std::vector<KStored>> k_heads(size_t(kv_heads), std::vector<KStored>(size_t(len) * k_stride));
         std::vector<std::vector<VStored>> v_heads(size_t(kv_heads), std::vector<VStored>(size_t(len) * v_stride));
@@ -242,17 +250,50 @@ void check_decode_heads_as_alone(cpu::KernelIsa isa)
             v_ptrs.push_back(v_heads[size_t(g)].data());
         }
         const auto q = random_vector(size_t(heads) * hd, rng);
-        std::vector<float> out(size_t(heads) * hd, NAN);
+        for (const bool per_kv_head : {false, true})
+            for (const float row_weight : {1.0f, 0.37f}) {
+                AttentionProbe probe{0, {row_weight}, per_kv_head};
+                const int lists = per_kv_head ? kv_heads : 1;
+                std::vector<float> out(size_t(heads) * hd, NAN), probe_out(size_t(lists) * len, NAN);
+                cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride},
+                               cpu::CacheHeads<VStored>{v_ptrs, v_stride}, len, {heads, kv_heads, hd}, out.data(),
+                               &probe, probe_out.data(), isa);
+                std::vector<std::vector<float>> head_probes;
+                for (int h = 0; h < heads; ++h) {
+                    const size_t g = size_t(h / group);
+                    // Alone, a head's probe is its scores times its weight in the whole.
+                    AttentionProbe own{0, {per_kv_head ? row_weight : row_weight / float(heads)}, per_kv_head};
+                    std::vector<float> alone(size_t(hd), NAN), alone_probe(size_t(len), NAN);
+                    cpu::attention(q.data() + h * hd, 1, cpu::CacheHeads<KStored>{std::span(&k_ptrs[g], 1), k_stride},
+                                   cpu::CacheHeads<VStored>{std::span(&v_ptrs[g], 1), v_stride}, len, {1, 1, hd},
+                                   alone.data(), &own, alone_probe.data(), isa);
+                    QCOMPARE(std::vector<float>(out.begin() + h * hd, out.begin() + (h + 1) * hd), alone);
+                    head_probes.push_back(alone_probe);
+                }
+                const int chunks = (heads + kChunkHeads - 1) / kChunkHeads, slot_count = std::min(kSlots, chunks);
+                std::vector<float> expected(probe_out.size(), 0.0f);
+                for (int list = 0; list < lists; ++list)
+                    for (int j = 0; j < len; ++j)
+                        for (int slot = 0; slot < slot_count; ++slot) {
+                            float partial = 0.0f;
+                            for (int c = slot; c < chunks; c += slot_count)
+                                for (int h = c * kChunkHeads; h < std::min(heads, (c + 1) * kChunkHeads); ++h)
+                                    if (!per_kv_head || h / group == list)
+                                        partial += head_probes[size_t(h)][size_t(j)];
+                            expected[size_t(list) * len + j] += partial;
+                        }
+                QCOMPARE(probe_out, expected);
+            }
+        // Without a probe, and with one that does not read the row (which leaves zeros), the
+        // heads get the same floats.
+        AttentionProbe later{1, {}, false};
+        std::vector<float> out(size_t(heads) * hd, NAN), probe_out(size_t(len), NAN), plain(out.size(), NAN);
         cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride}, cpu::CacheHeads<VStored>{v_ptrs, v_stride},
-                       len, {heads, kv_heads, hd}, out.data(), nullptr, nullptr, isa);
-        for (int h = 0; h < heads; ++h) {
-            const size_t g = size_t(h / (heads / kv_heads));
-            std::vector<float> alone(size_t(hd), NAN);
-            cpu::attention(q.data() + h * hd, 1, cpu::CacheHeads<KStored>{std::span(&k_ptrs[g], 1), k_stride},
-                           cpu::CacheHeads<VStored>{std::span(&v_ptrs[g], 1), v_stride}, len, {1, 1, hd},
-                           alone.data(), nullptr, nullptr, isa);
-            QCOMPARE(std::vector<float>(out.begin() + h * hd, out.begin() + (h + 1) * hd), alone);
-        }
+                       len, {heads, kv_heads, hd}, out.data(), &later, probe_out.data(), isa);
+        QCOMPARE(probe_out, std::vector<float>(size_t(len), 0.0f));
+        cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride}, cpu::CacheHeads<VStored>{v_ptrs, v_stride},
+                       len, {heads, kv_heads, hd}, plain.data(), nullptr, nullptr, isa);
+        QCOMPARE(plain, out);
     }
 }
 
