@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "backend/cache_rows.h"
@@ -356,27 +357,33 @@ void attend_one_row(const float* q, CacheHeads<KStored> k, CacheHeads<VStored> v
     const int group = shape.n_heads / shape.n_kv_heads;
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const bool parallel = workers != nullptr;
-    std::vector<float> p(static_cast<size_t>(shape.n_heads) * len);  // head h's scores at h * len
+    // Head h's scores at h * len; every one written before it is read.
+    const auto p = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(shape.n_heads) * len);
     const int64_t key_parts = (len + kOneRowKeysPerTask - 1) / kOneRowKeysPerTask;
     run_tasks(workers, shape.n_kv_heads * key_parts, parallel, [&](int64_t task, int) {
         const int64_t g = task / key_parts;
         const int j0 = static_cast<int>(task % key_parts) * kOneRowKeysPerTask;
         key_rows.dot_queries(q + g * group * hd, hd, group, k.heads[g] + j0 * k.row_stride, k.row_stride,
-                             std::min(kOneRowKeysPerTask, len - j0), hd, p.data() + g * group * len + j0, len);
+                             std::min(kOneRowKeysPerTask, len - j0), hd, p.get() + g * group * len + j0, len);
     });
     run_tasks(workers, shape.n_heads, parallel,
-              [&](int64_t h, int) { softmax_rows(p.data() + h * len, len, 1, len, scale, isa); });
+              [&](int64_t h, int) { softmax_rows(p.get() + h * len, len, 1, len, scale, isa); });
     if (probe)
-        one_row_probe(p.data(), len, shape, *probe, probe_out, workers);
-    // Ranges of 32 dimensions: whole blocks of a quantized row, whole vectors of the kernels.
-    constexpr int kDims = 32;
-    const int dim_parts = hd % kDims == 0 && kDims % kValuesPerElement<VStored> == 0 ? hd / kDims : 1;
+        one_row_probe(p.get(), len, shape, *probe, probe_out, workers);
+    // Too few KV heads for the threads (SmolLM2's three for two) split their values' dimensions
+    // in halves down to 32 (whole blocks of a quantized row, whole vectors of the kernels); a
+    // range costs a pass over the weights, and rows read in pieces, so no more than that.
+    constexpr int kLeastDims = 32;
+    int dim_parts = 1;
+    while (shape.n_kv_heads * dim_parts < 2 * worker_count(workers) && hd % (2 * dim_parts * kLeastDims) == 0 &&
+           kLeastDims % kValuesPerElement<VStored> == 0)
+        dim_parts *= 2;
     const int dims = hd / dim_parts;
     std::fill_n(out, shape.n_heads * hd, 0.0f);
     run_tasks(workers, shape.n_kv_heads * dim_parts, parallel, [&](int64_t task, int) {
         const int64_t g = task / dim_parts;
         const int d0 = static_cast<int>(task % dim_parts) * dims;
-        value_rows.accumulate_queries(p.data() + g * group * len, len, group,
+        value_rows.accumulate_queries(p.get() + g * group * len, len, group,
                                       v.heads[g] + d0 / kValuesPerElement<VStored>, v.row_stride, len, dims,
                                       out + g * group * hd + d0, hd);
     });

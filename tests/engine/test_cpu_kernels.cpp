@@ -229,6 +229,7 @@ void check_decode_heads_as_alone(cpu::KernelIsa isa)
 {
     constexpr int kChunkHeads = 4, kSlots = 16;
     std::mt19937 rng(std::random_device{}());
+    WorkerPool four(4);  // for the whole row: few KV heads for four threads split the values' dimensions
     for (auto [heads, kv_heads, hd, len] :
          {std::tuple{4, 4, 64, 37}, {4, 2, 32, 1}, {9, 3, 64, 70}, {8, 2, 128, 33}, {5, 1, 64, 16}, {6, 1, 96, 9},
           {7, 1, 32, 40}, {16, 2, 64, 21}, {9, 3, 64, 1500}, {4, 1, 128, 513}, {2, 2, 80, 300}, {72, 8, 32, 45}}) {
@@ -257,7 +258,7 @@ void check_decode_heads_as_alone(cpu::KernelIsa isa)
                 std::vector<float> out(size_t(heads) * hd, NAN), probe_out(size_t(lists) * len, NAN);
                 cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride},
                                cpu::CacheHeads<VStored>{v_ptrs, v_stride}, len, {heads, kv_heads, hd}, out.data(),
-                               &probe, probe_out.data(), isa);
+                               &probe, probe_out.data(), isa, &four);
                 std::vector<std::vector<float>> head_probes;
                 for (int h = 0; h < heads; ++h) {
                     const size_t g = size_t(h / group);
@@ -289,10 +290,10 @@ void check_decode_heads_as_alone(cpu::KernelIsa isa)
         AttentionProbe later{1, {}, false};
         std::vector<float> out(size_t(heads) * hd, NAN), probe_out(size_t(len), NAN), plain(out.size(), NAN);
         cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride}, cpu::CacheHeads<VStored>{v_ptrs, v_stride},
-                       len, {heads, kv_heads, hd}, out.data(), &later, probe_out.data(), isa);
+                       len, {heads, kv_heads, hd}, out.data(), &later, probe_out.data(), isa, &four);
         QCOMPARE(probe_out, std::vector<float>(size_t(len), 0.0f));
         cpu::attention(q.data(), 1, cpu::CacheHeads<KStored>{k_ptrs, k_stride}, cpu::CacheHeads<VStored>{v_ptrs, v_stride},
-                       len, {heads, kv_heads, hd}, plain.data(), nullptr, nullptr, isa);
+                       len, {heads, kv_heads, hd}, plain.data(), nullptr, nullptr, isa, &four);
         QCOMPARE(plain, out);
     }
 }
