@@ -76,8 +76,8 @@ int main(int argc, char** argv)
     app.add_option("--rows", rows, "output features of the matrix")
         ->check(pyramid::whole_number(1, 1 << 20))
         ->capture_default_str();
-    app.add_option("--cols", cols, "input features (a multiple of 256)")
-        ->check(pyramid::whole_number(256, 1 << 20))
+    app.add_option("--cols", cols, "input features (a multiple of each type's block: 256 for K-quants, 32 else)")
+        ->check(pyramid::whole_number(32, 1 << 20))
         ->capture_default_str();
     app.add_option("--tokens", token_counts, "rows of x per product (1 = decode, more = prompt)")
         ->delimiter(',')
@@ -94,10 +94,16 @@ int main(int argc, char** argv)
         return *status;
     std::vector<TensorType> types;
     try {
-        if (cols % 256 != 0)
-            throw Error("--cols must be a multiple of 256 (one K-quant super-block)");
-        for (const std::string& name : type_names)
-            types.push_back(type_named(name));
+        for (const std::string& name : type_names) {
+            const TensorType type = type_named(name);
+            // Small models' rows (SmolLM2's 576) hold no whole K-quant super-block.
+            const int64_t block = tensor_type_traits(type).block_elems;
+            if (cols % block != 0)
+                throw Error(fmt::format("--cols {} is not a multiple of {}'s block of {} values; name --types "
+                                        "whose blocks divide it",
+                                        cols, name, block));
+            types.push_back(type);
+        }
     } catch (const Error& e) {
         fmt::print(stderr, "pyramid-kernel-bench: {}\n", e.what());
         return 2;

@@ -32,6 +32,10 @@ for r in rows:
 PY
 
 expect 2 "is a mix of types" "$bench" --types q4_k_m
-expect 2 "must be a multiple of 256" "$bench" --cols 300
+expect 2 "is not a multiple of q2_k's block of 256 values" "$bench" --cols 576
+expect 2 "is not a multiple of q8_0's block of 32 values" "$bench" --cols 300 --types q8_0
+# A small model's row width (SmolLM2's 576) for the 32-value block types.
+"$bench" --rows 24 --cols 576 --tokens 1 --types q4_1,q8_0,f16 --repeats 1 >"$tmp/narrow.md"
+grep -q '| q4_1 | 5.00 | 1 |' "$tmp/narrow.md" || fail "no q4_1 row at 576 columns: $(cat "$tmp/narrow.md")"
 PYRAMID_CPU_KERNELS=generic expect 3 "the generic kernels were chosen (PYRAMID_CPU_KERNELS)" "$bench" --rows 40 --cols 512
 echo "kernel bench: all checks passed"
