@@ -4,6 +4,7 @@
 #include "backend/int8_token_rows_vnni.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 #include "backend/int8_rows_avx2.h"
@@ -169,20 +170,41 @@ struct Q4_1Block {
     }
 };
 
-// The fp16 values at p, p + Stride, ... of `count` (<= 8) blocks as floats, 0 past count.
-template <size_t Stride>
-PYRAMID_AVX512VNNI inline __m256 halves_of(const uint8_t* p, int count)
+// The 32-bit words at the fp16 scale d of `count` (<= 8) consecutive blocks of L, 0 past
+// count: d in each word's low half and the two bytes after it (Q4_1's and Q5_1's minimum m,
+// the others' first quants, still inside the block) in its high half. A word a load, built in
+// registers: two bytes at a time took about as many instructions as the group's dots, and a
+// partial group staged in memory (SmolLM2's rows of 576 values end in two blocks) missed store
+// forwarding on its 16-byte reload.
+// Four 32-bit values in a vector, inserted one by one: GCC builds a _mm256_setr_epi32 of eight
+// loads in memory.
+PYRAMID_AVX512VNNI inline __m128i four(int32_t w0, int32_t w1, int32_t w2, int32_t w3)
 {
-    const auto at = [p](int i) { return static_cast<short>(p[i * Stride] | p[i * Stride + 1] << 8); };
+    return _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(w0), w1, 1), w2, 2), w3, 3);
+}
+
+template <typename L>
+PYRAMID_AVX512VNNI inline __m256i scale_words(const uint8_t* blocks, int count)
+{
+    static_assert(L::kD + 4 <= L::kBytes, "the 32-bit load must stay inside the block");
+    const auto at = [blocks](int i) {
+        int32_t word;
+        std::memcpy(&word, blocks + i * L::kBytes + L::kD, sizeof word);
+        return word;
+    };
     if (count == 8)
-        return _mm256_cvtph_ps(_mm_setr_epi16(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)));
-    // A row's last, partial group (SmolLM2's rows of 576 values end in two blocks): packed in
-    // two 64-bit registers, not staged in memory, whose 16-byte reload of narrower stores misses
-    // store forwarding (it took a third of a 576-wide Q4_1 row's time).
-    uint64_t low = 0, high = 0;
-    for (int i = 0; i < count; ++i)
-        (i < 4 ? low : high) |= uint64_t{static_cast<uint16_t>(at(i))} << (16 * (i % 4));
-    return _mm256_cvtph_ps(_mm_set_epi64x(static_cast<int64_t>(high), static_cast<int64_t>(low)));
+        return _mm256_inserti128_si256(_mm256_castsi128_si256(four(at(0), at(1), at(2), at(3))),
+                                       four(at(4), at(5), at(6), at(7)), 1);
+    const auto upto = [&at, count](int i) { return i < count ? at(i) : 0; };
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(four(upto(0), upto(1), upto(2), upto(3))),
+                                   four(upto(4), upto(5), upto(6), upto(7)), 1);
+}
+
+// The fp16 values in the low (High false) or high halves of eight 32-bit words, as floats.
+template <bool High>
+PYRAMID_AVX512VNNI inline __m256 halves_as_floats(__m256i words)
+{
+    return _mm256_cvtph_ps(_mm256_cvtepi32_epi16(High ? _mm256_srli_epi32(words, 16) : words));
 }
 
 // Eight values of T from p, 0 past count (a row's last, partial group of blocks).
@@ -213,11 +235,14 @@ PYRAMID_AVX512VNNI __m256 block32_row(const uint8_t* row, int64_t cols, const To
         __m256i sums = block_sums(half_sums(d), half_sums(d + 4));
         if constexpr (Type::kOffsetShift != 0)
             sums = _mm256_sub_epi32(sums, _mm256_slli_epi32(x_sums, Type::kOffsetShift));
-        const __m256 factors = _mm256_mul_ps(halves_of<L::kBytes>(blk + L::kD, count), x_scales);
+        const __m256i scales = scale_words<L>(blk, count);
+        const __m256 factors = _mm256_mul_ps(halves_as_floats<false>(scales), x_scales);
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), factors, acc);
-        if constexpr (Type::kMins)
-            acc_min = _mm256_fmadd_ps(halves_of<L::kBytes>(blk + L::kM, count),
+        if constexpr (Type::kMins) {
+            static_assert(L::kM == L::kD + 2, "m must follow d");
+            acc_min = _mm256_fmadd_ps(halves_as_floats<true>(scales),
                                       _mm256_mul_ps(x_scales, _mm256_cvtepi32_ps(x_sums)), acc_min);
+        }
     }
     return _mm256_add_ps(acc, acc_min);
 }
