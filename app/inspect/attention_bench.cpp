@@ -5,6 +5,9 @@
 // single row or a prompt slice's rows (layer_slices.h), attending causally to the cache's last
 // entries. Before timing, each output is compared with float32's: attention over stored entries
 // is float32 attention over the decoded entries, so the table shows how far storing moved it.
+// --copies N keeps N caches of each type and times them in turn, as a decode step's layers
+// read theirs: with N copies larger than the last-level cache the entries come from memory, as
+// in a model, where one cache alone stays in that cache between calls.
 //
 // Prints a Markdown table on stdout; --json writes the same numbers. Exit codes: 0 done, 2 bad
 // options. PYRAMID_CPU_KERNELS=generic measures the portable kernels (kernel_config.h).
@@ -89,6 +92,19 @@ struct StoredCache {
     }
 };
 
+// `copies` caches of one stored type, each with entries of its own.
+template <typename Stored>
+std::vector<StoredCache<Stored>> stored_caches(int copies, const std::vector<float>& keys,
+                                               const std::vector<float>& values, int len,
+                                               const cpu::AttentionShape& shape)
+{
+    std::vector<StoredCache<Stored>> caches;
+    caches.reserve(static_cast<size_t>(copies));
+    for (int c = 0; c < copies; ++c)
+        caches.emplace_back(keys, values, len, shape);
+    return caches;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -96,7 +112,7 @@ int main(int argc, char** argv)
     CLI::App app{"Measure the CPU attention over a KV cache in float32, fp16, q8 and q4.", "pyramid-attention-bench"};
     cpu::AttentionShape shape{32, 32, 128};
     std::vector<int> lengths{512, 2048, 4096}, query_counts{1, 256};
-    int repeats = 5;
+    int repeats = 5, copies = 1;
     std::string json_path;
     app.add_option("--heads", shape.n_heads, "query heads")->check(pyramid::whole_number(1, 256))->capture_default_str();
     app.add_option("--kv-heads", shape.n_kv_heads, "key/value heads (dividing --heads)")
@@ -113,6 +129,9 @@ int main(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--repeats", repeats, "timed calls of each variant (the median is reported)")
         ->check(pyramid::whole_number(1, 1000))
+        ->capture_default_str();
+    app.add_option("--copies", copies, "caches of each type, timed in turn (a model's layers; 1 = one, cache-resident)")
+        ->check(pyramid::whole_number(1, 1024))
         ->capture_default_str();
     app.add_option("--json", json_path, "also write the results here");
     if (const auto status = parse_command_line(app, argc, argv, "pyramid-attention-bench"))
@@ -140,10 +159,10 @@ int main(int argc, char** argv)
             x = value(rng);
         for (float& x : v)
             x = value(rng);
-        const StoredCache<float> f32(k, v, len, shape);
-        const StoredCache<Half> f16(k, v, len, shape);
-        const StoredCache<KvQ8Block> q8(k, v, len, shape);
-        const StoredCache<KvQ4Block> q4(k, v, len, shape);
+        const auto f32 = stored_caches<float>(copies, k, v, len, shape);
+        const auto f16 = stored_caches<Half>(copies, k, v, len, shape);
+        const auto q8 = stored_caches<KvQ8Block>(copies, k, v, len, shape);
+        const auto q4 = stored_caches<KvQ4Block>(copies, k, v, len, shape);
         for (int n_q : query_counts) {
             if (n_q > len)
                 continue;
@@ -151,23 +170,25 @@ int main(int argc, char** argv)
             for (float& x : q)
                 x = value(rng);
             std::vector<std::vector<float>> out(kTypes, std::vector<float>(q.size()));
-            const auto run = [&](int type) {
+            // Call r of a type reads copy r % copies.
+            const auto run = [&](int type, int r) {
+                const auto c = static_cast<size_t>(r % copies);
                 switch (type) {
-                case 0: return f32.seconds(q, n_q, len, shape, out[0], isa, workers);
-                case 1: return f16.seconds(q, n_q, len, shape, out[1], isa, workers);
-                case 2: return q8.seconds(q, n_q, len, shape, out[2], isa, workers);
-                default: return q4.seconds(q, n_q, len, shape, out[3], isa, workers);
+                case 0: return f32[c].seconds(q, n_q, len, shape, out[0], isa, workers);
+                case 1: return f16[c].seconds(q, n_q, len, shape, out[1], isa, workers);
+                case 2: return q8[c].seconds(q, n_q, len, shape, out[2], isa, workers);
+                default: return q4[c].seconds(q, n_q, len, shape, out[3], isa, workers);
                 }
             };
             Row row{len, n_q};
             for (int t = 0; t < kTypes; ++t)  // warm-up, and the comparison
-                run(t);
+                run(t, 0);
             for (int t = 0; t < kTypes; ++t)
                 row.difference[t] = relative_error(out[static_cast<size_t>(t)], out[0]);
             std::vector<std::vector<double>> times(kTypes);
             for (int r = 0; r < repeats; ++r)
                 for (int t = 0; t < kTypes; ++t)
-                    times[static_cast<size_t>(t)].push_back(run(t));
+                    times[static_cast<size_t>(t)].push_back(run(t, r));
             for (int t = 0; t < kTypes; ++t)
                 row.ms[t] = 1e3 * median(times[static_cast<size_t>(t)]);
             results.push_back(row);
@@ -177,8 +198,9 @@ int main(int argc, char** argv)
     fmt::print("Machine: {}, {} threads; {} kernels; date: {}\n", cpu_model_name(), workers.threads(),
                cpu::kernel_isa_name(isa),
                local_date());
-    fmt::print("{} heads, {} KV heads of {}; median of {} calls of each variant, alternating.\n\n", shape.n_heads,
-               shape.n_kv_heads, shape.head_dim, repeats);
+    fmt::print("{} heads, {} KV heads of {}; median of {} calls of each variant, alternating, over {} cop{} of "
+               "each cache.\n\n",
+               shape.n_heads, shape.n_kv_heads, shape.head_dim, repeats, copies, copies == 1 ? "y" : "ies");
     fmt::print("| cache entries | queries | KV MiB f32 | f32 ms | f16 ms | q8 ms | q4 ms | q8 / f16 time | q4 / f16 time "
                "| f16 vs f32 | q8 vs f32 | q4 vs f32 |\n"
                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -206,6 +228,7 @@ int main(int argc, char** argv)
                                     {"kv_heads", shape.n_kv_heads},
                                     {"head_dim", shape.head_dim},
                                     {"repeats", repeats},
+                                    {"copies", copies},
                                     {"results", rows_json}};
         std::ofstream(json_path) << doc.dump(2) << "\n";
     }
