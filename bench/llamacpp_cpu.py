@@ -8,8 +8,10 @@ llama.cpp ...), with the same thread count, batch 1:
            depth N, as ours decodes after its prompt)
 and then --batch sequences (default 8) decoding together, each after its own prompt
 (llama-batched-bench -npp N -ntg M -npl B), all sequences' tokens per second.
-The median of the rounds is reported with the ratio ours / llama.cpp, as a Markdown table on
-stdout and JSON with every round (--json). llama.cpp is the peer built by
+llama.cpp runs with flash attention off and on (-fa off,on), and each column compares with its
+faster setting (on this CPU, prompts ran faster with it on and decode with it off; its default,
+auto, turns it on). The median of the rounds is reported with the ratio ours / llama.cpp, as a
+Markdown table on stdout and JSON with every round, both settings included (--json). llama.cpp is the peer built by
 ../shared/tools/llamacpp-peer.sh (its code never enters this repository); ours runs with
 --policy full (the same cache work as llama.cpp) unless --policy says otherwise.
 
@@ -50,20 +52,44 @@ def run(cmd, env=None):
     return result.stdout
 
 
+FLASH_ATTENTION = ("off", "on")
+
+
+def best_of(by_setting):
+    """The faster of llama.cpp's flash-attention settings: its tokens/s and the setting."""
+    setting = max(by_setting, key=by_setting.get)
+    return by_setting[setting], setting
+
+
 def llama_bench(binary, model, threads, prompt_len, gen_len):
-    """Prefill and decode tokens/s of llama-bench (its own mean over its repetitions)."""
-    base = [os.path.join(binary, "llama-bench"), "-m", model, "-t", str(threads), "-r", "1", "-o", "json"]
+    """Prefill and decode tokens/s of llama-bench (its own mean over its repetitions) at its faster
+    flash-attention setting for each, with both settings' numbers ("prefill_fa_off", ...)."""
+    base = [os.path.join(binary, "llama-bench"), "-m", model, "-t", str(threads), "-r", "1", "-o", "json",
+            "-fa", ",".join(FLASH_ATTENTION)]
     pp = json.loads(run(base + ["-p", str(prompt_len), "-n", "0"]))
     tg = json.loads(run(base + ["-p", "0", "-n", str(gen_len), "-d", str(prompt_len)]))
-    return pp[0]["avg_ts"], tg[0]["avg_ts"]
+    measured = {}
+    for name, entries in (("prefill", pp), ("decode", tg)):
+        by_setting = {FLASH_ATTENTION[int(bool(e["flash_attn"]))]: e["avg_ts"] for e in entries}
+        if sorted(by_setting) != sorted(FLASH_ATTENTION):
+            sys.exit(f"llamacpp_cpu: llama-bench reported flash attention {sorted(by_setting)} for {name}, "
+                     f"not {list(FLASH_ATTENTION)}")
+        measured[name], measured[f"{name}_fa"] = best_of(by_setting)
+        for setting, value in by_setting.items():
+            measured[f"{name}_fa_{setting}"] = value
+    return measured
 
 
 def llama_batched_bench(binary, model, threads, prompt_len, gen_len, batch):
-    """Decode tokens/s of `batch` sequences together, each after its own prompt (all sequences' tokens)."""
-    out = run([os.path.join(binary, "llama-batched-bench"), "-m", model, "-t", str(threads),
-               "-c", str(batch * (prompt_len + gen_len)), "-npp", str(prompt_len), "-ntg", str(gen_len),
-               "-npl", str(batch), "--output-format", "jsonl"])
-    return json.loads(out.strip().splitlines()[-1])["speed_tg"]
+    """Decode tokens/s of `batch` sequences together, each after its own prompt (all sequences' tokens),
+    at the faster flash-attention setting: (tokens/s, setting, {setting: tokens/s})."""
+    by_setting = {}
+    for setting in FLASH_ATTENTION:
+        out = run([os.path.join(binary, "llama-batched-bench"), "-m", model, "-t", str(threads),
+                   "-c", str(batch * (prompt_len + gen_len)), "-npp", str(prompt_len), "-ntg", str(gen_len),
+                   "-npl", str(batch), "-fa", setting, "--output-format", "jsonl"])
+        by_setting[setting] = json.loads(out.strip().splitlines()[-1])["speed_tg"]
+    return (*best_of(by_setting), by_setting)
 
 
 def pyramid_bench(binary, model, threads, prompt_len, gen_len, policy, batch=1):
@@ -77,7 +103,7 @@ def pyramid_bench(binary, model, threads, prompt_len, gen_len, policy, batch=1):
             r = json.load(f)["runs"][0]
     if not r["ok"]:
         sys.exit(f"llamacpp_cpu: pyramid-bench failed on {model}: {r['error']}")
-    return prompt_len / r["prefill_s"], r["decode_tokens_per_s"]
+    return {"prefill": prompt_len / r["prefill_s"], "decode": r["decode_tokens_per_s"]}
 
 
 @contextlib.contextmanager
@@ -146,23 +172,29 @@ def main():
             for i in range(args.rounds):
                 turn = names[i % len(names):] + names[:i % len(names)]  # who goes first rotates
                 measured = {name: engines[name](model) for name in turn}
-                rounds.append({name: {"prefill": measured[name][0], "decode": measured[name][1]} for name in names})
+                rounds.append({name: measured[name] for name in names})
                 ours, llama = measured["ours"], measured["llama.cpp"]
-                print(f"[{os.path.basename(model)} {i + 1}/{args.rounds}] prefill {ours[0]:.1f} / {llama[0]:.1f}, "
-                      f"decode {ours[1]:.1f} / {llama[1]:.1f} tokens/s (ours / llama.cpp)"
-                      + (f"; baseline {measured['baseline'][0]:.1f}, {measured['baseline'][1]:.1f}" if args.baseline
-                         else ""), file=sys.stderr)
+                print(f"[{os.path.basename(model)} {i + 1}/{args.rounds}] prefill {ours['prefill']:.1f} / "
+                      f"{llama['prefill']:.1f} (flash attention {llama['prefill_fa']}), decode {ours['decode']:.1f} / "
+                      f"{llama['decode']:.1f} (flash attention {llama['decode_fa']}) tokens/s (ours / llama.cpp)"
+                      + (f"; baseline {measured['baseline']['prefill']:.1f}, {measured['baseline']['decode']:.1f}"
+                         if args.baseline else ""), file=sys.stderr)
             keys = ["prefill", "decode"]
             if batched:
                 keys.append("batch_decode")
                 for i in range(min(args.batch_rounds, args.rounds)):
-                    llama = llama_batched_bench(binary, model, args.threads, args.prompt_len, args.gen_len, args.batch)
+                    llama, setting, by_setting = llama_batched_bench(binary, model, args.threads, args.prompt_len,
+                                                                     args.gen_len, args.batch)
                     ours = pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len,
-                                         args.policy, args.batch)[1]
+                                         args.policy, args.batch)["decode"]
                     rounds[i]["llama.cpp"]["batch_decode"] = llama
+                    rounds[i]["llama.cpp"]["batch_decode_fa"] = setting
+                    for s_name, value in by_setting.items():
+                        rounds[i]["llama.cpp"][f"batch_decode_fa_{s_name}"] = value
                     rounds[i]["ours"]["batch_decode"] = ours
                     print(f"[{os.path.basename(model)} batch {args.batch}, {i + 1}/{args.batch_rounds}] "
-                          f"decode {ours:.1f} / {llama:.1f} tokens/s (ours / llama.cpp)", file=sys.stderr)
+                          f"decode {ours:.1f} / {llama:.1f} (flash attention {setting}) tokens/s (ours / llama.cpp)",
+                          file=sys.stderr)
             median = {e: {k: statistics.median(r[e][k] for r in rounds if k in r[e]) for k in keys} for e in names}
             results.append({"model": os.path.basename(model), "rounds": rounds, "median": median})
 
@@ -171,7 +203,8 @@ def main():
           + (f", batch {args.batch} (all sequences' tokens/s, llama-batched-bench) of {args.batch_rounds}" if batched
              else "") + f"; ours with --policy {args.policy}"
           + (f"; {args.busy} spinning processes beside every run" if args.busy else "")
-          + (f"; baseline: {args.baseline}" if args.baseline else "") + ".\n")
+          + (f"; baseline: {args.baseline}" if args.baseline else "")
+          + "; llama.cpp at its faster flash-attention setting (off or on) for each column.\n")
     columns = [("prefill", "prefill tok/s"), ("decode", "decode tok/s")]
     if batched:
         columns.append(("batch_decode", f"batch {args.batch} decode tok/s"))
