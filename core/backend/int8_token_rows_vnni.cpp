@@ -170,19 +170,19 @@ struct Q4_1Block {
     }
 };
 
+// Four 32-bit values in a vector, inserted one by one: GCC builds a _mm256_setr_epi32 of eight
+// loads in memory.
+PYRAMID_AVX512VNNI inline __m128i four_words(int32_t w0, int32_t w1, int32_t w2, int32_t w3)
+{
+    return _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(w0), w1, 1), w2, 2), w3, 3);
+}
+
 // The 32-bit words at the fp16 scale d of `count` (<= 8) consecutive blocks of L, 0 past
 // count: d in each word's low half and the two bytes after it (Q4_1's and Q5_1's minimum m,
 // the others' first quants, still inside the block) in its high half. A word a load, built in
 // registers: two bytes at a time took about as many instructions as the group's dots, and a
 // partial group staged in memory (SmolLM2's rows of 576 values end in two blocks) missed store
 // forwarding on its 16-byte reload.
-// Four 32-bit values in a vector, inserted one by one: GCC builds a _mm256_setr_epi32 of eight
-// loads in memory.
-PYRAMID_AVX512VNNI inline __m128i four(int32_t w0, int32_t w1, int32_t w2, int32_t w3)
-{
-    return _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(w0), w1, 1), w2, 2), w3, 3);
-}
-
 template <typename L>
 PYRAMID_AVX512VNNI inline __m256i scale_words(const uint8_t* blocks, int count)
 {
@@ -193,11 +193,11 @@ PYRAMID_AVX512VNNI inline __m256i scale_words(const uint8_t* blocks, int count)
         return word;
     };
     if (count == 8)
-        return _mm256_inserti128_si256(_mm256_castsi128_si256(four(at(0), at(1), at(2), at(3))),
-                                       four(at(4), at(5), at(6), at(7)), 1);
+        return _mm256_inserti128_si256(_mm256_castsi128_si256(four_words(at(0), at(1), at(2), at(3))),
+                                       four_words(at(4), at(5), at(6), at(7)), 1);
     const auto upto = [&at, count](int i) { return i < count ? at(i) : 0; };
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(four(upto(0), upto(1), upto(2), upto(3))),
-                                   four(upto(4), upto(5), upto(6), upto(7)), 1);
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(four_words(upto(0), upto(1), upto(2), upto(3))),
+                                   four_words(upto(4), upto(5), upto(6), upto(7)), 1);
 }
 
 // The fp16 values in the low (High false) or high halves of eight 32-bit words, as floats.
