@@ -31,8 +31,11 @@ def peer_source(llama_bin):
 def write_f32(path, llama_bin, seed=1):
     src = peer_source(llama_bin)
     sys.path.insert(0, os.path.join(src, "gguf-py"))
+    try:
+        import numpy as np  # gguf-py's own dependency, and the generated weights'
+    except ImportError:
+        sys.exit("peer_models: writing the model needs numpy (Debian: apt install python3-numpy)")
     import gguf  # the peer's writer, imported from where it was built
-    import numpy as np
 
     vocab = gguf.GGUFReader(os.path.join(src, "models", "ggml-vocab-llama-spm.gguf"))
     s = SHAPE
