@@ -304,16 +304,15 @@ constexpr int kOneRowColumnsPerTask = 1024;
 // p + h * len): each column summed in the order attention_over's chunks and slots give a single
 // row (consecutive heads kChunkRows a chunk, chunk c in slot c % slots, each slot's sum from
 // zero, the slots added in order to zero), so the selection scores do not depend on which way
-// the row went.
+// the row went. probe_out arrives zeroed (attention_over zeroes every probe) and is left so
+// for a row the probe does not read.
 inline void one_row_probe(const float* p, int len, const AttentionShape& shape, const AttentionProbe& probe,
                           float* probe_out, WorkerPool* workers)
 {
     const int group = shape.n_heads / shape.n_kv_heads;
     const int lists = probe.per_kv_head ? shape.n_kv_heads : 1;
-    if (probe.first_row > 0) {  // the row is not probed
-        std::fill_n(probe_out, static_cast<int64_t>(lists) * len, 0.0f);
+    if (probe.first_row > 0)  // the row is not probed
         return;
-    }
     const float weight = probe.row_weights[0] / (probe.per_kv_head ? 1.0f : static_cast<float>(shape.n_heads));
     const int64_t chunks = (shape.n_heads + kChunkRows - 1) / kChunkRows;
     const int64_t slots = std::min<int64_t>(kProbeSlots, chunks);
@@ -323,7 +322,6 @@ inline void one_row_probe(const float* p, int len, const AttentionShape& shape, 
         const int j0 = static_cast<int>(task % column_parts) * kOneRowColumnsPerTask;
         const int n = std::min(kOneRowColumnsPerTask, len - j0);
         float* columns = probe_out + static_cast<int64_t>(list) * len + j0;
-        std::fill_n(columns, n, 0.0f);
         float partial[kOneRowColumnsPerTask];
         for (int64_t slot = 0; slot < slots; ++slot) {
             std::fill_n(partial, n, 0.0f);
