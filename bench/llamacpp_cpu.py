@@ -156,14 +156,19 @@ def main():
         p.error("no model: give --model or --generated")
 
     batched = args.batch > 1 and args.batch_rounds > 0  # --batch-rounds 0: batch 1 only
-    if args.baseline and batched:
-        p.error("--baseline measures batch 1 only: add --batch-rounds 0")
     engines = {"llama.cpp": lambda model: llama_bench(binary, model, args.threads, args.prompt_len, args.gen_len),
                "ours": lambda model: pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len,
                                                    args.gen_len, args.policy)}
+    batch_engines = {
+        "llama.cpp": lambda model: llama_batched_bench(binary, model, args.threads, args.prompt_len, args.gen_len,
+                                                       args.batch),
+        "ours": lambda model: pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len,
+                                            args.policy, args.batch)["decode"]}
     if args.baseline:
         engines["baseline"] = lambda model: pyramid_bench(args.baseline, model, args.threads, args.prompt_len,
                                                           args.gen_len, args.policy)
+        batch_engines["baseline"] = lambda model: pyramid_bench(args.baseline, model, args.threads, args.prompt_len,
+                                                                args.gen_len, args.policy, args.batch)["decode"]
     names = list(engines)
     results = []
     with busy_processes(args.busy):
@@ -183,17 +188,18 @@ def main():
             if batched:
                 keys.append("batch_decode")
                 for i in range(min(args.batch_rounds, args.rounds)):
-                    llama, setting, by_setting = llama_batched_bench(binary, model, args.threads, args.prompt_len,
-                                                                     args.gen_len, args.batch)
-                    ours = pyramid_bench(args.pyramid_bench, model, args.threads, args.prompt_len, args.gen_len,
-                                         args.policy, args.batch)["decode"]
+                    turn = names[i % len(names):] + names[:i % len(names)]
+                    measured = {name: batch_engines[name](model) for name in turn}
+                    llama, setting, by_setting = measured["llama.cpp"]
                     rounds[i]["llama.cpp"]["batch_decode"] = llama
                     rounds[i]["llama.cpp"]["batch_decode_fa"] = setting
                     for s_name, value in by_setting.items():
                         rounds[i]["llama.cpp"][f"batch_decode_fa_{s_name}"] = value
-                    rounds[i]["ours"]["batch_decode"] = ours
+                    for name in (n for n in names if n != "llama.cpp"):
+                        rounds[i][name]["batch_decode"] = measured[name]
                     print(f"[{os.path.basename(model)} batch {args.batch}, {i + 1}/{args.batch_rounds}] "
-                          f"decode {ours:.1f} / {llama:.1f} (flash attention {setting}) tokens/s (ours / llama.cpp)",
+                          f"decode {measured['ours']:.1f} / {llama:.1f} (flash attention {setting}) tokens/s "
+                          "(ours / llama.cpp)" + (f"; baseline {measured['baseline']:.1f}" if args.baseline else ""),
                           file=sys.stderr)
             median = {e: {k: statistics.median(r[e][k] for r in rounds if k in r[e]) for k in keys} for e in names}
             results.append({"model": os.path.basename(model), "rounds": rounds, "median": median})
