@@ -16,7 +16,39 @@ struct ExportText {
     Q_DECLARE_TR_FUNCTIONS(ConversationExport)
 };
 
+// `text` with one more backslash before each line that, its backslashes aside, is a turn's heading.
+QString escapeTurnHeadings(const QString& text)
+{
+    QStringList lines = text.split(QLatin1Char('\n'));
+    for (QString& line : lines)
+        if (isTurnHeading(line) || isEscapedTurnHeading(line))
+            line.prepend(QLatin1Char('\\'));
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace
+
+QStringList exportWords(const char* english)
+{
+    const QString translated = ExportText::tr(english);
+    return translated == QLatin1String(english) ? QStringList{translated} : QStringList{QLatin1String(english), translated};
+}
+
+bool isTurnHeading(const QString& line)
+{
+    if (!line.startsWith(QLatin1String("## ")))
+        return false;
+    const QString word = line.mid(3).trimmed();
+    return exportWords("User").contains(word) || exportWords("Assistant").contains(word);
+}
+
+bool isEscapedTurnHeading(const QString& line)
+{
+    qsizetype slashes = 0;
+    while (slashes < line.size() && line.at(slashes) == QLatin1Char('\\'))
+        ++slashes;
+    return slashes > 0 && isTurnHeading(line.mid(slashes));
+}
 
 QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty() ? ExportText::tr("New chat") : c.title; }
 
@@ -35,7 +67,7 @@ QString conversationToMarkdown(const ConversationExport& c)
     }
     for (const StoredMessage& m : c.messages) {
         out += QStringLiteral("## ") + (m.role == ChatRole::User ? ExportText::tr("User") : ExportText::tr("Assistant")) + QStringLiteral("\n\n");
-        out += m.text + QStringLiteral("\n\n");
+        out += escapeTurnHeadings(m.text) + QStringLiteral("\n\n");
         // A reply stopped inside a code block would otherwise swallow the rest of the file.
         if (const QVector<MarkdownSegment> segments = splitMarkdown(m.text);
             !segments.isEmpty() && !segments.last().openFence.isEmpty())

@@ -17,18 +17,6 @@ struct ImportText {
     Q_DECLARE_TR_FUNCTIONS(ConversationImport)
 };
 
-// The export's own words, as it wrote them in English and in the user's language.
-struct ExportWords {
-    Q_DECLARE_TR_FUNCTIONS(ConversationExport)
-
-public:
-    static QStringList both(const char* text)
-    {
-        const QString translated = tr(text);
-        return translated == QLatin1String(text) ? QStringList{translated} : QStringList{QLatin1String(text), translated};
-    }
-};
-
 QDateTime dateOf(const QJsonValue& value)
 {
     const QDateTime at = QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
@@ -77,10 +65,9 @@ ImportResult conversationFromJson(const QByteArray& json)
 
 ImportResult conversationFromMarkdown(const QString& markdown)
 {
-    const QStringList user = ExportWords::both("User");
-    const QStringList assistant = ExportWords::both("Assistant");
-    const QStringList stopped = ExportWords::both("(stopped)");
-    const QStringList systemLabel = ExportWords::both("System prompt");
+    const QStringList user = exportWords("User");
+    const QStringList stopped = exportWords("(stopped)");
+    const QStringList systemLabel = exportWords("System prompt");
     QStringList lines = markdown.split(QLatin1Char('\n'));
     for (QString& line : lines)
         if (line.endsWith(QLatin1Char('\r')))
@@ -129,18 +116,17 @@ ImportResult conversationFromMarkdown(const QString& markdown)
             else if (m.captured(1).startsWith(openFence) && line.trimmed() == m.captured(1))
                 openFence.clear();
         }
-        const QString heading = openFence.isEmpty() && line.startsWith(QLatin1String("## ")) ? line.mid(3).trimmed() : QString();
-        if (user.contains(heading) || assistant.contains(heading)) {
+        if (openFence.isEmpty() && isTurnHeading(line)) {
             finishMessage();
             StoredMessage message;
-            message.role = user.contains(heading) ? ChatRole::User : ChatRole::Assistant;
+            message.role = user.contains(line.mid(3).trimmed()) ? ChatRole::User : ChatRole::Assistant;
             message.createdAt = QDateTime::currentDateTime();
             out.messages.push_back(message);
             inTurns = true;
             continue;
         }
         if (inTurns) {
-            body.push_back(line);
+            body.push_back(isEscapedTurnHeading(line) ? line.mid(1) : line);  // the export's escape off
         } else if (line.startsWith(QLatin1Char('>'))) {  // the system prompt, every line quoted
             QString text = line.mid(line.startsWith(QLatin1String("> ")) ? 2 : 1);
             for (const QString& label : systemLabel)

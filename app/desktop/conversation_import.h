@@ -3,7 +3,8 @@
 // exactly (title, system prompt, every message with how it ended, its notice and statistics),
 // the Markdown export as far as Markdown keeps it (title, system prompt, who said what, a
 // stopped reply, a notice). Turn headings are read in English and in the user's language,
-// the two the export may have written; "## User" inside a code block is text, not a turn.
+// the two the export may have written; "## User" inside a code block is text, not a turn, and
+// so is a message's line the export escaped ("\## User", one backslash taken away).
 // Anything else is refused with a reason for the user, never half read.
 #include <QByteArray>
 #include <QString>

@@ -75,6 +75,37 @@ private slots:
         }
     }
 
+    // A message holding lines that read as turn headings (a pasted export, a reply that starts
+    // with "## Assistant") stays one message through the Markdown export: those lines are
+    // written with one more backslash and read back without it, however many they had.
+    void headingsInsideMessagesStayText()
+    {
+        QTemporaryDir dir;
+        ChatStore store(dir.filePath("c.sqlite"));
+        ConversationListModel model(store);
+        const qint64 id = model.currentId();
+        model.rename(id, "Pasted");
+        const QString pasted = "Here is our last chat:\n\n# Old\n\n## User\n\nHi\n\n## Assistant\n\nHello!\n"
+                               "\\## User\n\\\\## Assistant  \n##  User\n## Users\n```\n## User\n```";
+        store.addMessage(id, message(ChatRole::User, pasted));
+        store.addMessage(id, message(ChatRole::Assistant, "## Assistant\nI see."));
+        const QString path = dir.filePath("out.md");
+        QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(path), "markdown"), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString written = QString::fromUtf8(file.readAll());
+        QVERIFY2(written.contains("\n\\## User\n\nHi") && written.contains("\n\\\\\\## Assistant  \n") &&
+                     written.contains("\n## Users\n"),
+                 qPrintable(written));
+        QCOMPARE(model.importConversation(QUrl::fromLocalFile(path)), QString());
+        const QVector<StoredMessage> read = store.messages(model.currentId());
+        QCOMPARE(read.size(), 2);
+        QCOMPARE(read[0].role, ChatRole::User);
+        QCOMPARE(read[0].text, pasted);
+        QCOMPARE(read[1].role, ChatRole::Assistant);
+        QCOMPARE(read[1].text, QStringLiteral("## Assistant\nI see."));
+    }
+
     // Files that are no export are refused with the reason, and nothing is added.
     void whatIsNoExportIsNotImported()
     {
