@@ -16,13 +16,22 @@ struct ExportText {
     Q_DECLARE_TR_FUNCTIONS(ConversationExport)
 };
 
-// `text` with one more backslash before each line that, its backslashes aside, is a turn's heading.
-QString escapeTurnHeadings(const QString& text)
+// A message's text as the export writes it: one more backslash before each line that reads as
+// a turn's heading, and before its last line when that reads as a stopped mark or a notice
+// (backslashes aside, in each case).
+QString escapedMessage(const QString& text)
 {
+    const auto readsAs = [](const QString& line, bool (*structure)(const QString&)) {
+        return structure(line) || isEscaped(line, structure);
+    };
     QStringList lines = text.split(QLatin1Char('\n'));
-    for (QString& line : lines)
-        if (isTurnHeading(line) || isEscapedTurnHeading(line))
-            line.prepend(QLatin1Char('\\'));
+    qsizetype last = lines.size() - 1;
+    while (last >= 0 && lines.at(last).trimmed().isEmpty())
+        --last;
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        if (readsAs(lines.at(i), isTurnHeading) ||
+            (i == last && (readsAs(lines.at(i), isStoppedMark) || readsAs(lines.at(i), isNotice))))
+            lines[i].prepend(QLatin1Char('\\'));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -42,12 +51,25 @@ bool isTurnHeading(const QString& line)
     return exportWords("User").contains(word) || exportWords("Assistant").contains(word);
 }
 
-bool isEscapedTurnHeading(const QString& line)
+bool isStoppedMark(const QString& line)
+{
+    for (const QString& word : exportWords("(stopped)"))
+        if (line == QLatin1Char('*') + word + QLatin1Char('*'))
+            return true;
+    return false;
+}
+
+bool isNotice(const QString& line)
+{
+    return line.size() > 4 && line.startsWith(QLatin1String("> *")) && line.endsWith(QLatin1Char('*'));
+}
+
+bool isEscaped(const QString& line, bool (*structure)(const QString&))
 {
     qsizetype slashes = 0;
     while (slashes < line.size() && line.at(slashes) == QLatin1Char('\\'))
         ++slashes;
-    return slashes > 0 && isTurnHeading(line.mid(slashes));
+    return slashes > 0 && structure(line.mid(slashes));
 }
 
 QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty() ? ExportText::tr("New chat") : c.title; }
@@ -67,7 +89,7 @@ QString conversationToMarkdown(const ConversationExport& c)
     }
     for (const StoredMessage& m : c.messages) {
         out += QStringLiteral("## ") + (m.role == ChatRole::User ? ExportText::tr("User") : ExportText::tr("Assistant")) + QStringLiteral("\n\n");
-        out += escapeTurnHeadings(m.text) + QStringLiteral("\n\n");
+        out += escapedMessage(m.text) + QStringLiteral("\n\n");
         // A reply stopped inside a code block would otherwise swallow the rest of the file.
         if (const QVector<MarkdownSegment> segments = splitMarkdown(m.text);
             !segments.isEmpty() && !segments.last().openFence.isEmpty())

@@ -16,22 +16,27 @@ struct ConversationExport {
 // The title shown for a conversation: its own, or "New chat" until it has one.
 QString conversationTitle(const StoredConversation& c);
 
-// The Markdown export: "# title", the system prompt quoted, then "## User" / "## Assistant"
-// and each message's text. A line of a message that would read as such a heading (or is one
-// with backslashes before it) gets one more backslash, which conversationFromMarkdown takes
-// away: a pasted export inside a message stays one message.
+// The Markdown export: "# title", the system prompt quoted, then "## User" / "## Assistant",
+// each message's text and, after a reply, "*(stopped)*" and its notice ("> *...*"). A line of
+// a message that the import would take for one of those (a turn's heading anywhere in the
+// text, as in a pasted export; a stopped mark or notice as its last line) is written with one
+// more backslash before it (as is such a line with backslashes already), and
+// conversationFromMarkdown takes one away: the message reads back as it was.
 QString conversationToMarkdown(const ConversationExport& c);
 
 // A word the export writes, in English and in the user's language (one entry when they are the
 // same): what the import must recognise, whichever language wrote the file.
 QStringList exportWords(const char* english);
 
-// Whether `line` is a turn's heading as the Markdown export writes it: "## " and "User" or
-// "Assistant" in either language (surrounding spaces aside).
+// The lines of the Markdown export the import reads as structure, in either language:
+// a turn's heading ("## User", "## Assistant", surrounding spaces aside), a reply's stopped
+// mark ("*(stopped)*") and a notice ("> *...*").
 bool isTurnHeading(const QString& line);
-// Whether `line` is one or more backslashes and then a turn's heading: a message's line the
-// export escaped.
-bool isEscapedTurnHeading(const QString& line);
+bool isStoppedMark(const QString& line);
+bool isNotice(const QString& line);
+// Whether `line` is one or more backslashes and then a line `structure` accepts: a message's
+// line the export escaped.
+bool isEscaped(const QString& line, bool (*structure)(const QString&));
 
 // {"title", "created_at", "system_prompt", "messages": [{"role", "text", "finish", "stopped",
 //  "notice" (when set), "created_at", "stats": {"prompt_tokens", "generated_tokens",

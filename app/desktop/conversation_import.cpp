@@ -66,7 +66,6 @@ ImportResult conversationFromJson(const QByteArray& json)
 ImportResult conversationFromMarkdown(const QString& markdown)
 {
     const QStringList user = exportWords("User");
-    const QStringList stopped = exportWords("(stopped)");
     const QStringList systemLabel = exportWords("System prompt");
     QStringList lines = markdown.split(QLatin1Char('\n'));
     for (QString& line : lines)
@@ -87,24 +86,26 @@ ImportResult conversationFromMarkdown(const QString& markdown)
             return;
         StoredMessage& m = out.messages.last();
         // The export's lines after the text: "*(stopped)*", "> *notice*", each after a blank line.
-        while (!body.isEmpty() && body.last().trimmed().isEmpty())
-            body.removeLast();
-        if (!body.isEmpty() && body.last().startsWith(QLatin1String("> *")) && body.last().endsWith(QLatin1Char('*'))) {
+        const auto trimBlankEnd = [&] {
+            while (!body.isEmpty() && body.last().trimmed().isEmpty())
+                body.removeLast();
+        };
+        trimBlankEnd();
+        if (!body.isEmpty() && isNotice(body.last())) {
             m.notice = body.last().mid(3, body.last().size() - 4);
             body.removeLast();
         }
-        while (!body.isEmpty() && body.last().trimmed().isEmpty())
+        trimBlankEnd();
+        if (m.role == ChatRole::Assistant && !body.isEmpty() && isStoppedMark(body.last())) {
+            m.finish = FinishReason::Cancelled;
             body.removeLast();
-        for (const QString& word : stopped)
-            if (m.role == ChatRole::Assistant && !body.isEmpty() && body.last() == QLatin1Char('*') + word + QLatin1Char('*')) {
-                m.finish = FinishReason::Cancelled;
-                body.removeLast();
-                break;
-            }
-        while (!body.isEmpty() && body.last().trimmed().isEmpty())
-            body.removeLast();
+        }
+        trimBlankEnd();
         while (!body.isEmpty() && body.front().trimmed().isEmpty())
             body.removeFirst();
+        // The text's own last line, escaped by the export where it read as one of those.
+        if (!body.isEmpty() && (isEscaped(body.last(), isStoppedMark) || isEscaped(body.last(), isNotice)))
+            body.last().remove(0, 1);
         m.text = body.join(QLatin1Char('\n'));
         body.clear();
     };
@@ -126,7 +127,7 @@ ImportResult conversationFromMarkdown(const QString& markdown)
             continue;
         }
         if (inTurns) {
-            body.push_back(isEscapedTurnHeading(line) ? line.mid(1) : line);  // the export's escape off
+            body.push_back(isEscaped(line, isTurnHeading) ? line.mid(1) : line);  // the export's escape off
         } else if (line.startsWith(QLatin1Char('>'))) {  // the system prompt, every line quoted
             QString text = line.mid(line.startsWith(QLatin1String("> ")) ? 2 : 1);
             for (const QString& label : systemLabel)

@@ -75,10 +75,11 @@ private slots:
         }
     }
 
-    // A message holding lines that read as turn headings (a pasted export, a reply that starts
-    // with "## Assistant") stays one message through the Markdown export: those lines are
-    // written with one more backslash and read back without it, however many they had.
-    void headingsInsideMessagesStayText()
+    // A message holding lines that read as the export's structure stays as it was through the
+    // Markdown export: turn headings anywhere (a pasted export, a reply that starts with
+    // "## Assistant"), a stopped mark or a notice as its last line. Those lines are written with
+    // one more backslash and read back without it, however many they had.
+    void structureInsideMessagesStaysText()
     {
         QTemporaryDir dir;
         ChatStore store(dir.filePath("c.sqlite"));
@@ -86,24 +87,32 @@ private slots:
         const qint64 id = model.currentId();
         model.rename(id, "Pasted");
         const QString pasted = "Here is our last chat:\n\n# Old\n\n## User\n\nHi\n\n## Assistant\n\nHello!\n"
-                               "\\## User\n\\\\## Assistant  \n##  User\n## Users\n```\n## User\n```";
+                               "\\## User\n\\\\## Assistant  \n##  User\n## Users\n```\n## User\n```\n*(stopped)*";
         store.addMessage(id, message(ChatRole::User, pasted));
-        store.addMessage(id, message(ChatRole::Assistant, "## Assistant\nI see."));
+        store.addMessage(id, message(ChatRole::Assistant, "## Assistant\nI see.\n\n> *A quote to end on*"));
+        store.addMessage(id, message(ChatRole::User, "Go on"));
+        StoredMessage stopped = message(ChatRole::Assistant, "> *not the notice*\n\\*(stopped)*", FinishReason::Cancelled);
+        stopped.notice = "The real notice.";
+        store.addMessage(id, stopped);
+        const QVector<StoredMessage> original = store.messages(id);
         const QString path = dir.filePath("out.md");
         QCOMPARE(model.exportConversation(id, QUrl::fromLocalFile(path), "markdown"), QString());
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QString written = QString::fromUtf8(file.readAll());
         QVERIFY2(written.contains("\n\\## User\n\nHi") && written.contains("\n\\\\\\## Assistant  \n") &&
-                     written.contains("\n## Users\n"),
+                     written.contains("\n## Users\n") && written.contains("\n\\> *A quote to end on*\n"),
                  qPrintable(written));
         QCOMPARE(model.importConversation(QUrl::fromLocalFile(path)), QString());
         const QVector<StoredMessage> read = store.messages(model.currentId());
-        QCOMPARE(read.size(), 2);
-        QCOMPARE(read[0].role, ChatRole::User);
-        QCOMPARE(read[0].text, pasted);
-        QCOMPARE(read[1].role, ChatRole::Assistant);
-        QCOMPARE(read[1].text, QStringLiteral("## Assistant\nI see."));
+        QCOMPARE(read.size(), original.size());
+        for (qsizetype i = 0; i < read.size(); ++i) {
+            QCOMPARE(read[i].role, original[i].role);
+            QCOMPARE(read[i].text, original[i].text);
+            QCOMPARE(read[i].stopped(), original[i].stopped());
+            QCOMPARE(read[i].notice, original[i].notice);
+        }
+        QVERIFY(read[3].stopped());
     }
 
     // Files that are no export are refused with the reason, and nothing is added.
