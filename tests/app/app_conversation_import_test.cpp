@@ -22,6 +22,19 @@ StoredMessage message(ChatRole role, const QString& text, FinishReason finish = 
     return m;
 }
 
+// What both exports keep of each message: who said it, its text, whether it was stopped, its
+// notice. (A failure is recorded; the caller stops on QTest::currentTestFailed().)
+void compareTurns(const QVector<StoredMessage>& read, const QVector<StoredMessage>& original)
+{
+    QCOMPARE(read.size(), original.size());
+    for (qsizetype i = 0; i < read.size(); ++i) {
+        QCOMPARE(read[i].role, original[i].role);
+        QCOMPARE(read[i].text, original[i].text);
+        QCOMPARE(read[i].stopped(), original[i].stopped());
+        QCOMPARE(read[i].notice, original[i].notice);
+    }
+}
+
 } // namespace
 
 class ConversationImportTest : public QObject {
@@ -59,13 +72,9 @@ private slots:
             QCOMPARE(model.currentTitle(), QStringLiteral("Round trip"));
             QCOMPARE(store.systemPrompt(copy), store.systemPrompt(id));
             const QVector<StoredMessage> read = store.messages(copy);
-            QCOMPARE(read.size(), original.size());
-            for (qsizetype i = 0; i < read.size(); ++i) {
-                QCOMPARE(read[i].role, original[i].role);
-                QCOMPARE(read[i].text, original[i].text);
-                QCOMPARE(read[i].stopped(), original[i].stopped());
-                QCOMPARE(read[i].notice, original[i].notice);
-            }
+            compareTurns(read, original);
+            if (QTest::currentTestFailed())
+                return;
             if (format == QString("json")) {  // only JSON keeps the numbers and the times
                 QCOMPARE(read[1].stats.generatedTokens, 9);
                 QCOMPARE(read[1].stats.tokensPerSecond, 12.5);
@@ -105,13 +114,9 @@ private slots:
                  qPrintable(written));
         QCOMPARE(model.importConversation(QUrl::fromLocalFile(path)), QString());
         const QVector<StoredMessage> read = store.messages(model.currentId());
-        QCOMPARE(read.size(), original.size());
-        for (qsizetype i = 0; i < read.size(); ++i) {
-            QCOMPARE(read[i].role, original[i].role);
-            QCOMPARE(read[i].text, original[i].text);
-            QCOMPARE(read[i].stopped(), original[i].stopped());
-            QCOMPARE(read[i].notice, original[i].notice);
-        }
+        compareTurns(read, original);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(read[3].stopped());
     }
 
