@@ -16,6 +16,9 @@ struct ExportText {
     Q_DECLARE_TR_FUNCTIONS(ConversationExport)
 };
 
+// Written after the fence that closes a reply stopped inside a code block.
+QString addedFenceNote() { return QStringLiteral("<!-- the fence above closes the code block the reply stopped in -->"); }
+
 // A message's text as the export writes it: one more backslash before each line that reads as
 // a turn's heading, and before its last line when that reads as a stopped mark or a notice
 // (backslashes aside, in each case).
@@ -30,7 +33,8 @@ QString escapedMessage(const QString& text)
         --last;
     for (qsizetype i = 0; i < lines.size(); ++i)
         if (readsAs(lines.at(i), isTurnHeading) ||
-            (i == last && (readsAs(lines.at(i), isStoppedMark) || readsAs(lines.at(i), isNotice))))
+            (i == last && (readsAs(lines.at(i), isStoppedMark) || readsAs(lines.at(i), isNotice) ||
+                           readsAs(lines.at(i), isAddedFenceNote))))
             lines[i].prepend(QLatin1Char('\\'));
     return lines.join(QLatin1Char('\n'));
 }
@@ -64,6 +68,8 @@ bool isNotice(const QString& line)
     return line.size() > 4 && line.startsWith(QLatin1String("> *")) && line.endsWith(QLatin1Char('*'));
 }
 
+bool isAddedFenceNote(const QString& line) { return line == addedFenceNote(); }
+
 bool isEscaped(const QString& line, bool (*structure)(const QString&))
 {
     qsizetype slashes = 0;
@@ -93,7 +99,7 @@ QString conversationToMarkdown(const ConversationExport& c)
         // A reply stopped inside a code block would otherwise swallow the rest of the file.
         if (const QVector<MarkdownSegment> segments = splitMarkdown(m.text);
             !segments.isEmpty() && !segments.last().openFence.isEmpty())
-            out += segments.last().openFence + QStringLiteral("\n\n");
+            out += segments.last().openFence + QLatin1Char('\n') + addedFenceNote() + QStringLiteral("\n\n");
         if (m.stopped())
             out += QStringLiteral("*") + ExportText::tr("(stopped)") + QStringLiteral("*\n\n");
         if (!m.notice.isEmpty())

@@ -17,10 +17,12 @@ struct ConversationExport {
 QString conversationTitle(const StoredConversation& c);
 
 // The Markdown export: "# title", the system prompt quoted, then "## User" / "## Assistant",
-// each message's text and, after a reply, "*(stopped)*" and its notice ("> *...*"). A line of
-// a message that the import would take for one of those (a turn's heading anywhere in the
-// text, as in a pasted export; a stopped mark or notice as its last line) is written with one
-// more backslash before it (as is such a line with backslashes already), and
+// each message's text and, after a reply, "*(stopped)*" and its notice ("> *...*"). A reply
+// stopped inside a code block gets the fence that closes it, and after that fence a note
+// (an HTML comment, which Markdown does not show) by which the import takes both away. A line
+// of a message that the import would take for one of those (a turn's heading anywhere in the
+// text, as in a pasted export; a stopped mark, notice or fence note as its last line) is
+// written with one more backslash before it (as is such a line with backslashes already), and
 // conversationFromMarkdown takes one away: the message reads back as it was.
 QString conversationToMarkdown(const ConversationExport& c);
 
@@ -30,10 +32,11 @@ QStringList exportWords(const char* english);
 
 // The lines of the Markdown export the import reads as structure, in either language:
 // a turn's heading ("## User", "## Assistant", surrounding spaces aside), a reply's stopped
-// mark ("*(stopped)*") and a notice ("> *...*").
+// mark ("*(stopped)*"), a notice ("> *...*") and the note after a fence the export added.
 bool isTurnHeading(const QString& line);
 bool isStoppedMark(const QString& line);
 bool isNotice(const QString& line);
+bool isAddedFenceNote(const QString& line);
 // Whether `line` is one or more backslashes and then a line `structure` accepts: a message's
 // line the export escaped.
 bool isEscaped(const QString& line, bool (*structure)(const QString&));

@@ -101,10 +101,17 @@ ImportResult conversationFromMarkdown(const QString& markdown)
             body.removeLast();
         }
         trimBlankEnd();
+        // The fence the export added to close a reply stopped inside a code block, and its note.
+        if (body.size() >= 2 && isAddedFenceNote(body.last()) && fence.match(body.at(body.size() - 2)).hasMatch()) {
+            body.removeLast();
+            body.removeLast();
+        }
+        trimBlankEnd();
         while (!body.isEmpty() && body.front().trimmed().isEmpty())
             body.removeFirst();
         // The text's own last line, escaped by the export where it read as one of those.
-        if (!body.isEmpty() && (isEscaped(body.last(), isStoppedMark) || isEscaped(body.last(), isNotice)))
+        if (!body.isEmpty() && (isEscaped(body.last(), isStoppedMark) || isEscaped(body.last(), isNotice) ||
+                                isEscaped(body.last(), isAddedFenceNote)))
             body.last().remove(0, 1);
         m.text = body.join(QLatin1Char('\n'));
         body.clear();

@@ -43,7 +43,8 @@ class ConversationImportTest : public QObject {
 private slots:
     // An export read back is the same conversation: exactly from JSON, as
     // far as Markdown keeps it from Markdown (who said what, a stopped reply, a notice, the
-    // system prompt, a "## User" inside code staying text).
+    // system prompt, a "## User" inside code staying text, a reply stopped inside a code block
+    // without the fence the export closed it with).
     void anExportReadsBackAsTheSameConversation()
     {
         QTemporaryDir dir;
@@ -61,6 +62,8 @@ private slots:
         store.addMessage(id, reply);
         store.addMessage(id, message(ChatRole::User, "Thanks"));
         store.addMessage(id, message(ChatRole::Assistant, "You are welcome."));
+        store.addMessage(id, message(ChatRole::User, "Some code?"));
+        store.addMessage(id, message(ChatRole::Assistant, "Here:\n\n````cpp\nint main() {", FinishReason::Cancelled));
         const QVector<StoredMessage> original = store.messages(id);
 
         for (const char* format : {"json", "markdown"}) {
@@ -86,7 +89,7 @@ private slots:
 
     // A message holding lines that read as the export's structure stays as it was through the
     // Markdown export: turn headings anywhere (a pasted export, a reply that starts with
-    // "## Assistant"), a stopped mark or a notice as its last line. Those lines are written with
+    // "## Assistant"), a stopped mark, a notice or the export's fence note as its last line. Those lines are written with
     // one more backslash and read back without it, however many they had.
     void structureInsideMessagesStaysText()
     {
@@ -99,7 +102,7 @@ private slots:
                                "\\## User\n\\\\## Assistant  \n##  User\n## Users\n```\n## User\n```\n*(stopped)*";
         store.addMessage(id, message(ChatRole::User, pasted));
         store.addMessage(id, message(ChatRole::Assistant, "## Assistant\nI see.\n\n> *A quote to end on*"));
-        store.addMessage(id, message(ChatRole::User, "Go on"));
+        store.addMessage(id, message(ChatRole::User, "Go on\n<!-- the fence above closes the code block the reply stopped in -->"));
         StoredMessage stopped = message(ChatRole::Assistant, "> *not the notice*\n\\*(stopped)*", FinishReason::Cancelled);
         stopped.notice = "The real notice.";
         store.addMessage(id, stopped);
