@@ -4,8 +4,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QStringList>
+#include <optional>
+
+#include "markdown_segments.h"
 
 using pyramid::ChatRole;
 using pyramid::FinishReason;
@@ -77,8 +79,7 @@ ImportResult conversationFromMarkdown(const QString& markdown)
     ConversationExport out;
     out.conversation.title = lines.front().mid(2).trimmed();
     out.conversation.createdAt = QDateTime::currentDateTime();
-    static const QRegularExpression fence(QStringLiteral("^ {0,3}(`{3,}|~{3,})"));
-    QString openFence;  // the fence a code block was opened with; empty outside code
+    std::optional<MarkdownFence> openFence;  // of the code block the line is in, as the export's Markdown reads it
     QStringList body;
     bool inTurns = false;
     const auto finishMessage = [&] {
@@ -102,7 +103,7 @@ ImportResult conversationFromMarkdown(const QString& markdown)
         }
         trimBlankEnd();
         // The fence the export added to close a reply stopped inside a code block, and its note.
-        if (body.size() >= 2 && isAddedFenceNote(body.last()) && fence.match(body.at(body.size() - 2)).hasMatch()) {
+        if (body.size() >= 2 && isAddedFenceNote(body.last()) && markdownFenceOf(body.at(body.size() - 2))) {
             body.removeLast();
             body.removeLast();
         }
@@ -118,13 +119,13 @@ ImportResult conversationFromMarkdown(const QString& markdown)
     };
     for (qsizetype i = 1; i < lines.size(); ++i) {
         const QString& line = lines.at(i);
-        if (const QRegularExpressionMatch m = fence.match(line); m.hasMatch()) {
-            if (openFence.isEmpty())
-                openFence = m.captured(1);
-            else if (m.captured(1).startsWith(openFence) && line.trimmed() == m.captured(1))
-                openFence.clear();
+        if (const std::optional<MarkdownFence> fence = markdownFenceOf(line)) {
+            if (!openFence)
+                openFence = fence;
+            else if (fence->closes(*openFence))
+                openFence.reset();
         }
-        if (openFence.isEmpty() && isTurnHeading(line)) {
+        if (!openFence && isTurnHeading(line)) {
             finishMessage();
             StoredMessage message;
             message.role = user.contains(line.mid(3).trimmed()) ? ChatRole::User : ChatRole::Assistant;

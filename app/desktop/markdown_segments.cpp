@@ -5,33 +5,6 @@
 
 namespace {
 
-struct Fence {
-    QChar character;  // ` or ~
-    qsizetype length = 0;
-    QString info;
-};
-
-// A fence line: up to 3 spaces of indentation, then 3 or more backticks or tildes and an info
-// string (which, after backticks, may not hold a backtick: "```ls``` lists" is prose).
-std::optional<Fence> fenceOf(const QString& line)
-{
-    qsizetype indent = 0;
-    while (indent < line.size() && line.at(indent) == QLatin1Char(' '))
-        ++indent;
-    if (indent > 3 || indent == line.size())
-        return std::nullopt;
-    const QChar c = line.at(indent);
-    if (c != QLatin1Char('`') && c != QLatin1Char('~'))
-        return std::nullopt;
-    qsizetype end = indent;
-    while (end < line.size() && line.at(end) == c)
-        ++end;
-    Fence fence{c, end - indent, line.mid(end).trimmed()};
-    if (fence.length < 3 || (c == QLatin1Char('`') && fence.info.contains(c)))
-        return std::nullopt;
-    return fence;
-}
-
 // The inside of a quote line ("  > text" -> "text"), or nothing when the line is no quote.
 std::optional<QString> quotedOf(const QString& line)
 {
@@ -57,26 +30,44 @@ void appendSegment(QVector<MarkdownSegment>& out, MarkdownSegment::Kind kind, co
 
 } // namespace
 
+std::optional<MarkdownFence> markdownFenceOf(const QString& line)
+{
+    qsizetype indent = 0;
+    while (indent < line.size() && line.at(indent) == QLatin1Char(' '))
+        ++indent;
+    if (indent > 3 || indent == line.size())
+        return std::nullopt;
+    const QChar c = line.at(indent);
+    if (c != QLatin1Char('`') && c != QLatin1Char('~'))
+        return std::nullopt;
+    qsizetype end = indent;
+    while (end < line.size() && line.at(end) == c)
+        ++end;
+    MarkdownFence fence{c, end - indent, line.mid(end).trimmed()};
+    if (fence.length < 3 || (c == QLatin1Char('`') && fence.info.contains(c)))
+        return std::nullopt;
+    return fence;
+}
+
 QVector<MarkdownSegment> splitMarkdown(const QString& text, Quotes quotes)
 {
     using Kind = MarkdownSegment::Kind;
     QVector<MarkdownSegment> out;
     QStringList current;
     Kind currentKind = Kind::Prose;  // of the lines in `current`, outside a code block
-    std::optional<Fence> open;  // the fence of the code block the line is in
+    std::optional<MarkdownFence> open;  // the fence of the code block the line is in
     const auto flush = [&](Kind next) {
         appendSegment(out, currentKind, current, {});
         current.clear();
         currentKind = next;
     };
     for (const QString& line : text.split(QLatin1Char('\n'))) {
-        const std::optional<Fence> fence = fenceOf(line);
+        const std::optional<MarkdownFence> fence = markdownFenceOf(line);
         const std::optional<QString> quoted = quotes == Quotes::Split ? quotedOf(line) : std::nullopt;
         if (!open && fence) {
             flush(Kind::Prose);
             open = fence;
-        } else if (open && fence && fence->character == open->character && fence->length >= open->length &&
-                   fence->info.isEmpty()) {
+        } else if (open && fence && fence->closes(*open)) {
             appendSegment(out, Kind::Code, current, open->info);
             current.clear();
             open.reset();

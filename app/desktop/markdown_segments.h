@@ -9,6 +9,7 @@
 // by the Markdown renderer, indented.
 #include <QString>
 #include <QVector>
+#include <optional>
 
 struct MarkdownSegment {
     enum class Kind { Prose, Code, Quote };
@@ -17,6 +18,23 @@ struct MarkdownSegment {
     QString language;  // the fence's info string, code only
     QString openFence; // code only: the line that would close it, while the text has not (yet)
 };
+
+// A fence line as CommonMark reads it: up to 3 spaces of indentation, then 3 or more backticks
+// or tildes and an info string (which, after backticks, may not hold a backtick: "```ls```
+// lists" is prose). The chat view, the Markdown export and its import all read fences so.
+struct MarkdownFence {
+    QChar character;  // ` or ~
+    qsizetype length = 0;
+    QString info;
+
+    // Whether this fence line closes a code block `open` began: the same character, at least
+    // as long, no info string.
+    bool closes(const MarkdownFence& open) const
+    {
+        return character == open.character && length >= open.length && info.isEmpty();
+    }
+};
+std::optional<MarkdownFence> markdownFenceOf(const QString& line);
 
 // Quotes::AsProse leaves quotes in the prose around them (a user's message, shown as typed).
 enum class Quotes { Split, AsProse };

@@ -44,7 +44,8 @@ private slots:
     // An export read back is the same conversation: exactly from JSON, as
     // far as Markdown keeps it from Markdown (who said what, a stopped reply, a notice, the
     // system prompt, a "## User" inside code staying text, a reply stopped inside a code block
-    // without the fence the export closed it with).
+    // without the fence the export closed it with, a line of inline code that starts with three
+    // backticks staying prose as the export's Markdown reads it).
     void anExportReadsBackAsTheSameConversation()
     {
         QTemporaryDir dir;
@@ -62,7 +63,7 @@ private slots:
         store.addMessage(id, reply);
         store.addMessage(id, message(ChatRole::User, "Thanks"));
         store.addMessage(id, message(ChatRole::Assistant, "You are welcome."));
-        store.addMessage(id, message(ChatRole::User, "Some code?"));
+        store.addMessage(id, message(ChatRole::User, "```ls -la``` lists files, and then?"));
         store.addMessage(id, message(ChatRole::Assistant, "Here:\n\n````cpp\nint main() {", FinishReason::Cancelled));
         const QVector<StoredMessage> original = store.messages(id);
 
