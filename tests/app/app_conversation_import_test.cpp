@@ -1,10 +1,12 @@
 // Import (issue 38): the files the export writes, read back through ConversationListModel as
 // new conversations, and files that are no export refused with the reason.
 #include <QFile>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "chat_store.h"
+#include "conversation_import.h"
 #include "conversation_list_model.h"
 
 using pyramid::ChatRole;
@@ -122,6 +124,60 @@ private slots:
         if (QTest::currentTestFailed())
             return;
         QVERIFY(read[3].stopped());
+    }
+
+    // Conversations made of the lines most likely to be taken for the export's structure
+    // (headings, fences of every kind, stopped marks, notices, the fence note, escapes of each)
+    // read back from the Markdown export as they were, but for blank lines at the start and end
+    // of a message, which Markdown does not keep.
+    void randomConversationsReadBack()
+    {
+        const QStringList pool = {
+            "words", "", "  ", "## User", "## Assistant", "##  User  ", "\\## User", "\\\\## Assistant", "## Users",
+            "# Heading", "### User", "```", "```py", "````", "~~~", "~~~~ txt", "   ```", "    ```", "```ls``` inline",
+            "``` a`b", "`` not a fence", "*(stopped)*", "\\*(stopped)*", "> *a notice*", "\\> *a notice*", "> quote",
+            "> *", "> **", "<!-- the fence above closes the code block the reply stopped in -->", "- item",
+            "| a | b |", "$x$", "trailing spaces   "};
+        const QStringList notices = {"", "The context was full.", "ends in a star*"};
+        const auto trimmedLines = [](const QString& text) {
+            QStringList lines = text.split(QLatin1Char('\n'));
+            while (!lines.isEmpty() && lines.last().trimmed().isEmpty())
+                lines.removeLast();
+            while (!lines.isEmpty() && lines.first().trimmed().isEmpty())
+                lines.removeFirst();
+            return lines.join(QLatin1Char('\n'));
+        };
+        QRandomGenerator random(7);
+        for (int round = 0; round < 3000; ++round) {
+            ConversationExport c;
+            c.conversation.title = QStringLiteral("Round %1").arg(round);
+            const int turns = 1 + random.bounded(4);
+            for (int i = 0; i < 2 * turns; ++i) {
+                StoredMessage m;
+                m.role = i % 2 == 0 ? ChatRole::User : ChatRole::Assistant;
+                QStringList lines;
+                for (int n = random.bounded(7); n > 0; --n)
+                    lines.push_back(pool.at(random.bounded(pool.size())));
+                m.text = lines.join(QLatin1Char('\n'));
+                if (m.role == ChatRole::Assistant) {
+                    m.finish = random.bounded(2) ? FinishReason::Cancelled : FinishReason::EndOfSequence;
+                    m.notice = notices.at(random.bounded(notices.size()));
+                }
+                c.messages.push_back(m);
+            }
+            const QString markdown = conversationToMarkdown(c);
+            const ImportResult read = conversationFromMarkdown(markdown);
+            QVERIFY2(std::holds_alternative<ConversationExport>(read), qPrintable(markdown));
+            const ConversationExport& back = std::get<ConversationExport>(read);
+            QVERIFY2(back.messages.size() == c.messages.size(), qPrintable(markdown));
+            for (qsizetype i = 0; i < c.messages.size(); ++i) {
+                const StoredMessage& want = c.messages[i];
+                const StoredMessage& got = back.messages[i];
+                QVERIFY2(got.role == want.role && got.text == trimmedLines(want.text) && got.stopped() == want.stopped() &&
+                             got.notice == want.notice,
+                         qPrintable(QStringLiteral("message %1 read back as \"%2\" from:\n%3").arg(i).arg(got.text, markdown)));
+            }
+        }
     }
 
     // Files that are no export are refused with the reason, and nothing is added.
