@@ -180,6 +180,31 @@ private slots:
         }
     }
 
+    // An export saved again by an editor that starts its files with a byte order mark (and ends
+    // lines with CR LF) still reads back.
+    void anExportSavedWithAByteOrderMarkReadsBack()
+    {
+        ConversationExport c;
+        c.conversation.title = QStringLiteral("Saved by an editor");
+        StoredMessage question;
+        question.role = ChatRole::User;
+        question.text = QStringLiteral("Hi");
+        StoredMessage answer;
+        answer.role = ChatRole::Assistant;
+        answer.text = QStringLiteral("Hello.");
+        c.messages = {question, answer};
+        const QByteArray bom = "\xEF\xBB\xBF";
+        const QByteArray markdown = bom + conversationToMarkdown(c).toUtf8().replace("\n", "\r\n");
+        const ImportResult fromMarkdown = conversationFromMarkdown(QString::fromUtf8(markdown));
+        const auto problem = [](const ImportResult& r) { return r.index() == 1 ? std::get<QString>(r) : QString(); };
+        QVERIFY2(std::holds_alternative<ConversationExport>(fromMarkdown), qPrintable(problem(fromMarkdown)));
+        QCOMPARE(std::get<ConversationExport>(fromMarkdown).conversation.title, c.conversation.title);
+        QCOMPARE(std::get<ConversationExport>(fromMarkdown).messages.size(), 2);
+        const ImportResult fromJson = conversationFromJson(bom + conversationToJson(c));
+        QVERIFY2(std::holds_alternative<ConversationExport>(fromJson), qPrintable(problem(fromJson)));
+        QCOMPARE(std::get<ConversationExport>(fromJson).messages.size(), 2);
+    }
+
     // Files that are no export are refused with the reason, and nothing is added.
     void whatIsNoExportIsNotImported()
     {
