@@ -78,17 +78,28 @@ bool isEscaped(const QString& line, bool (*structure)(const QString&))
     return slashes > 0 && structure(line.mid(slashes));
 }
 
+qsizetype promptEscapeAt(const QString& line)
+{
+    qsizetype spaces = 0;
+    while (spaces < line.size() && line.at(spaces) == QLatin1Char(' '))
+        ++spaces;
+    qsizetype hash = spaces;
+    while (hash < line.size() && line.at(hash) == QLatin1Char('\\'))
+        ++hash;
+    return hash < line.size() && line.at(hash) == QLatin1Char('#') ? spaces : -1;
+}
+
 QString conversationTitle(const StoredConversation& c) { return c.title.isEmpty() ? ExportText::tr("New chat") : c.title; }
 
 QString conversationToMarkdown(const ConversationExport& c)
 {
     QString out = QStringLiteral("# ") + conversationTitle(c.conversation) + QStringLiteral("\n\n");
     if (!c.systemPrompt.isEmpty()) {
-        // Every line quoted, and a leading # escaped: none of them may pass for a turn's heading.
+        // Every line quoted, and a leading # escaped: none of them may pass for a heading.
         const QString prompt = QStringLiteral("**") + ExportText::tr("System prompt") + QStringLiteral(":** ") + c.systemPrompt;
         for (QString line : prompt.split(QLatin1Char('\n'))) {
-            if (line.trimmed().startsWith(QLatin1Char('#')))
-                line = QLatin1Char('\\') + line.trimmed();
+            if (const qsizetype at = promptEscapeAt(line); at >= 0)
+                line.insert(at, QLatin1Char('\\'));
             out += (line.isEmpty() ? QStringLiteral(">") : QStringLiteral("> ") + line) + QLatin1Char('\n');
         }
         out += QLatin1Char('\n');

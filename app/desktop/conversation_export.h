@@ -41,6 +41,11 @@ bool isAddedFenceNote(const QString& line);
 // line the export escaped.
 bool isEscaped(const QString& line, bool (*structure)(const QString&));
 
+// Where the export puts a backslash in a line of the quoted system prompt so that it shows as
+// text, not a heading: after the line's leading spaces, when what follows (backslashes aside)
+// begins with "#"; -1 for a line that needs none. The import takes the backslash there away.
+qsizetype promptEscapeAt(const QString& line);
+
 // {"title", "created_at", "system_prompt", "messages": [{"role", "text", "finish", "stopped",
 //  "notice" (when set), "created_at", "stats": {"prompt_tokens", "generated_tokens",
 //  "tokens_per_second", "ttft_ms", "reused_cache"}}]}

@@ -82,6 +82,7 @@ ImportResult conversationFromMarkdown(const QString& markdown)
     std::optional<MarkdownFence> openFence;  // of the code block the line is in, as the export's Markdown reads it
     QStringList body;
     bool inTurns = false;
+    bool inPrompt = false;  // a line of the system prompt was read
     const auto finishMessage = [&] {
         if (out.messages.isEmpty())
             return;
@@ -138,12 +139,13 @@ ImportResult conversationFromMarkdown(const QString& markdown)
             body.push_back(isEscaped(line, isTurnHeading) ? line.mid(1) : line);  // the export's escape off
         } else if (line.startsWith(QLatin1Char('>'))) {  // the system prompt, every line quoted
             QString text = line.mid(line.startsWith(QLatin1String("> ")) ? 2 : 1);
+            if (const qsizetype at = promptEscapeAt(text); at >= 0 && text.at(at) == QLatin1Char('\\'))
+                text.remove(at, 1);  // the export's escape of a "#"
             for (const QString& label : systemLabel)
-                if (out.systemPrompt.isEmpty() && text.startsWith(QStringLiteral("**") + label + QStringLiteral(":** ")))
+                if (!inPrompt && text.startsWith(QStringLiteral("**") + label + QStringLiteral(":** ")))
                     text = text.mid(label.size() + 6);
-            if (text.startsWith(QLatin1String("\\#")))
-                text.remove(0, 1);
-            out.systemPrompt += (out.systemPrompt.isEmpty() ? QString() : QStringLiteral("\n")) + text;
+            out.systemPrompt += (inPrompt ? QStringLiteral("\n") : QString()) + text;
+            inPrompt = true;
         }
     }
     finishMessage();

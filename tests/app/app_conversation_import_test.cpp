@@ -129,7 +129,8 @@ private slots:
     // Conversations made of the lines most likely to be taken for the export's structure
     // (headings, fences of every kind, stopped marks, notices, the fence note, escapes of each)
     // read back from the Markdown export as they were, but for blank lines at the start and end
-    // of a message, which Markdown does not keep.
+    // of a message, which Markdown does not keep; so do system prompts of "#" lines, indented
+    // or escaped already, exactly.
     void randomConversationsReadBack()
     {
         const QStringList pool = {
@@ -139,6 +140,9 @@ private slots:
             "> *", "> **", "<!-- the fence above closes the code block the reply stopped in -->", "- item",
             "| a | b |", "$x$", "trailing spaces   "};
         const QStringList notices = {"", "The context was full.", "ends in a star*"};
+        const QStringList promptPool = {"Be brief.", "", "  ", "# Rules", "  # indented", "\\# escaped",
+                                        "  \\\\## two", "## User", "> quoted", "**System prompt:** inner", "#",
+                                        "    #", "trailing  "};
         const auto trimmedLines = [](const QString& text) {
             QStringList lines = text.split(QLatin1Char('\n'));
             while (!lines.isEmpty() && lines.last().trimmed().isEmpty())
@@ -151,6 +155,10 @@ private slots:
         for (int round = 0; round < 3000; ++round) {
             ConversationExport c;
             c.conversation.title = QStringLiteral("Round %1").arg(round);
+            QStringList prompt;
+            for (int n = random.bounded(4); n > 0; --n)
+                prompt.push_back(promptPool.at(random.bounded(promptPool.size())));
+            c.systemPrompt = prompt.join(QLatin1Char('\n'));
             const int turns = 1 + random.bounded(4);
             for (int i = 0; i < 2 * turns; ++i) {
                 StoredMessage m;
@@ -169,6 +177,7 @@ private slots:
             const ImportResult read = conversationFromMarkdown(markdown);
             QVERIFY2(std::holds_alternative<ConversationExport>(read), qPrintable(markdown));
             const ConversationExport& back = std::get<ConversationExport>(read);
+            QVERIFY2(back.systemPrompt == c.systemPrompt, qPrintable(markdown));
             QVERIFY2(back.messages.size() == c.messages.size(), qPrintable(markdown));
             for (qsizetype i = 0; i < c.messages.size(); ++i) {
                 const StoredMessage& want = c.messages[i];
