@@ -158,6 +158,17 @@ void SamplingOptions::add_to(CLI::App& app)
     app.add_option("--repeat-penalty", params_.repetition_penalty, "above 0; 1: off")
         ->capture_default_str()
         ->group(group);
+    app.add_option("--frequency-penalty", params_.frequency_penalty,
+                   "subtracted from a recent token's logit for each time it occurred; 0: off")
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--presence-penalty", params_.presence_penalty,
+                   "subtracted once from the logit of each recent token; 0: off")
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--repeat-last-n", params_.repetition_window, "recent tokens the penalties look at")
+        ->capture_default_str()
+        ->group(group);
     app.add_option("--seed", seed_, "0 or less: random")->capture_default_str()->group(group);
 }
 

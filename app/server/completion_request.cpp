@@ -221,6 +221,25 @@ CompletionRequest parse_completion_request(std::string_view text, Endpoint endpo
         r.sampling.temperature = static_cast<float>(*t);
     if (const auto p = read_number(body, "top_p", 0, 1, true))
         r.sampling.top_p = static_cast<float>(*p);
+    if (const auto p = read_number(body, "frequency_penalty", -2, 2))
+        r.sampling.frequency_penalty = static_cast<float>(*p);
+    if (const auto p = read_number(body, "presence_penalty", -2, 2))
+        r.sampling.presence_penalty = static_cast<float>(*p);
+    // llama.cpp's server's fields (vLLM spells the penalty repetition_penalty).
+    if (const auto k = read_integer(body, "top_k", -1, std::numeric_limits<int>::max()))
+        r.sampling.top_k = static_cast<int>(std::max<int64_t>(*k, 0));
+    if (const auto p = read_number(body, "min_p", 0, 1))
+        r.sampling.min_p = static_cast<float>(*p);
+    const auto penalty = read_number(body, "repeat_penalty", 0, 10, true);
+    if (const auto other = read_number(body, "repetition_penalty", 0, 10, true)) {
+        if (penalty && *penalty != *other)
+            throw ApiError(400, "'repeat_penalty' and 'repetition_penalty' disagree", "repetition_penalty");
+        r.sampling.repetition_penalty = static_cast<float>(*other);
+    } else if (penalty) {
+        r.sampling.repetition_penalty = static_cast<float>(*penalty);
+    }
+    if (const auto n = read_integer(body, "repeat_last_n", 0, 1 << 20))
+        r.sampling.repetition_window = static_cast<int>(*n);
     // The sampler's seed 0 means "draw a fresh one": request seeds are shifted by one so that
     // every request seed, 0 included, repeats its run.
     if (const auto seed = read_integer(body, "seed", 0, std::numeric_limits<int64_t>::max() - 1))

@@ -9,6 +9,10 @@
 //   stream        bool: server-sent events
 //   max_tokens    integer >= 1 (max_completion_tokens is the same field's newer name)
 //   temperature   number 0..2 (0: greedy)     top_p  number in (0, 1]
+//   frequency_penalty, presence_penalty   numbers -2..2 (sampling_params.h)
+//   top_k, min_p, repeat_penalty (or repetition_penalty), repeat_last_n   as llama.cpp's server
+//                 reads them: top_k >= -1 (0 or -1: off), min_p 0..1, penalty in (0, 10],
+//                 window 0..2^20 tokens
 //   stop          a string or up to 4 non-empty strings     seed  integer >= 0
 //   n             1 only                       stream_options.include_usage  bool
 //   pyramid       PyramidChat's extension: {"preset": NAME} | {"policy": NAME} |

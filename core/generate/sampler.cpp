@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "util/error.h"
 #include "util/ranking.h"
@@ -37,6 +37,8 @@ void Sampler::check_params(const SamplingParams& params)
     require(std::isfinite(params.repetition_penalty) && params.repetition_penalty > 0.0f,
             "repeat-penalty must be above 0 (1: off)");
     require(params.repetition_window >= 0, "the repeat-penalty window must be 0 or more");
+    require(std::isfinite(params.frequency_penalty), "the frequency penalty must be a number");
+    require(std::isfinite(params.presence_penalty), "the presence penalty must be a number");
 }
 
 int32_t Sampler::argmax(std::span<const float> logits)
@@ -52,21 +54,37 @@ int32_t Sampler::argmax(std::span<const float> logits)
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> history)
 {
     std::vector<float> scores(logits.begin(), logits.begin() + std::min<ptrdiff_t>(std::ssize(logits), n_tokens_));
-    if (params_.repetition_penalty != 1.0f && params_.repetition_window > 0) {
-        // CTRL-style penalty: push seen tokens towards "less likely" whatever their sign.
-        const size_t window = std::min(history.size(), static_cast<size_t>(params_.repetition_window));
-        std::unordered_set<int32_t> seen(history.end() - static_cast<ptrdiff_t>(window), history.end());
-        for (int32_t t : seen)
-            if (t >= 0 && static_cast<size_t>(t) < scores.size()) {
-                float& s = scores[static_cast<size_t>(t)];
-                s = s > 0 ? s / params_.repetition_penalty : s * params_.repetition_penalty;
-            }
-    }
+    if (penalizes())
+        apply_penalties(scores, history);
     if (params_.temperature <= 0.0f)
         return argmax(scores);
     const int k = params_.top_k > 0 ? params_.top_k : static_cast<int>(scores.size());
     const TopLogits top = select_top_logits(scores, k);
     return draw(top.ids, top.values);
+}
+
+bool Sampler::penalizes() const
+{
+    return params_.repetition_window > 0 &&
+           (params_.repetition_penalty != 1.0f || params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f);
+}
+
+void Sampler::apply_penalties(std::span<float> scores, std::span<const int32_t> history) const
+{
+    const size_t window = std::min(history.size(), static_cast<size_t>(params_.repetition_window));
+    std::unordered_map<int32_t, int> seen;
+    for (const int32_t t : history.last(window))
+        ++seen[t];
+    for (const auto& [t, count] : seen) {
+        if (t < 0 || static_cast<size_t>(t) >= scores.size())
+            continue;
+        float& s = scores[static_cast<size_t>(t)];
+        // CTRL's penalty pushes a seen token towards "less likely" whatever its logit's sign;
+        // OpenAI's are subtracted after it, as llama.cpp applies the three.
+        if (params_.repetition_penalty != 1.0f)
+            s = s > 0 ? s / params_.repetition_penalty : s * params_.repetition_penalty;
+        s -= static_cast<float>(count) * params_.frequency_penalty + params_.presence_penalty;
+    }
 }
 
 int Sampler::top_logits_needed() const
@@ -78,7 +96,7 @@ int Sampler::top_logits_needed() const
 int Sampler::needed_drawable() const
 {
     // A penalty lowers seen tokens, which can lift others from below any fixed top.
-    if (params_.repetition_penalty != 1.0f && params_.repetition_window > 0)
+    if (penalizes())
         return 0;
     if (params_.temperature <= 0.0f)
         return 1;

@@ -10,7 +10,12 @@ struct SamplingParams {
     float top_p = 0.95f;         // 1: off
     float min_p = 0.05f;         // 0: off
     float repetition_penalty = 1.0f;  // 1: off
-    int repetition_window = 64;  // how many recent tokens the penalty looks at
+    int repetition_window = 64;  // how many recent tokens the penalties look at
+    // OpenAI's additive penalties over the same window: a seen token's logit loses
+    // frequency_penalty for each time it was seen and presence_penalty once (0: off; negative
+    // values favour repeats).
+    float frequency_penalty = 0.0f;
+    float presence_penalty = 0.0f;
     uint64_t seed = 0;           // 0: a fresh random seed per generation
 
     bool operator==(const SamplingParams&) const = default;
@@ -20,7 +25,8 @@ struct SamplingParams {
 // defaults above (llama.cpp's) with a repetition penalty of 1.1 over the last 64 tokens, as
 // Ollama and LM Studio ship. Without it the default model fell into a loop in 8 of 24 replies
 // summarizing a pasted article, with it in 2 (docs/quality/repetition.md). pyramid-server keeps
-// the plain defaults: a request to an OpenAI-style API asks for a penalty itself.
+// the plain defaults: a request to an OpenAI-style API asks for a penalty itself
+// (frequency_penalty, presence_penalty, or llama.cpp's repeat_penalty).
 inline SamplingParams chat_sampling()
 {
     SamplingParams p;

@@ -81,6 +81,40 @@ private slots:
         QCOMPARE(s.sample(logits, {}), 0);
     }
 
+    // OpenAI's penalties: a seen token's logit loses frequency_penalty per time it was seen in
+    // the window and presence_penalty once; after the repetition penalty, as llama.cpp.
+    void frequency_and_presence_penalties_subtract_per_sighting()
+    {
+        const std::vector<float> logits = {3.0f, 2.6f, 2.0f};
+        SamplingParams p = plain(0.0f);
+        p.frequency_penalty = 0.25f;
+        Sampler frequency(p, 3);
+        QCOMPARE(frequency.sample(logits, std::vector<int32_t>{0}), 0);        // 2.75 > 2.6
+        QCOMPARE(frequency.sample(logits, std::vector<int32_t>{0, 2, 0}), 1);  // 2.5 < 2.6
+        p.repetition_window = 2;  // the first 0 is out of the window: 2.75 again
+        QCOMPARE(Sampler(p, 3).sample(logits, std::vector<int32_t>{0, 2, 0}), 0);
+
+        p = plain(0.0f);
+        p.presence_penalty = 0.5f;
+        Sampler presence(p, 3);
+        QCOMPARE(presence.sample(logits, std::vector<int32_t>{0, 0, 0, 0}), 1);  // 2.5, however often
+        QCOMPARE(presence.sample(logits, std::vector<int32_t>{0, 1}), 0);        // 2.5 against 2.1
+        p.presence_penalty = -1.5f;  // negative: seen tokens are favoured (3.5 > 3)
+        QCOMPARE(Sampler(p, 3).sample(logits, std::vector<int32_t>{2}), 2);
+
+        // The repetition penalty first: 3 / 2 - 0.5 * 2 = 0.5 loses to 2.6; on a negative logit
+        // -1 * 2 - 0.5 * 2 = -3 loses to -2.9, -1 * 2 - 0.4 * 2 = -2.8 wins (subtracting first
+        // would give (-1 - 0.8) * 2 = -3.6).
+        p = plain(0.0f);
+        p.repetition_penalty = 2.0f;
+        p.frequency_penalty = 0.5f;
+        QCOMPARE(Sampler(p, 3).sample(logits, std::vector<int32_t>{0, 0}), 1);
+        const std::vector<float> negative = {-1.0f, -2.9f, -3.1f};
+        QCOMPARE(Sampler(p, 3).sample(negative, std::vector<int32_t>{0, 0}), 1);  // -3 < -2.9
+        p.frequency_penalty = 0.4f;  // -1 * 2 - 0.8 = -2.8 > -2.9; subtracting first: -3.6
+        QCOMPARE(Sampler(p, 3).sample(negative, std::vector<int32_t>{0, 0}), 0);
+    }
+
     void top_logits_are_ordered_with_ties_to_the_lower_id()
     {
         const std::vector<float> logits = {1.0f, 3.0f, -0.0f, 3.0f, 0.0f, -INFINITY, INFINITY, 2.0f};
@@ -167,6 +201,12 @@ private slots:
         p = plain(1.0f);
         p.top_k = -1;
         QVERIFY(refused(p).contains("top-k"));
+        p = plain(1.0f);
+        p.frequency_penalty = nan;
+        QVERIFY(refused(p).contains("frequency penalty"));
+        p = plain(1.0f);
+        p.presence_penalty = -INFINITY;
+        QVERIFY(refused(p).contains("presence penalty"));
         QVERIFY(refused(plain(0.7f)).isEmpty());
     }
 
@@ -181,6 +221,15 @@ private slots:
         p.repetition_penalty = 1.3f;
         QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);  // a penalty can lift tokens from below
         p.repetition_window = 0;
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 40);
+        p.repetition_penalty = 1.0f;
+        p.repetition_window = 64;
+        p.presence_penalty = 0.1f;
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);
+        p.presence_penalty = 0.0f;
+        p.frequency_penalty = -0.1f;
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);
+        p.frequency_penalty = 0.0f;
         QCOMPARE(Sampler(p, 32000).top_logits_needed(), 40);
         p.top_k = 50000;  // more than the vocabulary: no limit, the whole row is drawn from
         QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);

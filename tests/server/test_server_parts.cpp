@@ -100,6 +100,28 @@ private slots:
         QCOMPARE(r.sampling.top_p, 0.5f);
         QVERIFY(r.stream && r.include_usage);
         QVERIFY(r.compression && r.compression->policy == CompressionPolicyKind::Pyramid);
+        QCOMPARE(r.sampling.frequency_penalty, 0.0f);  // the defaults where the request is silent
+        QCOMPARE(r.sampling.repetition_penalty, defaults.repetition_penalty);
+        QCOMPARE(r.sampling.top_k, defaults.top_k);
+    }
+
+    // OpenAI's penalties and llama.cpp's sampling fields reach the sampler.
+    void sampling_fields_of_openai_and_llama_cpp()
+    {
+        const CompletionRequest r = parse_completion_request(
+            R"({"prompt": "x", "frequency_penalty": 0.5, "presence_penalty": -1.25, "top_k": 7, "min_p": 0.1,
+                "repeat_penalty": 1.2, "repeat_last_n": 128})",
+            Endpoint::Text, {});
+        QCOMPARE(r.sampling.frequency_penalty, 0.5f);
+        QCOMPARE(r.sampling.presence_penalty, -1.25f);
+        QCOMPARE(r.sampling.top_k, 7);
+        QCOMPARE(r.sampling.min_p, 0.1f);
+        QCOMPARE(r.sampling.repetition_penalty, 1.2f);
+        QCOMPARE(r.sampling.repetition_window, 128);
+        const auto vllm = parse_completion_request(R"({"prompt": "x", "repetition_penalty": 1.3, "top_k": -1})",
+                                                   Endpoint::Text, {});
+        QCOMPARE(vllm.sampling.repetition_penalty, 1.3f);
+        QCOMPARE(vllm.sampling.top_k, 0);  // -1: off, as in llama.cpp and vLLM
     }
 
     void bad_requests_name_the_field()
@@ -118,6 +140,14 @@ private slots:
         QCOMPARE(refusal("{" + user + R"(, "seed": 18446744073709551615})"), Expected(400, "seed"));
         QCOMPARE(refusal("{" + user + R"(, "stop": ""})"), Expected(400, "stop"));
         QCOMPARE(refusal("{" + user + R"(, "n": 1.0})"), Expected(0, "accepted"));
+        QCOMPARE(refusal("{" + user + R"(, "frequency_penalty": 2.5})"), Expected(400, "frequency_penalty"));
+        QCOMPARE(refusal("{" + user + R"(, "presence_penalty": "high"})"), Expected(400, "presence_penalty"));
+        QCOMPARE(refusal("{" + user + R"(, "top_k": -2})"), Expected(400, "top_k"));
+        QCOMPARE(refusal("{" + user + R"(, "min_p": 1.5})"), Expected(400, "min_p"));
+        QCOMPARE(refusal("{" + user + R"(, "repeat_penalty": 0})"), Expected(400, "repeat_penalty"));
+        QCOMPARE(refusal("{" + user + R"(, "repeat_penalty": 1.1, "repetition_penalty": 1.2})"),
+                 Expected(400, "repetition_penalty"));
+        QCOMPARE(refusal("{" + user + R"(, "repeat_last_n": -1})"), Expected(400, "repeat_last_n"));
         QCOMPARE(refusal("{" + user + R"(, "pyramid": {"config": {"recent_ratio": 7}}})"), Expected(400, "pyramid"));
         QCOMPARE(refusal("{" + user + R"(, "pyramid": {"preset": "reference-7b", "policy": "full"}})"),
                  Expected(400, "pyramid"));
