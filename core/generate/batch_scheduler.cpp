@@ -30,10 +30,11 @@ template <typename Sequences, typename Full, typename Top>
 void BatchScheduler::run_and_store(const Sequences& sequences, Full full_step, Top top_step)
 {
     // Greedy and top-k samplers need a row's highest logits only; one that needs them all
-    // (no top-k limit, or a repetition penalty) makes the whole batch fetch whole rows.
+    // (no top-k limit, a penalty, or log-probabilities, which need the whole row's sum) makes
+    // the whole batch fetch whole rows.
     int k = 1;
     for (const SequencePtr& s : sequences) {
-        const int needed = s->sampler.top_logits_needed();
+        const int needed = s->request.likeliest_logprobs ? 0 : s->sampler.top_logits_needed();
         k = needed == 0 ? 0 : std::max(k, needed);
         if (k == 0)
             break;
@@ -80,6 +81,9 @@ int BatchScheduler::submit(BatchRequest request)
         if (request.prompt[i] < 0 || request.prompt[i] >= n_vocab)
             throw Error("prompt token " + std::to_string(i) + " is id " + std::to_string(request.prompt[i]) +
                         ", outside the vocabulary of " + std::to_string(n_vocab));
+    if (request.likeliest_logprobs && (*request.likeliest_logprobs < 0 || *request.likeliest_logprobs > n_vocab))
+        throw Error("a request may ask for the log-probabilities of 0 to " + std::to_string(n_vocab) +
+                    " likeliest tokens, not " + std::to_string(*request.likeliest_logprobs));
     request.compression.validate();
     auto sequence = std::make_unique<Sequence>(next_id_++, std::move(request), n_vocab);
     sequence->state = std::make_unique<SequenceState>(backend_, sequence->request.compression);
@@ -276,6 +280,8 @@ std::vector<BatchEvent> BatchScheduler::step()
         BatchEvent& event = events.emplace_back();
         event.id = s.id;
         event.token = token;
+        if (s.request.likeliest_logprobs)
+            event.logprobs = token_logprobs(s.logits, token, *s.request.likeliest_logprobs);
         if (s.request.eos_token && token == *s.request.eos_token)
             finish(take(running_, i), FinishReason::EndOfSequence, {}, events);
         else if (static_cast<int>(s.generated().size()) >= s.request.max_new_tokens)

@@ -33,6 +33,7 @@
 #include "generate/sequence_state.h"
 #include "generate/sampler.h"
 #include "generate/sampling_params.h"
+#include "generate/token_logprobs.h"
 #include "kv/compression_config.h"
 
 namespace pyramid {
@@ -43,6 +44,9 @@ struct BatchRequest {
     SamplingParams sampling;
     CompressionConfig compression;
     std::optional<int32_t> eos_token;  // stops the sequence when drawn; none: runs to max_new_tokens
+    // Each drawn token's log-probability and those of this many likeliest tokens
+    // (token_logprobs.h); none: no log-probabilities. Such a sequence's steps fetch whole rows.
+    std::optional<int> likeliest_logprobs;
 };
 
 struct BatchOptions {
@@ -55,6 +59,7 @@ struct BatchOptions {
 struct BatchEvent {
     int id = 0;
     std::optional<int32_t> token;   // the token drawn this step (absent for a sequence that failed)
+    std::optional<TokenLogprobs> logprobs;  // the token's, when the request asked for them
     bool finished = false;
     FinishReason reason = FinishReason::MaxTokens;  // when finished
     std::string error;                              // reason == Error: why
@@ -75,7 +80,8 @@ public:
     BatchScheduler(Backend& backend, BatchOptions options);
 
     // Queues a request; returns its id. Throws pyramid::Error for an empty prompt, a token id
-    // outside the vocabulary, or a prompt that with max_new_tokens would not fit the context.
+    // outside the vocabulary, a prompt that with max_new_tokens would not fit the context, or
+    // more likeliest log-probabilities than the vocabulary has.
     int submit(BatchRequest request);
     // Ends a request (waiting or running) at the next step with FinishReason::Cancelled.
     void cancel(int id);

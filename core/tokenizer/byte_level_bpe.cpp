@@ -204,38 +204,49 @@ void ByteLevelBpe::encode_piece(std::string_view mapped, std::vector<int32_t>& o
 
 std::string ByteLevelBpe::decode(std::span<const int32_t> ids) const
 {
-    const ByteTable& table = byte_table();
     std::string bytes;
-    for (const int32_t id : ids) {
-        const std::string& t = tokens_[static_cast<size_t>(id)];
-        switch (static_cast<TokenType>(types_[static_cast<size_t>(id)])) {
-        case TokenType::Control:
-        case TokenType::Unknown:
-        case TokenType::Unused:
-            continue;
-        case TokenType::UserDefined:
-            bytes += t;
-            continue;
-        default:
-            break;
-        }
-        std::string_view rest = t;
-        while (!rest.empty()) {
-            const size_t n = utf8_char_length(rest);
-            if (n == 0) {  // a malformed vocabulary entry: keep the byte, repair_utf8 marks it
-                bytes += rest[0];
-                rest.remove_prefix(1);
-                continue;
-            }
-            const auto it = table.byte_of.find(decode_char(rest, n));
-            if (it != table.byte_of.end())
-                bytes += static_cast<char>(it->second);
-            else
-                bytes.append(rest.substr(0, n));  // a character outside the table stands for itself
-            rest.remove_prefix(n);
-        }
-    }
+    for (const int32_t id : ids)
+        append_bytes(id, bytes);
     return repair_utf8(bytes);
+}
+
+std::string ByteLevelBpe::token_bytes(int32_t id) const
+{
+    std::string bytes;
+    append_bytes(id, bytes);
+    return bytes;
+}
+
+void ByteLevelBpe::append_bytes(int32_t id, std::string& bytes) const
+{
+    const std::string& t = tokens_[static_cast<size_t>(id)];
+    switch (static_cast<TokenType>(types_[static_cast<size_t>(id)])) {
+    case TokenType::Control:
+    case TokenType::Unknown:
+    case TokenType::Unused:
+        return;
+    case TokenType::UserDefined:
+        bytes += t;
+        return;
+    default:
+        break;
+    }
+    const ByteTable& table = byte_table();
+    std::string_view rest = t;
+    while (!rest.empty()) {
+        const size_t n = utf8_char_length(rest);
+        if (n == 0) {  // a malformed vocabulary entry: keep the byte, repair_utf8 marks it in decode()
+            bytes += rest[0];
+            rest.remove_prefix(1);
+            continue;
+        }
+        const auto it = table.byte_of.find(decode_char(rest, n));
+        if (it != table.byte_of.end())
+            bytes += static_cast<char>(it->second);
+        else
+            bytes.append(rest.substr(0, n));  // a character outside the table stands for itself
+        rest.remove_prefix(n);
+    }
 }
 
 } // namespace pyramid

@@ -35,6 +35,7 @@ public:
 
     std::vector<int32_t> encode(std::string_view text) const override;
     std::string decode(std::span<const int32_t> ids) const override;
+    std::string token_bytes(int32_t id) const override;
     std::string piece(int32_t id) const override { return tokens_[static_cast<size_t>(id)]; }
     int vocab_size() const override { return static_cast<int>(tokens_.size()); }
     int32_t special_token_id(std::string_view text) const override;
@@ -42,6 +43,7 @@ public:
 
 private:
     void encode_piece(std::string_view mapped, std::vector<int32_t>& out) const;
+    void append_bytes(int32_t id, std::string& out) const;
     int32_t token_id(std::string_view text) const;  // -1 when absent
     int merge_rank(std::string_view left, std::string_view right) const;  // -1 when none
 

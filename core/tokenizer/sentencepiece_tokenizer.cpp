@@ -2,6 +2,8 @@
 
 #include <sentencepiece_processor.h>
 
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "util/error.h"
@@ -33,6 +35,23 @@ std::string SentencePieceTokenizer::decode(std::span<const int32_t> ids) const
     const auto status = processor_->Decode(std::vector<int>(ids.begin(), ids.end()), &text);
     if (!status.ok())
         throw Error("cannot decode token ids: " + status.ToString());
+    return text;
+}
+
+std::string SentencePieceTokenizer::token_bytes(int32_t id) const
+{
+    if (processor_->IsControl(id) || processor_->IsUnused(id))
+        return {};
+    if (processor_->IsByte(id)) {  // "<0xE2>"
+        const std::string piece = processor_->IdToPiece(id);
+        return std::string(1, static_cast<char>(std::stoi(piece.substr(3, 2), nullptr, 16)));
+    }
+    if (processor_->IsUnknown(id))  // as the library writes it
+        return decode(std::span(&id, 1));
+    std::string text = processor_->IdToPiece(id);
+    static constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+    for (size_t at = text.find(kSpace); at != std::string::npos; at = text.find(kSpace, at + 1))
+        text.replace(at, kSpace.size(), " ");
     return text;
 }
 

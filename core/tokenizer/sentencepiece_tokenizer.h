@@ -20,6 +20,7 @@ public:
 
     std::vector<int32_t> encode(std::string_view text) const override;
     std::string decode(std::span<const int32_t> ids) const override;
+    std::string token_bytes(int32_t id) const override;
     std::string piece(int32_t id) const override;
     int vocab_size() const override;
     int32_t special_token_id(std::string_view text) const override;

@@ -112,6 +112,12 @@ bool Tokenizer::is_end_of_generation(int32_t id) const
     return std::binary_search(end_of_generation_.begin(), end_of_generation_.end(), id);
 }
 
+std::string Tokenizer::token_bytes(int32_t id) const
+{
+    check_id(id);
+    return model_->token_bytes(id);
+}
+
 std::string Tokenizer::piece(int32_t id) const
 {
     check_id(id);

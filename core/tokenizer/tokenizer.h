@@ -64,6 +64,10 @@ public:
     // vocabulary has none: how chat formats find "<|im_start|>" and the like.
     int32_t special_token_id(std::string_view text) const;
 
+    // The bytes token `id` adds to a text after other tokens, exactly (" Hello", "\n", or one
+    // byte of a character several tokens spell; control tokens: none), as OpenAI's log-probability
+    // entries report a token. Throws pyramid::Error for an id out of range.
+    std::string token_bytes(int32_t id) const;
     // The piece's own spelling, e.g. "▁Hello", "<0x0A>" or "ĠHello", for debugging and
     // inspection. Throws pyramid::Error for an id out of range.
     std::string piece(int32_t id) const;

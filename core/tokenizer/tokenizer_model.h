@@ -20,6 +20,11 @@ public:
     // Text of `ids` (all in range; Tokenizer checks): control tokens decode to nothing, and the
     // result is valid UTF-8, with U+FFFD for each byte of a sequence that is incomplete or invalid.
     virtual std::string decode(std::span<const int32_t> ids) const = 0;
+    // The bytes the token adds to text after other tokens (id in range): none for a control
+    // token, a byte piece's one byte, a leading space where the piece has one (SentencePiece's
+    // "▁" included: decode() drops it only at the start of a text). May end or begin in the
+    // middle of a UTF-8 character.
+    virtual std::string token_bytes(int32_t id) const = 0;
     // The token's own spelling in the vocabulary (id in range).
     virtual std::string piece(int32_t id) const = 0;
     virtual int vocab_size() const = 0;

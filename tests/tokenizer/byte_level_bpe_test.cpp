@@ -89,6 +89,16 @@ private slots:
         QCOMPARE(streamer.finish(), std::string());
         // Bytes that are not UTF-8 go in and come out repaired, one U+FFFD each.
         QCOMPARE(tok.decode(tok.encode("a\xFF" "b")), std::string("a\xEF\xBF\xBD" "b"));
+        // Token by token, the exact bytes: a split character's pieces, an invalid byte as itself,
+        // a control token nothing.
+        QCOMPARE(tok.token_bytes(euro[0]) + tok.token_bytes(euro[1]) + tok.token_bytes(euro[2]), std::string("€"));
+        QCOMPARE(tok.token_bytes(euro[0]), std::string("\xE2"));
+        QCOMPARE(tok.token_bytes(byte_id(0xFF)), std::string("\xFF"));
+        QCOMPARE(tok.token_bytes(1), std::string());
+        std::string spelled;
+        for (const int32_t id : ids)
+            spelled += tok.token_bytes(id);
+        QCOMPARE(spelled, all);
     }
 
     void symbolsOutsideTheVocabularyFallBackToBytes()

@@ -69,6 +69,31 @@ private slots:
         }
     }
 
+    // The bytes of each token, one after another, spell the text with the leading space
+    // SentencePiece adds: byte pieces their byte, "▁" a space, BOS and EOS nothing.
+    void tokenBytesSpellTheText()
+    {
+        PYRAMID_REQUIRE_SHARED(model, "models/tokenizer.model");
+        PYRAMID_REQUIRE_SHARED(inp, "data/ggml-vocab-llama-spm.gguf.inp");
+        const Tokenizer tok = Tokenizer::from_model_file(model);
+        auto texts = test::split_vocab_test_inputs(test::read_text_file(inp));
+        texts.push_back("Emoji 👋🏽🦙, a\ttab,  two spaces\nand 日本語.");
+        for (const auto& text : texts) {
+            std::vector<int32_t> ids = {tok.bos_id()};
+            for (const int32_t id : tok.encode(text))
+                ids.push_back(id);
+            ids.push_back(tok.eos_id());
+            std::string spelled;
+            for (const int32_t id : ids)
+                spelled += tok.token_bytes(id);
+            QCOMPARE(spelled, text.empty() ? text : " " + text);
+        }
+        QCOMPARE(tok.token_bytes(3), std::string(1, '\0'));  // <0x00>
+        QCOMPARE(tok.token_bytes(13), std::string("\n"));    // <0x0A>
+        QCOMPARE(tok.token_bytes(0), tok.decode(std::vector<int32_t>{0}));  // <unk>: as decode writes it
+        QVERIFY_THROWS_EXCEPTION(Error, tok.token_bytes(32000));
+    }
+
     void controlTextIsPlainText()
     {
         PYRAMID_REQUIRE_SHARED(model, "models/tokenizer.model");
