@@ -182,6 +182,23 @@ std::optional<CompressionConfig> read_pyramid(const json& body)
     refuse("pyramid", expected, *it);
 }
 
+// Chat: "logprobs": true and "top_logprobs": n. Text (the legacy API): "logprobs": n.
+std::optional<int> read_logprobs(const json& body, Endpoint endpoint)
+{
+    if (endpoint == Endpoint::Text) {
+        if (read_bool(body, "echo", false))
+            throw ApiError(400, "'echo' must be false: this server does not score the prompt's tokens", "echo");
+        return read_integer(body, "logprobs", 0, kMaxTopLogprobs);
+    }
+    const bool asked = read_bool(body, "logprobs", false);
+    const auto top = read_integer(body, "top_logprobs", 0, kMaxTopLogprobs);
+    if (top && !asked)
+        throw ApiError(400, "'top_logprobs' needs \"logprobs\": true", "top_logprobs");
+    if (!asked)
+        return std::nullopt;
+    return static_cast<int>(top.value_or(0));
+}
+
 } // namespace
 
 CompletionRequest parse_completion_request(std::string_view text, Endpoint endpoint, const SamplingParams& defaults)
@@ -246,6 +263,7 @@ CompletionRequest parse_completion_request(std::string_view text, Endpoint endpo
         r.sampling.seed = static_cast<uint64_t>(*seed) + 1;
     r.stop = read_stop(body);
     r.compression = read_pyramid(body);
+    r.logprobs = read_logprobs(body, endpoint);
     return r;
 }
 

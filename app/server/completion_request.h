@@ -15,6 +15,9 @@
 //                 window 0..2^20 tokens
 //   stop          a string or up to 4 non-empty strings     seed  integer >= 0
 //   n             1 only                       stream_options.include_usage  bool
+//   logprobs      chat: bool, with top_logprobs 0..20 (logprobs true only); text: 0..20, the
+//                 likeliest tokens to report beside each token's log-probability
+//   echo          text: false only (the prompt's log-probabilities are not computed)
 //   pyramid       PyramidChat's extension: {"preset": NAME} | {"policy": NAME} |
 //                 {"config": {...}} (a compression config as --config reads it), the KV-cache
 //                 compression of this request instead of the server's
@@ -47,7 +50,11 @@ struct CompletionRequest {
     SamplingParams sampling;     // the server's defaults with the request's fields applied
     std::vector<std::string> stop;
     std::optional<CompressionConfig> compression;  // the request's "pyramid" field
+    // Each token's log-probability with this many of the likeliest; none: not asked for.
+    std::optional<int> logprobs;
 };
+
+inline constexpr int kMaxTopLogprobs = 20;  // as OpenAI allows for chat
 
 // Throws ApiError (400) as described above. `defaults`: sampling for fields the request
 // leaves out.

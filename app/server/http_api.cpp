@@ -46,7 +46,8 @@ public:
         const CompletionRequest request = parse_completion_request(req.body, endpoint, settings_.sampling);
         const RequestPrompt prompt = request_prompt(request, tokenizer_, settings_.prompt);
         ServingJob job{prompt.tokens, prompt.max_tokens, request.sampling,
-                       request.compression.value_or(settings_.compression), request.stop};
+                       request.compression.value_or(settings_.compression), request.stop, request.logprobs,
+                       endpoint == Endpoint::Text};
         try {
             job.compression.validate_for(settings_.n_layers);
         } catch (const Error& e) {
@@ -58,7 +59,8 @@ public:
         ReplyIdentity identity{endpoint,
                                (endpoint == Endpoint::Chat ? "chatcmpl-" : "cmpl-") + std::to_string(++next_id_),
                                static_cast<int64_t>(std::time(nullptr)), settings_.model_id};
-        auto writer = std::make_shared<ReplyWriter>(std::move(identity), request.stream, request.include_usage, channel);
+        auto writer = std::make_shared<ReplyWriter>(std::move(identity), request.stream, request.include_usage,
+                                                    request.logprobs.has_value(), channel);
         res.set_chunked_content_provider(
             request.stream ? "text/event-stream" : "application/json",
             [writer](size_t, httplib::DataSink& sink) {

@@ -1,5 +1,9 @@
 #include "openai_json.h"
 
+#include <cmath>
+
+#include "util/utf8.h"
+
 namespace pyramid::server {
 namespace {
 
@@ -13,6 +17,24 @@ json envelope(const ReplyIdentity& reply, bool chunk)
     return {{"id", reply.id}, {"object", object}, {"created", reply.created}, {"model", reply.model}};
 }
 
+json logprob_json(float logprob)
+{
+    return std::isfinite(logprob) ? json(logprob) : json(-9999.0);
+}
+
+json bytes_json(const std::string& bytes)
+{
+    json list = json::array();
+    for (const char c : bytes)
+        list.push_back(static_cast<uint8_t>(c));
+    return list;
+}
+
+json chat_token(const ReplyToken& token)
+{
+    return {{"token", repair_utf8(token.bytes)}, {"logprob", logprob_json(token.logprob)}, {"bytes", bytes_json(token.bytes)}};
+}
+
 json usage_json(const Usage& usage)
 {
     return {{"prompt_tokens", usage.prompt_tokens},
@@ -22,27 +44,56 @@ json usage_json(const Usage& usage)
 
 } // namespace
 
+json logprobs_body(Endpoint endpoint, const std::vector<ReplyToken>& tokens, size_t& offset)
+{
+    if (endpoint == Endpoint::Chat) {
+        json content = json::array();
+        for (const ReplyToken& t : tokens) {
+            json entry = chat_token(t);
+            entry["top_logprobs"] = json::array();
+            for (const ReplyToken& top : t.likeliest)
+                entry["top_logprobs"].push_back(chat_token(top));
+            content.push_back(std::move(entry));
+        }
+        return {{"content", std::move(content)}};
+    }
+    json text = {{"tokens", json::array()}, {"token_logprobs", json::array()}, {"top_logprobs", json::array()},
+                 {"text_offset", json::array()}};
+    for (const ReplyToken& t : tokens) {
+        text["tokens"].push_back(repair_utf8(t.bytes));
+        text["token_logprobs"].push_back(logprob_json(t.logprob));
+        json top = json::object();
+        for (const ReplyToken& other : t.likeliest)  // two tokens that read alike: the likelier
+            top.emplace(repair_utf8(other.bytes), logprob_json(other.logprob));
+        text["top_logprobs"].push_back(std::move(top));
+        text["text_offset"].push_back(offset);
+        for (const char c : t.bytes)
+            offset += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+    }
+    return text;
+}
+
 json completion_body(const ReplyIdentity& reply, const std::string& text, const std::string& finish_reason,
-                     const Usage& usage)
+                     const Usage& usage, const json& logprobs)
 {
     json body = envelope(reply, false);
-    json choice = {{"index", 0}, {"finish_reason", finish_reason}};
-    if (reply.endpoint == Endpoint::Chat) {
+    json choice = {{"index", 0}, {"finish_reason", finish_reason}, {"logprobs", logprobs}};
+    if (reply.endpoint == Endpoint::Chat)
         choice["message"] = {{"role", "assistant"}, {"content", text}};
-    } else {
+    else
         choice["text"] = text;
-        choice["logprobs"] = nullptr;
-    }
     body["choices"] = json::array({choice});
     body["usage"] = usage_json(usage);
     return body;
 }
 
 json chunk_body(const ReplyIdentity& reply, const std::string& text, bool first,
-                const std::optional<std::string>& finish_reason)
+                const std::optional<std::string>& finish_reason, const json& logprobs)
 {
     json body = envelope(reply, true);
-    json choice = {{"index", 0}, {"finish_reason", finish_reason ? json(*finish_reason) : json(nullptr)}};
+    json choice = {{"index", 0},
+                   {"finish_reason", finish_reason ? json(*finish_reason) : json(nullptr)},
+                   {"logprobs", logprobs}};
     if (reply.endpoint == Endpoint::Chat) {
         json delta = json::object();
         if (first)
@@ -52,7 +103,6 @@ json chunk_body(const ReplyIdentity& reply, const std::string& text, bool first,
         choice["delta"] = delta;
     } else {
         choice["text"] = text;
-        choice["logprobs"] = nullptr;
     }
     body["choices"] = json::array({choice});
     return body;

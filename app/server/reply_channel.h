@@ -12,8 +12,19 @@
 
 namespace pyramid::server {
 
+// A generated token as a reply's log-probabilities report it (token_logprobs.h).
+struct ReplyToken {
+    std::string bytes;  // Tokenizer::token_bytes: may be part of a UTF-8 character
+    float logprob = 0;
+    std::vector<ReplyToken> likeliest;  // highest first; empty in the entries of this list
+};
+
 struct ReplyUpdate {
     std::string text;            // final text, possibly empty
+    // With a request that asked for log-probabilities: the tokens whose text is now shown (in
+    // this update's text or an earlier one's), in order. A token of a stop string, or of the
+    // model's end of turn, is not shown and has none.
+    std::vector<ReplyToken> tokens;
     bool finished = false;       // the last update of the reply
     std::string finish_reason;   // when finished: "stop", "length", "error", or "cancelled" (the
                                  // channel was cancelled: nobody to answer)

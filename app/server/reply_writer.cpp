@@ -13,11 +13,16 @@ std::string dump(const nlohmann::json& value)
 
 } // namespace
 
-ReplyWriter::ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage,
+ReplyWriter::ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage, bool logprobs,
                          std::shared_ptr<ReplyChannel> channel, std::chrono::milliseconds heartbeat)
-    : identity_(std::move(identity)), stream_(stream), include_usage_(include_usage), channel_(std::move(channel)),
-      heartbeat_(heartbeat)
+    : identity_(std::move(identity)), stream_(stream), include_usage_(include_usage), logprobs_(logprobs),
+      channel_(std::move(channel)), heartbeat_(heartbeat)
 {
+}
+
+nlohmann::json ReplyWriter::logprobs(const std::vector<ReplyToken>& tokens)
+{
+    return logprobs_ ? logprobs_body(identity_.endpoint, tokens, text_offset_) : nlohmann::json(nullptr);
 }
 
 ReplyWriter::Progress ReplyWriter::pump(const Write& write)
@@ -36,8 +41,9 @@ ReplyWriter::Progress ReplyWriter::pump(const Write& write)
             return write_end(u, write) == Progress::Done ? Progress::Done : failed();
         if (!stream_) {
             text_ += u.text;
-        } else if (!u.text.empty()) {
-            if (!sent(write(sse_event(dump(chunk_body(identity_, u.text, first_, std::nullopt))))))
+            tokens_.insert(tokens_.end(), u.tokens.begin(), u.tokens.end());
+        } else if (!u.text.empty() || !u.tokens.empty()) {
+            if (!sent(write(sse_event(dump(chunk_body(identity_, u.text, first_, std::nullopt, logprobs(u.tokens)))))))
                 return failed();
             first_ = false;
         }
@@ -59,12 +65,14 @@ ReplyWriter::Progress ReplyWriter::write_end(const ReplyUpdate& end, const Write
     const Usage usage{end.prompt_tokens, end.completion_tokens};
     if (!stream_) {
         text_ += end.text;
-        return write(dump(completion_body(identity_, text_, end.finish_reason, usage))) ? Progress::Done
-                                                                                        : Progress::Failed;
+        tokens_.insert(tokens_.end(), end.tokens.begin(), end.tokens.end());
+        return write(dump(completion_body(identity_, text_, end.finish_reason, usage, logprobs(tokens_))))
+                   ? Progress::Done
+                   : Progress::Failed;
     }
     std::string out;
-    if (!end.text.empty()) {
-        out += sse_event(dump(chunk_body(identity_, end.text, first_, std::nullopt)));
+    if (!end.text.empty() || !end.tokens.empty()) {
+        out += sse_event(dump(chunk_body(identity_, end.text, first_, std::nullopt, logprobs(end.tokens))));
         first_ = false;
     }
     out += sse_event(dump(chunk_body(identity_, "", first_, end.finish_reason)));

@@ -27,8 +27,10 @@ public:
     // Sends bytes to the client; false when the connection is gone.
     using Write = std::function<bool(const std::string&)>;
 
-    ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage, std::shared_ptr<ReplyChannel> channel,
-                std::chrono::milliseconds heartbeat = std::chrono::seconds(1));
+    // `logprobs`: the request asked for log-probabilities (each chunk, or the one object, has
+    // them for its tokens; null otherwise).
+    ReplyWriter(ReplyIdentity identity, bool stream, bool include_usage, bool logprobs,
+                std::shared_ptr<ReplyChannel> channel, std::chrono::milliseconds heartbeat = std::chrono::seconds(1));
 
     // Writes what the loop produced since the last call, waiting up to a heartbeat for it.
     // Failed: the client is gone (or the reply was cancelled): the channel is cancelled.
@@ -36,13 +38,17 @@ public:
 
 private:
     Progress write_end(const ReplyUpdate& end, const Write& write);
+    // A choice's "logprobs" for these tokens: null unless asked for.
+    nlohmann::json logprobs(const std::vector<ReplyToken>& tokens);
 
     ReplyIdentity identity_;
-    bool stream_, include_usage_;
+    bool stream_, include_usage_, logprobs_;
     std::shared_ptr<ReplyChannel> channel_;
     std::chrono::milliseconds heartbeat_;
     bool first_ = true;
     std::string text_;  // a non-streamed reply, as it grows
+    std::vector<ReplyToken> tokens_;  // and its tokens' log-probabilities
+    size_t text_offset_ = 0;          // characters of the reply before the next token (text shape)
     std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
 };
 

@@ -1,6 +1,7 @@
 #include "serving_loop.h"
 
 #include <algorithm>
+#include <deque>
 
 #include <spdlog/spdlog.h>
 
@@ -20,14 +21,37 @@ struct ServingLoop::Open {
     // string): the scheduler then reports the sequence as cancelled.
     std::string ended;
     bool cancel_sent = false;
+    // Tokens' log-probabilities wait until their text is shown (past the streamer's incomplete
+    // characters and the stop strings' held text): each with the streamer's byte count after it.
+    std::deque<std::pair<size_t, ReplyToken>> unshown;
+    size_t streamed_bytes = 0;  // text the streamer gave
+    size_t shown_bytes = 0;     // of which the client was sent
 
-    Open(int id, std::shared_ptr<ReplyChannel> channel, const Tokenizer& tok, std::vector<std::string> stop, int prompt)
-        : id(id), channel(std::move(channel)), streamer(tok), stops(std::move(stop)), prompt_tokens(prompt)
+    Open(int id, std::shared_ptr<ReplyChannel> channel, const Tokenizer& tok, const ServingJob& job)
+        : id(id), channel(std::move(channel)), streamer(tok, job.continues_prompt), stops(job.stop),
+          prompt_tokens(static_cast<int>(job.prompt.size()))
     {
+    }
+
+    // The tokens whose text is all shown, or all that wait (`everything`: the reply is over
+    // and nothing was held back).
+    std::vector<ReplyToken> take_shown(bool everything)
+    {
+        std::vector<ReplyToken> shown;
+        while (!unshown.empty() && (everything || unshown.front().first <= shown_bytes)) {
+            shown.push_back(std::move(unshown.front().second));
+            unshown.pop_front();
+        }
+        return shown;
     }
 };
 
 namespace {
+
+ReplyToken reply_token(const Tokenizer& tokenizer, const TokenLogprob& t)
+{
+    return {tokenizer.token_bytes(t.id), t.logprob, {}};
+}
 
 ReplyUpdate failure(std::string why)
 {
@@ -147,13 +171,13 @@ void ServingLoop::admit(std::vector<Submission> submissions)
         request.max_new_tokens = s.job.max_tokens;
         request.sampling = s.job.sampling;
         request.compression = s.job.compression;
+        request.likeliest_logprobs = s.job.logprobs;
         if (tokenizer_.eos_id() >= 0)
             request.eos_token = tokenizer_.eos_id();
         try {
             const int id = scheduler_->submit(std::move(request));
             metrics_.count_prompt_tokens(static_cast<int>(s.job.prompt.size()));
-            open_.push_back(std::make_unique<Open>(id, std::move(s.channel), tokenizer_, std::move(s.job.stop),
-                                                   static_cast<int>(s.job.prompt.size())));
+            open_.push_back(std::make_unique<Open>(id, std::move(s.channel), tokenizer_, s.job));
         } catch (const std::exception& e) {  // refused (pyramid::Error), or no memory for it
             metrics_.count_reply("error");
             s.channel->push(failure(e.what()));
@@ -182,11 +206,21 @@ void ServingLoop::take_events(const std::vector<BatchEvent>& events)
             if (tokenizer_.is_end_of_generation(*e.token)) {
                 open.ended = "stop";
             } else {
-                std::string text = open.stops.put(open.streamer.put(*e.token));
+                const std::string streamed = open.streamer.put(*e.token);
+                open.streamed_bytes += streamed.size();
+                if (e.logprobs) {
+                    ReplyToken token = reply_token(tokenizer_, e.logprobs->drawn);
+                    for (const TokenLogprob& t : e.logprobs->likeliest)
+                        token.likeliest.push_back(reply_token(tokenizer_, t));
+                    open.unshown.emplace_back(open.streamed_bytes, std::move(token));
+                }
+                ReplyUpdate update{open.stops.put(streamed)};
+                open.shown_bytes += update.text.size();
                 if (open.stops.stopped())
                     open.ended = "stop";
-                if (!text.empty())
-                    open.channel->push({std::move(text)});
+                update.tokens = open.take_shown(false);
+                if (!update.text.empty() || !update.tokens.empty())
+                    open.channel->push(std::move(update));
             }
             if (!open.ended.empty() && !e.finished) {
                 scheduler_->cancel(open.id);
@@ -214,6 +248,8 @@ void ServingLoop::finish(Open& open, const BatchEvent& event)
         if (!open.stops.stopped())
             u.text += open.stops.finish();
     }
+    open.shown_bytes += u.text.size();
+    u.tokens = open.take_shown(!open.stops.stopped());
     if (!open.ended.empty() || open.stops.stopped()) {
         u.finish_reason = "stop";
     } else {

@@ -46,6 +46,10 @@ struct ServingJob {
     SamplingParams sampling;
     CompressionConfig compression;
     std::vector<std::string> stop;
+    std::optional<int> logprobs;  // the likeliest tokens to report with each token's log-probability
+    // The reply continues the prompt's text (/v1/completions): its first piece keeps a leading
+    // space (text_streamer.h), so prompt + reply reads as the model wrote it.
+    bool continues_prompt = false;
 };
 
 class ServingLoop {

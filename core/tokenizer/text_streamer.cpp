@@ -19,9 +19,22 @@ size_t final_length(std::string_view text)
 
 }  // namespace
 
-TextStreamer::TextStreamer(const Tokenizer& tokenizer)
-    : tokenizer_(&tokenizer), anchor_(tokenizer.neutral_letter_id()), anchor_length_(anchor_ >= 0 ? 1 : 0)
+TextStreamer::TextStreamer(const Tokenizer& tokenizer, bool continues_text)
+    : tokenizer_(&tokenizer), continues_text_(continues_text), anchor_(tokenizer.neutral_letter_id()),
+      anchor_length_(anchor_ >= 0 ? 1 : 0)
 {
+    start();
+}
+
+void TextStreamer::start()
+{
+    window_.clear();
+    shown_ = 0;
+    // After the anchor, whose letter counts as shown, a piece is no longer the first.
+    if (continues_text_ && anchor_ >= 0) {
+        window_.push_back(anchor_);
+        shown_ = anchor_length_;
+    }
 }
 
 std::string TextStreamer::put(int32_t id)
@@ -58,8 +71,7 @@ std::string TextStreamer::finish()
 {
     const std::string text = tokenizer_->decode(window_);
     std::string rest = text.substr(shown_);
-    window_.clear();
-    shown_ = 0;
+    start();
     return rest;
 }
 

@@ -23,22 +23,29 @@ namespace pyramid {
 
 class TextStreamer {
 public:
-    // `tokenizer` must outlive the streamer.
-    explicit TextStreamer(const Tokenizer& tokenizer);
+    // `tokenizer` must outlive the streamer. `continues_text`: the tokens continue a text
+    // already shown (a completion after its prompt), so SentencePiece's first piece keeps its
+    // leading space, as in decode(prompt + ids); without it they begin a text, as a chat reply
+    // does. (Needs the vocabulary's neutral letter, which every vocabulary met so far has;
+    // without one the first piece loses its space either way.)
+    explicit TextStreamer(const Tokenizer& tokenizer, bool continues_text = false);
 
     // Adds the next token; returns the text that became final with it, often empty while a
     // multi-byte character is still incomplete. Throws pyramid::Error for an id out of range.
     std::string put(int32_t id);
 
     // Returns the text still held back (a trailing incomplete character shows as U+FFFD, as
-    // in decode()) and starts a new sequence.
+    // in decode()) and starts a new sequence (continuing a text again if the first did).
     std::string finish();
 
     // Tokens the next put() decodes again, anchor included (for tests: it stays short).
     size_t window_length() const { return window_.size(); }
 
 private:
+    void start();
+
     const Tokenizer* tokenizer_;
+    bool continues_text_;
     // Tokenizer::neutral_letter_id(): the next piece decodes after it as it would in the
     // full sequence. -1 when the vocabulary has none.
     int32_t anchor_;

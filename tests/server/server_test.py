@@ -7,6 +7,7 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
 - a non-streamed chat and the same streamed (server-sent events, role first, [DONE]): the same
   text, finish reason and usage; text completions likewise; a seed repeats a sampled reply;
 - stop strings end a reply before them, max_tokens at "length";
+- log-probabilities (chat and text shapes, streamed and not) as OpenAI writes them;
 - bad input of each kind: not JSON, not an object, wrong types and ranges, a missing field,
   roles out of order, n > 1, a prompt longer than the context (400 naming the lengths), a
   body over --max-body (413), a chunked body (411, unread), an unknown route (404); unknown
@@ -195,6 +196,56 @@ def test_stop_and_length(server, text):
           f"max_tokens 3: {short}")
 
 
+def test_logprobs(server, text):
+    """Log-probabilities, asked for: they change no token; the tokens spell the reply (a text
+    completion's first one with its space: the reply continues the prompt); greedy tokens are
+    the likeliest; streamed chunks carry the same entries; a stop string's tokens are left out."""
+    body = {"prompt": "Once upon a time", "max_tokens": 30, "temperature": 0, "logprobs": 3}
+    status, _, whole = server.request("POST", "/v1/completions", body)
+    choice = whole["choices"][0]
+    check(status == 200 and choice["text"] == text, f"logprobs changed the reply: {choice['text']!r}")
+    lp = choice["logprobs"]
+    check("".join(lp["tokens"]) == text, f"tokens {lp['tokens']} do not spell {text!r}")
+    check(len(lp["tokens"]) == whole["usage"]["completion_tokens"] - (choice["finish_reason"] == "stop"),
+          f"one entry a shown token: {len(lp['tokens'])} of {whole['usage']}")
+    for token, logprob, top in zip(lp["tokens"], lp["token_logprobs"], lp["top_logprobs"]):
+        check(0 < len(top) <= 3 and -50 < logprob <= 0 and max(top.values()) == logprob == top.get(token),
+              f"greedy token {token!r} ({logprob}) is the likeliest of {top}")
+    offsets = [sum(len(t) for t in lp["tokens"][:i]) for i in range(len(lp["tokens"]))]
+    check(lp["text_offset"] == offsets, f"text offsets {lp['text_offset']} != {offsets}")
+
+    chunks = server.stream("/v1/completions", dict(body, stream=True))
+    streamed = [t for c in chunks if c["choices"] and c["choices"][0]["logprobs"]
+                for t in zip(c["choices"][0]["logprobs"]["tokens"], c["choices"][0]["logprobs"]["token_logprobs"])]
+    check(streamed == list(zip(lp["tokens"], lp["token_logprobs"])), "streamed log-probabilities differ")
+
+    words = text.split()
+    stop = " " + words[len(words) // 2]
+    cut = server.request("POST", "/v1/completions", dict(body, stop=stop))[2]["choices"][0]
+    spelled = "".join(cut["logprobs"]["tokens"])
+    check(cut["text"] == text[:text.index(stop)] and cut["text"].startswith(spelled) and
+          len(cut["logprobs"]["tokens"]) < len(lp["tokens"]), f"stop {stop!r}: {spelled!r} of {cut['text']!r}")
+
+    chat = dict(CHAT, logprobs=True, top_logprobs=2)
+    reply = server.request("POST", "/v1/chat/completions", chat)[2]["choices"][0]
+    content = reply["logprobs"]["content"]
+    spelled = bytes(b for entry in content for b in entry["bytes"]).decode()
+    check(spelled.strip() == reply["message"]["content"].strip() and all(len(e["top_logprobs"]) == 2 for e in content),
+          f"chat log-probabilities: {spelled!r} against {reply['message']['content']!r}")
+    for entry in content:
+        ranked = [t["logprob"] for t in entry["top_logprobs"]]
+        check(ranked == sorted(ranked, reverse=True) and entry["top_logprobs"][0]["token"] == entry["token"],
+              f"greedy: the likeliest first, the drawn token among them: {entry}")
+    plain = server.request("POST", "/v1/chat/completions", CHAT)[2]["choices"][0]
+    check(plain["logprobs"] is None, f"not asked for: null ({plain})")
+    sampled = dict(body, temperature=1.0, seed=11)
+    with_lp = server.request("POST", "/v1/completions", sampled)[2]["choices"][0]["text"]
+    without = server.request("POST", "/v1/completions", dict(sampled, logprobs=None))[2]["choices"][0]["text"]
+    check(with_lp == without, "a seeded sample is the same with and without log-probabilities")
+    print(f"logprobs: {len(lp['tokens'])} tokens spell the reply; the first {lp['tokens'][0]!r} at "
+          f"{lp['token_logprobs'][0]:.3f}")
+
+
 def test_bad_input(server):
     chat = "/v1/chat/completions"
     expect_error(server, 400, chat, raw='{"messages": [', says=["JSON"])
@@ -366,6 +417,7 @@ def main():
         test_chat(server)
         text = test_completions_and_sampling(server)
         test_stop_and_length(server, text)
+        test_logprobs(server, text)
         test_bad_input(server)
         test_disconnect_cancels(server)
         test_queue_full(server)

@@ -3,6 +3,7 @@
 // the replies a ReplyWriter writes for what the serving loop sends.
 #include <QtTest>
 
+#include <limits>
 #include <random>
 
 #include "api_error.h"
@@ -167,7 +168,7 @@ private slots:
     {
         const ReplyIdentity identity{Endpoint::Chat, "chatcmpl-1", 1, "m"};
         auto channel = std::make_shared<ReplyChannel>();
-        ReplyWriter streamed(identity, true, true, channel, std::chrono::milliseconds(1));
+        ReplyWriter streamed(identity, true, true, false, channel, std::chrono::milliseconds(1));
         std::string out;
         const auto write = [&](const std::string& bytes) {
             out += bytes;
@@ -194,7 +195,7 @@ private slots:
         QCOMPARE(events[4], QString("data: [DONE]"));
 
         auto whole_channel = std::make_shared<ReplyChannel>();
-        ReplyWriter whole(identity, false, false, whole_channel, std::chrono::milliseconds(1));
+        ReplyWriter whole(identity, false, false, false, whole_channel, std::chrono::milliseconds(1));
         out.clear();
         whole_channel->push({"Hi"});
         end.text = "!";
@@ -204,10 +205,93 @@ private slots:
         QCOMPARE(body["choices"][0]["message"]["content"].get<std::string>(), std::string("Hi!"));
         QCOMPARE(body["usage"]["total_tokens"].get<int>(), 7);
 
+        QVERIFY(body["choices"][0]["logprobs"].is_null());  // not asked for: null, as OpenAI writes it
+
         auto gone = std::make_shared<ReplyChannel>();
-        ReplyWriter to_nobody(identity, true, false, gone, std::chrono::milliseconds(1));
+        ReplyWriter to_nobody(identity, true, false, false, gone, std::chrono::milliseconds(1));
         QVERIFY(to_nobody.pump([](const std::string&) { return false; }) == ReplyWriter::Progress::Failed);
         QVERIFY(gone->cancelled());
+    }
+
+    void logprobs_are_asked_for_as_openai_documents()
+    {
+        const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+        const auto chat = [&](const std::string& fields) {
+            return parse_completion_request("{" + user + fields + "}", Endpoint::Chat, {}).logprobs;
+        };
+        QCOMPARE(chat(""), std::optional<int>());
+        QCOMPARE(chat(R"(, "logprobs": false)"), std::optional<int>());
+        QCOMPARE(chat(R"(, "logprobs": true)"), std::optional<int>(0));
+        QCOMPARE(chat(R"(, "logprobs": true, "top_logprobs": 20)"), std::optional<int>(20));
+        using Expected = std::pair<int, std::string>;
+        QCOMPARE(refusal("{" + user + R"(, "top_logprobs": 2})"), Expected(400, "top_logprobs"));
+        QCOMPARE(refusal("{" + user + R"(, "logprobs": true, "top_logprobs": 21})"), Expected(400, "top_logprobs"));
+        QCOMPARE(refusal("{" + user + R"(, "logprobs": 3})"), Expected(400, "logprobs"));
+        const auto text = [](const std::string& fields) {
+            return parse_completion_request(R"({"prompt": "x")" + fields + "}", Endpoint::Text, {}).logprobs;
+        };
+        QCOMPARE(text(""), std::optional<int>());
+        QCOMPARE(text(R"(, "logprobs": 5, "echo": false)"), std::optional<int>(5));
+        QCOMPARE(refusal(R"({"prompt": "x", "logprobs": true})", Endpoint::Text), Expected(400, "logprobs"));
+        QCOMPARE(refusal(R"({"prompt": "x", "echo": true})", Endpoint::Text), Expected(400, "echo"));
+    }
+
+    // Chat: each chunk carries its own tokens' entries, "token" as valid UTF-8 and "bytes" exact
+    // (a character split over two tokens), -inf as -9999.0. Text: the legacy lists, offsets in
+    // characters.
+    void logprobs_are_written_as_openai_does()
+    {
+        const auto write_all = [](ReplyWriter& writer) {
+            std::string out;
+            while (writer.pump([&](const std::string& bytes) {
+                out += bytes;
+                return true;
+            }) == ReplyWriter::Progress::More) {
+            }
+            return out;
+        };
+        const ReplyToken e_acute_1{"\xC3", -0.5f, {{"\xC3", -0.5f, {}}, {"x", -1.5f, {}}}};
+        const ReplyToken e_acute_2{"\xA9", -std::numeric_limits<float>::infinity(), {}};
+        ReplyUpdate first{" caf"};
+        first.tokens = {{" caf", -0.25f, {{" caf", -0.25f, {}}, {" tea", -2.0f, {}}}}};
+        ReplyUpdate end{"é"};
+        end.tokens = {e_acute_1, e_acute_2};
+        end.finished = true;
+        end.finish_reason = "stop";
+
+        auto channel = std::make_shared<ReplyChannel>();
+        ReplyWriter streamed({Endpoint::Chat, "chatcmpl-1", 1, "m"}, true, false, true, channel,
+                             std::chrono::milliseconds(1));
+        channel->push(first);
+        channel->push(end);
+        const QStringList events = QString::fromStdString(write_all(streamed)).split("\n\n", Qt::SkipEmptyParts);
+        QCOMPARE(events.size(), 4);  // two chunks of text, the finish reason, [DONE]
+        const auto chunk = [&](int i) { return nlohmann::json::parse(events[i].mid(6).toStdString())["choices"][0]; };
+        const auto content0 = chunk(0)["logprobs"]["content"];
+        QCOMPARE(content0.size(), size_t(1));
+        QCOMPARE(content0[0]["token"].get<std::string>(), std::string(" caf"));
+        QCOMPARE(content0[0]["logprob"].get<double>(), -0.25);
+        QCOMPARE(content0[0]["bytes"], nlohmann::json({32, 99, 97, 102}));
+        QCOMPARE(content0[0]["top_logprobs"][1]["token"].get<std::string>(), std::string(" tea"));
+        const auto content1 = chunk(1)["logprobs"]["content"];
+        QCOMPARE(content1[0]["token"].get<std::string>(), std::string("\xEF\xBF\xBD"));  // U+FFFD
+        QCOMPARE(content1[0]["bytes"], nlohmann::json({0xC3}));
+        QCOMPARE(content1[1]["logprob"].get<double>(), -9999.0);
+        QVERIFY(chunk(2)["logprobs"].is_null());  // the finish reason's chunk has no tokens
+
+        auto text_channel = std::make_shared<ReplyChannel>();
+        ReplyWriter whole({Endpoint::Text, "cmpl-1", 1, "m"}, false, false, true, text_channel,
+                          std::chrono::milliseconds(1));
+        text_channel->push(first);
+        text_channel->push(end);
+        const auto body = nlohmann::json::parse(write_all(whole));
+        const auto logprobs = body["choices"][0]["logprobs"];
+        QCOMPARE(body["choices"][0]["text"].get<std::string>(), std::string(" café"));
+        QCOMPARE(logprobs["tokens"].size(), size_t(3));
+        QCOMPARE(logprobs["token_logprobs"][2].get<double>(), -9999.0);
+        QCOMPARE(logprobs["top_logprobs"][0][" tea"].get<double>(), -2.0);
+        QCOMPARE(logprobs["top_logprobs"][1].size(), size_t(2));
+        QCOMPARE(logprobs["text_offset"], nlohmann::json({0, 4, 5}));  // é at 4, counted by its first byte
     }
 };
 

@@ -205,6 +205,28 @@ private slots:
         QCOMPARE(streamer.put(ids[1]), std::string("world"));
     }
 
+    // A completion continues its prompt: what it streams is what decoding the prompt with it
+    // adds, the first piece's space included ("Once upon a time," + " there"), also after finish().
+    void continuedTextKeepsTheLeadingSpace()
+    {
+        PYRAMID_REQUIRE_SHARED(inp, "data/ggml-vocab-llama-spm.gguf.inp");
+        const Tokenizer& tok = *tok_;
+        const std::vector<int32_t> prompt = tok.encode("Once upon a time,");
+        const std::string before = tok.decode(prompt);
+        TextStreamer streamer(tok, true);
+        auto texts = test::split_vocab_test_inputs(test::read_text_file(inp));
+        texts.push_back(" there was");
+        texts.push_back("\n😀 ok");
+        for (const auto& text : texts) {
+            const auto ids = tok.encode(text);
+            std::vector<int32_t> whole = prompt;
+            whole.insert(whole.end(), ids.begin(), ids.end());
+            QCOMPARE(stream_all(streamer, ids), tok.decode(whole).substr(before.size()));
+        }
+        const auto there = tok.encode(" there");
+        QCOMPARE(streamer.put(there[0]).front(), ' ');
+    }
+
     void rejectsBadIds()
     {
         TextStreamer streamer(*tok_);
