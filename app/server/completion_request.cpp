@@ -199,6 +199,22 @@ std::optional<int> read_logprobs(const json& body, Endpoint endpoint)
     return static_cast<int>(top.value_or(0));
 }
 
+bool read_json_mode(const json& body)
+{
+    const auto it = body.find("response_format");
+    if (it == body.end() || it->is_null())
+        return false;
+    const auto type = it->is_object() ? it->find("type") : it->end();
+    if (type != it->end() && *type == "text")
+        return false;
+    if (type != it->end() && *type == "json_object")
+        return true;
+    if (type != it->end() && *type == "json_schema")
+        throw ApiError(400, "'response_format': this server constrains replies to a JSON object "
+                            "({\"type\": \"json_object\"}), not to a schema", "response_format");
+    refuse("response_format", "{\"type\": \"text\"} or {\"type\": \"json_object\"}", *it);
+}
+
 } // namespace
 
 CompletionRequest parse_completion_request(std::string_view text, Endpoint endpoint, const SamplingParams& defaults)
@@ -264,6 +280,7 @@ CompletionRequest parse_completion_request(std::string_view text, Endpoint endpo
     r.stop = read_stop(body);
     r.compression = read_pyramid(body);
     r.logprobs = read_logprobs(body, endpoint);
+    r.json_object = read_json_mode(body);
     return r;
 }
 

@@ -18,6 +18,8 @@
 //   logprobs      chat: bool, with top_logprobs 0..20 (logprobs true only); text: 0..20, the
 //                 likeliest tokens to report beside each token's log-probability
 //   echo          text: false only (the prompt's log-probabilities are not computed)
+//   response_format  {"type": "text"} or {"type": "json_object"} (JSON mode: the reply is one
+//                 JSON object, json_constraint.h); "json_schema" is refused, not ignored
 //   pyramid       PyramidChat's extension: {"preset": NAME} | {"policy": NAME} |
 //                 {"config": {...}} (a compression config as --config reads it), the KV-cache
 //                 compression of this request instead of the server's
@@ -52,6 +54,7 @@ struct CompletionRequest {
     std::optional<CompressionConfig> compression;  // the request's "pyramid" field
     // Each token's log-probability with this many of the likeliest; none: not asked for.
     std::optional<int> logprobs;
+    bool json_object = false;  // response_format {"type": "json_object"}
 };
 
 inline constexpr int kMaxTopLogprobs = 20;  // as OpenAI allows for chat

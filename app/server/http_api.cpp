@@ -34,10 +34,19 @@ std::string library_error(const httplib::Request& req, int status, size_t max_bo
     }
 }
 
+std::shared_ptr<const JsonVocabulary> json_vocabulary(const Tokenizer& tokenizer)
+{
+    std::vector<std::string> bytes;
+    bytes.reserve(static_cast<size_t>(tokenizer.vocab_size()));
+    for (int32_t id = 0; id < tokenizer.vocab_size(); ++id)
+        bytes.push_back(tokenizer.token_bytes(id));
+    return std::make_shared<const JsonVocabulary>(std::move(bytes));
+}
+
 class Api {
 public:
     Api(const ApiSettings& settings, const Tokenizer& tokenizer, ServingLoop& loop)
-        : settings_(settings), tokenizer_(tokenizer), loop_(loop)
+        : settings_(settings), tokenizer_(tokenizer), loop_(loop), json_vocabulary_(json_vocabulary(tokenizer))
     {
     }
 
@@ -48,6 +57,8 @@ public:
         ServingJob job{prompt.tokens, prompt.max_tokens, request.sampling,
                        request.compression.value_or(settings_.compression), request.stop, request.logprobs,
                        endpoint == Endpoint::Text};
+        if (request.json_object)
+            job.json_object.emplace(json_vocabulary_);
         try {
             job.compression.validate_for(settings_.n_layers);
         } catch (const Error& e) {
@@ -83,6 +94,7 @@ private:
     const ApiSettings& settings_;
     const Tokenizer& tokenizer_;
     ServingLoop& loop_;
+    const std::shared_ptr<const JsonVocabulary> json_vocabulary_;  // for JSON mode
     std::atomic<long long> next_id_{0};
 };
 

@@ -30,11 +30,12 @@ template <typename Sequences, typename Full, typename Top>
 void BatchScheduler::run_and_store(const Sequences& sequences, Full full_step, Top top_step)
 {
     // Greedy and top-k samplers need a row's highest logits only; one that needs them all
-    // (no top-k limit, a penalty, or log-probabilities, which need the whole row's sum) makes
-    // the whole batch fetch whole rows.
+    // (no top-k limit, a penalty, log-probabilities, which need the whole row's sum, or JSON
+    // mode, which may refuse every high one) makes the whole batch fetch whole rows.
     int k = 1;
     for (const SequencePtr& s : sequences) {
-        const int needed = s->request.likeliest_logprobs ? 0 : s->sampler.top_logits_needed();
+        const bool whole_row = s->request.likeliest_logprobs || s->request.json_object;
+        const int needed = whole_row ? 0 : s->sampler.top_logits_needed();
         k = needed == 0 ? 0 : std::max(k, needed);
         if (k == 0)
             break;
@@ -275,14 +276,22 @@ std::vector<BatchEvent> BatchScheduler::step()
     // Every running sequence draws its next token from the logits of its last step.
     for (size_t i = 0; i < running_.size();) {
         Sequence& s = *running_[i];
+        if (s.request.json_object)
+            s.request.json_object->mask(s.logits);
         const int32_t token = s.draw_next();
+        if (s.request.json_object && !s.request.json_object->accept(token)) {
+            finish(take(running_, i), FinishReason::Error,
+                   "JSON mode: no token of the vocabulary continues the reply as a JSON object", events);
+            continue;
+        }
         s.tokens.push_back(token);
         BatchEvent& event = events.emplace_back();
         event.id = s.id;
         event.token = token;
         if (s.request.likeliest_logprobs)
             event.logprobs = token_logprobs(s.logits, token, *s.request.likeliest_logprobs);
-        if (s.request.eos_token && token == *s.request.eos_token)
+        if ((s.request.eos_token && token == *s.request.eos_token) ||
+            (s.request.json_object && s.request.json_object->complete()))
             finish(take(running_, i), FinishReason::EndOfSequence, {}, events);
         else if (static_cast<int>(s.generated().size()) >= s.request.max_new_tokens)
             finish(take(running_, i), FinishReason::MaxTokens, {}, events);

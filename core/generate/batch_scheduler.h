@@ -32,6 +32,7 @@
 #include "generate/batch_step.h"
 #include "generate/sequence_state.h"
 #include "generate/sampler.h"
+#include "generate/json_constraint.h"
 #include "generate/sampling_params.h"
 #include "generate/token_logprobs.h"
 #include "kv/compression_config.h"
@@ -47,6 +48,10 @@ struct BatchRequest {
     // Each drawn token's log-probability and those of this many likeliest tokens
     // (token_logprobs.h); none: no log-probabilities. Such a sequence's steps fetch whole rows.
     std::optional<int> likeliest_logprobs;
+    // JSON mode (json_constraint.h): draws only tokens that keep the reply one JSON object,
+    // which ends the sequence (FinishReason::EndOfSequence) once whole. Whole rows too; its
+    // log-probabilities are those of the tokens it allows.
+    std::optional<JsonConstraint> json_object;
 };
 
 struct BatchOptions {

@@ -39,6 +39,18 @@ bool JsonPrefix::feed(std::string_view bytes)
     return true;
 }
 
+bool JsonPrefix::accepts(std::string_view bytes) const
+{
+    JsonPrefix next = *this;  // no undo needed: the copy is thrown away
+    for (const char c : bytes) {
+        if (!next.step(c))
+            return false;
+        if (!is_space(c))
+            next.whitespace_run_ = 0;
+    }
+    return true;
+}
+
 bool JsonPrefix::whitespace()
 {
     return ++whitespace_run_ <= kMaxWhitespace;

@@ -28,6 +28,11 @@ public:
     // feed() each byte in turn; false at the first refused one (the state is then that
     // after the bytes before it).
     bool feed(std::string_view bytes);
+    // Whether feed(bytes) would take them all, without changing this state.
+    bool accepts(std::string_view bytes) const;
+    // Inside a string, between characters and escapes: bytes that keep a string going (no
+    // quote, backslash or control character; whole UTF-8 characters) leave the state as it is.
+    bool in_string_text() const { return state_ == State::String && surrogate_ == 0; }
     // The object is whole: nothing may follow.
     bool complete() const { return state_ == State::Done; }
 

@@ -4,7 +4,7 @@
 // softmax of the raw logits (as llama.cpp's and vLLM's servers report by default), not the
 // distribution after the sampler's penalties, temperature and filters: so the numbers mean
 // the same whatever a request sampled with, and greedy decoding's token is always the first
-// of the likeliest.
+// of the likeliest. (A row JSON mode masked gives the distribution among the tokens it allows.)
 #include <cstdint>
 #include <span>
 #include <vector>

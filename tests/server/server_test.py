@@ -8,6 +8,8 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
   text, finish reason and usage; text completions likewise; a seed repeats a sampled reply;
 - stop strings end a reply before them, max_tokens at "length";
 - log-probabilities (chat and text shapes, streamed and not) as OpenAI writes them;
+- JSON mode (response_format json_object): the beginning of an object even from stories260K,
+  a whole object from the default chat model; json_schema refused;
 - bad input of each kind: not JSON, not an object, wrong types and ranges, a missing field,
   roles out of order, n > 1, a prompt longer than the context (400 naming the lengths), a
   body over --max-body (413), a chunked body (411, unread), an unknown route (404); unknown
@@ -246,6 +248,23 @@ def test_logprobs(server, text):
           f"{lp['token_logprobs'][0]:.3f}")
 
 
+def test_json_mode(server):
+    """response_format json_object: stories260K, which knows nothing of JSON, still writes the
+    beginning of an object (streamed the same); json_schema is refused, not ignored."""
+    body = {"prompt": "Once upon a time", "max_tokens": 40, "temperature": 1.0, "seed": 3,
+            "response_format": {"type": "json_object"}}
+    whole = server.request("POST", "/v1/completions", body)[2]["choices"][0]
+    check(whole["text"].lstrip().startswith("{") and whole["finish_reason"] in ("stop", "length"), f"JSON mode: {whole}")
+    if whole["finish_reason"] == "stop":
+        check(isinstance(json.loads(whole["text"]), dict), f"a finished reply is an object: {whole['text']!r}")
+    chunks = server.stream("/v1/completions", dict(body, stream=True))
+    check("".join(c["choices"][0]["text"] for c in chunks) == whole["text"], "JSON mode streamed differs")
+    expect_error(server, 400, "/v1/chat/completions",
+                 dict(CHAT, response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}),
+                 param="response_format", says=["schema"])
+    print(f"JSON mode: {whole['text'][:60]!r} ({whole['finish_reason']})")
+
+
 def test_bad_input(server):
     chat = "/v1/chat/completions"
     expect_error(server, 400, chat, raw='{"messages": [', says=["JSON"])
@@ -388,6 +407,12 @@ def test_default_chat_model(binary):
             "temperature": 0})
         answer = body["choices"][0]["message"]["content"]
         check(status == 200 and "Paris" in answer, f"SmolLM2 on France: {answer!r}")
+        status, _, body = server.request("POST", "/v1/chat/completions", {
+            "messages": [{"role": "user", "content": "Give me a JSON object with the name and age of a person."}],
+            "max_tokens": 100, "temperature": 0, "response_format": {"type": "json_object"}})
+        person = body["choices"][0]
+        check(status == 200 and person["finish_reason"] == "stop" and
+              {"name", "age"} <= set(json.loads(person["message"]["content"])), f"SmolLM2 in JSON mode: {person}")
         before = server.metrics()
         asked = 1000
         # Greedy, so the reply cannot end by itself before the disconnect shows (about 3 s): this
@@ -418,6 +443,7 @@ def main():
         text = test_completions_and_sampling(server)
         test_stop_and_length(server, text)
         test_logprobs(server, text)
+        test_json_mode(server)
         test_bad_input(server)
         test_disconnect_cancels(server)
         test_queue_full(server)

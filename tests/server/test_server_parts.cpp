@@ -236,6 +236,23 @@ private slots:
         QCOMPARE(refusal(R"({"prompt": "x", "echo": true})", Endpoint::Text), Expected(400, "echo"));
     }
 
+    void json_mode_is_asked_for_by_response_format()
+    {
+        const auto mode = [](const std::string& format) {
+            return parse_completion_request(R"({"prompt": "x", "response_format": )" + format + "}", Endpoint::Text, {})
+                .json_object;
+        };
+        QVERIFY(mode(R"({"type": "json_object"})"));
+        QVERIFY(!mode(R"({"type": "text"})"));
+        QVERIFY(!mode("null"));
+        using Expected = std::pair<int, std::string>;
+        const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+        QCOMPARE(refusal("{" + user + R"(, "response_format": {"type": "json_schema", "json_schema": {}}})"),
+                 Expected(400, "response_format"));
+        QCOMPARE(refusal("{" + user + R"(, "response_format": "json"})"), Expected(400, "response_format"));
+        QCOMPARE(refusal("{" + user + R"(, "response_format": {"type": "yaml"}})"), Expected(400, "response_format"));
+    }
+
     // Chat: each chunk carries its own tokens' entries, "token" as valid UTF-8 and "bytes" exact
     // (a character split over two tokens), -inf as -9999.0. Text: the legacy lists, offsets in
     // characters.
