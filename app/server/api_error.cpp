@@ -1,5 +1,8 @@
 #include "api_error.h"
 
+#include "util/error.h"
+#include "util/json_input.h"
+
 namespace pyramid::server {
 namespace {
 
@@ -38,5 +41,18 @@ std::string ApiError::type() const { return type_of(status_); }
 nlohmann::json ApiError::body() const { return shape(status_, what(), param_); }
 
 nlohmann::json error_body(int status, const std::string& message) { return shape(status, message, {}); }
+
+nlohmann::json request_object(std::string_view text)
+{
+    nlohmann::json body;
+    try {
+        body = parse_json_document(text, "the request body");
+    } catch (const Error& e) {
+        throw ApiError(400, e.what());
+    }
+    if (!body.is_object())
+        throw ApiError(400, "the request body must be a JSON object, not " + json_excerpt(body));
+    return body;
+}
 
 } // namespace pyramid::server

@@ -8,6 +8,7 @@
 // Messages name the field at fault and what was expected, as the project's errors do.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -33,5 +34,9 @@ private:
 // The body of an error the HTTP library answers by itself (404 for an unknown path, 413 for a
 // body over the limit), in the same shape.
 nlohmann::json error_body(int status, const std::string& message);
+
+// A request body read as a JSON object; ApiError 400 with the parser's message (json_input.h's
+// limits) or naming what came instead of an object.
+nlohmann::json request_object(std::string_view body);
 
 } // namespace pyramid::server

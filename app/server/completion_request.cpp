@@ -219,14 +219,7 @@ bool read_json_mode(const json& body)
 
 CompletionRequest parse_completion_request(std::string_view text, Endpoint endpoint, const SamplingParams& defaults)
 {
-    json body;
-    try {
-        body = parse_json_document(text, "the request body");
-    } catch (const Error& e) {
-        throw ApiError(400, e.what());
-    }
-    if (!body.is_object())
-        throw ApiError(400, "the request body must be a JSON object, not " + json_excerpt(body));
+    const json body = request_object(text);
 
     CompletionRequest r;
     r.endpoint = endpoint;

@@ -7,6 +7,7 @@
 #include "api_error.h"
 #include "completion_request.h"
 #include "reply_writer.h"
+#include "tokenize_api.h"
 #include "util/error.h"
 #include "util/json_input.h"
 
@@ -26,7 +27,7 @@ std::string library_error(const httplib::Request& req, int status, size_t max_bo
     case 404:
         return "no route " + req.method + " " + json_excerpt(req.path) +
                ": this server answers POST /v1/chat/completions, POST /v1/completions, GET /v1/models, "
-               "GET /health and GET /metrics";
+               "POST /tokenize, POST /detokenize, GET /health and GET /metrics";
     case 413:
         return "the request body is larger than the " + std::to_string(max_body_bytes) +
                " bytes this server accepts (--max-body)";
@@ -122,6 +123,20 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
     server.Get("/v1/models", [&settings](const httplib::Request&, httplib::Response& res) {
         send_json(res, 200, models_body(settings.model_id, settings.created));
     });
+    server.Get(R"(/v1/models/(.+))", [&settings](const httplib::Request& req, httplib::Response& res) {
+        if (req.matches[1] == settings.model_id)
+            send_json(res, 200, models_body(settings.model_id, settings.created)["data"][0]);
+        else
+            send_json(res, 404, ApiError(404, "no model " + json_excerpt(std::string(req.matches[1])) +
+                                                  ": this server serves " + json_excerpt(settings.model_id), "model")
+                                    .body());
+    });
+    server.Post("/tokenize", guarded([&tokenizer](const auto& req, auto& res) {
+        send_json(res, 200, tokenize_body(req.body, tokenizer));
+    }));
+    server.Post("/detokenize", guarded([&tokenizer](const auto& req, auto& res) {
+        send_json(res, 200, detokenize_body(req.body, tokenizer));
+    }));
     server.Get("/health", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, {{"status", "ok"}}); });
     server.Get("/metrics", [&metrics](const httplib::Request&, httplib::Response& res) {
         res.set_content(metrics.prometheus_text(), "text/plain; version=0.0.4");

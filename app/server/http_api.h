@@ -1,7 +1,8 @@
 #pragma once
 // The HTTP face of the server: OpenAI's routes on a cpp-httplib server.
 //
-//   POST /v1/chat/completions   POST /v1/completions   GET /v1/models   GET /health
+//   POST /v1/chat/completions   POST /v1/completions   GET /v1/models (and /v1/models/ID)
+//   POST /tokenize   POST /detokenize (llama.cpp's, tokenize_api.h)   GET /health
 //   GET /metrics (Prometheus text)
 //
 // Every answer that is not a success carries a JSON error object (api_error.h): 400 for a

@@ -9,8 +9,9 @@ namespace pyramid::server {
 namespace {
 
 // Only these paths get their own label: a client choosing the path must not grow the table.
-constexpr std::array<std::string_view, 5> kEndpoints{"/v1/chat/completions", "/v1/completions", "/v1/models",
-                                                     "/health", "/metrics"};
+constexpr std::array<std::string_view, 7> kEndpoints{"/v1/chat/completions", "/v1/completions", "/v1/models",
+                                                     "/tokenize", "/detokenize", "/health", "/metrics"};
+constexpr std::string_view kOneModel = "/v1/models/";  // + a model's id: one label for them all
 
 void family(std::string& out, const char* name, const char* type, const char* help)
 {
@@ -24,8 +25,9 @@ void ServerMetrics::count_request(const std::string& endpoint, int status)
     bool known = false;
     for (std::string_view e : kEndpoints)
         known = known || e == endpoint;
+    const bool one_model = endpoint.size() > kOneModel.size() && endpoint.starts_with(kOneModel);
     std::lock_guard lock(mutex_);
-    ++requests_[{known ? endpoint : "other", status}];
+    ++requests_[{known ? endpoint : one_model ? "/v1/models/{id}" : "other", status}];
 }
 
 void ServerMetrics::count_prompt_tokens(int tokens)

@@ -18,7 +18,8 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
   and the running sequences drop to 0;
 - concurrent requests beyond --max-batch + --max-queue: 429 with Retry-After, every other
   request answered whole;
-- /metrics in Prometheus text, /v1/models, /health;
+- /metrics in Prometheus text, /v1/models (and one model by its id), /health;
+- llama.cpp's /tokenize and /detokenize;
 - with the default chat model SmolLM2-135M-Instruct, when setup fetched it: the file's chat
   template (ChatML) and a sensible answer; a reply that is not streamed is cancelled by a
   disconnect too.
@@ -139,6 +140,27 @@ def test_models(server):
     status, _, body = server.request("GET", "/v1/models")
     check(status == 200 and body["object"] == "list", f"/v1/models: {body}")
     check([m["id"] for m in body["data"]] == ["stories260K"], f"/v1/models: {body}")
+    status, _, one = server.request("GET", "/v1/models/stories260K")
+    check(status == 200 and one == body["data"][0], f"/v1/models/stories260K: {one}")
+    expect_error(server, 404, "/v1/models/gpt-4", param="model", says=["gpt-4", "stories260K"])
+
+
+def test_tokenize(server):
+    """llama.cpp's /tokenize and /detokenize: the prompt's ids, back to its text; pieces with
+    SentencePiece's space; BOS with add_special; control spellings stay text; ids out of range refused."""
+    text = "Once upon a time <s>"
+    status, _, body = server.request("POST", "/tokenize", {"content": text})
+    ids = body["tokens"]
+    check(status == 200 and ids and all(isinstance(i, int) and 2 < i < 512 for i in ids), f"/tokenize: {body}")
+    pieces = server.request("POST", "/tokenize", {"content": text, "with_pieces": True})[2]["tokens"]
+    check([p["id"] for p in pieces] == ids and "".join(p["piece"] for p in pieces) == " " + text, f"pieces: {pieces}")
+    special = server.request("POST", "/tokenize", {"content": text, "add_special": True})[2]["tokens"]
+    check(special == [1] + ids, f"add_special: {special}")
+    status, _, back = server.request("POST", "/detokenize", {"tokens": ids})
+    check(status == 200 and back == {"content": text}, f"/detokenize: {back}")
+    expect_error(server, 400, "/detokenize", {"tokens": [5, 512]}, param="tokens[1]", says=["511"])
+    expect_error(server, 400, "/tokenize", {"content": ["a"]}, param="content")
+    expect_error(server, 400, "/tokenize", raw="[1]", says=["object"])
 
 
 def test_chat(server):
@@ -439,6 +461,7 @@ def main():
     try:
         test_api_key(server)
         test_models(server)
+        test_tokenize(server)
         test_chat(server)
         text = test_completions_and_sampling(server)
         test_stop_and_length(server, text)
