@@ -13,7 +13,7 @@
 //   top_k, min_p, repeat_penalty (or repetition_penalty), repeat_last_n   as llama.cpp's server
 //                 reads them: top_k >= -1 (0 or -1: off), min_p 0..1, penalty in (0, 10],
 //                 window 0..2^20 tokens
-//   stop          a string or up to 4 non-empty strings     seed  integer >= 0
+//   stop          a string or up to 16 non-empty strings    seed  integer >= 0
 //   n             1 only                       stream_options.include_usage  bool
 //   logprobs      chat: bool, with top_logprobs 0..20 (logprobs true only); text: 0..20, the
 //                 likeliest tokens to report beside each token's log-probability
@@ -40,7 +40,8 @@ namespace pyramid::server {
 
 enum class Endpoint { Chat, Text };
 
-inline constexpr int kMaxStopStrings = 4;  // as OpenAI allows
+// OpenAI allows 4; clients written for llama.cpp's server (chat front ends) send more.
+inline constexpr int kMaxStopStrings = 16;
 
 struct CompletionRequest {
     Endpoint endpoint = Endpoint::Chat;

@@ -297,7 +297,7 @@ def test_bad_input(server):
     expect_error(server, 400, chat, body=dict(CHAT, temperature=5), param="temperature")
     expect_error(server, 400, chat, body=dict(CHAT, top_p=0), param="top_p")
     expect_error(server, 400, chat, body=dict(CHAT, stream="yes"), param="stream")
-    expect_error(server, 400, chat, body=dict(CHAT, stop=["a", "b", "c", "d", "e"]), param="stop")
+    expect_error(server, 400, chat, body=dict(CHAT, stop=[str(i) for i in range(17)]), param="stop")
     expect_error(server, 400, chat, body=dict(CHAT, n=2), param="n")
     expect_error(server, 400, chat, body=dict(CHAT, seed=-1), param="seed")
     expect_error(server, 400, chat, body=dict(CHAT, pyramid={"preset": "no-such"}), param="pyramid")

@@ -140,6 +140,11 @@ private slots:
         QCOMPARE(refusal("{" + user + R"(, "temperature": -0.1})"), Expected(400, "temperature"));
         QCOMPARE(refusal("{" + user + R"(, "seed": 18446744073709551615})"), Expected(400, "seed"));
         QCOMPARE(refusal("{" + user + R"(, "stop": ""})"), Expected(400, "stop"));
+        std::string sixteen = "[";
+        for (int i = 0; i < kMaxStopStrings; ++i)
+            sixteen += (i ? ",\"" : "\"") + std::to_string(i) + "\"";
+        QCOMPARE(refusal("{" + user + R"(, "stop": )" + sixteen + "]}"), Expected(0, "accepted"));  // as llama.cpp's clients send
+        QCOMPARE(refusal("{" + user + R"(, "stop": )" + sixteen + R"(,"x"]})"), Expected(400, "stop"));
         QCOMPARE(refusal("{" + user + R"(, "n": 1.0})"), Expected(0, "accepted"));
         QCOMPARE(refusal("{" + user + R"(, "frequency_penalty": 2.5})"), Expected(400, "frequency_penalty"));
         QCOMPARE(refusal("{" + user + R"(, "presence_penalty": "high"})"), Expected(400, "presence_penalty"));
