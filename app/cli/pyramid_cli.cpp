@@ -141,7 +141,7 @@ int main(int argc, char** argv)
 {
     CLI::App app{"Chat with a LLaMA model in the terminal, with PyramidInfer KV-cache compression.", "pyramid-cli"};
     std::string model_path, prompt, system_prompt, format = "auto";
-    bool raw = false, verbose = false, ignore_eos = false;
+    bool raw = false, verbose = false, ignore_eos = false, json = false;
     int max_tokens = 256;
     app.add_option("-m,--model", model_path, "GGUF file or Hugging Face folder (" + pyramid::default_model_help() + ")");
     auto* prompt_option = app.add_option("-p,--prompt", prompt,
@@ -163,6 +163,9 @@ int main(int argc, char** argv)
         ->check(pyramid::whole_number(1, 1 << 20))
         ->capture_default_str();
     app.add_flag("--ignore-eos", ignore_eos, "go on past the end-of-text tokens (EOS, and BOS that starts a new text)");
+    app.add_flag("--json", json,
+                 "JSON mode: each reply is one JSON object, drawn only from tokens that keep it one, and ends at its "
+                 "closing brace (or unfinished at --max-tokens)");
     std::string context_mode = "extend", overflow = "stop";
     app.add_option("--context-mode", context_mode,
                    "next turn: extend the compressed cache, or rebuild it from the whole conversation")
@@ -202,6 +205,7 @@ int main(int argc, char** argv)
         }
         request.max_new_tokens = max_tokens;
         request.ignore_eos = ignore_eos;
+        request.json_object = json;
         if (raw)
             format = "raw";
         if (prompt_option->count() > 0 && prompt == "-")

@@ -64,6 +64,7 @@ struct ChatRequest {
     ContextMode context_mode = ContextMode::Extend;
     OverflowPolicy overflow = OverflowPolicy::Stop;
     size_t kv_memory_limit = 0;  // bytes the KV cache may hold; 0: no limit
+    bool json_object = false;    // JSON mode: the reply is one JSON object (generator.h)
 };
 
 // Why a turn was refused before any text: its prompt needs `prompt_tokens` plus `reply_room`

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <optional>
 
+#include "generate/json_constraint.h"
 #include "generate/sampler.h"
 #include "tokenizer/text_streamer.h"
 #include "util/error.h"
@@ -41,8 +44,10 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
 // the backend when they decide the draw (a GPU backend then sends k values, not the vocabulary).
 class TokenDrawer {
 public:
-    TokenDrawer(InferenceSession& session, const SamplingParams& params, int n_tokens)
-        : session_(session), sampler_(params, session.n_vocab(), n_tokens), top_k_(sampler_.top_logits_needed())
+    // `json`: JSON mode's constraint, or none. It needs whole rows.
+    TokenDrawer(InferenceSession& session, const SamplingParams& params, int n_tokens, std::optional<JsonConstraint> json)
+        : session_(session), sampler_(params, session.n_vocab(), n_tokens),
+          top_k_(json ? 0 : sampler_.top_logits_needed()), json_(std::move(json))
     {
     }
 
@@ -64,15 +69,27 @@ public:
             logits_ = session_.decode(token);
     }
 
+    // Throws pyramid::Error when JSON mode finds no token to go on with.
     int32_t draw(std::span<const int32_t> history)
     {
-        return top_k_ > 0 ? sampler_.sample_top(top_) : sampler_.sample(logits_, history);
+        if (top_k_ > 0)
+            return sampler_.sample_top(top_);
+        if (json_)
+            json_->mask(logits_);
+        const int32_t token = sampler_.sample(logits_, history);
+        if (json_ && !json_->accept(token))
+            throw Error("JSON mode: no token of the vocabulary continues the reply as a JSON object");
+        return token;
     }
+
+    // JSON mode's object is whole: the reply ends with the last token drawn.
+    bool object_complete() const { return json_ && json_->complete(); }
 
 private:
     InferenceSession& session_;
     Sampler sampler_;
     const int top_k_;
+    std::optional<JsonConstraint> json_;
     std::vector<float> logits_;
     TopLogits top_;
 };
@@ -93,7 +110,14 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
     };
 
     const auto start = Clock::now();
-    TokenDrawer drawer(session, options.sampling, tokenizer.vocab_size());
+    std::optional<JsonConstraint> json;
+    if (options.json_object) {
+        std::vector<std::string> bytes;
+        for (int32_t id = 0; id < tokenizer.vocab_size(); ++id)
+            bytes.push_back(tokenizer.token_bytes(id));
+        json.emplace(std::make_shared<const JsonVocabulary>(std::move(bytes)));
+    }
+    TokenDrawer drawer(session, options.sampling, tokenizer.vocab_size(), std::move(json));
     try {
         drawer.run_prompt(prompt, options.extend_cache, cancel);
     } catch (const Cancelled&) {
@@ -125,7 +149,14 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             }
             result.positions_freed += session.make_room(std::max(1, session.context_length() / 4));
         }
-        const int32_t token = drawer.draw(history);
+        int32_t token = 0;
+        try {
+            token = drawer.draw(history);
+        } catch (const Error& e) {  // JSON mode at a dead end: keep what was said
+            result.reason = FinishReason::Error;
+            result.error = e.what();
+            break;
+        }
         if (i == 0)
             stats.time_to_first_token_ms = ms_since(start);
         if (options.stop_at_eos && (tokenizer.is_end_of_generation(token) || token == tokenizer.bos_id())) {
@@ -145,6 +176,10 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
         } catch (const Error& e) {  // e.g. out of KV memory: end the reply, keep what it said
             result.reason = FinishReason::Error;
             result.error = e.what();
+            break;
+        }
+        if (drawer.object_complete()) {  // fed like every token: a next turn follows it
+            result.reason = FinishReason::EndOfSequence;
             break;
         }
         stats.decode_ms = ms_since(decode_start);

@@ -32,6 +32,9 @@ struct GenerateOptions {
     // When the context fills up mid-reply: make room (InferenceSession::make_room, a quarter
     // of the context) and keep going, instead of ending with ContextFull.
     bool make_room_when_full = false;
+    // JSON mode (json_constraint.h): only tokens that keep the reply one JSON object are drawn,
+    // and the reply ends (EndOfSequence) with the object's closing brace.
+    bool json_object = false;
 };
 
 struct GenerateCallbacks {

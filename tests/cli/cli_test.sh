@@ -4,7 +4,8 @@
 # missing $PYRAMID_MODEL are refused (a wrong --budgets count as soon as the model is known), a
 # prompt too long for the context says how to go on, turns per line (a backslash joins lines,
 # -p - reads them all), the format by the model's name (ChatML from the default model's template), a drawn seed repeats its run, Ctrl-C at
-# the prompt quits, the cache precision is chosen, the default model search skips vocabulary files.
+# the prompt quits, the cache precision is chosen, the default model search skips vocabulary files,
+# --json answers with JSON objects.
 #   cli_test.sh PYRAMID_CLI MODEL
 set -euo pipefail
 cli=$1 model=$2
@@ -96,7 +97,25 @@ if [ -f "$smollm" ]; then
     fail "the default model did not answer: $(cat "$tmp/paris.err")"
   grep -q '^\[format\] chatml (the file.s chat template' "$tmp/paris.err" || fail "no ChatML: $(cat "$tmp/paris.err")"
   grep -q "Paris" "$tmp/paris.out" || fail "no Paris in: $(cat "$tmp/paris.out")"
+  # --json: two turns, each one JSON object that a JSON reader takes whole.
+  printf 'Give me a JSON object with the name and age of a person.\nAnother one, a different person.\n' |
+    env -u PYRAMID_MODEL "$cli" --json --temperature 0 -n 100 >"$tmp/json.out" 2>"$tmp/json.err" ||
+    fail "--json failed: $(cat "$tmp/json.err")"
+  python3 -c 'import json, sys
+text = open(sys.argv[1]).read()
+decoder, at, objects = json.JSONDecoder(), 0, []
+while text[at:].strip():
+    value, at = decoder.raw_decode(text, at + len(text[at:]) - len(text[at:].lstrip()))
+    objects.append(value)
+assert len(objects) == 2 and all(isinstance(o, dict) and "name" in o for o in objects), objects' "$tmp/json.out" ||
+    fail "--json did not answer with two objects: $(cat "$tmp/json.out")"
 fi
+# JSON mode holds even a model that knows no JSON: the reply begins an object (after at most 20
+# bytes of white space, which stories260K draws first).
+"$cli" -m "$model" --raw --json --seed 5 -n 40 -p "Once upon a time" >"$tmp/story.json" 2>/dev/null ||
+  fail "--json on stories260K failed"
+[ "$(tr -d ' \n\t' <"$tmp/story.json" | head -c 1)" = "{" ] || fail "--json did not begin an object: $(cat "$tmp/story.json")"
+
 "$cli" -m "$model" --raw -n 24 --seed -1 -p "Once upon a time" >"$tmp/first.out" 2>"$tmp/seed.err"
 seed=$(sed -n 's/^\[seed\] \([0-9]*\) .*/\1/p' "$tmp/seed.err")
 [ -n "$seed" ] || fail "the drawn seed was not said: $(cat "$tmp/seed.err")"
