@@ -1,5 +1,6 @@
 #include "completion_request.h"
 
+#include <charconv>
 #include <cstdint>
 #include <limits>
 
@@ -199,6 +200,27 @@ std::optional<int> read_logprobs(const json& body, Endpoint endpoint)
     return static_cast<int>(top.value_or(0));
 }
 
+std::vector<std::pair<int32_t, float>> read_logit_bias(const json& body)
+{
+    const auto it = body.find("logit_bias");
+    if (it == body.end() || it->is_null())
+        return {};
+    const std::string expected = "an object of up to " + std::to_string(kMaxLogitBias) +
+                                 " token ids (as strings) with biases from -100 to 100";
+    if (!it->is_object() || it->size() > kMaxLogitBias)
+        refuse("logit_bias", expected, *it);
+    std::vector<std::pair<int32_t, float>> bias;
+    for (const auto& [key, value] : it->items()) {
+        int32_t id = -1;
+        const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), id);
+        if (error != std::errc() || end != key.data() + key.size() || id < 0 || !value.is_number() ||
+            value.get<double>() < -100 || value.get<double>() > 100)
+            refuse("logit_bias", expected, json{{key, value}});
+        bias.emplace_back(id, value.get<float>());
+    }
+    return bias;
+}
+
 bool read_json_mode(const json& body)
 {
     const auto it = body.find("response_format");
@@ -272,6 +294,7 @@ CompletionRequest parse_completion_request(std::string_view text, Endpoint endpo
         r.sampling.seed = static_cast<uint64_t>(*seed) + 1;
     r.stop = read_stop(body);
     r.compression = read_pyramid(body);
+    r.sampling.logit_bias = read_logit_bias(body);
     r.logprobs = read_logprobs(body, endpoint);
     r.json_object = read_json_mode(body);
     return r;

@@ -10,6 +10,8 @@
 //   max_tokens    integer >= 1 (max_completion_tokens is the same field's newer name)
 //   temperature   number 0..2 (0: greedy)     top_p  number in (0, 1]
 //   frequency_penalty, presence_penalty   numbers -2..2 (sampling_params.h)
+//   logit_bias    {"token id": bias -100..100}, up to kMaxLogitBias tokens (ids checked against
+//                 the vocabulary by the caller, who knows it)
 //   top_k, min_p, repeat_penalty (or repetition_penalty), repeat_last_n   as llama.cpp's server
 //                 reads them: top_k >= -1 (0 or -1: off), min_p 0..1, penalty in (0, 10],
 //                 window 0..2^20 tokens
@@ -59,6 +61,7 @@ struct CompletionRequest {
 };
 
 inline constexpr int kMaxTopLogprobs = 20;  // as OpenAI allows for chat
+inline constexpr size_t kMaxLogitBias = 1024;
 
 // Throws ApiError (400) as described above. `defaults`: sampling for fields the request
 // leaves out.

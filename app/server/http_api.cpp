@@ -54,6 +54,10 @@ public:
     void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint)
     {
         const CompletionRequest request = parse_completion_request(req.body, endpoint, settings_.sampling);
+        for (const auto& [id, bias] : request.sampling.logit_bias)
+            if (id >= tokenizer_.vocab_size())
+                throw ApiError(400, "'logit_bias' names token " + std::to_string(id) + ", outside the vocabulary of " +
+                                        std::to_string(tokenizer_.vocab_size()), "logit_bias");
         const RequestPrompt prompt = request_prompt(request, tokenizer_, settings_.prompt);
         ServingJob job{prompt.tokens, prompt.max_tokens, request.sampling,
                        request.compression.value_or(settings_.compression), request.stop, request.logprobs,

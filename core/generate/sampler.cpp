@@ -17,13 +17,13 @@ Sampler::Sampler(const SamplingParams& params, int n_vocab, int n_tokens)
       n_tokens_(n_tokens < 0 ? n_vocab : std::min(n_tokens, n_vocab)),
       rng_(params.seed != 0 ? params.seed : std::random_device{}())
 {
-    check_params(params_);
+    check_params(params_, n_tokens_);
     // Otherwise a backend asked for more top logits than a row has would hand back too few.
     if (params_.top_k >= n_tokens_)
         params_.top_k = 0;
 }
 
-void Sampler::check_params(const SamplingParams& params)
+void Sampler::check_params(const SamplingParams& params, int n_tokens)
 {
     // Refused here rather than left to turn every probability into NaN (a silent greedy draw).
     const auto require = [](bool ok, const char* rule) {
@@ -39,6 +39,12 @@ void Sampler::check_params(const SamplingParams& params)
     require(params.repetition_window >= 0, "the repeat-penalty window must be 0 or more");
     require(std::isfinite(params.frequency_penalty), "the frequency penalty must be a number");
     require(std::isfinite(params.presence_penalty), "the presence penalty must be a number");
+    for (const auto& [id, bias] : params.logit_bias) {
+        require(std::isfinite(bias), "a logit bias must be a number");
+        if (n_tokens >= 0 && (id < 0 || id >= n_tokens))
+            throw Error("sampling: the logit bias names token " + std::to_string(id) + ", outside the vocabulary of " +
+                        std::to_string(n_tokens));
+    }
 }
 
 int32_t Sampler::argmax(std::span<const float> logits)
@@ -54,8 +60,8 @@ int32_t Sampler::argmax(std::span<const float> logits)
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> history)
 {
     std::vector<float> scores(logits.begin(), logits.begin() + std::min<ptrdiff_t>(std::ssize(logits), n_tokens_));
-    if (penalizes())
-        apply_penalties(scores, history);
+    if (adjusts_logits())
+        adjust_logits(scores, history);
     if (params_.temperature <= 0.0f)
         return argmax(scores);
     const int k = params_.top_k > 0 ? params_.top_k : static_cast<int>(scores.size());
@@ -63,14 +69,17 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
     return draw(top.ids, top.values);
 }
 
-bool Sampler::penalizes() const
+bool Sampler::adjusts_logits() const
 {
-    return params_.repetition_window > 0 &&
-           (params_.repetition_penalty != 1.0f || params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f);
+    return !params_.logit_bias.empty() ||
+           (params_.repetition_window > 0 &&
+            (params_.repetition_penalty != 1.0f || params_.frequency_penalty != 0.0f || params_.presence_penalty != 0.0f));
 }
 
-void Sampler::apply_penalties(std::span<float> scores, std::span<const int32_t> history) const
+void Sampler::adjust_logits(std::span<float> scores, std::span<const int32_t> history) const
 {
+    for (const auto& [id, bias] : params_.logit_bias)
+        scores[static_cast<size_t>(id)] += bias;
     const size_t window = std::min(history.size(), static_cast<size_t>(params_.repetition_window));
     std::unordered_map<int32_t, int> seen;
     for (const int32_t t : history.last(window))
@@ -96,7 +105,7 @@ int Sampler::top_logits_needed() const
 int Sampler::needed_drawable() const
 {
     // A penalty lowers seen tokens, which can lift others from below any fixed top.
-    if (penalizes())
+    if (adjusts_logits())
         return 0;
     if (params_.temperature <= 0.0f)
         return 1;

@@ -1,6 +1,6 @@
 #pragma once
-// Draws the next token from the logits: penalties (repetition, frequency, presence) over the
-// recent tokens, then temperature, top-k, top-p
+// Draws the next token from the logits: the logit bias, penalties (repetition, frequency,
+// presence) over the recent tokens, then temperature, top-k, top-p
 // (nucleus) and min-p filtering, then a seeded draw. Temperature 0 is greedy (argmax, ties to
 // the lower id), which is what the reference comparisons use.
 #include <cstdint>
@@ -21,8 +21,9 @@ public:
     // Throws pyramid::Error for parameters check_params() refuses.
     Sampler(const SamplingParams& params, int n_vocab, int n_tokens = -1);
 
-    // Throws pyramid::Error naming the parameter out of range (NaN and infinities included).
-    static void check_params(const SamplingParams& params);
+    // Throws pyramid::Error naming the parameter out of range (NaN and infinities included);
+    // with `n_tokens`, also a biased id outside [0, n_tokens).
+    static void check_params(const SamplingParams& params, int n_tokens = -1);
 
     // `history`: the tokens so far (prompt and generated), for the penalties.
     int32_t sample(std::span<const float> logits, std::span<const int32_t> history);
@@ -31,7 +32,7 @@ public:
 
     // How many of a row's highest logits decide the draw: 1 when greedy, top_k with a top-k
     // limit (each plus the padded ids, which may rank among them), 0 when every logit matters
-    // (no limit, or a penalty, which can lift tokens from below any fixed top).
+    // (no limit, a logit bias or a penalty, which can lift tokens from below any fixed top).
     int top_logits_needed() const;
     // sample() from a row's highest logits (at least top_logits_needed() of them, in the
     // order of top_logits.h): the same token, with the same random draw, as sample() on the
@@ -45,9 +46,10 @@ private:
 
     // How many of the highest drawable logits decide the draw (0: all of them).
     int needed_drawable() const;
-    // Whether a penalty changes any logit.
-    bool penalizes() const;
-    void apply_penalties(std::span<float> scores, std::span<const int32_t> history) const;
+    // Whether a penalty or a bias changes any logit.
+    bool adjusts_logits() const;
+    // The bias, then the penalties over the recent tokens of `history`.
+    void adjust_logits(std::span<float> scores, std::span<const int32_t> history) const;
 
     SamplingParams params_;
     int n_vocab_;

@@ -1,6 +1,8 @@
 #pragma once
 // How the next token is drawn from the logits. temperature 0 means greedy.
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace pyramid {
 
@@ -16,6 +18,9 @@ struct SamplingParams {
     // values favour repeats).
     float frequency_penalty = 0.0f;
     float presence_penalty = 0.0f;
+    // Added to these tokens' logits before anything else (OpenAI's logit_bias: -100 all but bans
+    // a token, 100 all but forces it). Ids must be below the vocabulary's size.
+    std::vector<std::pair<int32_t, float>> logit_bias;
     uint64_t seed = 0;           // 0: a fresh random seed per generation
 
     bool operator==(const SamplingParams&) const = default;

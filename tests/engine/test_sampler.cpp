@@ -115,6 +115,32 @@ private slots:
         QCOMPARE(Sampler(p, 3).sample(negative, std::vector<int32_t>{0, 0}), 0);
     }
 
+    // OpenAI's logit_bias: added before anything else; -100 all but bans a token, a bias lifts
+    // one from below any fixed top (so whole rows are needed), ids outside the vocabulary refused.
+    void logit_bias_moves_chosen_tokens()
+    {
+        const std::vector<float> logits = {3.0f, 2.0f, 1.0f};
+        SamplingParams p = plain(0.0f);
+        p.logit_bias = {{0, -100.0f}};
+        QCOMPARE(Sampler(p, 3).sample(logits, {}), 1);
+        p.logit_bias = {{2, 2.5f}};
+        QCOMPARE(Sampler(p, 3).sample(logits, {}), 2);
+        p.logit_bias = {{2, 2.5f}, {2, -1.0f}};  // twice: both count
+        QCOMPARE(Sampler(p, 3).sample(logits, {}), 0);
+        p.repetition_penalty = 2.0f;  // the bias first: (1 + 4) / 2 = 2.5 < 3 (after: 1 / 2 + 4 = 4.5)
+        p.logit_bias = {{2, 4.0f}};
+        QCOMPARE(Sampler(p, 3).sample(logits, std::vector<int32_t>{2}), 0);
+        p = plain(0.0f);
+        p.logit_bias = {{1, 0.5f}};
+        QCOMPARE(Sampler(p, 32000).top_logits_needed(), 0);
+        p.logit_bias = {{3, 1.0f}};
+        QVERIFY_THROWS_EXCEPTION(Error, Sampler(p, 3));
+        p.logit_bias = {{-1, 1.0f}};
+        QVERIFY_THROWS_EXCEPTION(Error, Sampler(p, 3));
+        p.logit_bias = {{0, std::numeric_limits<float>::quiet_NaN()}};
+        QVERIFY_THROWS_EXCEPTION(Error, Sampler(p, 3));
+    }
+
     void top_logits_are_ordered_with_ties_to_the_lower_id()
     {
         const std::vector<float> logits = {1.0f, 3.0f, -0.0f, 3.0f, 0.0f, -INFINITY, INFINITY, 2.0f};

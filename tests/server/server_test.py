@@ -196,6 +196,11 @@ def test_completions_and_sampling(server):
     text = whole["choices"][0]["text"]
     chunks = server.stream("/v1/completions", dict(body, stream=True))
     check("".join(c["choices"][0]["text"] for c in chunks) == text, "streamed text completion differs")
+    # The reply's first token as it follows the prompt (alone, SentencePiece would spell it "▁" + it).
+    first_id = server.request("POST", "/tokenize", {"content": "time" + text[:1]})[2]["tokens"][-1]
+    banned = server.request("POST", "/v1/completions", dict(body, logit_bias={str(first_id): -100}))[2]
+    check(not banned["choices"][0]["text"].startswith(text[:2]), f"logit_bias -100 on {first_id}: {banned}")
+    expect_error(server, 400, "/v1/completions", dict(body, logit_bias={"512": 1}), param="logit_bias", says=["512"])
     sampled = dict(body, temperature=1.0, top_p=0.9, seed=7, max_tokens=30)
     first = server.request("POST", "/v1/completions", sampled)[2]["choices"][0]["text"]
     second = server.request("POST", "/v1/completions", sampled)[2]["choices"][0]["text"]

@@ -119,6 +119,9 @@ private slots:
         QCOMPARE(r.sampling.min_p, 0.1f);
         QCOMPARE(r.sampling.repetition_penalty, 1.2f);
         QCOMPARE(r.sampling.repetition_window, 128);
+        const auto biased = parse_completion_request(R"({"prompt": "x", "logit_bias": {"15": -100, "7": 2.5}})",
+                                                     Endpoint::Text, {});
+        QCOMPARE(biased.sampling.logit_bias, (std::vector<std::pair<int32_t, float>>{{15, -100.0f}, {7, 2.5f}}));
         const auto vllm = parse_completion_request(R"({"prompt": "x", "repetition_penalty": 1.3, "top_k": -1})",
                                                    Endpoint::Text, {});
         QCOMPARE(vllm.sampling.repetition_penalty, 1.3f);
@@ -154,6 +157,8 @@ private slots:
         QCOMPARE(refusal("{" + user + R"(, "repeat_penalty": 1.1, "repetition_penalty": 1.2})"),
                  Expected(400, "repetition_penalty"));
         QCOMPARE(refusal("{" + user + R"(, "repeat_last_n": -1})"), Expected(400, "repeat_last_n"));
+        for (const char* bias : {R"({"x": 1})", R"({"1": 101})", R"({"-1": 1})", R"({"1": "1"})", R"({" 1": 1})", "[1]"})
+            QCOMPARE(refusal("{" + user + R"(, "logit_bias": )" + bias + "}"), Expected(400, "logit_bias"));
         QCOMPARE(refusal("{" + user + R"(, "pyramid": {"config": {"recent_ratio": 7}}})"), Expected(400, "pyramid"));
         QCOMPARE(refusal("{" + user + R"(, "pyramid": {"preset": "reference-7b", "policy": "full"}})"),
                  Expected(400, "pyramid"));
