@@ -14,6 +14,9 @@ namespace pyramid::server {
 
 struct ApiSettings {
     std::string api_key;         // "": none asked for
+    // Cross-origin requests (CORS) allowed from this origin ("*": any; "": none, the default,
+    // so a web page the user opens cannot drive the local model): browser-based clients need it.
+    std::string cors_origin;
     size_t max_body_bytes = 1 << 20;
     std::string model_id;        // what /v1/models lists and replies name
     int64_t created = 0;         // the model's "created" (Unix seconds): when the server started

@@ -146,6 +146,17 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
         res.set_content(metrics.prometheus_text(), "text/plain; version=0.0.4");
     });
 
+    if (!settings.cors_origin.empty()) {
+        // Every answer, errors included, may be read by a page of that origin; a browser's
+        // preflight (OPTIONS, never with the key) is answered before the key is asked for.
+        server.set_default_headers({{"Access-Control-Allow-Origin", settings.cors_origin}, {"Vary", "Origin"}});
+        server.Options(R"(.*)", [](const httplib::Request&, httplib::Response& res) {
+            res.status = 204;
+            res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+            res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+            res.set_header("Access-Control-Max-Age", "600");
+        });
+    }
     // Runs before the library reads a body: a request refused here leaves its body unread.
     server.set_pre_routing_handler([&settings](const httplib::Request& req, httplib::Response& res) {
         const auto refuse = [&](const ApiError& refusal) {
@@ -157,7 +168,8 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
         if (req.has_header("Transfer-Encoding"))
             return refuse(ApiError(411, "send the body with a Content-Length: this server does not read chunked "
                                         "request bodies"));
-        if (settings.api_key.empty() || req.get_header_value("Authorization") == "Bearer " + settings.api_key)
+        if (settings.api_key.empty() || req.get_header_value("Authorization") == "Bearer " + settings.api_key ||
+            (!settings.cors_origin.empty() && req.method == "OPTIONS"))
             return httplib::Server::HandlerResponse::Unhandled;
         res.set_header("WWW-Authenticate", "Bearer");
         return refuse(ApiError(401, req.has_header("Authorization")

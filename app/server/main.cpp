@@ -53,7 +53,7 @@ int main(int argc, char** argv)
     CLI::App app{"Serve a LLaMA-family model over a local OpenAI-compatible HTTP API, with continuous batching and "
                  "PyramidInfer KV-cache compression.",
                  "pyramid-server"};
-    std::string model_path, host = "127.0.0.1", api_key, format = "auto";
+    std::string model_path, host = "127.0.0.1", api_key, format = "auto", cors_origin;
     int port = 8080, max_batch = 8, max_queue = 64, max_tokens = 256, max_prompt_tokens = 8192, kv_memory_mib = 0;
     size_t max_body = 1 << 20;
     bool verbose = false;
@@ -63,6 +63,14 @@ int main(int argc, char** argv)
         ->check(whole_number(0, 65535))
         ->capture_default_str();
     app.add_option("--api-key", api_key, "require Authorization: Bearer KEY on every request");
+    app.add_option("--cors", cors_origin,
+                   "let web pages from this origin (such as http://localhost:3000, or * for any) call the server "
+                   "from a browser; without it browsers refuse them, so no web page can use the model")
+        ->check([](const std::string& origin) {
+            return origin == "*" || origin.starts_with("http://") || origin.starts_with("https://")
+                       ? std::string()
+                       : "an origin (http://host:port or https://host) or *, not " + origin;
+        });
     app.add_option("--max-batch", max_batch, "sequences generating together")
         ->check(whole_number(1, 1024))
         ->capture_default_str();
@@ -135,6 +143,7 @@ int main(int argc, char** argv)
                prompt_format_name(settings.prompt.format));
 
     settings.api_key = api_key;
+    settings.cors_origin = cors_origin;
     settings.max_body_bytes = max_body;
     settings.model_id = std::filesystem::path(model_path).stem().string();
     settings.created = static_cast<int64_t>(std::time(nullptr));

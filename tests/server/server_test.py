@@ -19,6 +19,7 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
 - concurrent requests beyond --max-batch + --max-queue: 429 with Retry-After, every other
   request answered whole;
 - /metrics in Prometheus text, /v1/models (and one model by its id), /health;
+- --cors: a browser's preflight answered without the key, the origin on every answer (none without it);
 - llama.cpp's /tokenize and /detokenize;
 - with the default chat model SmolLM2-135M-Instruct, when setup fetched it: the file's chat
   template (ChatML) and a sensible answer; a reply that is not streamed is cancelled by a
@@ -134,6 +135,21 @@ def test_api_key(server):
     expect_error(server, 401, "/v1/chat/completions", body=CHAT, key="wrong")
     status, _, body = server.request("GET", "/health")
     check(status == 200 and body == {"status": "ok"}, f"/health: {status} {body}")
+
+
+ORIGIN = "http://localhost:3000"
+
+
+def test_cors(server):
+    """--cors ORIGIN: a browser's preflight is answered without the key, and every answer (an
+    error too) lets that origin read it."""
+    status, response, _ = server.request("OPTIONS", "/v1/chat/completions", key=None)
+    check(status == 204 and response.getheader("Access-Control-Allow-Origin") == ORIGIN and
+          "Authorization" in response.getheader("Access-Control-Allow-Headers", "") and
+          "POST" in response.getheader("Access-Control-Allow-Methods", ""), f"preflight: {status} {response.getheaders()}")
+    for key in (KEY, None):
+        status, response, _ = server.request("GET", "/health", key=key)
+        check(response.getheader("Access-Control-Allow-Origin") == ORIGIN, f"/health ({status}) without the origin")
 
 
 def test_models(server):
@@ -434,6 +450,8 @@ def test_default_chat_model(binary):
             "temperature": 0})
         answer = body["choices"][0]["message"]["content"]
         check(status == 200 and "Paris" in answer, f"SmolLM2 on France: {answer!r}")
+        check(server.request("GET", "/health")[1].getheader("Access-Control-Allow-Origin") is None,
+              "without --cors no web page may read the answers")
         status, _, body = server.request("POST", "/v1/chat/completions", {
             "messages": [{"role": "user", "content": "Give me a JSON object with the name and age of a person."}],
             "max_tokens": 100, "temperature": 0, "response_format": {"type": "json_object"}})
@@ -461,10 +479,11 @@ def main():
     if not os.path.exists(model):
         print(f"SKIP: {model} not found (shared data not found)")
         sys.exit(77)
-    server = Server(binary, model, ["--format", "llama-2-chat", "--api-key", KEY, "--max-batch", "2",
+    server = Server(binary, model, ["--format", "llama-2-chat", "--api-key", KEY, "--cors", ORIGIN, "--max-batch", "2",
                                     "--max-queue", "1", "--max-body", str(MAX_BODY)])
     try:
         test_api_key(server)
+        test_cors(server)
         test_models(server)
         test_tokenize(server)
         test_chat(server)
