@@ -79,7 +79,8 @@ bool Sampler::adjusts_logits() const
 void Sampler::adjust_logits(std::span<float> scores, std::span<const int32_t> history) const
 {
     for (const auto& [id, bias] : params_.logit_bias)
-        scores[static_cast<size_t>(id)] += bias;
+        if (static_cast<size_t>(id) < scores.size())  // in range of the vocabulary (checked), so of a whole row
+            scores[static_cast<size_t>(id)] += bias;
     const size_t window = std::min(history.size(), static_cast<size_t>(params_.repetition_window));
     std::unordered_map<int32_t, int> seen;
     for (const int32_t t : history.last(window))
