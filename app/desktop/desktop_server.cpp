@@ -114,7 +114,9 @@ void DesktopServer::start()
     const ChatSettings& s = settings_.current();
     const pyramid::ModelConfig& config = shared.model->config();
     pyramid::server::ApiSettings api;
-    api.model_id = QFileInfo(models_.modelPath()).completeBaseName().toStdString();
+    const QFileInfo file(models_.modelPath());
+    api.model_id = file.completeBaseName().toStdString();
+    api.model_bytes = file.isFile() ? static_cast<uint64_t>(file.size()) : 0;  // a folder: not counted
     api.created = static_cast<int64_t>(std::time(nullptr));
     api.n_layers = config.n_layers;
     const ReplyDefaults defaults = replyDefaults();

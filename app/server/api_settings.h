@@ -19,6 +19,7 @@ struct ApiSettings {
     std::string cors_origin;
     size_t max_body_bytes = 1 << 20;
     std::string model_id;        // what /v1/models lists and replies name
+    uint64_t model_bytes = 0;    // the model's file (or folder), for Ollama's /api/tags
     int64_t created = 0;         // the model's "created" (Unix seconds): when the server started
     int n_layers = 0;            // the model's, for a request's compression config
     PromptRules prompt;

@@ -3,9 +3,13 @@
 #include <atomic>
 #include <ctime>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "api_error.h"
 #include "completion_request.h"
+#include "ollama_json.h"
+#include "ollama_request.h"
 #include "reply_writer.h"
 #include "tokenize_api.h"
 #include "util/error.h"
@@ -27,7 +31,8 @@ std::string library_error(const httplib::Request& req, int status, size_t max_bo
     case 404:
         return "no route " + req.method + " " + json_excerpt(req.path) +
                ": this server answers POST /v1/chat/completions, POST /v1/completions, GET /v1/models, "
-               "POST /tokenize, POST /detokenize, GET /health and GET /metrics";
+               "POST /tokenize, POST /detokenize, Ollama's POST /api/chat, POST /api/generate, GET /api/tags, "
+               "POST /api/show and GET /api/version, GET /health and GET /metrics";
     case 413:
         return "the request body is larger than the " + std::to_string(max_body_bytes) +
                " bytes this server accepts (--max-body)";
@@ -53,12 +58,37 @@ public:
 
     void complete(const httplib::Request& req, httplib::Response& res, Endpoint endpoint)
     {
-        const CompletionRequest request = parse_completion_request(req.body, endpoint, settings_.sampling);
+        reply(parse_completion_request(req.body, endpoint, settings_.sampling), ReplyShape::OpenAI, res);
+    }
+
+    void ollama(const httplib::Request& req, httplib::Response& res, OllamaRoute route)
+    {
+        OllamaRequest asked = parse_ollama_request(req.body, route, settings_.sampling);
+        const ReplyShape shape = route == OllamaRoute::Chat ? ReplyShape::OllamaChat : ReplyShape::OllamaGenerate;
+        if (asked.load_only)
+            send_json(res, 200, ollama_loaded({Endpoint::Chat, {}, 0, settings_.model_id, shape}));
+        else
+            reply(std::move(asked.request), shape, res);
+    }
+
+private:
+    // Queues the request and streams its reply in `shape`. Ollama's replies without num_predict
+    // run until the context is full (its default), and one asking for more stops there.
+    void reply(CompletionRequest request, ReplyShape shape, httplib::Response& res)
+    {
+        const Endpoint endpoint = request.endpoint;
+        std::optional<int> until;
+        if (shape != ReplyShape::OpenAI)
+            until = std::exchange(request.max_tokens, std::nullopt);
         for (const auto& [id, bias] : request.sampling.logit_bias)
             if (id >= tokenizer_.vocab_size())
                 throw ApiError(400, "'logit_bias' names token " + std::to_string(id) + ", outside the vocabulary of " +
                                         std::to_string(tokenizer_.vocab_size()), "logit_bias");
-        const RequestPrompt prompt = request_prompt(request, tokenizer_, settings_.prompt);
+        RequestPrompt prompt = request_prompt(request, tokenizer_, settings_.prompt);
+        if (shape != ReplyShape::OpenAI) {
+            const int room = settings_.prompt.context_length - static_cast<int>(prompt.tokens.size());
+            prompt.max_tokens = std::min(until.value_or(room), room);
+        }
         ServingJob job{prompt.tokens, prompt.max_tokens, request.sampling,
                        request.compression.value_or(settings_.compression), request.stop, request.logprobs,
                        endpoint == Endpoint::Text};
@@ -74,11 +104,14 @@ public:
             throw ApiError(429, "the server is busy: its batch and queue are full; retry later");
         ReplyIdentity identity{endpoint,
                                (endpoint == Endpoint::Chat ? "chatcmpl-" : "cmpl-") + std::to_string(++next_id_),
-                               static_cast<int64_t>(std::time(nullptr)), settings_.model_id};
+                               static_cast<int64_t>(std::time(nullptr)), settings_.model_id, shape};
         auto writer = std::make_shared<ReplyWriter>(std::move(identity), request.stream, request.include_usage,
                                                     request.logprobs.has_value(), channel);
+        const char* type = !request.stream                  ? "application/json"
+                           : shape == ReplyShape::OpenAI ? "text/event-stream"
+                                                         : "application/x-ndjson";
         res.set_chunked_content_provider(
-            request.stream ? "text/event-stream" : "application/json",
+            type,
             [writer](size_t, httplib::DataSink& sink) {
                 const ReplyWriter::Progress progress =
                     writer->pump([&](const std::string& bytes) { return sink.write(bytes.data(), bytes.size()); });
@@ -95,7 +128,6 @@ public:
             res.set_header("Cache-Control", "no-cache");
     }
 
-private:
     const ApiSettings& settings_;
     const Tokenizer& tokenizer_;
     ServingLoop& loop_;
@@ -141,6 +173,30 @@ void install_api(httplib::Server& server, const ApiSettings& settings, const Tok
     server.Post("/detokenize", guarded([&tokenizer](const auto& req, auto& res) {
         send_json(res, 200, detokenize_body(req.body, tokenizer));
     }));
+    // Ollama's routes answer errors in Ollama's shape, {"error": "..."}.
+    const auto ollama_guarded = [](auto handler) {
+        return [handler](const httplib::Request& req, httplib::Response& res) {
+            try {
+                handler(req, res);
+            } catch (const ApiError& e) {
+                send_json(res, e.status(), ollama_error(e.what()));
+            } catch (const std::exception& e) {
+                send_json(res, 500, ollama_error(std::string("the server failed: ") + e.what()));
+            }
+        };
+    };
+    server.Post("/api/chat", ollama_guarded([api](const auto& req, auto& res) { api->ollama(req, res, OllamaRoute::Chat); }));
+    server.Post("/api/generate",
+                ollama_guarded([api](const auto& req, auto& res) { api->ollama(req, res, OllamaRoute::Generate); }));
+    server.Get("/api/tags", [&settings](const httplib::Request&, httplib::Response& res) {
+        send_json(res, 200, ollama_tags(settings));
+    });
+    server.Post("/api/show", [&settings](const httplib::Request&, httplib::Response& res) {
+        send_json(res, 200, ollama_show(settings));
+    });
+    server.Get("/api/version", [](const httplib::Request&, httplib::Response& res) {
+        send_json(res, 200, {{"version", PYRAMIDCHAT_VERSION}});
+    });
     server.Get("/health", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, {{"status", "ok"}}); });
     server.Get("/metrics", [&metrics](const httplib::Request&, httplib::Response& res) {
         res.set_content(metrics.prometheus_text(), "text/plain; version=0.0.4");

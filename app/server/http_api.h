@@ -4,6 +4,8 @@
 //   POST /v1/chat/completions   POST /v1/completions   GET /v1/models (and /v1/models/ID)
 //   POST /tokenize   POST /detokenize (llama.cpp's, tokenize_api.h)   GET /health
 //   GET /metrics (Prometheus text)
+//   Ollama's: POST /api/chat   POST /api/generate (ollama_request.h)   GET /api/tags
+//   POST /api/show   GET /api/version; their errors are Ollama's {"error": "..."}
 //
 // Every answer that is not a success carries a JSON error object (api_error.h): 400 for a
 // body that is not JSON, a field of the wrong type or range, a prompt that does not fit the

@@ -46,6 +46,19 @@ PromptFormat choose_format(const std::string& option, const Model& model)
     return *prompt_format_from_name(option);
 }
 
+// A GGUF file's size, or a Hugging Face folder's files together.
+uint64_t model_storage_bytes(const std::filesystem::path& path)
+{
+    std::error_code error;
+    if (std::filesystem::is_regular_file(path, error))
+        return std::filesystem::file_size(path, error);
+    uint64_t total = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(path, error))
+        if (entry.is_regular_file(error))
+            total += entry.file_size(error);
+    return total;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -146,6 +159,7 @@ int main(int argc, char** argv)
     settings.cors_origin = cors_origin;
     settings.max_body_bytes = max_body;
     settings.model_id = std::filesystem::path(model_path).stem().string();
+    settings.model_bytes = model_storage_bytes(model_path);
     settings.created = static_cast<int64_t>(std::time(nullptr));
     settings.n_layers = model->config().n_layers;
     settings.prompt.context_length = model->config().context_length;

@@ -30,12 +30,16 @@
 
 namespace pyramid::server {
 
+// Whose API a reply answers in: OpenAI's, or Ollama's chat or generate (ollama_json.h).
+enum class ReplyShape { OpenAI, OllamaChat, OllamaGenerate };
+
 // What every response and chunk of one reply repeats.
 struct ReplyIdentity {
     Endpoint endpoint = Endpoint::Chat;
     std::string id;       // "chatcmpl-..." or "cmpl-..."
     int64_t created = 0;  // Unix seconds
     std::string model;
+    ReplyShape shape = ReplyShape::OpenAI;
 };
 
 struct Usage {

@@ -1,7 +1,9 @@
 #pragma once
-// Writes one reply to its client as the serving loop produces it: server-sent events for a
-// streamed request (a chunk per piece of text, the finish reason, the usage when asked for,
-// then "data: [DONE]"), one JSON object for the others.
+// Writes one reply to its client as the serving loop produces it, in OpenAI's shapes: server-sent
+// events for a streamed request (a chunk per piece of text, the finish reason, the usage when
+// asked for, then "data: [DONE]"), one JSON object for the others; or in Ollama's
+// (ReplyIdentity::shape, ollama_json.h): a line of JSON per piece, the last with the counts and
+// times, or one object.
 //
 // The client's going away is noticed by a write failing, so something is written at least
 // every `heartbeat`: while a reply waits (in the queue, or in a long prompt) an SSE comment
@@ -14,8 +16,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "ollama_json.h"
 #include "openai_json.h"
 #include "reply_channel.h"
 
@@ -38,6 +42,9 @@ public:
 
 private:
     Progress write_end(const ReplyUpdate& end, const Write& write);
+    // A streamed piece of text in the reply's shape.
+    std::string piece(const std::string& text, const std::vector<ReplyToken>& tokens);
+    ReplyTimes times() const;
     // A choice's "logprobs" for these tokens: null unless asked for.
     nlohmann::json logprobs(const std::vector<ReplyToken>& tokens);
 
@@ -50,6 +57,8 @@ private:
     std::vector<ReplyToken> tokens_;  // and its tokens' log-probabilities
     size_t text_offset_ = 0;          // characters of the reply before the next token (text shape)
     std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
+    const std::chrono::steady_clock::time_point started_ = last_write_;
+    std::optional<std::chrono::steady_clock::time_point> first_text_;
 };
 
 } // namespace pyramid::server

@@ -9,8 +9,9 @@ namespace pyramid::server {
 namespace {
 
 // Only these paths get their own label: a client choosing the path must not grow the table.
-constexpr std::array<std::string_view, 7> kEndpoints{"/v1/chat/completions", "/v1/completions", "/v1/models",
-                                                     "/tokenize", "/detokenize", "/health", "/metrics"};
+constexpr std::array<std::string_view, 12> kEndpoints{
+    "/v1/chat/completions", "/v1/completions", "/v1/models", "/tokenize", "/detokenize", "/api/chat",
+    "/api/generate", "/api/tags", "/api/show", "/api/version", "/health", "/metrics"};
 constexpr std::string_view kOneModel = "/v1/models/";  // + a model's id: one label for them all
 
 void family(std::string& out, const char* name, const char* type, const char* help)

@@ -1,5 +1,6 @@
-// A request body from the network (POST /v1/chat/completions and /v1/completions): it must be
-// refused with ApiError 400 or accepted, never crash, hang or throw anything else. An accepted
+// A request body from the network (POST /v1/chat/completions and /v1/completions, and Ollama's
+// /api/chat and /api/generate): it must be refused with ApiError 400 or accepted, never crash,
+// hang or throw anything else. An accepted
 // request's stop strings then cut its own text, fed in pieces of the sizes its bytes name, as a
 // streamed reply would be: what comes out must be the text up to the stop string that is
 // complete first (found here by a plain search of the whole text), whatever the pieces.
@@ -12,11 +13,13 @@
 
 #include "api_error.h"
 #include "completion_request.h"
+#include "ollama_request.h"
 #include "stop_strings.h"
 
 namespace {
 
 using pyramid::server::Endpoint;
+using pyramid::server::OllamaRoute;
 
 // The text before the first stop string to end (of two that end together, the longer), or all
 // of it: the contract of StopStrings, computed from the whole text at once.
@@ -76,6 +79,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         } catch (const pyramid::server::ApiError& e) {
             if (e.status() != 400)
                 __builtin_trap();  // a body is the client's fault, never the server's
+        }
+    }
+    for (const OllamaRoute route : {OllamaRoute::Chat, OllamaRoute::Generate}) {
+        try {
+            check_stops(pyramid::server::parse_ollama_request(body, route, {}).request);
+        } catch (const pyramid::server::ApiError& e) {
+            if (e.status() != 400)
+                __builtin_trap();
         }
     }
     return 0;

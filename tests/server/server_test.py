@@ -21,6 +21,7 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
 - /metrics in Prometheus text, /v1/models (and one model by its id), /health;
 - --cors: a browser's preflight answered without the key, the origin on every answer (none without it);
 - llama.cpp's /tokenize and /detokenize;
+- Ollama's API (/api/chat, /api/generate, /api/tags, /api/version) in its shapes;
 - with the default chat model SmolLM2-135M-Instruct, when setup fetched it: the file's chat
   template (ChatML) and a sensible answer; a reply that is not streamed is cancelled by a
   disconnect too.
@@ -308,6 +309,61 @@ def test_json_mode(server):
     print(f"JSON mode: {whole['text'][:60]!r} ({whole['finish_reason']})")
 
 
+def ndjson(server, path, body):
+    """Every line of a streamed Ollama reply, parsed."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("POST", path, body=json.dumps(body),
+                       headers={"Content-Type": "application/json", "Authorization": "Bearer " + KEY})
+    response = connection.getresponse()
+    check(response.status == 200 and response.getheader("Content-Type") == "application/x-ndjson",
+          f"{path} streamed: {response.status} {response.getheader('Content-Type')}")
+    lines = [json.loads(line) for line in response.read().decode().splitlines() if line.strip()]
+    connection.close()
+    return lines
+
+
+def test_ollama(server, model, text):
+    """Ollama's API: /api/version, /api/tags (the file's size), /api/chat streamed in lines and
+    whole alike, /api/generate raw continuing the prompt as /v1/completions does, in the chat
+    format otherwise, loading on an empty prompt, JSON mode; errors as {"error": "..."} naming
+    Ollama's fields."""
+    status, _, version = server.request("GET", "/api/version")
+    check(status == 200 and re.fullmatch(r"\d+\.\d+\.\d+", version["version"]), f"/api/version: {version}")
+    tags = server.request("GET", "/api/tags")[2]["models"]
+    check(len(tags) == 1 and tags[0]["name"] == "stories260K" and tags[0]["size"] == os.path.getsize(model),
+          f"/api/tags: {tags}")
+    chat = {"model": "anything", "messages": CHAT["messages"], "options": {"temperature": 0, "num_predict": 40}}
+    lines = ndjson(server, "/api/chat", chat)
+    check(all(not line["done"] for line in lines[:-1]) and lines[-1]["done"], f"done only at the end: {lines[-3:]}")
+    check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", lines[0]["created_at"]), f"created_at: {lines[0]}")
+    streamed = "".join(line["message"]["content"] for line in lines)
+    status, _, whole = server.request("POST", "/api/chat", dict(chat, stream=False))
+    check(status == 200 and whole["message"]["content"] == streamed and whole["done_reason"] == lines[-1]["done_reason"],
+          f"/api/chat whole {whole} against streamed {streamed!r}")
+    check(whole["eval_count"] <= 40 and whole["prompt_eval_count"] > 10 and
+          0 < whole["prompt_eval_duration"] <= whole["total_duration"], f"counts and times: {whole}")
+    raw = server.request("POST", "/api/generate", {"prompt": "Once upon a time", "raw": True, "stream": False,
+                                                  "options": {"temperature": 0, "num_predict": 30}})[2]
+    check(raw["response"] == text, f"raw generate {raw['response']!r} != {text!r}")
+    chat_generate = server.request("POST", "/api/generate", {"prompt": CHAT["messages"][1]["content"],
+                                                            "system": CHAT["messages"][0]["content"], "stream": False,
+                                                            "options": {"temperature": 0, "num_predict": 40}})[2]
+    check(chat_generate["response"] == streamed, f"generate in the chat format: {chat_generate['response']!r}")
+    loaded = server.request("POST", "/api/generate", {"model": "x"})[2]
+    check(loaded["done"] and loaded["done_reason"] == "load" and loaded["response"] == "", f"load: {loaded}")
+    json_mode = server.request("POST", "/api/generate", {"prompt": "Once upon a time", "format": "json", "stream": False,
+                                                        "options": {"seed": 4, "num_predict": 40}})[2]
+    check(json_mode["response"].lstrip().startswith("{"), f"format json: {json_mode}")
+    for body, field in [(dict(chat, options={"temperature": "hot"}), "options.temperature"),
+                        (dict(chat, options={"num_predict": 0}), "options.num_predict"),
+                        (dict(chat, format={"type": "object"}), "format"),
+                        (dict(chat, messages=[{"role": "user", "content": "hi", "images": ["aGk="]}]), "images"),
+                        (dict(chat, tools=[{"type": "function"}]), "tools")]:
+        status, _, error = server.request("POST", "/api/chat", body)
+        check(status == 400 and isinstance(error.get("error"), str) and field in error["error"], f"{field}: {error}")
+    print(f"ollama: /api/chat {len(lines)} lines {streamed[:40]!r}, raw generate as /v1/completions")
+
+
 def test_bad_input(server):
     chat = "/v1/chat/completions"
     expect_error(server, 400, chat, raw='{"messages": [', says=["JSON"])
@@ -491,6 +547,7 @@ def main():
         test_stop_and_length(server, text)
         test_logprobs(server, text)
         test_json_mode(server)
+        test_ollama(server, model, text)
         test_bad_input(server)
         test_disconnect_cancels(server)
         test_queue_full(server)

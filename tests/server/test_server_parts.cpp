@@ -8,6 +8,7 @@
 
 #include "api_error.h"
 #include "completion_request.h"
+#include "ollama_request.h"
 #include "reply_writer.h"
 #include "stop_strings.h"
 
@@ -244,6 +245,53 @@ private slots:
         QCOMPARE(text(R"(, "logprobs": 5, "echo": false)"), std::optional<int>(5));
         QCOMPARE(refusal(R"({"prompt": "x", "logprobs": true})", Endpoint::Text), Expected(400, "logprobs"));
         QCOMPARE(refusal(R"({"prompt": "x", "echo": true})", Endpoint::Text), Expected(400, "echo"));
+    }
+
+    // Ollama's requests become the same CompletionRequest as OpenAI's, its options by name.
+    void ollama_requests_are_read_as_ollama_documents_them()
+    {
+        const OllamaRequest chat = parse_ollama_request(
+            R"({"model": "m", "messages": [{"role": "user", "content": "hi"}], "format": "json", "keep_alive": "5m",
+                "options": {"temperature": 0.2, "top_k": 5, "num_predict": 12, "stop": ["x"], "seed": 3,
+                            "repeat_penalty": 1.2, "num_ctx": 4096}})",
+            OllamaRoute::Chat, {});
+        QVERIFY(chat.request.stream);  // Ollama streams unless told not to
+        QVERIFY(chat.request.json_object && !chat.load_only);
+        QCOMPARE(chat.request.sampling.temperature, 0.2f);
+        QCOMPARE(chat.request.sampling.top_k, 5);
+        QCOMPARE(chat.request.sampling.repetition_penalty, 1.2f);
+        QCOMPARE(chat.request.sampling.seed, uint64_t(4));  // shifted as OpenAI's seed is
+        QCOMPARE(*chat.request.max_tokens, 12);
+        QCOMPARE(chat.request.stop, std::vector<std::string>{"x"});
+        const OllamaRequest raw = parse_ollama_request(
+            R"({"prompt": "Once", "raw": true, "stream": false, "options": {"num_predict": -1, "seed": -1}})",
+            OllamaRoute::Generate, {});
+        QVERIFY(raw.request.endpoint == Endpoint::Text && raw.request.prompt == "Once" && !raw.request.stream);
+        QVERIFY(!raw.request.max_tokens);            // until the context is full
+        QCOMPARE(raw.request.sampling.seed, uint64_t(0));  // a fresh one
+        const OllamaRequest generate =
+            parse_ollama_request(R"({"prompt": "Hi", "system": "Be brief."})", OllamaRoute::Generate, {});
+        QVERIFY(generate.request.endpoint == Endpoint::Chat);
+        QCOMPARE(generate.request.conversation.system_prompt, std::string("Be brief."));
+        QCOMPARE(generate.request.conversation.messages.back().text, std::string("Hi"));
+        QVERIFY(parse_ollama_request(R"({"model": "m"})", OllamaRoute::Generate, {}).load_only);
+        const auto refused = [](const std::string& body, OllamaRoute route) {
+            try {
+                parse_ollama_request(body, route, {});
+            } catch (const ApiError& e) {
+                return e.param();
+            }
+            return std::string("accepted");
+        };
+        const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+        QCOMPARE(refused("{" + user + R"(, "options": {"top_p": 2}})", OllamaRoute::Chat), std::string("options.top_p"));
+        QCOMPARE(refused("{" + user + R"(, "options": {"num_predict": 0}})", OllamaRoute::Chat),
+                 std::string("options.num_predict"));
+        QCOMPARE(refused("{" + user + R"(, "options": 3})", OllamaRoute::Chat), std::string("options"));
+        QCOMPARE(refused("{" + user + R"(, "format": {"type": "object"}})", OllamaRoute::Chat), std::string("format"));
+        QCOMPARE(refused(R"({"prompt": "x", "images": ["aGk="]})", OllamaRoute::Generate), std::string("images"));
+        QCOMPARE(refused(R"({"prompt": 5})", OllamaRoute::Generate), std::string("prompt"));
+        QCOMPARE(refused(R"({"prompt": "x", "raw": "yes"})", OllamaRoute::Generate), std::string("raw"));
     }
 
     void json_mode_is_asked_for_by_response_format()
