@@ -1585,6 +1585,14 @@
         <comment>the compression preset a chat starts with</comment>
         <translation>%1 (Standard)</translation>
     </message>
+    <message>
+        <source>Let web pages use it</source>
+        <translation>Webseiten erlauben</translation>
+    </message>
+    <message>
+        <source>Browser extensions and web-based chat clients may call the server. Any web page you open could then use the model: leave it off unless such a client needs it</source>
+        <translation>Browser-Erweiterungen und webbasierte Chat-Clients dürfen den Server aufrufen. Dann könnte jede Webseite, die Sie öffnen, das Modell nutzen: lassen Sie dies aus, solange kein solcher Client es braucht</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

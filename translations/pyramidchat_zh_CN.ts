@@ -1580,6 +1580,14 @@
         <comment>the compression preset a chat starts with</comment>
         <translation>%1（默认）</translation>
     </message>
+    <message>
+        <source>Let web pages use it</source>
+        <translation>允许网页使用</translation>
+    </message>
+    <message>
+        <source>Browser extensions and web-based chat clients may call the server. Any web page you open could then use the model: leave it off unless such a client needs it</source>
+        <translation>浏览器扩展和基于网页的聊天客户端可以调用此服务器。这样您打开的任何网页都能使用该模型：除非确有此类客户端需要，否则请保持关闭</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

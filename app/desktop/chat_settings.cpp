@@ -93,6 +93,15 @@ SettingField choiceField(const char* key, const char* group, const char* label, 
             }};
 }
 
+// A switch: "off" or "on", shown as Off and On.
+template <typename Ref>
+SettingField switchField(const char* key, const char* group, const char* label, const char* help, Ref ref)
+{
+    return choiceField(key, group, label, help, std::vector<bool>{false, true}, ref,
+                       [](bool on) { return on ? QStringLiteral("on") : QStringLiteral("off"); },
+                       {QT_TRANSLATE_NOOP("SettingsModel", "Off"), QT_TRANSLATE_NOOP("SettingsModel", "On")});
+}
+
 QString kvPrecisionName(pyramid::KvPrecision precision)
 {
     return QString::fromLatin1(pyramid::kv_precision_name(precision));
@@ -171,7 +180,6 @@ QVector<SettingField> makeFields()
     const char* pyramidGroup = kPyramidSettingsGroup;
     const char* interfaceGroup = QT_TRANSLATE_NOOP("SettingsModel", "Interface");
     const char* serverGroup = QT_TRANSLATE_NOOP("SettingsModel", "Server");
-    const QStringList offOn = {QStringLiteral("off"), QStringLiteral("on")};
     const std::vector<DecaySchedule> decay = {DecaySchedule::Cosine, DecaySchedule::Linear, DecaySchedule::Constant};
     const QStringList languages = {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("de"),
                                    QStringLiteral("zh_CN")};
@@ -377,21 +385,19 @@ QVector<SettingField> makeFields()
                                                        "so that an entry's neighbours are kept with it (odd; 1: none, "
                                                        "as in the paper)"),
                     [](auto& s) -> auto& { return s.compression.pyramid.pooling_kernel; }),
-        {QStringLiteral("serve"), serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Serve this model on localhost"),
-         QT_TRANSLATE_NOOP("SettingsModel", "Other programs on this computer (editors, scripts, OpenAI clients) can use "
-                                            "the open model over an OpenAI-compatible API; your own replies come first"),
-         SettingField::Kind::Choice, offOn,
-         {QT_TRANSLATE_NOOP("SettingsModel", "Off"), QT_TRANSLATE_NOOP("SettingsModel", "On")},
-         [](const ChatSettings& s) { return s.serve ? QStringLiteral("on") : QStringLiteral("off"); },
-         [offOn](ChatSettings& s, const QString& text) {
-             if (!offOn.contains(text.trimmed()))
-                 return false;
-             s.serve = text.trimmed() == QLatin1String("on");
-             return true;
-         }},
+        switchField("serve", serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Serve this model on localhost"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Other programs on this computer (editors, scripts, OpenAI "
+                                                       "clients) can use the open model over an OpenAI-compatible "
+                                                       "API; your own replies come first"),
+                    [](auto& s) -> auto& { return s.serve; }),
         numberField("serve_port", serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Port"),
                     QT_TRANSLATE_NOOP("SettingsModel", "The TCP port on 127.0.0.1 the server listens on"),
                     [](auto& s) -> auto& { return s.servePort; }),
+        switchField("serve_web_pages", serverGroup, QT_TRANSLATE_NOOP("SettingsModel", "Let web pages use it"),
+                    QT_TRANSLATE_NOOP("SettingsModel", "Browser extensions and web-based chat clients may call the "
+                                                       "server. Any web page you open could then use the model: "
+                                                       "leave it off unless such a client needs it"),
+                    [](auto& s) -> auto& { return s.serveWebPages; }),
     };
 }
 
@@ -463,5 +469,6 @@ ChatSettings resetChatSettings(const ChatSettings& current)
     defaults.theme = current.theme;
     defaults.serve = current.serve;
     defaults.servePort = current.servePort;
+    defaults.serveWebPages = current.serveWebPages;
     return defaults;
 }

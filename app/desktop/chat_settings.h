@@ -42,6 +42,9 @@ struct ChatSettings {
     // API on 127.0.0.1:servePort (desktop_server.h); applies at once.
     bool serve = false;
     int servePort = 8080;
+    // Browser extensions and web pages may call it too (CORS for any origin): off, so that a
+    // page the user opens cannot use the model unless they say so.
+    bool serveWebPages = false;
 };
 
 // The QSettings keys main.cpp reads the start-up settings from (the settings panel writes them).

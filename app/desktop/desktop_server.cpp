@@ -87,7 +87,8 @@ void DesktopServer::reconcile()
     const ChatSettings& s = settings_.current();
     const bool modelReady = models_.hasModel() && !models_.loading();
     if (server_) {
-        if (!s.serve || !modelReady || servedPath_ != models_.modelPath() || servedPort_ != s.servePort) {
+        if (!s.serve || !modelReady || servedPath_ != models_.modelPath() || servedPort_ != s.servePort ||
+            servedWebPages_ != s.serveWebPages) {
             stop();
         } else if (servedDefaults_ != replyDefaults()) {
             const pyramid::server::EngineGauges now = server_->metrics().engine();
@@ -125,6 +126,8 @@ void DesktopServer::start()
     api.prompt.default_max_tokens = defaults.maxTokens;
     api.sampling = defaults.sampling;
     api.compression = defaults.compression;
+    if (s.serveWebPages)
+        api.cors_origin = "*";
     pyramid::server::ServingOptions serving;
     serving.batch.max_batch = kMaxBatch;
     serving.batch.max_prompt_tokens = kMaxPromptTokens;
@@ -133,6 +136,7 @@ void DesktopServer::start()
 
     servedPath_ = models_.modelPath();
     servedPort_ = s.servePort;
+    servedWebPages_ = s.serveWebPages;
     try {
         server_ = std::make_shared<pyramid::server::ApiServer>(shared.model->backend(), shared.model->tokenizer(), api,
                                                                serving,

@@ -97,6 +97,7 @@ private:
     pyramid::SharedModel model_;  // what server_ runs on, let go after it
     QString servedPath_;          // the model served
     int servedPort_ = 0;
+    bool servedWebPages_ = false;
     ReplyDefaults servedDefaults_;  // what it started with
     std::thread closer_;          // a stop in progress
     bool closing_ = false;

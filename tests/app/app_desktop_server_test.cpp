@@ -4,7 +4,8 @@
 // app's own reply and server requests run on the one model in turns, each with the text it
 // has alone; a new port moves the server, a port in use is reported and left when changed,
 // a model load stops the server and starts it on the new model, a changed reply default
-// restarts it (a change of how the app looks or stores its own cache does not), and off stops it.
+// restarts it (a change of how the app looks or stores its own cache does not), web pages may
+// call it only when the user lets them, and off stops it.
 #include <QFile>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -180,6 +181,33 @@ private slots:
         QCOMPARE(defaultLengthReplyTokens(port_, "Once upon a time"), 5);
         QVERIFY(app_->settings().setValue("max_new_tokens", "24"));
         QVERIFY(waitForState(server, QStringLiteral("serving")));
+    }
+
+    // Web pages (CORS) only when the user lets them: the setting restarts the server with the
+    // header on every answer and a browser's preflight answered; off again, neither.
+    void webPagesOnlyWhenLetIn()
+    {
+        DesktopServer& server = app_->server();
+        QCOMPARE(server.state(), QStringLiteral("serving"));
+        const auto allowed = [&](const char* method) {
+            httplib::Client client("127.0.0.1", port_);
+            const httplib::Headers origin = {{"Origin", "http://localhost:3000"}};
+            const httplib::Result result = std::string(method) == "OPTIONS" ? client.Options("/v1/chat/completions", origin)
+                                                                            : client.Get("/health", origin);
+            return result ? QString::fromStdString(result->get_header_value("Access-Control-Allow-Origin")) +
+                                QStringLiteral(" %1").arg(result->status)
+                          : QStringLiteral("no answer");
+        };
+        QCOMPARE(allowed("GET"), QStringLiteral(" 200"));
+        QVERIFY(app_->settings().setValue("serve_web_pages", "on"));
+        QVERIFY(waitForState(server, QStringLiteral("stopping"), 5000));
+        QVERIFY(waitForState(server, QStringLiteral("serving")));
+        QCOMPARE(allowed("GET"), QStringLiteral("* 200"));
+        QCOMPARE(allowed("OPTIONS"), QStringLiteral("* 204"));
+        QVERIFY(app_->settings().setValue("serve_web_pages", "off"));
+        QVERIFY(waitForState(server, QStringLiteral("stopping"), 5000));
+        QVERIFY(waitForState(server, QStringLiteral("serving")));
+        QCOMPARE(allowed("GET"), QStringLiteral(" 200"));
     }
 
     void aNewPortMovesTheServer()

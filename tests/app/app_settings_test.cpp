@@ -344,6 +344,8 @@ private slots:
         QVERIFY(model.error("serve_port").contains("65535"));
         QVERIFY(model.setValue("serve_port", "8181"));
         QVERIFY(model.setValue("serve", "on"));
+        QVERIFY(!model.setValue("serve_web_pages", "yes"));
+        QVERIFY(model.setValue("serve_web_pages", "on"));
         QVERIFY(model.setValue("prompt_format", "llama-2-chat"));
         model.setDetectedPromptFormat(pyramid::PromptFormat::Raw);
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Llama2Chat);
@@ -359,6 +361,7 @@ private slots:
         QCOMPARE(model.current().theme, QStringLiteral("dark"));
         QVERIFY(model.current().serve);
         QCOMPARE(model.current().servePort, 8181);
+        QVERIFY(model.current().serveWebPages);
         QCOMPARE(model.value("prompt_format"), QStringLiteral("auto"));
         QCOMPARE(model.promptFormat(), pyramid::PromptFormat::Raw);
         QCOMPARE(role(model, "prompt_format", SettingsModel::ChoicesRole).toStringList().first(), QStringLiteral("auto"));
