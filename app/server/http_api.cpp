@@ -40,19 +40,10 @@ std::string library_error(const httplib::Request& req, int status, size_t max_bo
     }
 }
 
-std::shared_ptr<const JsonVocabulary> json_vocabulary(const Tokenizer& tokenizer)
-{
-    std::vector<std::string> bytes;
-    bytes.reserve(static_cast<size_t>(tokenizer.vocab_size()));
-    for (int32_t id = 0; id < tokenizer.vocab_size(); ++id)
-        bytes.push_back(tokenizer.token_bytes(id));
-    return std::make_shared<const JsonVocabulary>(std::move(bytes));
-}
-
 class Api {
 public:
     Api(const ApiSettings& settings, const Tokenizer& tokenizer, ServingLoop& loop)
-        : settings_(settings), tokenizer_(tokenizer), loop_(loop), json_vocabulary_(json_vocabulary(tokenizer))
+        : settings_(settings), tokenizer_(tokenizer), loop_(loop), json_vocabulary_(JsonVocabulary::of(tokenizer))
     {
     }
 

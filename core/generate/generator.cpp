@@ -111,12 +111,8 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
 
     const auto start = Clock::now();
     std::optional<JsonConstraint> json;
-    if (options.json_object) {
-        std::vector<std::string> bytes;
-        for (int32_t id = 0; id < tokenizer.vocab_size(); ++id)
-            bytes.push_back(tokenizer.token_bytes(id));
-        json.emplace(std::make_shared<const JsonVocabulary>(std::move(bytes)));
-    }
+    if (options.json_object)
+        json.emplace(JsonVocabulary::of(tokenizer));
     TokenDrawer drawer(session, options.sampling, tokenizer.vocab_size(), std::move(json));
     try {
         drawer.run_prompt(prompt, options.extend_cache, cancel);

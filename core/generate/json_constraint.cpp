@@ -19,6 +19,15 @@ JsonVocabulary::JsonVocabulary(std::vector<std::string> bytes) : token_bytes(std
     }
 }
 
+std::shared_ptr<const JsonVocabulary> JsonVocabulary::of(const Tokenizer& tokenizer)
+{
+    std::vector<std::string> bytes;
+    bytes.reserve(static_cast<size_t>(tokenizer.vocab_size()));
+    for (int32_t id = 0; id < tokenizer.vocab_size(); ++id)
+        bytes.push_back(tokenizer.token_bytes(id));
+    return std::make_shared<const JsonVocabulary>(std::move(bytes));
+}
+
 JsonConstraint::JsonConstraint(std::shared_ptr<const JsonVocabulary> vocabulary) : vocabulary_(std::move(vocabulary))
 {
     if (!vocabulary_)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "generate/json_prefix.h"
+#include "tokenizer/tokenizer.h"
 
 namespace pyramid {
 
@@ -22,6 +23,8 @@ namespace pyramid {
 struct JsonVocabulary {
     // `token_bytes[id]`: Tokenizer::token_bytes(id).
     explicit JsonVocabulary(std::vector<std::string> token_bytes);
+    // Every token of `tokenizer` (Tokenizer::token_bytes).
+    static std::shared_ptr<const JsonVocabulary> of(const Tokenizer& tokenizer);
 
     std::vector<std::string> token_bytes;
     std::vector<bool> string_text;  // a string takes the token as it is (JsonPrefix::in_string_text)

@@ -20,14 +20,6 @@ using namespace pyramid;
 
 namespace {
 
-std::shared_ptr<const JsonVocabulary> vocabulary_of(const Tokenizer& tokenizer)
-{
-    std::vector<std::string> bytes;
-    for (int32_t id = 0; id < tokenizer.vocab_size(); ++id)
-        bytes.push_back(tokenizer.token_bytes(id));
-    return std::make_shared<const JsonVocabulary>(std::move(bytes));
-}
-
 struct Reply {
     std::string bytes;
     FinishReason reason = FinishReason::MaxTokens;
@@ -103,7 +95,7 @@ private slots:
     {
         PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
         const auto model = Model::open(path, BackendPreference::Cpu);
-        const auto vocabulary = vocabulary_of(model->tokenizer());
+        const auto vocabulary = JsonVocabulary::of(model->tokenizer());
         std::vector<BatchRequest> requests;
         for (int i = 0; i < 8; ++i) {
             BatchRequest r;
@@ -138,7 +130,7 @@ private slots:
         PYRAMID_REQUIRE_DEFAULT_MODEL(path);
         const auto model = Model::open(path, BackendPreference::Cpu);
         const ChatTemplate chat(model->tokenizer(), PromptFormat::ChatML);
-        const auto vocabulary = vocabulary_of(model->tokenizer());
+        const auto vocabulary = JsonVocabulary::of(model->tokenizer());
         std::vector<BatchRequest> requests;
         for (const char* question : {"Give me a JSON object with the name and age of a person.",
                                      "Describe a cat as JSON.", "What is the capital of France? Answer in JSON."}) {
