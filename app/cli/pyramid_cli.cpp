@@ -18,6 +18,7 @@
 #include "kv/compression_presets.h"
 #include "model_search.h"
 #include "util/error.h"
+#include "util/json_input.h"
 #include "util/text_input.h"
 #include "util/logging.h"
 
@@ -163,9 +164,14 @@ int main(int argc, char** argv)
         ->check(pyramid::whole_number(1, 1 << 20))
         ->capture_default_str();
     app.add_flag("--ignore-eos", ignore_eos, "go on past the end-of-text tokens (EOS, and BOS that starts a new text)");
-    app.add_flag("--json", json,
-                 "JSON mode: each reply is one JSON object, drawn only from tokens that keep it one, and ends at its "
-                 "closing brace (or unfinished at --max-tokens)");
+    auto* json_flag = app.add_flag("--json", json,
+                                   "JSON mode: each reply is one JSON object, drawn only from tokens that keep it "
+                                   "one, and ends at its closing brace (or unfinished at --max-tokens)");
+    std::string json_schema_file;
+    app.add_option("--json-schema", json_schema_file,
+                   "structured output: each reply is a value of the JSON schema in this file (properties in its "
+                   "order; a keyword that could not be held to is an error), and ends with it")
+        ->excludes(json_flag);
     std::string context_mode = "extend", overflow = "stop";
     app.add_option("--context-mode", context_mode,
                    "next turn: extend the compressed cache, or rebuild it from the whole conversation")
@@ -205,7 +211,17 @@ int main(int argc, char** argv)
         }
         request.max_new_tokens = max_tokens;
         request.ignore_eos = ignore_eos;
-        request.json_object = json;
+        if (!json_schema_file.empty()) {
+            const std::string text = pyramid::read_text_file(json_schema_file);
+            pyramid::parse_json_document(text, json_schema_file);  // the limits, duplicate keys
+            try {
+                request.json = pyramid::JsonSchema::compile(nlohmann::ordered_json::parse(text));
+            } catch (const pyramid::Error& e) {
+                throw pyramid::Error(json_schema_file + ": " + e.what());
+            }
+        } else if (json) {
+            request.json = pyramid::JsonSchema::any_object();
+        }
         if (raw)
             format = "raw";
         if (prompt_option->count() > 0 && prompt == "-")

@@ -221,23 +221,52 @@ std::vector<std::pair<int32_t, float>> read_logit_bias(const json& body)
     return bias;
 }
 
-bool read_json_mode(const json& body)
+// What a reply must be a value of: OpenAI's response_format (JSON mode, or structured outputs
+// with their schema), llama.cpp's schema beside json_object and its top-level json_schema.
+// The schema is read from `text` again, keeping its keys' order (properties are written in it).
+std::shared_ptr<const JsonSchema> read_response_format(const json& body, std::string_view text)
 {
+    const auto ordered = [&] { return nlohmann::ordered_json::parse(text); };  // checked once already
+    if (const auto top = body.find("json_schema"); top != body.end() && !top->is_null()) {
+        if (body.contains("response_format") && !body["response_format"].is_null())
+            throw ApiError(400, "'json_schema' and 'response_format' both ask for a format", "json_schema");
+        return response_schema(ordered()["json_schema"], "json_schema");
+    }
     const auto it = body.find("response_format");
     if (it == body.end() || it->is_null())
-        return false;
+        return nullptr;
     const auto type = it->is_object() ? it->find("type") : it->end();
+    const std::string expected =
+        "{\"type\": \"text\"}, {\"type\": \"json_object\"} or {\"type\": \"json_schema\", \"json_schema\": "
+        "{\"name\": ..., \"schema\": {...}}}";
     if (type != it->end() && *type == "text")
-        return false;
-    if (type != it->end() && *type == "json_object")
-        return true;
-    if (type != it->end() && *type == "json_schema")
-        throw ApiError(400, "'response_format': this server constrains replies to a JSON object "
-                            "({\"type\": \"json_object\"}), not to a schema", "response_format");
-    refuse("response_format", "{\"type\": \"text\"} or {\"type\": \"json_object\"}", *it);
+        return nullptr;
+    if (type != it->end() && *type == "json_object") {
+        if (it->contains("schema"))  // llama.cpp's server
+            return response_schema(ordered()["response_format"]["schema"], "response_format.schema");
+        return JsonSchema::any_object();
+    }
+    if (type != it->end() && *type == "json_schema") {
+        const auto format = it->find("json_schema");
+        if (format == it->end() || !format->is_object())
+            refuse("response_format.json_schema", "an object with the schema", format == it->end() ? json() : *format);
+        if (!format->contains("schema"))  // OpenAI's schema is optional: then any object
+            return JsonSchema::any_object();
+        return response_schema(ordered()["response_format"]["json_schema"]["schema"], "response_format.json_schema.schema");
+    }
+    refuse("response_format", expected, *it);
 }
 
 } // namespace
+
+std::shared_ptr<const JsonSchema> response_schema(const nlohmann::ordered_json& schema, const std::string& param)
+{
+    try {
+        return JsonSchema::compile(schema);
+    } catch (const Error& e) {
+        throw ApiError(400, "'" + param + "': " + e.what(), param);
+    }
+}
 
 CompletionRequest parse_completion_request(std::string_view text, Endpoint endpoint, const SamplingParams& defaults)
 {
@@ -296,7 +325,7 @@ CompletionRequest parse_completion_request(std::string_view text, Endpoint endpo
     r.compression = read_pyramid(body);
     r.sampling.logit_bias = read_logit_bias(body);
     r.logprobs = read_logprobs(body, endpoint);
-    r.json_object = read_json_mode(body);
+    r.json = read_response_format(body, text);
     return r;
 }
 

@@ -20,8 +20,12 @@
 //   logprobs      chat: bool, with top_logprobs 0..20 (logprobs true only); text: 0..20, the
 //                 likeliest tokens to report beside each token's log-probability
 //   echo          text: false only (the prompt's log-probabilities are not computed)
-//   response_format  {"type": "text"} or {"type": "json_object"} (JSON mode: the reply is one
-//                 JSON object, json_constraint.h); "json_schema" is refused, not ignored
+//   response_format  {"type": "text"}; {"type": "json_object"} (JSON mode: the reply is one
+//                 JSON object, json_constraint.h); {"type": "json_schema", "json_schema":
+//                 {"name": ..., "schema": {...}}} (structured outputs: the reply is a value of
+//                 the schema, json_schema.h says which keywords hold; others are a 400).
+//                 llama.cpp's spellings too: {"type": "json_object", "schema": {...}}, and a
+//                 top-level "json_schema": {...}
 //   pyramid       PyramidChat's extension: {"preset": NAME} | {"policy": NAME} |
 //                 {"config": {...}} (a compression config as --config reads it), the KV-cache
 //                 compression of this request instead of the server's
@@ -34,7 +38,12 @@
 #include <string_view>
 #include <vector>
 
+#include <memory>
+
+#include <nlohmann/json_fwd.hpp>
+
 #include "chat/chat_message.h"
+#include "generate/json_schema.h"
 #include "generate/sampling_params.h"
 #include "kv/compression_config.h"
 
@@ -57,11 +66,16 @@ struct CompletionRequest {
     std::optional<CompressionConfig> compression;  // the request's "pyramid" field
     // Each token's log-probability with this many of the likeliest; none: not asked for.
     std::optional<int> logprobs;
-    bool json_object = false;  // response_format {"type": "json_object"}
+    // response_format: the schema a reply is a value of (JSON mode: any object); none: text.
+    std::shared_ptr<const JsonSchema> json;
 };
 
 inline constexpr int kMaxTopLogprobs = 20;  // as OpenAI allows for chat
 inline constexpr size_t kMaxLogitBias = 1024;
+
+// A schema a request gives (`param` names where), read for constrained decoding; ApiError 400
+// naming `param` and the place in the schema when it asks for what json_schema.h does not hold.
+std::shared_ptr<const JsonSchema> response_schema(const nlohmann::ordered_json& schema, const std::string& param);
 
 // Throws ApiError (400) as described above. `defaults`: sampling for fields the request
 // leaves out.

@@ -83,8 +83,8 @@ private:
         ServingJob job{prompt.tokens, prompt.max_tokens, request.sampling,
                        request.compression.value_or(settings_.compression), request.stop, request.logprobs,
                        endpoint == Endpoint::Text};
-        if (request.json_object)
-            job.json_object.emplace(json_vocabulary_);
+        if (request.json)
+            job.json.emplace(json_vocabulary_, request.json);
         try {
             job.compression.validate_for(settings_.n_layers);
         } catch (const Error& e) {

@@ -93,10 +93,12 @@ OllamaRequest parse_ollama_request(std::string_view text, OllamaRoute route, con
         }
     }
     openai["stream"] = body.contains("stream") ? body["stream"] : json(true);  // Ollama streams unless told
-    if (const auto format = body.find("format"); format != body.end() && !format->is_null() && *format != "") {
+    // "json" (JSON mode) or a JSON schema (structured outputs), read after the rest.
+    const auto format = body.find("format");
+    const bool schema = format != body.end() && format->is_object();
+    if (format != body.end() && !format->is_null() && *format != "" && !schema) {
         if (*format != "json")
-            throw ApiError(400, "'format' must be \"json\" (JSON mode): this server does not constrain a reply to a "
-                                "schema, not " + json_excerpt(*format), "format");
+            throw ApiError(400, "'format' must be \"json\" or a JSON schema, not " + json_excerpt(*format), "format");
         openai["response_format"] = {{"type", "json_object"}};
     }
     if (const auto options = body.find("options"); options != body.end() && !options->is_null()) {
@@ -121,6 +123,8 @@ OllamaRequest parse_ollama_request(std::string_view text, OllamaRoute route, con
     } catch (const ApiError& e) {
         throw in_ollama_terms(e);
     }
+    if (schema)  // from the text again, keeping the order of its keys
+        out.request.json = response_schema(nlohmann::ordered_json::parse(text)["format"], "format");
     return out;
 }
 

@@ -172,7 +172,7 @@ void ServingLoop::admit(std::vector<Submission> submissions)
         request.sampling = s.job.sampling;
         request.compression = s.job.compression;
         request.likeliest_logprobs = s.job.logprobs;
-        request.json_object = s.job.json_object;
+        request.json = s.job.json;
         if (tokenizer_.eos_id() >= 0)
             request.eos_token = tokenizer_.eos_id();
         try {

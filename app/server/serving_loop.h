@@ -50,7 +50,7 @@ struct ServingJob {
     // The reply continues the prompt's text (/v1/completions): its first piece keeps a leading
     // space (text_streamer.h), so prompt + reply reads as the model wrote it.
     bool continues_prompt = false;
-    std::optional<JsonConstraint> json_object;  // JSON mode
+    std::optional<JsonConstraint> json;  // constrained JSON (JSON mode, a schema)
 };
 
 class ServingLoop {

@@ -17,6 +17,7 @@
 #include "chat/prompt_format.h"
 #include "generate/finish_reason.h"
 #include "generate/generation_stats.h"
+#include "generate/json_schema.h"
 #include "generate/sampling_params.h"
 #include "kv/compression_config.h"
 
@@ -64,7 +65,7 @@ struct ChatRequest {
     ContextMode context_mode = ContextMode::Extend;
     OverflowPolicy overflow = OverflowPolicy::Stop;
     size_t kv_memory_limit = 0;  // bytes the KV cache may hold; 0: no limit
-    bool json_object = false;    // JSON mode: the reply is one JSON object (generator.h)
+    std::shared_ptr<const JsonSchema> json;  // the reply is a value of this schema (generator.h)
 };
 
 // Why a turn was refused before any text: its prompt needs `prompt_tokens` plus `reply_room`

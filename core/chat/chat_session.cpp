@@ -206,7 +206,7 @@ ChatResult ChatSession::reply(const ChatRequest& asked, const StreamCallbacks& c
         if (p.extend)
             options.earlier_tokens = fed_;
         options.make_room_when_full = request.overflow == OverflowPolicy::Reencode;
-        options.json_object = request.json_object;
+        options.json = request.json;
         GenerateCallbacks cb;
         cb.on_token = [&](int32_t, const std::string& text) {
             streamed += text;

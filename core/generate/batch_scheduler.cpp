@@ -34,7 +34,7 @@ void BatchScheduler::run_and_store(const Sequences& sequences, Full full_step, T
     // mode, which may refuse every high one) makes the whole batch fetch whole rows.
     int k = 1;
     for (const SequencePtr& s : sequences) {
-        const bool whole_row = s->request.likeliest_logprobs || s->request.json_object;
+        const bool whole_row = s->request.likeliest_logprobs || s->request.json;
         const int needed = whole_row ? 0 : s->sampler.top_logits_needed();
         k = needed == 0 ? 0 : std::max(k, needed);
         if (k == 0)
@@ -276,12 +276,12 @@ std::vector<BatchEvent> BatchScheduler::step()
     // Every running sequence draws its next token from the logits of its last step.
     for (size_t i = 0; i < running_.size();) {
         Sequence& s = *running_[i];
-        if (s.request.json_object)
-            s.request.json_object->mask(s.logits);
+        if (s.request.json)
+            s.request.json->mask(s.logits);
         const int32_t token = s.draw_next();
-        if (s.request.json_object && !s.request.json_object->accept(token)) {
+        if (s.request.json && !s.request.json->accept(token)) {
             finish(take(running_, i), FinishReason::Error,
-                   "JSON mode: no token of the vocabulary continues the reply as a JSON object", events);
+                   "JSON: no token of the vocabulary continues the reply as the schema asks", events);
             continue;
         }
         s.tokens.push_back(token);
@@ -291,7 +291,7 @@ std::vector<BatchEvent> BatchScheduler::step()
         if (s.request.likeliest_logprobs)
             event.logprobs = token_logprobs(s.logits, token, *s.request.likeliest_logprobs);
         if ((s.request.eos_token && token == *s.request.eos_token) ||
-            (s.request.json_object && s.request.json_object->complete()))
+            (s.request.json && s.request.json->complete()))
             finish(take(running_, i), FinishReason::EndOfSequence, {}, events);
         else if (static_cast<int>(s.generated().size()) >= s.request.max_new_tokens)
             finish(take(running_, i), FinishReason::MaxTokens, {}, events);

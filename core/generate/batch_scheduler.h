@@ -48,10 +48,11 @@ struct BatchRequest {
     // Each drawn token's log-probability and those of this many likeliest tokens
     // (token_logprobs.h); none: no log-probabilities. Such a sequence's steps fetch whole rows.
     std::optional<int> likeliest_logprobs;
-    // JSON mode (json_constraint.h): draws only tokens that keep the reply one JSON object,
-    // which ends the sequence (FinishReason::EndOfSequence) once whole. Whole rows too; its
-    // log-probabilities are those of the tokens it allows.
-    std::optional<JsonConstraint> json_object;
+    // Constrained JSON (json_constraint.h): draws only tokens that keep the reply a value of
+    // the constraint's schema (JSON mode: any object), which ends the sequence
+    // (FinishReason::EndOfSequence) once whole. Whole rows too; its log-probabilities are
+    // those of the tokens it allows.
+    std::optional<JsonConstraint> json;
 };
 
 struct BatchOptions {

@@ -44,7 +44,7 @@ void fill_cache_stats(const InferenceSession& session, GenerationStats& stats)
 // the backend when they decide the draw (a GPU backend then sends k values, not the vocabulary).
 class TokenDrawer {
 public:
-    // `json`: JSON mode's constraint, or none. It needs whole rows.
+    // `json`: constrained JSON, or none. It needs whole rows.
     TokenDrawer(InferenceSession& session, const SamplingParams& params, int n_tokens, std::optional<JsonConstraint> json)
         : session_(session), sampler_(params, session.n_vocab(), n_tokens),
           top_k_(json ? 0 : sampler_.top_logits_needed()), json_(std::move(json))
@@ -69,7 +69,7 @@ public:
             logits_ = session_.decode(token);
     }
 
-    // Throws pyramid::Error when JSON mode finds no token to go on with.
+    // Throws pyramid::Error when constrained JSON finds no token to go on with.
     int32_t draw(std::span<const int32_t> history)
     {
         if (top_k_ > 0)
@@ -78,12 +78,12 @@ public:
             json_->mask(logits_);
         const int32_t token = sampler_.sample(logits_, history);
         if (json_ && !json_->accept(token))
-            throw Error("JSON mode: no token of the vocabulary continues the reply as a JSON object");
+            throw Error("JSON: no token of the vocabulary continues the reply as the schema asks");
         return token;
     }
 
-    // JSON mode's object is whole: the reply ends with the last token drawn.
-    bool object_complete() const { return json_ && json_->complete(); }
+    // The JSON value is whole: the reply ends with the last token drawn.
+    bool json_complete() const { return json_ && json_->complete(); }
 
 private:
     InferenceSession& session_;
@@ -111,8 +111,8 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
 
     const auto start = Clock::now();
     std::optional<JsonConstraint> json;
-    if (options.json_object)
-        json.emplace(JsonVocabulary::of(tokenizer));
+    if (options.json)
+        json.emplace(JsonVocabulary::of(tokenizer), options.json);
     TokenDrawer drawer(session, options.sampling, tokenizer.vocab_size(), std::move(json));
     try {
         drawer.run_prompt(prompt, options.extend_cache, cancel);
@@ -148,7 +148,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
         int32_t token = 0;
         try {
             token = drawer.draw(history);
-        } catch (const Error& e) {  // JSON mode at a dead end: keep what was said
+        } catch (const Error& e) {  // constrained JSON at a dead end: keep what was said
             result.reason = FinishReason::Error;
             result.error = e.what();
             break;
@@ -174,7 +174,7 @@ GenerateResult generate(InferenceSession& session, const Tokenizer& tokenizer, s
             result.error = e.what();
             break;
         }
-        if (drawer.object_complete()) {  // fed like every token: a next turn follows it
+        if (drawer.json_complete()) {  // fed like every token: a next turn follows it
             result.reason = FinishReason::EndOfSequence;
             break;
         }

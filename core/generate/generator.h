@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "generate/finish_reason.h"
 #include "generate/generation_stats.h"
 #include "generate/inference_session.h"
+#include "generate/json_schema.h"
 #include "generate/sampling_params.h"
 #include "tokenizer/tokenizer.h"
 
@@ -32,9 +34,10 @@ struct GenerateOptions {
     // When the context fills up mid-reply: make room (InferenceSession::make_room, a quarter
     // of the context) and keep going, instead of ending with ContextFull.
     bool make_room_when_full = false;
-    // JSON mode (json_constraint.h): only tokens that keep the reply one JSON object are drawn,
-    // and the reply ends (EndOfSequence) with the object's closing brace.
-    bool json_object = false;
+    // Constrained JSON (json_constraint.h): only tokens that keep the reply a value of this
+    // schema are drawn (JsonSchema::any_object(): JSON mode), and the reply ends
+    // (EndOfSequence) with the value's last byte. None: free text.
+    std::shared_ptr<const JsonSchema> json;
 };
 
 struct GenerateCallbacks {

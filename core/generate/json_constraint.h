@@ -1,50 +1,64 @@
 #pragma once
-// JSON mode (OpenAI's response_format {"type": "json_object"}): a sequence may draw only tokens
-// after which its reply can still be one JSON object (json_prefix.h), and it ends once the
-// object is whole. Tokens without text (control tokens, the end of a turn) are refused until
-// then: a reply in JSON mode ends at its closing brace, or at max_tokens unfinished.
+// Constrained decoding to JSON: a sequence may draw only tokens after which its reply can
+// still be a value of a schema (json_schema_prefix.h), and it ends once the value is whole.
+// JSON mode (OpenAI's response_format {"type": "json_object"}) is the schema of any object
+// (JsonSchema::any_object()); structured outputs ({"type": "json_schema"}) give theirs.
+// Tokens without text (control tokens, the end of a turn) are refused until then: a reply
+// ends at the value's last byte, or at max_tokens unfinished.
 //
-// Cost: each drawn token tries every token of the vocabulary against the reply's state (a
-// copy of a small fixed-size state and a step per byte), 0.5 ms for SmolLM2's 49,152 tokens
-// between values on a Zen 4 core; inside a string, where most tokens are plain text that a
-// string takes as it is, only the others are tried.
+// Cost: each drawn token walks the vocabulary in byte order as a trie from the reply's state,
+// so tokens that share a beginning share its steps, and every token under a refused
+// beginning is refused at once. Inside a string, the tokens a string takes as they are
+// (most of the vocabulary) are allowed without a step.
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "generate/json_prefix.h"
+#include "generate/json_schema.h"
+#include "generate/json_schema_prefix.h"
 #include "tokenizer/tokenizer.h"
 
 namespace pyramid {
 
-// A vocabulary as JSON mode reads it: made once, shared by every sequence.
+// A vocabulary as constrained decoding reads it: made once, shared by every sequence.
 struct JsonVocabulary {
     // `token_bytes[id]`: Tokenizer::token_bytes(id).
     explicit JsonVocabulary(std::vector<std::string> token_bytes);
     // Every token of `tokenizer` (Tokenizer::token_bytes).
     static std::shared_ptr<const JsonVocabulary> of(const Tokenizer& tokenizer);
 
+    // Token ids sorted by their bytes, each with the length of the beginning it shares with
+    // the one before: a trie, walked in order.
+    struct ByteOrder {
+        std::vector<int32_t> ids;
+        std::vector<uint16_t> shared;
+    };
+
     std::vector<std::string> token_bytes;
-    std::vector<bool> string_text;  // a string takes the token as it is (JsonPrefix::in_string_text)
+    std::vector<bool> string_text;  // a string takes the token as it is (in_string_text())
+    ByteOrder every;                // the tokens with bytes
+    ByteOrder not_string_text;      // those of them string_text leaves out
 };
 
 class JsonConstraint {
 public:
     // Ids of a logits row past the vocabulary are never drawn.
-    explicit JsonConstraint(std::shared_ptr<const JsonVocabulary> vocabulary);
+    JsonConstraint(std::shared_ptr<const JsonVocabulary> vocabulary, std::shared_ptr<const JsonSchema> schema);
 
     // Sets the logits of the tokens that may not come next to -inf.
-    void mask(std::span<float> logits) const;
-    // The drawn token; false (nothing changes) when its bytes leave no object possible,
+    void mask(std::span<float> logits);
+    // The drawn token; false (nothing changes) when its bytes leave no value possible,
     // which a token mask() allowed never does.
     bool accept(int32_t token);
     bool complete() const { return prefix_.complete(); }
 
 private:
     std::shared_ptr<const JsonVocabulary> vocabulary_;
-    JsonPrefix prefix_;
+    JsonSchemaPrefix prefix_;
+    std::vector<JsonSchemaPrefix> levels_;  // mask(): the state after each byte of a token
+    std::vector<uint8_t> allowed_;
 };
 
 } // namespace pyramid

@@ -68,11 +68,11 @@ private slots:
         for (const std::string text :
              {"{\"a\": [1, -2.5e+3, true, null, {\"b\": \"c\\\"d\\u00e9\\uD83D\\uDE00\"}], \"é€😀\": {}, \"x\":\"y\"}",
               "{ \"k\" :\n\t\"v\" , \"n\":0}", "{\"a\":{\"b\":{\"c\":[[],[{}]]}}}"}) {
-            JsonConstraint constraint(vocabulary);
+            JsonConstraint constraint(vocabulary, JsonSchema::any_object());
             for (size_t at = 0; at < text.size(); ++at) {
                 std::vector<float> logits(tokens.size() + 3, 1.0f);  // 3 ids past the vocabulary
                 constraint.mask(logits);
-                JsonPrefix state;
+                JsonSchemaPrefix state(JsonSchema::any_object());
                 QVERIFY(state.feed(text.substr(0, at)));
                 for (size_t id = 0; id < logits.size(); ++id) {
                     const bool allowed = id < tokens.size() && !tokens[id].empty() && state.accepts(tokens[id]);
@@ -83,7 +83,7 @@ private slots:
             QVERIFY(constraint.complete());
             QVERIFY(!constraint.accept('}'));
         }
-        JsonConstraint fresh(vocabulary);
+        JsonConstraint fresh(vocabulary, JsonSchema::any_object());
         QVERIFY(!fresh.accept('x'));
         QVERIFY(!fresh.accept(static_cast<int32_t>(tokens.size())));
         QVERIFY(fresh.accept('{'));
@@ -107,14 +107,14 @@ private slots:
             r.sampling.temperature = 1.5f;
             r.sampling.top_k = 0;
             r.sampling.min_p = 0;
-            r.json_object.emplace(vocabulary);
+            r.json.emplace(vocabulary, JsonSchema::any_object());
             if (i % 2)
                 r.likeliest_logprobs = 1;
             requests.push_back(r);
         }
         int completed = 0;
         for (const Reply& reply : run_all(model->backend(), model->tokenizer(), requests)) {
-            JsonPrefix prefix;
+            JsonSchemaPrefix prefix(JsonSchema::any_object());
             QVERIFY2(prefix.feed(reply.bytes), reply.bytes.c_str());
             QCOMPARE(reply.reason == FinishReason::EndOfSequence, prefix.complete());
             if (prefix.complete()) {
@@ -141,9 +141,9 @@ private slots:
             r.max_new_tokens = 120;
             r.sampling.temperature = 0;
             r.eos_token = model->tokenizer().special_token_id("<|im_end|>");
-            r.json_object.emplace(vocabulary);
+            r.json.emplace(vocabulary, JsonSchema::any_object());
             requests.push_back(r);
-            r.json_object.reset();  // the same question without JSON mode, for comparison
+            r.json.reset();  // the same question without JSON mode, for comparison
             requests.push_back(r);
         }
         const std::vector<Reply> replies = run_all(model->backend(), model->tokenizer(), requests);
@@ -154,7 +154,7 @@ private slots:
         const auto person = nlohmann::json::parse(replies[0].bytes);
         QVERIFY(person.is_object() && person.contains("name") && person.contains("age"));
         for (size_t i = 0; i < replies.size(); i += 2) {
-            JsonPrefix prefix;
+            JsonSchemaPrefix prefix(JsonSchema::any_object());
             QVERIFY(prefix.feed(replies[i].bytes));
             QCOMPARE(replies[i].reason == FinishReason::EndOfSequence, prefix.complete());
         }

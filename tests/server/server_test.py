@@ -8,8 +8,9 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
   text, finish reason and usage; text completions likewise; a seed repeats a sampled reply;
 - stop strings end a reply before them, max_tokens at "length";
 - log-probabilities (chat and text shapes, streamed and not) as OpenAI writes them;
-- JSON mode (response_format json_object): the beginning of an object even from stories260K,
-  a whole object from the default chat model; json_schema refused;
+- JSON mode (response_format json_object) and structured outputs (json_schema, Ollama's
+  format schema): the beginning of a value even from stories260K, whole documents of the schema
+  from the default chat model; a schema asking for what is not held to refused, naming where;
 - bad input of each kind: not JSON, not an object, wrong types and ranges, a missing field,
   roles out of order, n > 1, a prompt longer than the context (400 naming the lengths), a
   body over --max-body (413), a chunked body (411, unread), an unknown route (404); unknown
@@ -294,7 +295,8 @@ def test_logprobs(server, text):
 
 def test_json_mode(server):
     """response_format json_object: stories260K, which knows nothing of JSON, still writes the
-    beginning of an object (streamed the same); json_schema is refused, not ignored."""
+    beginning of an object (streamed the same); json_schema the beginning of a value of the
+    schema; a schema with a keyword that is not held to is refused, not ignored."""
     body = {"prompt": "Once upon a time", "max_tokens": 40, "temperature": 1.0, "seed": 3,
             "response_format": {"type": "json_object"}}
     whole = server.request("POST", "/v1/completions", body)[2]["choices"][0]
@@ -303,10 +305,23 @@ def test_json_mode(server):
         check(isinstance(json.loads(whole["text"]), dict), f"a finished reply is an object: {whole['text']!r}")
     chunks = server.stream("/v1/completions", dict(body, stream=True))
     check("".join(c["choices"][0]["text"] for c in chunks) == whole["text"], "JSON mode streamed differs")
+    schema = {"type": "object", "properties": {"mood": {"enum": ["happy", "sad"]}, "n": {"type": "integer"}},
+              "required": ["mood", "n"], "additionalProperties": False}
+    structured = dict(body, response_format={"type": "json_schema", "json_schema": {"name": "m", "schema": schema}})
+    reply = server.request("POST", "/v1/completions", structured)[2]["choices"][0]
+    text = reply["text"].lstrip()
+    check(text.startswith('{') and ('"mood"'.startswith(text[1:].lstrip()[:6]) or '"mood"' in text),
+          f"a value of the schema begins: {text!r}")
+    if reply["finish_reason"] == "stop":
+        document = json.loads(text)
+        check(list(document) == ["mood", "n"] and document["mood"] in ("happy", "sad") and
+              isinstance(document["n"], int), f"a finished reply is a value of the schema: {text!r}")
     expect_error(server, 400, "/v1/chat/completions",
-                 dict(CHAT, response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}),
-                 param="response_format", says=["schema"])
-    print(f"JSON mode: {whole['text'][:60]!r} ({whole['finish_reason']})")
+                 dict(CHAT, response_format={"type": "json_schema", "json_schema": {
+                     "name": "x", "schema": {"type": "object", "properties": {"code": {"type": "string",
+                                                                                       "pattern": "^[A-Z]+$"}}}}}),
+                 param="response_format.json_schema.schema", says=["/properties/code", "pattern"])
+    print(f"JSON mode: {whole['text'][:60]!r} ({whole['finish_reason']}); schema: {text[:60]!r}")
 
 
 def ndjson(server, path, body):
@@ -356,7 +371,7 @@ def test_ollama(server, model, text):
     check(json_mode["response"].lstrip().startswith("{"), f"format json: {json_mode}")
     for body, field in [(dict(chat, options={"temperature": "hot"}), "options.temperature"),
                         (dict(chat, options={"num_predict": 0}), "options.num_predict"),
-                        (dict(chat, format={"type": "object"}), "format"),
+                        (dict(chat, format={"type": "object", "properties": {"n": {"minimum": 1}}}), "format"),
                         (dict(chat, messages=[{"role": "user", "content": "hi", "images": ["aGk="]}]), "images"),
                         (dict(chat, tools=[{"type": "function"}]), "tools")]:
         status, _, error = server.request("POST", "/api/chat", body)
@@ -514,6 +529,26 @@ def test_default_chat_model(binary):
         person = body["choices"][0]
         check(status == 200 and person["finish_reason"] == "stop" and
               {"name", "age"} <= set(json.loads(person["message"]["content"])), f"SmolLM2 in JSON mode: {person}")
+        # Structured outputs: the schema's keys in its order, its types, its enum (OpenAI's shape
+        # and Ollama's format).
+        schema = {"type": "object", "properties": {
+            "city": {"type": "string", "maxLength": 40}, "country": {"type": "string"},
+            "continent": {"enum": ["Africa", "America", "Asia", "Europe", "Oceania"]},
+            "population_millions": {"type": "number"}},
+            "required": ["city", "country", "continent", "population_millions"]}
+        question = [{"role": "user", "content": "Tell me about Paris as JSON."}]
+        status, _, body = server.request("POST", "/v1/chat/completions", {
+            "messages": question, "max_tokens": 120, "temperature": 0,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "city", "strict": True, "schema": schema}}})
+        ollama = server.request("POST", "/api/chat", {"messages": question, "stream": False, "format": schema,
+                                                      "options": {"temperature": 0, "num_predict": 120}})[2]
+        for reply, ended in ((body["choices"][0]["message"]["content"], body["choices"][0]["finish_reason"] == "stop"),
+                             (ollama["message"]["content"], ollama["done_reason"] == "stop")):
+            city = json.loads(reply)
+            check(ended and list(city) == list(schema["properties"]) and len(city["city"]) <= 40 and
+                  city["continent"] in schema["properties"]["continent"]["enum"] and
+                  isinstance(city["population_millions"], (int, float)), f"SmolLM2 with a schema: {reply!r}")
+        print(f"SmolLM2 with a schema: {reply!r}")
         before = server.metrics()
         asked = 1000
         # Greedy, so the reply cannot end by itself before the disconnect shows (about 3 s): this

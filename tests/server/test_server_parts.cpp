@@ -256,7 +256,7 @@ private slots:
                             "repeat_penalty": 1.2, "num_ctx": 4096}})",
             OllamaRoute::Chat, {});
         QVERIFY(chat.request.stream);  // Ollama streams unless told not to
-        QVERIFY(chat.request.json_object && !chat.load_only);
+        QVERIFY(chat.request.json && !chat.load_only);
         QCOMPARE(chat.request.sampling.temperature, 0.2f);
         QCOMPARE(chat.request.sampling.top_k, 5);
         QCOMPARE(chat.request.sampling.repetition_penalty, 1.2f);
@@ -275,6 +275,12 @@ private slots:
         QCOMPARE(generate.request.conversation.system_prompt, std::string("Be brief."));
         QCOMPARE(generate.request.conversation.messages.back().text, std::string("Hi"));
         QVERIFY(parse_ollama_request(R"({"model": "m"})", OllamaRoute::Generate, {}).load_only);
+        const OllamaRequest structured = parse_ollama_request(
+            R"({"prompt": "Hi", "format": {"type": "object", "properties": {"b": {"type": "string"},
+                "a": {"type": "boolean"}}, "required": ["b", "a"]}})",
+            OllamaRoute::Generate, {});
+        QVERIFY(structured.request.json);
+        QCOMPARE(structured.request.json->nodes[structured.request.json->root].properties[0].key, std::string("\"b\""));
         const auto refused = [](const std::string& body, OllamaRoute route) {
             try {
                 parse_ollama_request(body, route, {});
@@ -288,27 +294,59 @@ private slots:
         QCOMPARE(refused("{" + user + R"(, "options": {"num_predict": 0}})", OllamaRoute::Chat),
                  std::string("options.num_predict"));
         QCOMPARE(refused("{" + user + R"(, "options": 3})", OllamaRoute::Chat), std::string("options"));
-        QCOMPARE(refused("{" + user + R"(, "format": {"type": "object"}})", OllamaRoute::Chat), std::string("format"));
+        QCOMPARE(refused("{" + user + R"(, "format": {"type": "integer"}})", OllamaRoute::Chat), std::string("format"));
+        QCOMPARE(refused("{" + user + R"(, "format": {"properties": {"n": {"minimum": 0}}}})", OllamaRoute::Chat),
+                 std::string("format"));
+        QCOMPARE(refused("{" + user + R"(, "format": "yaml"})", OllamaRoute::Chat), std::string("format"));
         QCOMPARE(refused(R"({"prompt": "x", "images": ["aGk="]})", OllamaRoute::Generate), std::string("images"));
         QCOMPARE(refused(R"({"prompt": 5})", OllamaRoute::Generate), std::string("prompt"));
         QCOMPARE(refused(R"({"prompt": "x", "raw": "yes"})", OllamaRoute::Generate), std::string("raw"));
     }
 
-    void json_mode_is_asked_for_by_response_format()
+    // JSON mode, structured outputs (OpenAI's and llama.cpp's spellings), and schemas that ask
+    // for what is not held to, refused naming where.
+    void json_is_asked_for_by_response_format()
     {
-        const auto mode = [](const std::string& format) {
-            return parse_completion_request(R"({"prompt": "x", "response_format": )" + format + "}", Endpoint::Text, {})
-                .json_object;
+        const auto schema = [](const std::string& fields) {
+            return parse_completion_request(R"({"prompt": "x", )" + fields + "}", Endpoint::Text, {}).json;
         };
-        QVERIFY(mode(R"({"type": "json_object"})"));
-        QVERIFY(!mode(R"({"type": "text"})"));
-        QVERIFY(!mode("null"));
+        const auto any_object = schema(R"("response_format": {"type": "json_object"})");
+        QVERIFY(any_object && any_object->nodes[any_object->root].kind == JsonSchema::Kind::Map);
+        QVERIFY(!schema(R"("response_format": {"type": "text"})"));
+        QVERIFY(!schema(R"("response_format": null)"));
+        QVERIFY(!schema(R"("temperature": 0)"));
+        // The properties in the request's order, not the parser's (alphabetical) one.
+        for (const std::string& fields :
+             {std::string(R"("response_format": {"type": "json_schema", "json_schema": {"name": "p", "strict": true,
+                  "schema": {"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"}},
+                             "required": ["zeta", "alpha"], "additionalProperties": false}}})"),
+              std::string(R"("response_format": {"type": "json_object", "schema": {"properties": {"zeta": {},
+                  "alpha": {}}}})"),
+              std::string(R"("json_schema": {"properties": {"zeta": {}, "alpha": {}}})")}) {
+            const auto s = schema(fields);
+            QVERIFY2(s, fields.c_str());
+            const JsonSchema::Node& root = s->nodes[s->root];
+            QVERIFY(root.kind == JsonSchema::Kind::Object && root.properties.size() == 2);
+            QCOMPARE(root.properties[0].key, std::string("\"zeta\""));
+            QCOMPARE(root.properties[1].key, std::string("\"alpha\""));
+        }
         using Expected = std::pair<int, std::string>;
         const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
-        QCOMPARE(refusal("{" + user + R"(, "response_format": {"type": "json_schema", "json_schema": {}}})"),
-                 Expected(400, "response_format"));
+        QCOMPARE(refusal("{" + user + R"(, "response_format": {"type": "json_schema", "json_schema": 5}})"),
+                 Expected(400, "response_format.json_schema"));
         QCOMPARE(refusal("{" + user + R"(, "response_format": "json"})"), Expected(400, "response_format"));
         QCOMPARE(refusal("{" + user + R"(, "response_format": {"type": "yaml"}})"), Expected(400, "response_format"));
+        QCOMPARE(refusal("{" + user + R"(, "json_schema": {}, "response_format": {"type": "text"}})"),
+                 Expected(400, "json_schema"));
+        try {
+            parse_completion_request("{" + user + R"(, "response_format": {"type": "json_schema", "json_schema":
+                {"name": "x", "schema": {"properties": {"age": {"type": "integer", "minimum": 0}}}}}})",
+                                     Endpoint::Chat, {});
+            QFAIL("a schema with minimum was accepted");
+        } catch (const ApiError& e) {
+            QCOMPARE(e.param(), std::string("response_format.json_schema.schema"));
+            QVERIFY2(std::string(e.what()).find("/properties/age: 'minimum' is not supported") != std::string::npos, e.what());
+        }
     }
 
     // Chat: each chunk carries its own tokens' entries, "token" as valid UTF-8 and "bytes" exact

@@ -10,7 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "generate/json_prefix.h"
+#include "generate/json_schema_prefix.h"
+#include "json_spacing.h"
 
 using namespace pyramid;
 
@@ -22,12 +23,8 @@ namespace {
 std::optional<bool> reference_object(std::string text)
 {
     text.erase(text.find_last_not_of(" \t\n\r") + 1);
-    int run = 0;
-    for (const char c : text) {
-        run = (c == ' ' || c == '\t' || c == '\n' || c == '\r') ? run + 1 : 0;
-        if (run > JsonPrefix::kMaxWhitespace)
-            return false;
-    }
+    if (!test::spacing_as_allowed(text))
+        return false;
     try {
         return nlohmann::json::parse(text).is_object();
     } catch (const nlohmann::json::parse_error&) {
@@ -63,14 +60,7 @@ public:
 private:
     int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng_); }
 
-    std::string space()
-    {
-        static const char spaces[] = " \t\n\r";
-        std::string out;
-        for (int n = pick(0, 3) == 0 ? pick(1, 10) : 0; n > 0; --n)
-            out += spaces[pick(0, 3)];
-        return out;
-    }
+    std::string space() { return test::random_spacing(rng_); }
 
     std::string string()
     {
@@ -116,7 +106,7 @@ private:
 
 } // namespace
 
-class JsonPrefixTest : public QObject {
+class JsonSchemaPrefixAnyObjectTest : public QObject {
     Q_OBJECT
 private slots:
     void objects_are_accepted_to_their_end()
@@ -126,7 +116,7 @@ private slots:
         for (int round = 0; round < 2000; ++round) {
             const std::string text = writer.object(0);
             QVERIFY2(nlohmann::json::accept(text), text.c_str());
-            JsonPrefix prefix;
+            JsonSchemaPrefix prefix(JsonSchema::any_object());
             for (size_t i = 0; i < text.size(); ++i) {
                 QVERIFY2(!prefix.complete(), text.c_str());
                 QVERIFY2(prefix.feed(text[i]), (text + " at " + std::to_string(i)).c_str());
@@ -152,7 +142,7 @@ private slots:
             case 1: if (at < text.size()) text[at] = byte; break;
             default: if (at < text.size()) text.erase(at, 1); break;
             }
-            JsonPrefix prefix;
+            JsonSchemaPrefix prefix(JsonSchema::any_object());
             size_t accepted = 0;
             while (accepted < text.size() && prefix.feed(text[accepted]))
                 ++accepted;
@@ -170,27 +160,35 @@ private slots:
 
     void the_limits_a_model_is_held_to()
     {
-        JsonPrefix deep;
+        JsonSchemaPrefix deep(JsonSchema::any_object());
         QVERIFY(deep.feed("{\"a\":"));
-        for (int i = 1; i < JsonPrefix::kMaxDepth; ++i)
+        for (int i = 1; i < JsonSchemaPrefix::kMaxDepth; ++i)
             QVERIFY(deep.feed('['));
         QVERIFY(!deep.feed('['));  // the 33rd container
         QVERIFY(!deep.feed('{'));
         QVERIFY(deep.feed("],{"));  // a refused byte changed nothing
-        JsonPrefix padded;
-        QVERIFY(padded.feed("{" + std::string(JsonPrefix::kMaxWhitespace, '\n')));
-        QVERIFY(!padded.feed(' '));
-        QVERIFY(padded.feed("\"k\":" + std::string(JsonPrefix::kMaxWhitespace, ' ') + "1}"));
+        JsonSchemaPrefix padded(JsonSchema::any_object());
+        QVERIFY(padded.feed("{\n\n" + std::string(JsonSchemaPrefix::kMaxIndent, ' ')));
+        QVERIFY(!padded.accepts(" "));  // the indent's bound
+        QVERIFY(!padded.accepts("\n"));  // no line break after an indent
+        QVERIFY(padded.feed("\"k\":"));
+        QVERIFY(!padded.accepts("  "));  // one space, or line breaks
+        QVERIFY(!padded.accepts(" \n"));
+        QVERIFY(!padded.accepts("\t"));
+        QVERIFY(padded.feed("\n\t1\n}"));
         QVERIFY(padded.complete());
-        JsonPrefix not_object;
+        JsonSchemaPrefix blank_lines(JsonSchema::any_object());
+        QVERIFY(!blank_lines.accepts("{\n\n\n"));
+        QVERIFY(!blank_lines.accepts("{\r\n"));
+        JsonSchemaPrefix not_object(JsonSchema::any_object());
         QVERIFY(!not_object.feed('['));
         QVERIFY(!not_object.feed('"'));
         QVERIFY(!not_object.feed("\x01"));
         QVERIFY(not_object.feed(" {\"s\": \"tab\\tok\"}"));
-        JsonPrefix control;
+        JsonSchemaPrefix control(JsonSchema::any_object());
         QVERIFY(!control.feed("{\"a\tb\""));  // a raw tab inside a string
     }
 };
 
-QTEST_APPLESS_MAIN(JsonPrefixTest)
-#include "test_json_prefix.moc"
+QTEST_APPLESS_MAIN(JsonSchemaPrefixAnyObjectTest)
+#include "test_json_schema_prefix.moc"

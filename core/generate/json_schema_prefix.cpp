@@ -1,0 +1,620 @@
+#include "generate/json_schema_prefix.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace pyramid {
+namespace {
+
+using Kind = JsonSchema::Kind;
+
+enum FrameKind : uint8_t { kRoot, kObject, kMap, kArray, kString, kNumber, kLiteral };
+
+// Root
+enum : uint8_t { kStart, kDone };
+// Object and Map (KeyString: a Map's key is a String frame above it)
+enum : uint8_t { kOpen, kKey, kKeyString, kColon, kValue, kAfter, kComma };
+// Array: kOpen, kValue (after a comma), kAfter
+// String
+enum : uint8_t { kText, kEscape, kUnicode, kUtf8 };
+// Number
+enum : uint8_t { kMinus, kZero, kInteger, kPoint, kFraction, kExponent, kExponentSign, kExponentDigits };
+
+constexpr uint32_t kFreeKey = 0xFFFFFFFF;  // a String frame's node for a map's key: any string
+constexpr int kMaxUnionNesting = 16;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int hex_value(char c)
+{
+    if (is_digit(c))
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// A String frame's `extra`: a pending high surrogate (low 16 bits), the next UTF-8
+// continuation byte's range (the upper bytes).
+uint32_t surrogate_of(uint32_t extra) { return extra & 0xFFFF; }
+
+} // namespace
+
+// Steps the paths of one state by one byte into another state's memory.
+class JsonSchemaPrefix::Stepper {
+public:
+    Stepper(const JsonSchema& schema, JsonSchemaPrefix& out) : schema_(schema), out_(out) { out.refused_.clear(); }
+
+    // A copy of `from` in a new slot of `out`; its index.
+    size_t copy(const Path& from)
+    {
+        const size_t slot = grow();
+        Path& p = out_.paths_[slot];
+        p.frames.assign(from.frames.begin(), from.frames.end());
+        p.line_breaks = from.line_breaks;
+        p.blanks = from.blanks;
+        p.depth = from.depth;
+        return slot;
+    }
+
+    size_t copy_slot(size_t from)
+    {
+        const size_t slot = grow();  // may move paths_, so `from` is read after
+        Path& p = out_.paths_[slot];
+        const Path& q = out_.paths_[from];
+        p.frames.assign(q.frames.begin(), q.frames.end());
+        p.line_breaks = q.line_breaks;
+        p.blanks = q.blanks;
+        p.depth = q.depth;
+        return slot;
+    }
+
+    // The path in `slot` after byte `c`; false: refused (the slot is then garbage).
+    bool byte(size_t slot, char c)
+    {
+        for (;;) {
+            Path& p = out_.paths_[slot];
+            Frame& f = p.frames.back();
+            switch (f.kind) {
+            case kRoot:
+                if (f.phase == kDone)
+                    return false;
+                return is_space(c) ? whitespace(p, c) : start_value(slot, schema_.root, c, 0);
+            case kObject: return object(slot, c);
+            case kMap: return map(slot, c);
+            case kArray: return array(slot, c);
+            case kString: return string(p, c);
+            case kNumber: {
+                const int r = number(f, c);
+                if (r >= 0)
+                    return r == 1;
+                break;  // the number ended before `c`
+            }
+            case kLiteral: {
+                const int r = literal(p, c);
+                if (r >= 0)
+                    return r == 1;
+                break;  // the literal ended before `c`
+            }
+            default: return false;
+            }
+            p.frames.pop_back();
+            child_done(p);
+        }
+    }
+
+private:
+    size_t grow()
+    {
+        if (out_.live_ == out_.paths_.size())
+            out_.paths_.emplace_back();
+        return out_.live_++;
+    }
+
+    // None, one space, or line breaks and then an indent (JsonSchemaPrefix's contract).
+    static bool whitespace(Path& p, char c)
+    {
+        if (c == '\n') {
+            if (p.blanks > 0 || p.line_breaks == kMaxLineBreaks)
+                return false;
+            ++p.line_breaks;
+            return true;
+        }
+        if (c == '\r')
+            return false;
+        if (p.line_breaks == 0) {
+            if (c != ' ' || p.blanks > 0)
+                return false;
+            p.blanks = 1;
+            return true;
+        }
+        return ++p.blanks <= kMaxIndent;
+    }
+
+    // The frame on top of `p` was popped: its value is whole.
+    static void child_done(Path& p)
+    {
+        Frame& f = p.frames.back();
+        switch (f.kind) {
+        case kRoot: f.phase = kDone; break;
+        case kObject: f.phase = kAfter; break;
+        case kMap: f.phase = f.phase == kKeyString ? kColon : kAfter; break;
+        case kArray:
+            f.phase = kAfter;
+            ++f.count;
+            break;
+        default: break;
+        }
+    }
+
+    static void close(Path& p)
+    {
+        p.frames.pop_back();
+        --p.depth;
+        child_done(p);
+    }
+
+    static void push(Path& p, uint32_t node, uint8_t kind, uint8_t phase)
+    {
+        Frame f;
+        f.node = node;
+        f.kind = kind;
+        f.phase = phase;
+        p.frames.push_back(f);
+    }
+
+    // A value of `node` begins with `c`, in the path in `slot`.
+    bool start_value(size_t slot, uint32_t node, char c, int unions)
+    {
+        const JsonSchema::Node& n = schema_.nodes[node];
+        Path& p = out_.paths_[slot];
+        switch (n.kind) {
+        case Kind::Union: {
+            if (unions == kMaxUnionNesting)
+                return false;
+            // Each alternative that can begin with `c` goes on as a path of its own.
+            for (const uint32_t alternative : n.alternatives) {
+                const size_t fork = copy_slot(slot);
+                if (!start_value(fork, alternative, c, unions + 1))
+                    out_.refused_.push_back(fork);
+            }
+            return false;  // this slot itself is replaced by the forks
+        }
+        case Kind::Object:
+        case Kind::Map:
+        case Kind::Array:
+            if (c != (n.kind == Kind::Array ? '[' : '{') || p.depth == kMaxDepth)
+                return false;
+            push(p, node, n.kind == Kind::Object ? kObject : n.kind == Kind::Map ? kMap : kArray, kOpen);
+            ++p.depth;
+            return true;
+        case Kind::String:
+            if (c != '"')
+                return false;
+            push(p, node, kString, kText);
+            return true;
+        case Kind::Number:
+        case Kind::Integer:
+            if (c != '-' && !is_digit(c))
+                return false;
+            push(p, node, kNumber, c == '-' ? kMinus : c == '0' ? kZero : kInteger);
+            return true;
+        case Kind::Literal: {
+            push(p, node, kLiteral, 0);
+            Frame& f = p.frames.back();
+            f.lo = 0;
+            f.hi = static_cast<uint32_t>(n.literals.size());
+            return literal(p, c) == 1;
+        }
+        }
+        return false;
+    }
+
+    // The candidates [lo, hi) of sorted `texts(i)` that match `c` at `offset` (they all share
+    // the bytes before it, so those that match are consecutive).
+    template <typename Text>
+    static bool narrow(uint32_t& lo, uint32_t& hi, uint16_t offset, char c, Text text)
+    {
+        uint32_t first = lo;
+        while (first < hi && (text(first).size() <= offset || text(first)[offset] != c))
+            ++first;
+        uint32_t last = first;
+        while (last < hi && text(last).size() > offset && text(last)[offset] == c)
+            ++last;
+        lo = first;
+        hi = last;
+        return lo < hi;
+    }
+
+    // 1: taken; 0: refused; -1: the literal ended before `c` (c belongs to what follows).
+    int literal(Path& p, char c) const
+    {
+        Frame& f = p.frames.back();
+        const std::vector<std::string>& texts = schema_.nodes[f.node].literals;
+        const auto text = [&](uint32_t i) -> const std::string& { return texts[i]; };
+        uint32_t lo = f.lo, hi = f.hi;
+        if (!narrow(lo, hi, f.offset, c, text))
+            return texts[f.lo].size() == f.offset ? -1 : 0;  // a whole one sorts first
+        f.lo = lo;
+        f.hi = hi;
+        ++f.offset;
+        if (hi - lo == 1 && texts[lo].size() == f.offset) {  // whole, and nothing longer matches
+            p.frames.pop_back();
+            child_done(p);
+        }
+        return 1;
+    }
+
+    bool object(size_t slot, char c)
+    {
+        Path& p = out_.paths_[slot];
+        Frame& f = p.frames.back();
+        const JsonSchema::Node& n = schema_.nodes[f.node];
+        const auto size = static_cast<uint32_t>(n.properties.size());
+        const auto start_key = [&] {
+            f.phase = kKey;
+            f.lo = 0;
+            f.hi = size;
+            f.offset = 1;  // every key begins with its quote
+            return true;
+        };
+        if (f.phase != kKey && is_space(c))
+            return whitespace(p, c);
+        switch (f.phase) {
+        case kOpen:
+            if (c == '}' && n.next_required[0] == size) {
+                close(p);
+                return true;
+            }
+            return c == '"' && size > 0 && start_key();
+        case kComma: return c == '"' && start_key();
+        case kKey: {
+            const auto key = [&](uint32_t i) -> const std::string& { return n.properties[n.keys_sorted[i]].key; };
+            if (!narrow(f.lo, f.hi, f.offset, c, key))
+                return false;
+            ++f.offset;
+            // Keys at the next position up to the first required one still due may come.
+            const uint32_t last = std::min(n.next_required[f.count], size - 1);
+            uint32_t whole = size;
+            bool any = false;
+            for (uint32_t i = f.lo; i < f.hi; ++i) {
+                const uint32_t property = n.keys_sorted[i];
+                if (property < f.count || property > last)
+                    continue;
+                any = true;
+                if (n.properties[property].key.size() == f.offset)
+                    whole = property;
+            }
+            if (!any)
+                return false;
+            if (whole != size) {  // a whole key: nothing longer matches (its quote ends it)
+                f.phase = kColon;
+                f.extra = whole;
+                f.count = whole + 1;
+            }
+            return true;
+        }
+        case kColon:
+            if (c != ':')
+                return false;
+            f.phase = kValue;
+            return true;
+        case kValue: return start_value(slot, n.properties[f.extra].node, c, 0);
+        case kAfter:
+            if (c == ',' && f.count < size) {
+                f.phase = kComma;
+                return true;
+            }
+            if (c == '}' && n.next_required[f.count] == size) {
+                close(p);
+                return true;
+            }
+            return false;
+        default: return false;
+        }
+    }
+
+    bool map(size_t slot, char c)
+    {
+        Path& p = out_.paths_[slot];
+        Frame& f = p.frames.back();
+        if (is_space(c))
+            return whitespace(p, c);
+        const auto start_key = [&] {
+            f.phase = kKeyString;
+            push(p, kFreeKey, kString, kText);
+            return true;
+        };
+        switch (f.phase) {
+        case kOpen:
+        case kAfter:
+            if (c == '}') {
+                close(p);
+                return true;
+            }
+            if (f.phase == kOpen)
+                return c == '"' && start_key();
+            if (c != ',')
+                return false;
+            f.phase = kComma;
+            return true;
+        case kComma: return c == '"' && start_key();
+        case kColon:
+            if (c != ':')
+                return false;
+            f.phase = kValue;
+            return true;
+        case kValue: return start_value(slot, schema_.nodes[f.node].child, c, 0);
+        default: return false;
+        }
+    }
+
+    bool array(size_t slot, char c)
+    {
+        Path& p = out_.paths_[slot];
+        Frame& f = p.frames.back();
+        const JsonSchema::Node& n = schema_.nodes[f.node];
+        if (is_space(c))
+            return whitespace(p, c);
+        switch (f.phase) {
+        case kOpen:
+            if (c == ']') {
+                if (n.min > 0)
+                    return false;
+                close(p);
+                return true;
+            }
+            return n.max > 0 && start_value(slot, n.child, c, 0);
+        case kValue: return start_value(slot, n.child, c, 0);
+        case kAfter:
+            if (c == ',' && f.count < n.max) {
+                f.phase = kValue;
+                return true;
+            }
+            if (c == ']' && f.count >= n.min) {
+                close(p);
+                return true;
+            }
+            return false;
+        default: return false;
+        }
+    }
+
+    bool string(Path& p, char c) const
+    {
+        Frame& f = p.frames.back();
+        const auto byte = static_cast<uint8_t>(c);
+        const uint32_t min = f.node == kFreeKey ? 0 : schema_.nodes[f.node].min;
+        const uint32_t max = f.node == kFreeKey ? JsonSchema::kUnbounded : schema_.nodes[f.node].max;
+        const uint32_t surrogate = surrogate_of(f.extra);
+        switch (f.phase) {
+        case kText: {
+            if (c == '"') {
+                if (surrogate != 0 || f.count < min)
+                    return false;
+                p.frames.pop_back();
+                child_done(p);
+                return true;
+            }
+            if (surrogate != 0 && c != '\\')  // a high surrogate's \u needs its low half
+                return false;
+            if (byte < 0x20)
+                return false;
+            if (surrogate == 0) {  // a character begins (a low surrogate's escape ends one)
+                if (f.count >= max)
+                    return false;
+                ++f.count;
+            }
+            if (c == '\\') {
+                f.phase = kEscape;
+                return true;
+            }
+            if (byte < 0x80)
+                return true;
+            // A multi-byte character's lead byte, and the range of its first continuation byte
+            // (which rules out overlong forms, surrogates and code points past U+10FFFF).
+            uint32_t low = 0x80, high = 0xBF;
+            if (byte >= 0xC2 && byte <= 0xDF) {
+                f.offset = 1;
+            } else if (byte >= 0xE0 && byte <= 0xEF) {
+                f.offset = 2;
+                if (byte == 0xE0)
+                    low = 0xA0;
+                if (byte == 0xED)
+                    high = 0x9F;
+            } else if (byte >= 0xF0 && byte <= 0xF4) {
+                f.offset = 3;
+                if (byte == 0xF0)
+                    low = 0x90;
+                if (byte == 0xF4)
+                    high = 0x8F;
+            } else {
+                return false;
+            }
+            f.extra = low << 16 | high << 24;
+            f.phase = kUtf8;
+            return true;
+        }
+        case kUtf8: {
+            const uint32_t low = f.extra >> 16 & 0xFF, high = f.extra >> 24;
+            if (byte < low || byte > high)
+                return false;
+            f.extra = 0x80u << 16 | 0xBFu << 24;
+            if (--f.offset == 0) {
+                f.phase = kText;
+                f.extra = 0;
+            }
+            return true;
+        }
+        case kEscape:
+            if (c == 'u') {
+                f.phase = kUnicode;
+                f.offset = 4;
+                f.lo = 0;
+                return true;
+            }
+            if (surrogate != 0)
+                return false;
+            switch (c) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                f.phase = kText;
+                return true;
+            default: return false;
+            }
+        case kUnicode: {
+            const int digit = hex_value(c);
+            if (digit < 0)
+                return false;
+            f.lo = f.lo << 4 | static_cast<uint32_t>(digit);
+            if (--f.offset > 0)
+                return true;
+            // UTF-16 in escapes: a high surrogate is followed by a low one, which stands nowhere else.
+            const bool high = f.lo >= 0xD800 && f.lo <= 0xDBFF;
+            const bool low = f.lo >= 0xDC00 && f.lo <= 0xDFFF;
+            if (surrogate != 0 ? !low : low)
+                return false;
+            f.extra = high ? f.lo : 0;
+            f.lo = 0;
+            f.phase = kText;
+            return true;
+        }
+        default: return false;
+        }
+    }
+
+    // 1: taken; 0: refused; -1: the number ended before `c`.
+    int number(Frame& f, char c) const
+    {
+        const bool integer = schema_.nodes[f.node].kind == Kind::Integer;
+        const auto to = [&](uint8_t phase) {
+            f.phase = phase;
+            return 1;
+        };
+        switch (f.phase) {
+        case kMinus: return is_digit(c) ? to(c == '0' ? kZero : kInteger) : 0;
+        case kZero:
+        case kInteger:
+            if (f.phase == kInteger && is_digit(c))
+                return 1;
+            if (!integer && c == '.')
+                return to(kPoint);
+            if (!integer && (c == 'e' || c == 'E'))
+                return to(kExponent);
+            return is_digit(c) ? 0 : -1;  // no digit after a leading zero
+        case kPoint: return is_digit(c) ? to(kFraction) : 0;
+        case kFraction:
+            if (is_digit(c))
+                return 1;
+            return c == 'e' || c == 'E' ? to(kExponent) : -1;
+        case kExponent:
+            if (c == '+' || c == '-')
+                return to(kExponentSign);
+            [[fallthrough]];
+        case kExponentSign: return is_digit(c) ? to(kExponentDigits) : 0;
+        case kExponentDigits: return is_digit(c) ? 1 : -1;
+        default: return 0;
+        }
+    }
+
+    const JsonSchema& schema_;
+    JsonSchemaPrefix& out_;
+};
+
+JsonSchemaPrefix::JsonSchemaPrefix(std::shared_ptr<const JsonSchema> schema) : schema_(std::move(schema))
+{
+    if (!schema_)
+        throw Error("a JSON schema is needed");
+    paths_.resize(1);
+    paths_[0].frames.push_back(Frame{});  // kRoot, kStart
+    live_ = 1;
+}
+
+bool JsonSchemaPrefix::step_into(char c, JsonSchemaPrefix& next) const
+{
+    if (next.schema_ != schema_)
+        next.schema_ = schema_;
+    next.live_ = 0;
+    Stepper stepper(*schema_, next);
+    std::vector<size_t>& dead = next.refused_;
+    for (size_t i = 0; i < live_; ++i) {
+        const size_t slot = stepper.copy(paths_[i]);
+        if (!stepper.byte(slot, c))
+            dead.push_back(slot);
+    }
+    // Keep the live paths, each once, up to kMaxPaths.
+    std::sort(dead.begin(), dead.end());
+    size_t kept = 0;
+    for (size_t i = 0, d = 0; i < next.live_; ++i) {
+        if (d < dead.size() && dead[d] == i) {
+            ++d;
+            continue;
+        }
+        Path& p = next.paths_[i];
+        if (!is_space(c))
+            p.line_breaks = p.blanks = 0;
+        bool seen = false;
+        for (size_t j = 0; j < kept && !seen; ++j)
+            seen = next.paths_[j].frames == p.frames && next.paths_[j].line_breaks == p.line_breaks &&
+                   next.paths_[j].blanks == p.blanks;
+        if (seen || kept == kMaxPaths)
+            continue;
+        if (kept != i)
+            std::swap(next.paths_[kept], p);
+        ++kept;
+    }
+    next.live_ = kept;
+    return kept > 0;
+}
+
+bool JsonSchemaPrefix::feed(char c)
+{
+    JsonSchemaPrefix next(schema_);
+    if (!step_into(c, next))
+        return false;
+    *this = std::move(next);
+    return true;
+}
+
+bool JsonSchemaPrefix::feed(std::string_view bytes)
+{
+    for (const char c : bytes)
+        if (!feed(c))
+            return false;
+    return true;
+}
+
+bool JsonSchemaPrefix::accepts(std::string_view bytes) const
+{
+    JsonSchemaPrefix a = *this, b = *this;
+    for (const char c : bytes) {
+        if (!a.step_into(c, b))
+            return false;
+        std::swap(a, b);
+    }
+    return true;
+}
+
+bool JsonSchemaPrefix::in_string_text() const
+{
+    for (size_t i = 0; i < live_; ++i) {
+        const Frame& f = paths_[i].frames.back();
+        if (f.kind != kString || f.phase != kText || surrogate_of(f.extra) != 0 ||
+            (f.node != kFreeKey && schema_->nodes[f.node].max != JsonSchema::kUnbounded))
+            return false;
+    }
+    return live_ > 0;
+}
+
+bool JsonSchemaPrefix::complete() const
+{
+    for (size_t i = 0; i < live_; ++i)
+        if (paths_[i].frames.size() == 1 && paths_[i].frames[0].phase == kDone)
+            return true;
+    return false;
+}
+
+} // namespace pyramid

@@ -1,0 +1,514 @@
+// Structured outputs: JsonSchemaPrefix against a reference validator written here in another
+// way (recursive, over parsed values, reading the schema document itself). For a set of
+// schemas (objects with required and optional properties, enums, unions, recursion through
+// $defs, maps, bounded arrays and strings): random valid documents are accepted byte by byte
+// and complete exactly at their end; one-byte mutations of them, read whole, are always valid
+// (soundness), and every valid one the recognizer's rules allow (properties in the schema's
+// order, no duplicate keys) is read whole (completeness). Schemas asking for what is not held
+// to are refused naming the place; the constraint's trie walk equals trying every token; and
+// stories260K sampled under a schema writes only valid documents.
+#include <QtTest>
+
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "generate/batch_scheduler.h"
+#include "generate/json_constraint.h"
+#include "generate/json_schema.h"
+#include "generate/json_schema_prefix.h"
+#include "json_spacing.h"
+#include "model/model.h"
+#include "shared_data.h"
+#include "util/error.h"
+#include "util/json_input.h"
+
+using namespace pyramid;
+using ordered = nlohmann::ordered_json;
+
+namespace {
+
+const char* const kSchemas[] = {
+    // A person: required and optional properties, nested object, enum, bounded array.
+    "{\"type\": \"object\", \"properties\": {"
+    "  \"name\": {\"type\": \"string\", \"minLength\": 1, \"maxLength\": 12},"
+    "  \"age\": {\"type\": \"integer\"},"
+    "  \"nick\": {\"type\": [\"string\", \"null\"]},"
+    "  \"height\": {\"type\": \"number\"},"
+    "  \"colour\": {\"enum\": [\"red\", \"green\", \"blue\", 1, 10, -1, true, null]},"
+    "  \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\", \"maxLength\": 3}, \"minItems\": 1, \"maxItems\": 3},"
+    "  \"address\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"zip\": {\"const\": \"X1\"}},"
+    "               \"required\": [\"city\"], \"additionalProperties\": false}},"
+    " \"required\": [\"name\", \"colour\", \"tags\"], \"additionalProperties\": false}",
+    // pydantic's shape: $defs, $ref, anyOf with null, titles and descriptions.
+    "{\"$defs\": {\"Pet\": {\"title\": \"Pet\", \"type\": \"object\", \"properties\": {"
+    "    \"kind\": {\"enum\": [\"cat\", \"dog\"]}, \"legs\": {\"type\": \"integer\"}}, \"required\": [\"kind\"]},"
+    "  \"Car\": {\"type\": \"object\", \"properties\": {\"kind\": {\"const\": \"car\"}, \"wheels\": {\"type\": \"integer\"}},"
+    "    \"required\": [\"kind\", \"wheels\"]}},"
+    " \"title\": \"Owner\", \"type\": \"object\", \"properties\": {"
+    "  \"owns\": {\"type\": \"array\", \"items\": {\"anyOf\": [{\"$ref\": \"#/$defs/Pet\"}, {\"$ref\": \"#/$defs/Car\"}]}},"
+    "  \"best\": {\"anyOf\": [{\"$ref\": \"#/$defs/Pet\"}, {\"type\": \"null\"}], \"default\": null, \"description\": \"x\"}},"
+    " \"required\": [\"owns\", \"best\"]}",
+    // Recursion: a tree.
+    "{\"$ref\": \"#/definitions/node\", \"definitions\": {\"node\": {\"type\": \"object\", \"properties\": {"
+    "  \"v\": {\"type\": \"integer\"}, \"kids\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/definitions/node\"}, \"maxItems\": 2}},"
+    " \"required\": [\"v\"]}}}",
+    // A map of numbers, an array at the top, anything inside.
+    "{\"type\": \"array\", \"maxItems\": 4, \"items\": {\"anyOf\": [{\"type\": \"object\", \"additionalProperties\": "
+    "{\"type\": \"number\"}}, {\"type\": \"object\", \"properties\": {\"any\": {}}, \"required\": [\"any\"]}, "
+    "{\"type\": \"boolean\"}]}}",
+    // A string of bounded length at the top.
+    "{\"type\": \"string\", \"minLength\": 2, \"maxLength\": 5}",
+};
+
+const ordered& resolve(const ordered& root, const ordered& s)
+{
+    if (s.is_object() && s.contains("$ref"))
+        return resolve(root, root.at(ordered::json_pointer(s["$ref"].get<std::string>().substr(1))));
+    return s;
+}
+
+size_t code_points(const std::string& text)
+{
+    size_t n = 0;
+    for (const char c : text)
+        n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+// The reference: whether `v` is a value of `s`. `in_order`: cleared where an object's keys do
+// not come in the schema's order (valid, but not what the recognizer reads).
+bool valid(const ordered& root, const ordered& schema, const ordered& v, bool& in_order)
+{
+    const ordered& s = resolve(root, schema);
+    if (s.is_boolean())
+        return s.get<bool>();
+    for (const char* union_word : {"anyOf", "oneOf", "allOf"})
+        if (s.contains(union_word)) {
+            bool any = false, any_in_order = false;
+            for (const auto& alternative : s[union_word]) {
+                bool order = true;
+                if (valid(root, alternative, v, order)) {
+                    any = true;
+                    any_in_order = any_in_order || order;
+                }
+            }
+            in_order = in_order && any_in_order;
+            return any;
+        }
+    if (s.contains("enum") || s.contains("const")) {
+        const ordered values = s.contains("enum") ? s["enum"] : ordered::array({s["const"]});
+        for (const auto& e : values)
+            if (e == v && e.is_number_float() == v.is_number_float())
+                return true;
+        return false;
+    }
+    std::vector<std::string> types;
+    if (s.contains("type"))
+        for (const auto& t : s["type"].is_array() ? s["type"] : ordered::array({s["type"]}))
+            types.push_back(t.get<std::string>());
+    const auto allows = [&](const char* t) { return types.empty() || std::find(types.begin(), types.end(), t) != types.end(); };
+    if (v.is_object()) {
+        if (!allows("object"))
+            return false;
+        const ordered props = s.value("properties", ordered::object());
+        std::vector<std::string> declared;
+        for (const auto& [k, _] : props.items())
+            declared.push_back(k);
+        for (const auto& r : s.value("required", ordered::array()))
+            if (!v.contains(r.get<std::string>()))
+                return false;
+        // JSON Schema's rule; the recognizer also writes no other keys beside declared ones.
+        const bool closed = s.value("additionalProperties", ordered(true)) == false;
+        const bool declares = s.contains("properties") || s.contains("required");
+        size_t last = 0;
+        for (const auto& [k, value] : v.items()) {
+            const auto at = std::find(declared.begin(), declared.end(), k);
+            if (at == declared.end()) {
+                if (closed)
+                    return false;
+                in_order = in_order && !declares;
+                const ordered extra = s.value("additionalProperties", ordered(true));
+                if (!valid(root, extra, value, in_order))
+                    return false;
+                continue;
+            }
+            const auto index = static_cast<size_t>(at - declared.begin()) + 1;
+            in_order = in_order && index > last;
+            last = index;
+            if (!valid(root, props[k], value, in_order))
+                return false;
+        }
+        return true;
+    }
+    if (v.is_array()) {
+        if (!allows("array") || v.size() < s.value("minItems", size_t{0}) || v.size() > s.value("maxItems", size_t{1000000}))
+            return false;
+        for (const auto& item : v)
+            if (!valid(root, s.value("items", ordered(true)), item, in_order))
+                return false;
+        return true;
+    }
+    if (v.is_string()) {
+        const size_t n = code_points(v.get<std::string>());
+        return allows("string") && n >= s.value("minLength", size_t{0}) && n <= s.value("maxLength", size_t{1000000});
+    }
+    if (v.is_number_integer())
+        return allows("integer") || allows("number");
+    if (v.is_number_float())
+        return allows("number");
+    if (v.is_boolean())
+        return allows("boolean");
+    return allows("null");
+}
+
+// Random valid documents of a schema, keys in its order, with whitespace between tokens.
+class Writer {
+public:
+    Writer(const ordered& root, std::mt19937& rng) : root_(root), rng_(rng) {}
+
+    std::string value(const ordered& schema, int depth)
+    {
+        const ordered& s = resolve(root_, schema);
+        if (s.is_boolean() || s.empty())
+            return any(depth);
+        for (const char* union_word : {"anyOf", "oneOf"})
+            if (s.contains(union_word))
+                return value(s[union_word][pick(0, static_cast<int>(s[union_word].size()) - 1)], depth);
+        if (s.contains("enum"))
+            return s["enum"][pick(0, static_cast<int>(s["enum"].size()) - 1)].dump();
+        if (s.contains("const"))
+            return s["const"].dump();
+        std::string type = s.contains("type") ? "" : (s.contains("items") ? "array" : "object");
+        if (s.contains("type"))
+            type = s["type"].is_array() ? s["type"][pick(0, static_cast<int>(s["type"].size()) - 1)].get<std::string>()
+                                        : s["type"].get<std::string>();
+        if (type == "object")
+            return object(s, depth);
+        if (type == "array") {
+            const int lo = s.value("minItems", 0), hi = std::min(s.value("maxItems", 3), depth > 3 ? lo : 3);
+            std::string out = "[" + space();
+            for (int n = pick(lo, std::max(lo, hi)); n > 0; --n)
+                out += value(s.value("items", ordered(true)), depth + 1) + space() + (n > 1 ? "," + space() : "");
+            return out + "]";
+        }
+        if (type == "string")
+            return string(s.value("minLength", 0), s.value("maxLength", 8));
+        if (type == "integer")
+            return std::to_string(pick(-50, 50000));
+        if (type == "number")
+            return std::to_string(pick(-9, 9)) + "." + std::to_string(pick(0, 99)) + (pick(0, 1) ? "e-3" : "");
+        if (type == "boolean")
+            return pick(0, 1) ? "true" : "false";
+        return "null";
+    }
+
+private:
+    int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng_); }
+
+    std::string space() { return test::random_spacing(rng_); }
+
+    std::string string(int min, int max)
+    {
+        // Each piece one character.
+        static const char* pieces[] = {"a", "Z", " ", "\\\"", "\\\\", "\\n", "\\u00e9", "\\uD83D\\uDE00", "é", "€", "😀", "{", ":"};
+        std::string out = "\"";
+        for (int n = pick(min, std::min(max, min + 6)); n > 0; --n)
+            out += pieces[pick(0, 12)];
+        return out + "\"";
+    }
+
+    std::string object(const ordered& s, int depth)
+    {
+        std::string out = "{" + space();
+        bool first = true;
+        const ordered required = s.value("required", ordered::array());
+        if (s.contains("properties") || s.contains("required")) {
+            const ordered properties = s.value("properties", ordered::object());
+            for (const auto& [key, schema] : properties.items()) {
+                const bool needed = std::find(required.begin(), required.end(), key) != required.end();
+                if (!needed && pick(0, 1))
+                    continue;
+                out += (first ? "" : "," + space()) + ordered(key).dump() + space() + ":" + space() + value(schema, depth + 1) + space();
+                first = false;
+            }
+        } else {
+            for (int n = pick(0, depth > 3 ? 0 : 3); n > 0; --n) {
+                // Keys apart (a key twice is valid JSON the recognizer need not read).
+                out += (first ? "" : "," + space()) + "\"" + std::to_string(n) + string(0, 3).substr(1) + space() + ":" + space() +
+                       value(s.value("additionalProperties", ordered(true)), depth + 1) + space();
+                first = false;
+            }
+        }
+        return out + "}";
+    }
+
+    std::string any(int depth)
+    {
+        switch (pick(0, depth > 3 ? 3 : 5)) {
+        case 0: return string(0, 4);
+        case 1: return std::to_string(pick(-5, 5));
+        case 2: return "true";
+        case 3: return "null";
+        case 4: return "[" + any(depth + 1) + "," + space() + any(depth + 1) + "]";
+        default: return "{" + string(0, 3) + ":" + any(depth + 1) + "}";
+        }
+    }
+
+    const ordered& root_;
+    std::mt19937& rng_;
+};
+
+std::shared_ptr<const JsonSchema> compiled(const char* text) { return JsonSchema::compile(ordered::parse(text)); }
+
+// Whether the recognizer reads `text` whole (trailing whitespace aside).
+bool read_whole(const std::shared_ptr<const JsonSchema>& schema, const std::string& text)
+{
+    JsonSchemaPrefix prefix(schema);
+    size_t accepted = 0;
+    while (accepted < text.size() && prefix.feed(text[accepted]))
+        ++accepted;
+    const size_t end = text.find_last_not_of(" \t\n\r") + 1;
+    return accepted >= end && prefix.complete();
+}
+
+// The reference's verdict on `text`: valid, and whether the recognizer's rules allow it (keys
+// in order, none twice, whitespace as allowed). None: not JSON at all.
+struct Verdict {
+    bool valid = false;
+    bool readable = false;
+};
+
+Verdict reference(const ordered& schema, std::string text)
+{
+    text.erase(text.find_last_not_of(" \t\n\r") + 1);
+    Verdict verdict;
+    ordered document;
+    try {
+        document = ordered::parse(text);
+    } catch (const ordered::exception&) {
+        return verdict;
+    }
+    bool in_order = true;
+    verdict.valid = valid(schema, schema, document, in_order);
+    const bool short_runs = test::spacing_as_allowed(text);
+    bool once = true;
+    try {
+        parse_json_document(text, "test");
+    } catch (const Error&) {
+        once = false;  // a key twice
+    }
+    verdict.readable = verdict.valid && in_order && short_runs && once;
+    return verdict;
+}
+
+std::string escaped(const std::string& text)
+{
+    std::string out;
+    for (const char c : text)
+        out += (c >= 0x20 && c < 0x7f) ? std::string(1, c) : "<" + std::to_string(uint8_t(c)) + ">";
+    return out;
+}
+
+} // namespace
+
+class JsonSchemaTest : public QObject {
+    Q_OBJECT
+private slots:
+    void documents_are_accepted_to_their_end()
+    {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        for (const char* text : kSchemas) {
+            const ordered schema = ordered::parse(text);
+            const auto s = compiled(text);
+            Writer writer(schema, rng);
+            for (int round = 0; round < 400; ++round) {
+                const std::string doc = writer.value(schema, 0);
+                QVERIFY2(reference(schema, doc).readable, (doc + " written for " + text).c_str());
+                JsonSchemaPrefix prefix(s);
+                for (size_t i = 0; i < doc.size(); ++i) {
+                    QVERIFY2(!prefix.complete(), doc.c_str());
+                    QVERIFY2(prefix.feed(doc[i]), (escaped(doc) + " at " + std::to_string(i) + " for " + text).c_str());
+                }
+                QVERIFY2(prefix.complete(), doc.c_str());
+                QVERIFY(!prefix.feed(' '));  // nothing follows
+            }
+        }
+    }
+
+    void mutations_read_whole_are_valid_and_valid_ones_are_read()
+    {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const std::string bytes = "{}[]\":,.-+eE0123456789tfnrulabcdeghikmoswvxyz \\\n\xc3\xa9\x80\xff\x01";
+        int read = 0, refused = 0;
+        for (const char* text : kSchemas) {
+            const ordered schema = ordered::parse(text);
+            const auto s = compiled(text);
+            Writer writer(schema, rng);
+            for (int round = 0; round < 4000; ++round) {
+                std::string doc = writer.value(schema, 0);
+                const size_t at = std::uniform_int_distribution<size_t>(0, doc.size())(rng);
+                const char byte = bytes[std::uniform_int_distribution<size_t>(0, bytes.size() - 1)(rng)];
+                switch (round % 3) {
+                case 0: doc.insert(at, 1, byte); break;
+                case 1: if (at < doc.size()) doc[at] = byte; break;
+                default: if (at < doc.size()) doc.erase(at, 1); break;
+                }
+                const bool whole = read_whole(s, doc);
+                const Verdict verdict = reference(schema, doc);
+                const std::string what = escaped(doc) + " for " + text;
+                if (whole)
+                    QVERIFY2(verdict.valid, ("read whole but invalid: " + what).c_str());
+                if (verdict.readable)
+                    QVERIFY2(whole, ("valid but refused: " + what).c_str());
+                read += whole;
+                refused += !whole;
+            }
+        }
+        QVERIFY(read > 2000 && refused > 2000);  // the mutations kept many and broke many
+    }
+
+    void schemas_asking_for_what_is_not_held_are_refused()
+    {
+        const std::pair<const char*, const char*> cases[] = {
+            {"{\"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^x\"}}}", "/properties/a: 'pattern' is not supported"},
+            {"{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"minimum\": 0}}}", "/properties/n: 'minimum'"},
+            {"{\"type\": \"integer\"}", "top level may be a number"},
+            {"{\"anyOf\": [{\"type\": \"object\"}, {\"enum\": [1, 2]}]}", "top level may be a number"},
+            {"{}", "top level may be a number"},
+            {"{\"type\": \"array\", \"minItems\": 3, \"maxItems\": 2}", "no value satisfies"},
+            {"{\"type\": \"object\", \"properties\": {\"e\": {\"enum\": []}}, \"required\": [\"e\"]}", "no value satisfies"},
+            {"{\"$ref\": \"#/definitions/a\", \"definitions\": {\"a\": {\"type\": \"object\", \"properties\": {\"b\": {\"$ref\": \"#/definitions/a\"}}, \"required\": [\"b\"]}}}",
+             "no value satisfies"},
+            {"{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/missing\"}}}", "names nothing"},
+            {"{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"https://example.com/x.json\"}}}", "not a reference within"},
+            {"{\"type\": \"object\", \"properties\": {\"a\": {}}, \"additionalProperties\": true}", "additionalProperties"},
+            {"{\"type\": \"array\", \"items\": [{\"type\": \"string\"}]}", "tuple"},
+            {"{\"allOf\": [{\"type\": \"object\"}, {\"required\": [\"a\"]}]}", "allOf"},
+            {"{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"date\"}}}", "'date' is not a JSON Schema type"},
+            {"{\"type\": \"object\", \"properties\": {\"a\": false}}", "is false"},
+            {"{\"type\": \"array\", \"uniqueItems\": true}", "uniqueItems"},
+            {"{\"$ref\": \"#\", \"type\": \"object\"}", "beside"},
+        };
+        for (const auto& [text, says] : cases) {
+            try {
+                compiled(text);
+                QFAIL((std::string("accepted: ") + text).c_str());
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(says) != std::string::npos, (std::string(text) + " -> " + e.what()).c_str());
+                QVERIFY2(std::string(e.what()).rfind("JSON schema at /", 0) == 0, e.what());
+            }
+        }
+        // Annotations and formats are read past; uniqueItems false and a boolean schema are fine.
+        compiled("{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"title\": \"T\", \"type\": \"object\","
+                     " \"properties\": {\"d\": {\"type\": \"string\", \"format\": \"date\", \"description\": \"when\"},"
+                     " \"u\": {\"type\": \"array\", \"uniqueItems\": false}, \"b\": true}, \"x-vendor\": 1}");
+    }
+
+    void the_limits_a_model_is_held_to()
+    {
+        const auto s = compiled("{\"type\": \"object\", \"properties\": {\"s\": {\"type\": \"string\", \"maxLength\": 2},"
+                     " \"i\": {\"type\": \"integer\"}, \"a\": {\"type\": \"array\", \"maxItems\": 1}}}");
+        JsonSchemaPrefix prefix(s);
+        QVERIFY(prefix.feed("{\"s\": \"\\uD83D\\uDE00"));  // one character, escaped as a pair
+        QVERIFY(!prefix.in_string_text());                // bounded: every byte is stepped
+        QVERIFY(prefix.feed("\xC3\xA9"));
+        QVERIFY(!prefix.accepts("x"));  // a third character
+        QVERIFY(!prefix.accepts("\\n"));
+        QVERIFY(prefix.feed("\", \"i\": -0"));
+        QVERIFY(!prefix.accepts(".5"));  // an integer
+        QVERIFY(!prefix.accepts("1"));   // no digit after a leading zero
+        QVERIFY(!prefix.accepts(", \"s\""));  // each property once, in order
+        QVERIFY(prefix.feed(", \"a\": [1"));
+        QVERIFY(!prefix.accepts(","));  // maxItems
+        QVERIFY(prefix.feed("]}"));
+        QVERIFY(prefix.complete());
+        JsonSchemaPrefix before(s);
+        QVERIFY(!before.accepts("{\"i\": 1, \"s\""));  // the schema's order
+        QVERIFY(!before.accepts("{\"x\""));            // no other keys
+    }
+
+    // The constraint's walk over the vocabulary in byte order allows exactly the tokens that
+    // trying each one allows: tokens sharing beginnings, unions whose alternatives begin alike.
+    void the_mask_allows_exactly_what_can_follow()
+    {
+        std::vector<std::string> tokens;
+        for (int b = 0; b < 256; ++b)
+            tokens.emplace_back(1, static_cast<char>(b));
+        for (const char* t : {"{\"", "{\"kind", "{\"kind\":", "\"kind\": \"", "\"cat\"", "\"ca", "\"car", "\"car\"", "\"car\",",
+                              "\"wheels\"", "\": ", "\":", "12", "1", "null", "nu", "},", "}]", "]}", "[{", "  ", " \"", "owns",
+                              "\"owns\": [", "\"best\": null}", "dog", "\"legs\": 4}", "", "\xC3", "\xC3\xA9"})
+            tokens.emplace_back(t);
+        const auto vocabulary = std::make_shared<const JsonVocabulary>(tokens);
+        const auto s = compiled(kSchemas[1]);
+        for (const std::string text : {std::string("{\"owns\": [{\"kind\": \"car\", \"wheels\": 4}, {\"kind\":\"cat\",\"legs\":4}], "
+                                                   "\"best\": {\"kind\": \"dog\"}}"),
+                                       std::string("{ \"owns\" : [ ] , \"best\" : null }")}) {
+            JsonConstraint constraint(vocabulary, s);
+            for (size_t at = 0; at < text.size(); ++at) {
+                std::vector<float> logits(tokens.size() + 2, 1.0f);
+                constraint.mask(logits);
+                JsonSchemaPrefix state(s);
+                QVERIFY(state.feed(text.substr(0, at)));
+                for (size_t id = 0; id < logits.size(); ++id) {
+                    const bool allowed = id < tokens.size() && !tokens[id].empty() && state.accepts(tokens[id]);
+                    QVERIFY2((logits[id] == 1.0f) == allowed,
+                             (text.substr(0, at) + " | token '" + (id < tokens.size() ? tokens[id] : "") + "'").c_str());
+                }
+                QVERIFY(constraint.accept(static_cast<uint8_t>(text[at])));
+            }
+            QVERIFY(constraint.complete());
+        }
+    }
+
+    // A model that knows nothing of JSON, sampled freely under a schema: every reply is the
+    // beginning of a valid document, and the ones that end are valid.
+    void stories_write_only_valid_documents()
+    {
+        PYRAMID_REQUIRE_SHARED(path, "models/stories260K.gguf");
+        const auto model = Model::open(path, BackendPreference::Cpu);
+        const auto vocabulary = JsonVocabulary::of(model->tokenizer());
+        BatchScheduler scheduler(model->backend(), {16, 0, 8192});
+        std::map<int, std::pair<size_t, std::string>> replies;
+        std::map<int, FinishReason> ends;
+        for (size_t k = 0; k < std::size(kSchemas); ++k)
+            for (int i = 0; i < 3; ++i) {
+                BatchRequest r;
+                r.prompt = {model->tokenizer().bos_id()};
+                for (const int32_t id : model->tokenizer().encode("Once upon a time"))
+                    r.prompt.push_back(id);
+                r.max_new_tokens = 80;
+                r.sampling.seed = 70 + k * 3 + static_cast<uint64_t>(i);
+                r.sampling.temperature = 1.5f;
+                r.sampling.top_k = 0;
+                r.sampling.min_p = 0;
+                r.json.emplace(vocabulary, compiled(kSchemas[k]));
+                replies[scheduler.submit(r)] = {k, ""};
+            }
+        while (!scheduler.idle())
+            for (const BatchEvent& e : scheduler.step()) {
+                if (e.token)
+                    replies[e.id].second += model->tokenizer().token_bytes(*e.token);
+                if (e.finished)
+                    ends[e.id] = e.reason;
+            }
+        int whole = 0;
+        for (const auto& [id, reply] : replies) {
+            const auto& [k, text] = reply;
+            JsonSchemaPrefix prefix(compiled(kSchemas[k]));
+            QVERIFY2(prefix.feed(text), text.c_str());
+            QCOMPARE(ends[id] == FinishReason::EndOfSequence, prefix.complete());
+            if (prefix.complete()) {
+                ++whole;
+                QVERIFY2(reference(ordered::parse(kSchemas[k]), text).valid, text.c_str());
+            }
+        }
+        qInfo("%d of %zu replies wrote a whole document within 80 tokens", whole, replies.size());
+    }
+};
+
+QTEST_APPLESS_MAIN(JsonSchemaTest)
+#include "test_json_schema.moc"

@@ -1,0 +1,57 @@
+#pragma once
+// Whitespace between JSON tokens as JsonSchemaPrefix allows a model to write it (none, one
+// space, or one or two line breaks and up to 20 spaces or tabs), for the JSON tests: a random
+// run of it, and whether a text's runs outside strings all keep to it.
+#include <random>
+#include <string>
+#include <string_view>
+
+namespace pyramid::test {
+
+inline std::string random_spacing(std::mt19937& rng)
+{
+    const auto pick = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); };
+    switch (pick(0, 5)) {
+    case 0: return " ";
+    case 1: {
+        std::string out(static_cast<size_t>(pick(1, 2)), '\n');
+        for (int n = pick(0, 8); n > 0; --n)
+            out += pick(0, 3) ? ' ' : '\t';
+        return out;
+    }
+    default: return "";
+    }
+}
+
+// Runs of whitespace outside strings (a quote opens and closes one unless escaped).
+inline bool spacing_as_allowed(std::string_view text)
+{
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+            ++i;
+            continue;
+        }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            in_string = c == '"';
+            ++i;
+            continue;
+        }
+        size_t breaks = 0, blanks = 0;
+        for (; i < text.size() && text[i] == '\n'; ++i)
+            ++breaks;
+        for (; i < text.size() && (text[i] == ' ' || text[i] == '\t'); ++i)
+            ++blanks;
+        const bool one_space = breaks == 0 && blanks == 1 && text[i - 1] == ' ';
+        if (!(one_space || (breaks >= 1 && breaks <= 2 && blanks <= 20)))
+            return false;
+        if (i < text.size() && (text[i] == '\n' || text[i] == '\r'))
+            return false;  // a line break after blanks, or a carriage return
+    }
+    return true;
+}
+
+} // namespace pyramid::test
