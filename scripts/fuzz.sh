@@ -15,11 +15,12 @@ flags="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -g -W
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPYRAMID_BUILD_APP=OFF -DPYRAMID_BUILD_TESTS=ON -DPYRAMID_FUZZ=ON -DPYRAMID_CUDA=OFF \
   -DCMAKE_CXX_FLAGS="$flags" >/dev/null
-cmake --build "$build" --target fuzz_gguf fuzz_hf_folder fuzz_json_config fuzz_completion_request fuzz_tokenizer \
+cmake --build "$build" --target fuzz_gguf fuzz_hf_folder fuzz_json_config fuzz_json_schema fuzz_completion_request \
+  fuzz_tokenizer \
   -j "$(nproc)"
 
 seeds="$build/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/fuzz_gguf" "$seeds/fuzz_hf_folder" "$seeds/fuzz_json_config" \
+rm -rf "$seeds" && mkdir -p "$seeds/fuzz_gguf" "$seeds/fuzz_hf_folder" "$seeds/fuzz_json_config" "$seeds/fuzz_json_schema" \
   "$seeds/fuzz_completion_request" "$seeds/fuzz_tokenizer" "$build/artifacts"
 # The tokenizers fuzz_tokenizer runs text through: LLaMA-2's SentencePiece vocabulary,
 # stories260K's 512 pieces (mostly byte fallback) and the default model's byte-level BPE, those
@@ -47,14 +48,14 @@ else
 fi
 
 status=0
-for target in fuzz_gguf fuzz_hf_folder fuzz_json_config fuzz_completion_request fuzz_tokenizer; do
+for target in fuzz_gguf fuzz_hf_folder fuzz_json_config fuzz_json_schema fuzz_completion_request fuzz_tokenizer; do
   if [ "$target" = fuzz_tokenizer ] && [ ${#vocabs[@]} -eq 0 ]; then
     echo "== $target: skipped, no vocabulary here (../shared, or the default model from setup.sh)"
     continue
   fi
   corpus="$root/tests/fuzz/corpus/$target"
   dict=()
-  case $target in fuzz_hf_folder | fuzz_json_config | fuzz_completion_request) dict=(-dict="$root/tests/fuzz/json.dict") ;; esac
+  case $target in fuzz_hf_folder | fuzz_json_config | fuzz_json_schema | fuzz_completion_request) dict=(-dict="$root/tests/fuzz/json.dict") ;; esac
   work="$build/work/$target"
   rm -rf "$work" && mkdir -p "$work" "$corpus"
   echo "== $target: ${seconds}s"

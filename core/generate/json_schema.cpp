@@ -100,6 +100,45 @@ public:
         return add(std::move(u), where);
     }
 
+    // A union's alternatives become the values it may be, with nested unions and references
+    // followed (so a value begins with one choice among them, however the schema nests), and a
+    // union of one value is replaced by it wherever it is named. Returns the root.
+    uint32_t flatten(uint32_t root)
+    {
+        std::vector<uint8_t> seen(schema.nodes.size());
+        for (size_t i = 0; i < schema.nodes.size(); ++i) {
+            if (schema.nodes[i].kind != Kind::Union)
+                continue;
+            std::fill(seen.begin(), seen.end(), 0);
+            std::vector<uint32_t> values, pending = schema.nodes[i].alternatives;
+            while (!pending.empty()) {
+                const uint32_t n = pending.back();
+                pending.pop_back();
+                if (seen[n])
+                    continue;
+                seen[n] = 1;
+                if (schema.nodes[n].kind == Kind::Union)
+                    pending.insert(pending.end(), schema.nodes[n].alternatives.begin(), schema.nodes[n].alternatives.end());
+                else
+                    values.push_back(n);
+            }
+            if (values.size() > JsonSchema::kMaxAlternatives)
+                fail(where_[i], "more than " + std::to_string(JsonSchema::kMaxAlternatives) + " alternatives");
+            std::sort(values.begin(), values.end());
+            schema.nodes[i].alternatives = std::move(values);
+        }
+        const auto direct = [&](uint32_t n) {
+            const Node& u = schema.nodes[n];
+            return u.kind == Kind::Union && u.alternatives.size() == 1 ? u.alternatives[0] : n;
+        };
+        for (Node& n : schema.nodes) {
+            n.child = direct(n.child);
+            for (auto& p : n.properties)
+                p.node = direct(p.node);
+        }
+        return direct(root);
+    }
+
     // Every node can be written (else the reply could walk into a dead end), and the top
     // level cannot be a number.
     void check(uint32_t root)
@@ -375,7 +414,7 @@ private:
 std::shared_ptr<const JsonSchema> JsonSchema::compile(const nlohmann::ordered_json& schema)
 {
     Compiler compiler(schema);
-    const uint32_t root = compiler.compile(schema, "", 0);
+    const uint32_t root = compiler.flatten(compiler.compile(schema, "", 0));
     compiler.check(root);
     compiler.schema.root = root;
     return std::make_shared<const JsonSchema>(std::move(compiler.schema));

@@ -55,6 +55,7 @@ struct JsonSchema {
     static constexpr size_t kMaxNodes = 4096;
     static constexpr size_t kMaxLiteralBytes = 1 << 16;  // of an enum's values together
     static constexpr int kMaxNesting = 64;               // of the schema document
+    static constexpr size_t kMaxAlternatives = 256;      // of a union, nested ones and refs followed
 
     struct Property {
         std::string key;  // as the reply writes it: JSON-encoded, quotes included
@@ -73,7 +74,7 @@ struct JsonSchema {
         uint32_t child = 0;                         // Map: values; Array: items
         uint32_t min = 0, max = kUnbounded;         // Array: items; String: characters
         std::vector<std::string> literals;          // Literal: canonical JSON texts, sorted
-        std::vector<uint32_t> alternatives;         // Union
+        std::vector<uint32_t> alternatives;         // Union: none of them a union, each once
     };
 
     std::vector<Node> nodes;

@@ -22,7 +22,6 @@ enum : uint8_t { kText, kEscape, kUnicode, kUtf8 };
 enum : uint8_t { kMinus, kZero, kInteger, kPoint, kFraction, kExponent, kExponentSign, kExponentDigits };
 
 constexpr uint32_t kFreeKey = 0xFFFFFFFF;  // a String frame's node for a map's key: any string
-constexpr int kMaxUnionNesting = 16;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -83,7 +82,7 @@ public:
             case kRoot:
                 if (f.phase == kDone)
                     return false;
-                return is_space(c) ? whitespace(p, c) : start_value(slot, schema_.root, c, 0);
+                return is_space(c) ? whitespace(p, c) : start_value(slot, schema_.root, c);
             case kObject: return object(slot, c);
             case kMap: return map(slot, c);
             case kArray: return array(slot, c);
@@ -168,22 +167,44 @@ private:
     }
 
     // A value of `node` begins with `c`, in the path in `slot`.
-    bool start_value(size_t slot, uint32_t node, char c, int unions)
+    bool can_begin(uint32_t node, char c) const
+    {
+        const JsonSchema::Node& n = schema_.nodes[node];
+        switch (n.kind) {
+        case Kind::Object:
+        case Kind::Map: return c == '{';
+        case Kind::Array: return c == '[';
+        case Kind::String: return c == '"';
+        case Kind::Number:
+        case Kind::Integer: return c == '-' || is_digit(c);
+        case Kind::Literal: {
+            const auto at = std::lower_bound(n.literals.begin(), n.literals.end(), std::string(1, c));
+            return at != n.literals.end() && (*at)[0] == c;
+        }
+        case Kind::Union: return false;
+        }
+        return false;
+    }
+
+    bool start_value(size_t slot, uint32_t node, char c)
     {
         const JsonSchema::Node& n = schema_.nodes[node];
         Path& p = out_.paths_[slot];
         switch (n.kind) {
-        case Kind::Union: {
-            if (unions == kMaxUnionNesting)
-                return false;
-            // Each alternative that can begin with `c` goes on as a path of its own.
+        case Kind::Union:
+            // Each alternative that can begin with `c` goes on as a path of its own, as many
+            // as the state keeps (the alternatives are no unions: json_schema.h).
             for (const uint32_t alternative : n.alternatives) {
+                if (!can_begin(alternative, c))
+                    continue;
+                if (forks_ == kMaxPaths)
+                    break;
+                ++forks_;
                 const size_t fork = copy_slot(slot);
-                if (!start_value(fork, alternative, c, unions + 1))
+                if (!start_value(fork, alternative, c))
                     out_.refused_.push_back(fork);
             }
             return false;  // this slot itself is replaced by the forks
-        }
         case Kind::Object:
         case Kind::Map:
         case Kind::Array:
@@ -303,7 +324,7 @@ private:
                 return false;
             f.phase = kValue;
             return true;
-        case kValue: return start_value(slot, n.properties[f.extra].node, c, 0);
+        case kValue: return start_value(slot, n.properties[f.extra].node, c);
         case kAfter:
             if (c == ',' && f.count < size) {
                 f.phase = kComma;
@@ -348,7 +369,7 @@ private:
                 return false;
             f.phase = kValue;
             return true;
-        case kValue: return start_value(slot, schema_.nodes[f.node].child, c, 0);
+        case kValue: return start_value(slot, schema_.nodes[f.node].child, c);
         default: return false;
         }
     }
@@ -368,8 +389,8 @@ private:
                 close(p);
                 return true;
             }
-            return n.max > 0 && start_value(slot, n.child, c, 0);
-        case kValue: return start_value(slot, n.child, c, 0);
+            return n.max > 0 && start_value(slot, n.child, c);
+        case kValue: return start_value(slot, n.child, c);
         case kAfter:
             if (c == ',' && f.count < n.max) {
                 f.phase = kValue;
@@ -522,6 +543,7 @@ private:
 
     const JsonSchema& schema_;
     JsonSchemaPrefix& out_;
+    size_t forks_ = 0;  // paths begun at a union in this step
 };
 
 JsonSchemaPrefix::JsonSchemaPrefix(std::shared_ptr<const JsonSchema> schema) : schema_(std::move(schema))

@@ -408,6 +408,49 @@ private slots:
                      " \"u\": {\"type\": \"array\", \"uniqueItems\": false}, \"b\": true}, \"x-vendor\": 1}");
     }
 
+    // Schemas that nest and repeat themselves stay small to read and to step: a union of
+    // unions is one choice among values, and paths that begin alike are followed up to a bound.
+    void hostile_schemas_stay_bounded()
+    {
+        // 16 levels, each a choice of the next one 64 times: 64^16 ways to reach one string.
+        ordered defs = ordered::object();
+        for (int level = 0; level < 16; ++level) {
+            ordered choices = ordered::array();
+            for (int i = 0; i < 64; ++i)
+                choices.push_back({{"$ref", "#/$defs/l" + std::to_string(level + 1)}});
+            defs["l" + std::to_string(level)] = {{"anyOf", choices}};
+        }
+        defs["l16"] = {{"type", "string"}};
+        const auto deep = JsonSchema::compile({{"$defs", defs}, {"$ref", "#/$defs/l0"}});
+        JsonSchemaPrefix prefix(deep);
+        QVERIFY(prefix.feed("\"ok\""));
+        QVERIFY(prefix.complete());
+
+        ordered many = ordered::array();
+        for (int i = 0; i < 300; ++i)
+            many.push_back({{"const", "v" + std::to_string(i)}});
+        try {
+            JsonSchema::compile({{"anyOf", many}});
+            QFAIL("300 alternatives were taken");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("more than 256 alternatives") != std::string::npos, e.what());
+        }
+
+        // 200 objects that begin alike, each with its own key: a reply is one of them whole.
+        ordered objects = ordered::array();
+        for (int i = 0; i < 200; ++i)
+            objects.push_back({{"type", "object"},
+                               {"properties", {{"k" + std::to_string(i), {{"type", "integer"}}}}},
+                               {"required", {"k" + std::to_string(i)}}});
+        const auto alike = JsonSchema::compile({{"type", "array"}, {"items", {{"anyOf", objects}}}});
+        JsonSchemaPrefix array(alike);
+        QVERIFY(array.feed("[{\"k"));
+        // The first kMaxPaths alternatives are followed (a valid reply is one of them).
+        QVERIFY(array.accepts("1\": 5}]"));
+        QVERIFY(array.accepts("15\": 5}]"));
+        QVERIFY(!array.accepts("199\": 5}]"));
+    }
+
     void the_limits_a_model_is_held_to()
     {
         const auto s = compiled("{\"type\": \"object\", \"properties\": {\"s\": {\"type\": \"string\", \"maxLength\": 2},"
