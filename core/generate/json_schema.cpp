@@ -139,40 +139,54 @@ public:
         return direct(root);
     }
 
-    // Every node can be written (else the reply could walk into a dead end), and the top
-    // level cannot be a number.
+    // Every node can be written within the nesting a reply may have (else a reply could walk
+    // into a dead end): the fewest containers a value of each needs, itself included, none
+    // where it cannot be written at all. And the top level cannot be a number.
     void check(uint32_t root)
     {
-        std::vector<bool> ok(schema.nodes.size(), false);
+        constexpr uint32_t kNever = JsonSchema::kUnbounded;
+        for (Node& n : schema.nodes)
+            n.min_depth = kNever;
         for (bool changed = true; changed;) {
             changed = false;
-            for (size_t i = 0; i < schema.nodes.size(); ++i) {
-                if (ok[i])
-                    continue;
-                const Node& n = schema.nodes[i];
-                bool now = true;
+            for (Node& n : schema.nodes) {
+                uint32_t depth = kNever;
+                const auto below = [&](uint32_t child) {  // one container above `child`
+                    const uint32_t d = schema.nodes[child].min_depth;
+                    return d == kNever ? kNever : d + 1;
+                };
                 switch (n.kind) {
                 case Kind::Object:
+                    depth = 1;
                     for (const auto& p : n.properties)
-                        now = now && (!p.required || ok[p.node]);
+                        if (p.required)
+                            depth = std::max(depth, below(p.node));
                     break;
-                case Kind::Array: now = n.min <= n.max && (n.min == 0 || ok[n.child]); break;
-                case Kind::String: now = n.min <= n.max; break;
-                case Kind::Literal: now = !n.literals.empty(); break;
+                case Kind::Map: depth = 1; break;
+                case Kind::Array:
+                    if (n.min <= n.max)
+                        depth = n.min == 0 ? 1 : below(n.child);
+                    break;
+                case Kind::String: depth = n.min <= n.max ? 0 : kNever; break;
+                case Kind::Literal: depth = n.literals.empty() ? kNever : 0; break;
                 case Kind::Union:
-                    now = std::any_of(n.alternatives.begin(), n.alternatives.end(), [&](uint32_t a) { return ok[a]; });
+                    for (const uint32_t a : n.alternatives)
+                        depth = std::min(depth, schema.nodes[a].min_depth);
                     break;
-                default: break;
+                default: depth = 0; break;
                 }
-                if (now) {
-                    ok[i] = true;
+                depth = std::min<uint32_t>(depth, kNever);
+                if (depth < n.min_depth) {
+                    n.min_depth = depth;
                     changed = true;
                 }
             }
         }
-        for (size_t i = 0; i < ok.size(); ++i)
-            if (!ok[i])
+        for (size_t i = 0; i < schema.nodes.size(); ++i)
+            if (schema.nodes[i].min_depth == kNever)
                 fail(where_[i], "no value satisfies it (within the bounds it sets, or by recursing without end)");
+        if (schema.nodes[root].min_depth > JsonSchema::kMaxDepth)
+            fail("", "a value needs containers nested deeper than " + std::to_string(JsonSchema::kMaxDepth));
         if (starts_number(root, 0))
             fail("", "the top level may be a number, which has no last character to end the reply on");
     }

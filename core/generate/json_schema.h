@@ -28,7 +28,7 @@
 //
 // A schema whose top level can be a number is refused: a number has no last byte, so the
 // reply could not end there. So is one no value satisfies (minItems > maxItems, an empty
-// enum, ...).
+// enum, required properties that recurse without end, nesting deeper than kMaxDepth).
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -56,6 +56,7 @@ struct JsonSchema {
     static constexpr size_t kMaxLiteralBytes = 1 << 16;  // of an enum's values together
     static constexpr int kMaxNesting = 64;               // of the schema document
     static constexpr size_t kMaxAlternatives = 256;      // of a union, nested ones and refs followed
+    static constexpr uint32_t kMaxDepth = 32;            // containers a reply nests
 
     struct Property {
         std::string key;  // as the reply writes it: JSON-encoded, quotes included
@@ -75,6 +76,7 @@ struct JsonSchema {
         uint32_t min = 0, max = kUnbounded;         // Array: items; String: characters
         std::vector<std::string> literals;          // Literal: canonical JSON texts, sorted
         std::vector<uint32_t> alternatives;         // Union: none of them a union, each once
+        uint32_t min_depth = 0;  // the fewest containers a value of it needs, itself included
     };
 
     std::vector<Node> nodes;

@@ -150,6 +150,9 @@ private:
         }
     }
 
+    // White space came since the last token (a comma may not follow it).
+    static bool spaced(const Path& p) { return p.line_breaks > 0 || p.blanks > 0; }
+
     static void close(Path& p)
     {
         p.frames.pop_back();
@@ -208,7 +211,7 @@ private:
         case Kind::Object:
         case Kind::Map:
         case Kind::Array:
-            if (c != (n.kind == Kind::Array ? '[' : '{') || p.depth == kMaxDepth)
+            if (c != (n.kind == Kind::Array ? '[' : '{') || p.depth + n.min_depth > JsonSchema::kMaxDepth)
                 return false;
             push(p, node, n.kind == Kind::Object ? kObject : n.kind == Kind::Map ? kMap : kArray, kOpen);
             ++p.depth;
@@ -283,7 +286,9 @@ private:
             f.offset = 1;  // every key begins with its quote
             return true;
         };
-        if (f.phase != kKey && is_space(c))
+        // After a value, white space only where the object may close (a comma may not follow it).
+        if (f.phase != kKey && f.phase != kColon && is_space(c) &&
+            (f.phase != kAfter || n.next_required[f.count] == size))
             return whitespace(p, c);
         switch (f.phase) {
         case kOpen:
@@ -326,7 +331,7 @@ private:
             return true;
         case kValue: return start_value(slot, n.properties[f.extra].node, c);
         case kAfter:
-            if (c == ',' && f.count < size) {
+            if (c == ',' && f.count < size && !spaced(p)) {
                 f.phase = kComma;
                 return true;
             }
@@ -343,7 +348,7 @@ private:
     {
         Path& p = out_.paths_[slot];
         Frame& f = p.frames.back();
-        if (is_space(c))
+        if (is_space(c) && f.phase != kColon)
             return whitespace(p, c);
         const auto start_key = [&] {
             f.phase = kKeyString;
@@ -359,7 +364,7 @@ private:
             }
             if (f.phase == kOpen)
                 return c == '"' && start_key();
-            if (c != ',')
+            if (c != ',' || spaced(p))
                 return false;
             f.phase = kComma;
             return true;
@@ -379,7 +384,7 @@ private:
         Path& p = out_.paths_[slot];
         Frame& f = p.frames.back();
         const JsonSchema::Node& n = schema_.nodes[f.node];
-        if (is_space(c))
+        if (is_space(c) && (f.phase != kAfter || f.count >= n.min))  // as for an object
             return whitespace(p, c);
         switch (f.phase) {
         case kOpen:
@@ -392,7 +397,7 @@ private:
             return n.max > 0 && start_value(slot, n.child, c);
         case kValue: return start_value(slot, n.child, c);
         case kAfter:
-            if (c == ',' && f.count < n.max) {
+            if (c == ',' && f.count < n.max && !spaced(p)) {
                 f.phase = kValue;
                 return true;
             }

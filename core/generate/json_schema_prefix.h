@@ -4,10 +4,13 @@
 // decoding asks of each candidate token. The reply is complete when its top-level value is.
 //
 // Beyond the schema, for a model writing it:
-// - containers nested deeper than kMaxDepth are refused (each step stays small);
-// - whitespace between tokens is what llama.cpp's JSON grammar allows: none, one space, or
-//   one or two line breaks and up to kMaxIndent spaces or tabs (a small model otherwise pads
-//   with blank lines until max_tokens, or strays into odd layouts);
+// - containers nested deeper than kMaxDepth are refused (each step stays small), and a value
+//   is begun only where the containers it needs fit under that bound (no dead ends);
+// - white space only where formatted JSON has it (before the value, after { [ , : and before
+//   } ]; not before a colon or a comma), and there nothing, one space, or a line break and an
+//   indent of up to kMaxIndent spaces or tabs, as llama.cpp's JSON grammar bounds it: a small
+//   model otherwise pads with blank lines until max_tokens, or strays into layouts such as a
+//   colon on a line of its own;
 // - strings hold valid UTF-8 (JSON texts are UTF-8), no control characters, and escaped
 //   surrogates only in pairs.
 //
@@ -25,8 +28,8 @@ namespace pyramid {
 
 class JsonSchemaPrefix {
 public:
-    static constexpr int kMaxDepth = 32;
-    static constexpr int kMaxLineBreaks = 2;
+    static constexpr int kMaxDepth = JsonSchema::kMaxDepth;
+    static constexpr int kMaxLineBreaks = 1;
     static constexpr int kMaxIndent = 20;
     static constexpr size_t kMaxPaths = 16;
 

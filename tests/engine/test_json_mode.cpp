@@ -67,7 +67,7 @@ private slots:
 
         for (const std::string text :
              {"{\"a\": [1, -2.5e+3, true, null, {\"b\": \"c\\\"d\\u00e9\\uD83D\\uDE00\"}], \"é€😀\": {}, \"x\":\"y\"}",
-              "{ \"k\" :\n\t\"v\" , \"n\":0}", "{\"a\":{\"b\":{\"c\":[[],[{}]]}}}"}) {
+              "{ \"k\":\n\t\"v\", \"n\":0\n}", "{\"a\":{\"b\":{\"c\":[[],[{}]]}}}"}) {
             JsonConstraint constraint(vocabulary, JsonSchema::any_object());
             for (size_t at = 0; at < text.size(); ++at) {
                 std::vector<float> logits(tokens.size() + 3, 1.0f);  // 3 ids past the vocabulary

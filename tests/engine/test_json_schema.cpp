@@ -190,10 +190,13 @@ public:
             return object(s, depth);
         if (type == "array") {
             const int lo = s.value("minItems", 0), hi = std::min(s.value("maxItems", 3), depth > 3 ? lo : 3);
+            const int items = pick(lo, std::max(lo, hi));
+            if (items == 0)
+                return "[" + space() + "]";
             std::string out = "[" + space();
-            for (int n = pick(lo, std::max(lo, hi)); n > 0; --n)
-                out += value(s.value("items", ordered(true)), depth + 1) + space() + (n > 1 ? "," + space() : "");
-            return out + "]";
+            for (int n = items; n > 0; --n)
+                out += value(s.value("items", ordered(true)), depth + 1) + (n > 1 ? "," + space() : "");
+            return out + space() + "]";
         }
         if (type == "string")
             return string(s.value("minLength", 0), s.value("maxLength", 8));
@@ -232,18 +235,18 @@ private:
                 const bool needed = std::find(required.begin(), required.end(), key) != required.end();
                 if (!needed && pick(0, 1))
                     continue;
-                out += (first ? "" : "," + space()) + ordered(key).dump() + space() + ":" + space() + value(schema, depth + 1) + space();
+                out += (first ? "" : "," + space()) + ordered(key).dump() + ":" + space() + value(schema, depth + 1);
                 first = false;
             }
         } else {
             for (int n = pick(0, depth > 3 ? 0 : 3); n > 0; --n) {
                 // Keys apart (a key twice is valid JSON the recognizer need not read).
-                out += (first ? "" : "," + space()) + "\"" + std::to_string(n) + string(0, 3).substr(1) + space() + ":" + space() +
-                       value(s.value("additionalProperties", ordered(true)), depth + 1) + space();
+                out += (first ? "" : "," + space()) + "\"" + std::to_string(n) + string(0, 3).substr(1) + ":" + space() +
+                       value(s.value("additionalProperties", ordered(true)), depth + 1);
                 first = false;
             }
         }
-        return out + "}";
+        return first ? "{" + space() + "}" : out + space() + "}";
     }
 
     std::string any(int depth)
@@ -335,6 +338,34 @@ private slots:
                 }
                 QVERIFY2(prefix.complete(), doc.c_str());
                 QVERIFY(!prefix.feed(' '));  // nothing follows
+            }
+        }
+    }
+
+    // Whatever the reader takes can be finished: walks that take random allowed bytes (white
+    // space often, where allowed) always find one, and closing bytes finish them.
+    void no_accepted_beginning_is_a_dead_end()
+    {
+        std::mt19937 rng(QRandomGenerator::global()->generate());
+        const std::string favoured = " \n\t}]\",:";
+        for (const char* text : kSchemas) {
+            const auto s = compiled(text);
+            for (int walk = 0; walk < 200; ++walk) {
+                JsonSchemaPrefix prefix(s);
+                std::string taken;
+                for (int step = 0; step < 400 && !prefix.complete(); ++step) {
+                    std::vector<char> allowed, preferred;
+                    for (int b = 0; b < 256; ++b)
+                        if (prefix.accepts(std::string(1, static_cast<char>(b)))) {
+                            allowed.push_back(static_cast<char>(b));
+                            if (favoured.find(static_cast<char>(b)) != std::string::npos)
+                                preferred.push_back(static_cast<char>(b));
+                        }
+                    QVERIFY2(!allowed.empty(), ("a dead end after " + escaped(taken) + " for " + text).c_str());
+                    const std::vector<char>& from = !preferred.empty() && rng() % 2 ? preferred : allowed;
+                    taken += from[rng() % from.size()];
+                    QVERIFY(prefix.feed(taken.back()));
+                }
             }
         }
     }
@@ -436,6 +467,31 @@ private slots:
             QVERIFY2(std::string(e.what()).find("more than 256 alternatives") != std::string::npos, e.what());
         }
 
+        // A value is begun only where the containers it needs fit: {"a": {"b": {"c": {}}}} needs
+        // four, so not 29 arrays deep; a schema that needs 33 is refused.
+        const auto nested = JsonSchema::compile(ordered::parse(
+            "{\"type\": \"array\", \"items\": {\"anyOf\": [{\"$ref\": \"#\"}, {\"$ref\": \"#/$defs/d\"}]}, \"$defs\": {\"d\": "
+            "{\"properties\": {\"a\": {\"properties\": {\"b\": {\"properties\": {\"c\": {\"type\": \"object\"}}, "
+            "\"required\": [\"c\"]}}, \"required\": [\"b\"]}}, \"required\": [\"a\"]}}}"));
+        JsonSchemaPrefix shallow(nested), far(nested);
+        QVERIFY(shallow.feed(std::string(28, '[')));
+        QVERIFY(shallow.accepts("{\"a\":{\"b\":{\"c\":{}}}}"));
+        QVERIFY(far.feed(std::string(29, '[')));
+        QVERIFY(!far.accepts("{"));
+        QVERIFY(far.feed(std::string(3, '[')));  // 32 arrays
+        QVERIFY(!far.accepts("["));
+        QVERIFY(far.feed(std::string(32, ']')));
+        QVERIFY(far.complete());
+        ordered needs = {{"type", "object"}};
+        for (int i = 0; i < 32; ++i)
+            needs = {{"properties", {{"x", needs}}}, {"required", {"x"}}};
+        try {
+            JsonSchema::compile(needs);
+            QFAIL("a schema needing 33 containers was taken");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("nested deeper than 32") != std::string::npos, e.what());
+        }
+
         // 200 objects that begin alike, each with its own key: a reply is one of them whole.
         ordered objects = ordered::array();
         for (int i = 0; i < 200; ++i)
@@ -489,7 +545,7 @@ private slots:
         const auto s = compiled(kSchemas[1]);
         for (const std::string text : {std::string("{\"owns\": [{\"kind\": \"car\", \"wheels\": 4}, {\"kind\":\"cat\",\"legs\":4}], "
                                                    "\"best\": {\"kind\": \"dog\"}}"),
-                                       std::string("{ \"owns\" : [ ] , \"best\" : null }")}) {
+                                       std::string("{ \"owns\": [ ], \"best\":\n  null\n}")}) {
             JsonConstraint constraint(vocabulary, s);
             for (size_t at = 0; at < text.size(); ++at) {
                 std::vector<float> logits(tokens.size() + 2, 1.0f);

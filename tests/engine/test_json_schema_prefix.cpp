@@ -48,13 +48,17 @@ public:
 
     std::string object(int depth)
     {
+        // White space where formatted JSON has it: none before a colon or a comma.
+        const int members = pick(0, depth > 3 ? 1 : 4);
+        if (members == 0)
+            return "{" + space() + "}";
         std::string out = "{" + space();
-        for (int n = pick(0, depth > 3 ? 1 : 4); n > 0; --n) {
-            out += string() + space() + ":" + space() + value(depth + 1) + space();
+        for (int n = members; n > 0; --n) {
+            out += string() + ":" + space() + value(depth + 1);
             if (n > 1)
                 out += "," + space();
         }
-        return out + "}";
+        return out + space() + "}";
     }
 
 private:
@@ -94,8 +98,8 @@ private:
         case 5: {
             std::string out = "[" + space();
             for (int n = pick(1, 3); n > 0; --n)
-                out += value(depth + 1) + space() + (n > 1 ? "," + space() : "");
-            return out + "]";
+                out += value(depth + 1) + (n > 1 ? "," + space() : "");
+            return out + space() + "]";
         }
         default: return object(depth);
         }
@@ -168,17 +172,21 @@ private slots:
         QVERIFY(!deep.feed('{'));
         QVERIFY(deep.feed("],{"));  // a refused byte changed nothing
         JsonSchemaPrefix padded(JsonSchema::any_object());
-        QVERIFY(padded.feed("{\n\n" + std::string(JsonSchemaPrefix::kMaxIndent, ' ')));
+        QVERIFY(padded.feed("{\n" + std::string(JsonSchemaPrefix::kMaxIndent, ' ')));
         QVERIFY(!padded.accepts(" "));  // the indent's bound
         QVERIFY(!padded.accepts("\n"));  // no line break after an indent
+        QVERIFY(!padded.accepts("\"k\" :"));  // nothing before a colon
         QVERIFY(padded.feed("\"k\":"));
-        QVERIFY(!padded.accepts("  "));  // one space, or line breaks
+        QVERIFY(!padded.accepts("  "));  // one space, or a line break
         QVERIFY(!padded.accepts(" \n"));
         QVERIFY(!padded.accepts("\t"));
-        QVERIFY(padded.feed("\n\t1\n}"));
+        QVERIFY(padded.feed("\n\t[1"));
+        QVERIFY(!padded.accepts(" ,"));  // nothing before a comma
+        QVERIFY(!padded.accepts("\n,"));
+        QVERIFY(padded.feed(",\n\t2\n]\n}"));
         QVERIFY(padded.complete());
         JsonSchemaPrefix blank_lines(JsonSchema::any_object());
-        QVERIFY(!blank_lines.accepts("{\n\n\n"));
+        QVERIFY(!blank_lines.accepts("{\n\n"));
         QVERIFY(!blank_lines.accepts("{\r\n"));
         JsonSchemaPrefix not_object(JsonSchema::any_object());
         QVERIFY(!not_object.feed('['));

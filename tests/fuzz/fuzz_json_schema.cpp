@@ -1,9 +1,9 @@
 // A JSON schema from a request (response_format, Ollama's format, --json-schema), then a reply
 // read against it: the input is the schema's text, a NUL byte, and the reply's bytes. The
 // schema must be refused with pyramid::Error or read; the reply read byte by byte in bounded
-// time and memory however the schema nests and repeats itself; and the constraint's mask over
-// a small vocabulary must allow exactly the tokens the reader accepts, at the reply's first
-// bytes.
+// time and memory however the schema nests and repeats itself, never into a dead end (what was
+// taken is whole or some byte goes on); and the constraint's mask over a small vocabulary must
+// allow exactly the tokens the reader accepts, at the reply's first bytes.
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -75,5 +75,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         if (prefix.complete() != constraint.complete())
             __builtin_trap();
     }
+    // Whatever was taken can be finished: some byte goes on, or the value is whole.
+    bool goes_on = prefix.complete();
+    for (int b = 0; b < 256 && !goes_on; ++b)
+        goes_on = prefix.accepts(std::string(1, static_cast<char>(b)));
+    if (!goes_on)
+        __builtin_trap();
     return 0;
 }

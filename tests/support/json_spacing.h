@@ -1,7 +1,7 @@
 #pragma once
-// Whitespace between JSON tokens as JsonSchemaPrefix allows a model to write it (none, one
-// space, or one or two line breaks and up to 20 spaces or tabs), for the JSON tests: a random
-// run of it, and whether a text's runs outside strings all keep to it.
+// White space between JSON tokens as JsonSchemaPrefix allows a model to write it (none, one
+// space, or a line break and up to 20 spaces or tabs; never before a colon or a comma), for
+// the JSON tests: a random run of it, and whether a text's runs outside strings keep to it.
 #include <random>
 #include <string>
 #include <string_view>
@@ -14,7 +14,7 @@ inline std::string random_spacing(std::mt19937& rng)
     switch (pick(0, 5)) {
     case 0: return " ";
     case 1: {
-        std::string out(static_cast<size_t>(pick(1, 2)), '\n');
+        std::string out = "\n";
         for (int n = pick(0, 8); n > 0; --n)
             out += pick(0, 3) ? ' ' : '\t';
         return out;
@@ -46,10 +46,10 @@ inline bool spacing_as_allowed(std::string_view text)
         for (; i < text.size() && (text[i] == ' ' || text[i] == '\t'); ++i)
             ++blanks;
         const bool one_space = breaks == 0 && blanks == 1 && text[i - 1] == ' ';
-        if (!(one_space || (breaks >= 1 && breaks <= 2 && blanks <= 20)))
+        if (!(one_space || (breaks == 1 && blanks <= 20)))
             return false;
-        if (i < text.size() && (text[i] == '\n' || text[i] == '\r'))
-            return false;  // a line break after blanks, or a carriage return
+        if (i < text.size() && (text[i] == '\n' || text[i] == '\r' || text[i] == ':' || text[i] == ','))
+            return false;  // a line break after blanks, a carriage return, before a colon or comma
     }
     return true;
 }
