@@ -496,13 +496,19 @@ private:
             if (digit < 0)
                 return false;
             f.lo = f.lo << 4 | static_cast<uint32_t>(digit);
-            if (--f.offset > 0)
-                return true;
-            // UTF-16 in escapes: a high surrogate is followed by a low one, which stands nowhere else.
-            const bool high = f.lo >= 0xD800 && f.lo <= 0xDBFF;
-            const bool low = f.lo >= 0xDC00 && f.lo <= 0xDFFF;
-            if (surrogate != 0 ? !low : low)
+            --f.offset;
+            // UTF-16 in escapes: a high surrogate is followed by a low one, which stands nowhere
+            // else; refused at the first digit that decides it (else the digits left could
+            // only make what is refused: a dead end).
+            const uint32_t rest = 4u * f.offset;
+            const uint32_t lowest = f.lo << rest, highest = lowest | ((1u << rest) - 1);
+            const bool can_be_low = highest >= 0xDC00 && lowest <= 0xDFFF;
+            const bool must_be_low = lowest >= 0xDC00 && highest <= 0xDFFF;
+            if (surrogate != 0 ? !can_be_low : must_be_low)
                 return false;
+            if (f.offset > 0)
+                return true;
+            const bool high = f.lo >= 0xD800 && f.lo <= 0xDBFF;
             f.extra = high ? f.lo : 0;
             f.lo = 0;
             f.phase = kText;

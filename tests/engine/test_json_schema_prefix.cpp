@@ -193,6 +193,13 @@ private slots:
         QVERIFY(!not_object.feed('"'));
         QVERIFY(!not_object.feed("\x01"));
         QVERIFY(not_object.feed(" {\"s\": \"tab\\tok\"}"));
+        // A lone low surrogate is refused at the digit that decides it: no digit could go on.
+        JsonSchemaPrefix escapes(JsonSchema::any_object());
+        QVERIFY(escapes.feed("{\"\\uD"));
+        QVERIFY(!escapes.accepts("E"));
+        QVERIFY(escapes.feed("83D\\uD"));  // a high one: now only a low one may follow
+        QVERIFY(!escapes.accepts("8"));
+        QVERIFY(escapes.feed("E00\":1}"));
         JsonSchemaPrefix control(JsonSchema::any_object());
         QVERIFY(!control.feed("{\"a\tb\""));  // a raw tab inside a string
     }
