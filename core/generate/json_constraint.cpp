@@ -43,8 +43,11 @@ JsonVocabulary::JsonVocabulary(std::vector<std::string> bytes) : token_bytes(std
         // Without a quote it cannot leave the string (and come back into another).
         JsonSchemaPrefix after = in_string;
         const bool text = !t.empty() && t.find_first_of("\"\\") == std::string::npos && after.feed(t) &&
-                          after.in_string_text();
+                          after.string_room();
         string_text.push_back(text);
+        // Code points: the bytes that do not continue a character.
+        string_chars.push_back(static_cast<uint32_t>(
+            std::count_if(t.begin(), t.end(), [](char c) { return (static_cast<uint8_t>(c) & 0xC0) != 0x80; })));
         if (t.empty())
             continue;
         with_bytes.push_back(static_cast<int32_t>(id));
@@ -75,11 +78,11 @@ void JsonConstraint::mask(std::span<float> logits)
 {
     const JsonVocabulary& v = *vocabulary_;
     allowed_.assign(v.token_bytes.size(), 0);
-    const bool in_string_text = prefix_.in_string_text();
-    if (in_string_text)
+    const std::optional<uint32_t> room = prefix_.string_room();
+    if (room)
         for (size_t id = 0; id < v.token_bytes.size(); ++id)
-            allowed_[id] = v.string_text[id];
-    const JsonVocabulary::ByteOrder& order = in_string_text ? v.not_string_text : v.every;
+            allowed_[id] = v.string_text[id] && v.string_chars[id] <= *room;
+    const JsonVocabulary::ByteOrder& order = room ? v.not_string_text : v.every;
 
     if (levels_.empty())
         levels_.push_back(prefix_);

@@ -9,7 +9,7 @@
 // Cost: each drawn token walks the vocabulary in byte order as a trie from the reply's state,
 // so tokens that share a beginning share its steps, and every token under a refused
 // beginning is refused at once. Inside a string, the tokens a string takes as they are
-// (most of the vocabulary) are allowed without a step.
+// (most of the vocabulary) are allowed without a step while their characters fit.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -37,7 +37,8 @@ struct JsonVocabulary {
     };
 
     std::vector<std::string> token_bytes;
-    std::vector<bool> string_text;  // a string takes the token as it is (in_string_text())
+    std::vector<bool> string_text;       // a string takes the token as it is (string_room())
+    std::vector<uint32_t> string_chars;  // the characters it adds to a string then
     ByteOrder every;                // the tokens with bytes
     ByteOrder not_string_text;      // those of them string_text leaves out
 };

@@ -48,27 +48,20 @@ class JsonSchemaPrefix::Stepper {
 public:
     Stepper(const JsonSchema& schema, JsonSchemaPrefix& out) : schema_(schema), out_(out) { out.refused_.clear(); }
 
-    // A copy of `from` in a new slot of `out`; its index.
+    // A copy of `from` (a path of another state) in a new slot of `out`; its index. The
+    // slot's memory is reused.
     size_t copy(const Path& from)
     {
         const size_t slot = grow();
-        Path& p = out_.paths_[slot];
-        p.frames.assign(from.frames.begin(), from.frames.end());
-        p.line_breaks = from.line_breaks;
-        p.blanks = from.blanks;
-        p.depth = from.depth;
+        out_.paths_[slot] = from;
         return slot;
     }
 
+    // The same for a path of `out` itself.
     size_t copy_slot(size_t from)
     {
         const size_t slot = grow();  // may move paths_, so `from` is read after
-        Path& p = out_.paths_[slot];
-        const Path& q = out_.paths_[from];
-        p.frames.assign(q.frames.begin(), q.frames.end());
-        p.line_breaks = q.line_breaks;
-        p.blanks = q.blanks;
-        p.depth = q.depth;
+        out_.paths_[slot] = out_.paths_[from];
         return slot;
     }
 
@@ -591,8 +584,7 @@ bool JsonSchemaPrefix::step_into(char c, JsonSchemaPrefix& next) const
             p.line_breaks = p.blanks = 0;
         bool seen = false;
         for (size_t j = 0; j < kept && !seen; ++j)
-            seen = next.paths_[j].frames == p.frames && next.paths_[j].line_breaks == p.line_breaks &&
-                   next.paths_[j].blanks == p.blanks;
+            seen = next.paths_[j] == p;
         if (seen || kept == kMaxPaths)
             continue;
         if (kept != i)
@@ -631,15 +623,19 @@ bool JsonSchemaPrefix::accepts(std::string_view bytes) const
     return true;
 }
 
-bool JsonSchemaPrefix::in_string_text() const
+std::optional<uint32_t> JsonSchemaPrefix::string_room() const
 {
+    uint32_t room = 0;
     for (size_t i = 0; i < live_; ++i) {
         const Frame& f = paths_[i].frames.back();
-        if (f.kind != kString || f.phase != kText || surrogate_of(f.extra) != 0 ||
-            (f.node != kFreeKey && schema_->nodes[f.node].max != JsonSchema::kUnbounded))
-            return false;
+        if (f.kind != kString || f.phase != kText || surrogate_of(f.extra) != 0)
+            return std::nullopt;
+        const uint32_t max = f.node == kFreeKey ? JsonSchema::kUnbounded : schema_->nodes[f.node].max;
+        room = std::max(room, max == JsonSchema::kUnbounded ? max : max - f.count);
     }
-    return live_ > 0;
+    if (live_ == 0)
+        return std::nullopt;
+    return room;
 }
 
 bool JsonSchemaPrefix::complete() const

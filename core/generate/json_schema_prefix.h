@@ -19,6 +19,7 @@
 // are dropped: what stays is still a valid reply).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -47,10 +48,12 @@ public:
     // `next`'s memory: stepping a token's bytes through a few kept states allocates nothing.
     bool step_into(char byte, JsonSchemaPrefix& next) const;
 
-    // Inside a string with no length bounds, between characters and escapes, on every path:
-    // bytes that keep a string going (no quote, backslash or control character; whole UTF-8
-    // characters) leave the state as it is.
-    bool in_string_text() const;
+    // Inside a string on every path, between characters and escapes: bytes that keep a string
+    // going (no quote, backslash or control character; whole UTF-8 characters) change nothing
+    // but the characters counted, and are taken while they fit. The characters the roomiest
+    // path's string may still take (JsonSchema::kUnbounded without maxLength); none when some
+    // path is elsewhere.
+    std::optional<uint32_t> string_room() const;
     // The value is whole: nothing may follow.
     bool complete() const;
 
@@ -71,6 +74,7 @@ private:
         uint8_t line_breaks = 0;  // whitespace since the last token: line breaks, then
         uint8_t blanks = 0;       // spaces and tabs
         uint8_t depth = 0;  // containers open
+        bool operator==(const Path&) const = default;
     };
     class Stepper;
 

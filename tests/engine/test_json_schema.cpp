@@ -513,7 +513,7 @@ private slots:
                      " \"i\": {\"type\": \"integer\"}, \"a\": {\"type\": \"array\", \"maxItems\": 1}}}");
         JsonSchemaPrefix prefix(s);
         QVERIFY(prefix.feed("{\"s\": \"\\uD83D\\uDE00"));  // one character, escaped as a pair
-        QVERIFY(!prefix.in_string_text());                // bounded: every byte is stepped
+        QCOMPARE(prefix.string_room(), std::optional<uint32_t>(1));  // of two
         QVERIFY(prefix.feed("\xC3\xA9"));
         QVERIFY(!prefix.accepts("x"));  // a third character
         QVERIFY(!prefix.accepts("\\n"));
@@ -539,13 +539,21 @@ private slots:
             tokens.emplace_back(1, static_cast<char>(b));
         for (const char* t : {"{\"", "{\"kind", "{\"kind\":", "\"kind\": \"", "\"cat\"", "\"ca", "\"car", "\"car\"", "\"car\",",
                               "\"wheels\"", "\": ", "\":", "12", "1", "null", "nu", "},", "}]", "]}", "[{", "  ", " \"", "owns",
-                              "\"owns\": [", "\"best\": null}", "dog", "\"legs\": 4}", "", "\xC3", "\xC3\xA9"})
+                              "\"owns\": [", "\"best\": null}", "dog", "\"legs\": 4}", "", "\xC3", "\xC3\xA9", "ab", "abc",
+                              "abcd", "\xC3\xA9\xC3\xA9", "x\"", "\\n", "\"s\": \"", "\"t\":"})
             tokens.emplace_back(t);
         const auto vocabulary = std::make_shared<const JsonVocabulary>(tokens);
-        const auto s = compiled(kSchemas[1]);
-        for (const std::string text : {std::string("{\"owns\": [{\"kind\": \"car\", \"wheels\": 4}, {\"kind\":\"cat\",\"legs\":4}], "
-                                                   "\"best\": {\"kind\": \"dog\"}}"),
-                                       std::string("{ \"owns\": [ ], \"best\":\n  null\n}")}) {
+        // Unions whose alternatives begin alike; strings with a bound (the fast path counts
+        // characters) and without.
+        const std::string bounded = "{\"type\": \"object\", \"properties\": {\"s\": {\"type\": \"string\", \"maxLength\": 4},"
+                                    " \"t\": {\"type\": [\"string\", \"null\"], \"minLength\": 2}}}";
+        const std::pair<const char*, std::string> cases[] = {
+            {kSchemas[1], "{\"owns\": [{\"kind\": \"car\", \"wheels\": 4}, {\"kind\":\"cat\",\"legs\":4}], \"best\": {\"kind\": \"dog\"}}"},
+            {kSchemas[1], "{ \"owns\": [ ], \"best\":\n  null\n}"},
+            {bounded.c_str(), "{\"s\": \"a\xC3\xA9\\nb\", \"t\": \"abcd\xC3\xA9x\"}"},
+        };
+        for (const auto& [schema_text, text] : cases) {
+            const auto s = compiled(schema_text);
             JsonConstraint constraint(vocabulary, s);
             for (size_t at = 0; at < text.size(); ++at) {
                 std::vector<float> logits(tokens.size() + 2, 1.0f);
