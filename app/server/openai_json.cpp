@@ -67,8 +67,7 @@ json logprobs_body(Endpoint endpoint, const std::vector<ReplyToken>& tokens, siz
             top.emplace(repair_utf8(other.bytes), logprob_json(other.logprob));
         text["top_logprobs"].push_back(std::move(top));
         text["text_offset"].push_back(offset);
-        for (const char c : t.bytes)
-            offset += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+        offset += utf8_code_points(t.bytes);
     }
     return text;
 }

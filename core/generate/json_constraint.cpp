@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace pyramid {
 namespace {
@@ -45,9 +46,7 @@ JsonVocabulary::JsonVocabulary(std::vector<std::string> bytes) : token_bytes(std
         const bool text = !t.empty() && t.find_first_of("\"\\") == std::string::npos && after.feed(t) &&
                           after.string_room();
         string_text.push_back(text);
-        // Code points: the bytes that do not continue a character.
-        string_chars.push_back(static_cast<uint32_t>(
-            std::count_if(t.begin(), t.end(), [](char c) { return (static_cast<uint8_t>(c) & 0xC0) != 0x80; })));
+        string_chars.push_back(static_cast<uint32_t>(utf8_code_points(t)));
         if (t.empty())
             continue;
         with_bytes.push_back(static_cast<int32_t>(id));
@@ -125,9 +124,10 @@ bool JsonConstraint::accept(int32_t token)
     if (token < 0 || static_cast<size_t>(token) >= bytes.size())
         return false;
     const std::string& t = bytes[static_cast<size_t>(token)];
-    if (t.empty() || !prefix_.accepts(t))
+    JsonSchemaPrefix next = prefix_;
+    if (t.empty() || !next.feed(t))
         return false;
-    prefix_.feed(t);
+    prefix_ = std::move(next);
     return true;
 }
 

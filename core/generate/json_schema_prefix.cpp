@@ -597,18 +597,17 @@ bool JsonSchemaPrefix::step_into(char c, JsonSchemaPrefix& next) const
 
 bool JsonSchemaPrefix::feed(char c)
 {
-    JsonSchemaPrefix next(schema_);
-    if (!step_into(c, next))
-        return false;
-    *this = std::move(next);
-    return true;
+    return feed(std::string_view(&c, 1));
 }
 
 bool JsonSchemaPrefix::feed(std::string_view bytes)
 {
-    for (const char c : bytes)
-        if (!feed(c))
+    JsonSchemaPrefix next(schema_);  // the two states take turns: one allocation per call
+    for (const char c : bytes) {
+        if (!step_into(c, next))
             return false;
+        std::swap(*this, next);
+    }
     return true;
 }
 

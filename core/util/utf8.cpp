@@ -72,4 +72,12 @@ void append_utf8(std::string& out, char32_t cp)
     }
 }
 
+size_t utf8_code_points(std::string_view text)
+{
+    size_t n = 0;
+    for (const char c : text)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
 } // namespace pyramid

@@ -16,6 +16,9 @@ size_t utf8_char_length(std::string_view text);
 // such byte on its own (as SentencePiece decodes byte pieces that do not form a character).
 std::string repair_utf8(std::string_view text);
 
+// Characters (code points) in `text`, counted as the bytes that do not continue one.
+size_t utf8_code_points(std::string_view text);
+
 // Appends code point `cp` (at most U+10FFFF) encoded as UTF-8.
 void append_utf8(std::string& out, char32_t cp);
 
