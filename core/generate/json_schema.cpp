@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "util/json_input.h"
+#include "util/utf8.h"
 
 namespace pyramid {
 namespace {
@@ -19,8 +20,8 @@ using Node = JsonSchema::Node;
 
 // Keywords that restrict values in ways the reply is not held to: refused, not ignored.
 const std::set<std::string> kUnsupported = {
-    "pattern", "patternProperties", "propertyNames", "minProperties", "maxProperties", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "contains", "minContains", "maxContains",
+    "pattern", "patternProperties", "propertyNames", "minProperties", "maxProperties", "multipleOf",
+    "contains", "minContains", "maxContains",
     "prefixItems", "additionalItems", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then", "else",
     "dependentRequired", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef",
 };
@@ -29,7 +30,15 @@ const std::set<std::string> kUnsupported = {
 const std::set<std::string> kAssertions = {
     "type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
     "minLength", "maxLength", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "uniqueItems",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 };
+
+// The format `s` names that strings are held to, if any.
+std::optional<StringFormat> format_of(const json& s)
+{
+    const auto it = s.find("format");
+    return it != s.end() && it->is_string() ? string_format(it->get<std::string>()) : std::nullopt;
+}
 
 std::string canonical(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::strict); }
 
@@ -84,8 +93,11 @@ public:
             types = {"object"};
         } else if (s.contains("items") || s.contains("minItems") || s.contains("maxItems")) {
             types = {"array"};
-        } else if (s.contains("minLength") || s.contains("maxLength")) {
+        } else if (s.contains("minLength") || s.contains("maxLength") || format_of(s)) {
             types = {"string"};
+        } else if (s.contains("minimum") || s.contains("maximum") || s.contains("exclusiveMinimum") ||
+                   s.contains("exclusiveMaximum")) {
+            types = {"number"};
         } else {
             return any();
         }
@@ -168,6 +180,8 @@ public:
                         depth = n.min == 0 ? 1 : below(n.child);
                     break;
                 case Kind::String: depth = n.min <= n.max ? 0 : kNever; break;
+                case Kind::Number:
+                case Kind::Integer: depth = n.range.empty() ? kNever : 0; break;
                 case Kind::Literal: depth = n.literals.empty() ? kNever : 0; break;
                 case Kind::Union:
                     for (const uint32_t a : n.alternatives)
@@ -287,6 +301,8 @@ private:
             // Values of the other types than `type` names cannot be written.
             if (!types.empty() && std::none_of(types.begin(), types.end(), [&](const std::string& t) { return is_a(v, t); }))
                 continue;
+            if (!meets_siblings(s, v, where))
+                continue;
             n.literals.push_back(canonical(v));
             bytes += n.literals.back().size();
             if (bytes > JsonSchema::kMaxLiteralBytes)
@@ -388,8 +404,15 @@ private:
             n.kind = Kind::String;
             n.min = count(s, "minLength", where, 0);
             n.max = count(s, "maxLength", where, JsonSchema::kUnbounded);
+            n.format = format_of(s);
+            // A format's strings have lengths of their own; bounds that would cut among them
+            // could leave a string nowhere to go.
+            if (n.format && (n.min > format_min_length(*n.format) || n.max < format_max_length(*n.format)))
+                fail(where, "'minLength' or 'maxLength' beside 'format' \"" + s["format"].get<std::string>() +
+                                "\" is not supported");
         } else if (type == "number" || type == "integer") {
             n.kind = type == "number" ? Kind::Number : Kind::Integer;
+            n.range = range(s, where, n.kind == Kind::Integer);
         } else if (type == "boolean" || type == "null") {
             n.kind = Kind::Literal;
             n.literals = type == "null" ? std::vector<std::string>{"null"} : std::vector<std::string>{"false", "true"};
@@ -397,6 +420,53 @@ private:
             fail(where + "/type", "'" + type + "' is not a JSON Schema type");
         }
         return add(std::move(n), where);
+    }
+
+    // minimum, maximum, exclusiveMinimum, exclusiveMaximum: numbers, or (draft 4) booleans
+    // making minimum and maximum exclusive. Where two bounds a side are given, the stricter.
+    static NumberRange range(const json& s, const std::string& where, bool integer)
+    {
+        const auto side = [&](const char* inclusive, const char* exclusive, bool lower) -> std::optional<NumberRange::Bound> {
+            const auto number = [&](const char* keyword) -> std::optional<double> {
+                const auto it = s.find(keyword);
+                if (it == s.end() || it->is_boolean())
+                    return std::nullopt;
+                if (!it->is_number())
+                    fail(where + "/" + keyword, "is not a number");
+                return it->get<double>();
+            };
+            const auto text = [&](const char* keyword) { return canonical(s[keyword]); };
+            const std::optional<double> at = number(inclusive), past = number(exclusive);
+            const bool draft4 = s.contains(exclusive) && s[exclusive].is_boolean() && s[exclusive].get<bool>();
+            if (at && (!past || (lower ? *at > *past : *at < *past)))
+                return NumberRange::Bound{text(inclusive), draft4};
+            if (past)
+                return NumberRange::Bound{text(exclusive), true};
+            return std::nullopt;
+        };
+        try {
+            return NumberRange(side("minimum", "exclusiveMinimum", true), side("maximum", "exclusiveMaximum", false), integer);
+        } catch (const Error& e) {
+            fail(where, e.what());
+        }
+    }
+
+    // Whether `v`, a value of an enum or const, meets the bounds, lengths and format beside it
+    // in `s` (each applies to values of its type).
+    static bool meets_siblings(const json& s, const json& v, const std::string& where)
+    {
+        if (v.is_number()) {
+            const NumberRange r = range(s, where, false);
+            return !r.bounded() || r.contains(canonical(v));
+        }
+        if (!v.is_string())
+            return true;
+        const std::string text = v.get<std::string>();
+        const size_t characters = utf8_code_points(text);
+        if (characters < count(s, "minLength", where, 0) || characters > count(s, "maxLength", where, JsonSchema::kUnbounded))
+            return false;
+        const std::optional<StringFormat> format = format_of(s);
+        return !format || format_complete(*format, text);
     }
 
     // After flatten(): a union's alternatives are no unions.

@@ -15,16 +15,20 @@
 //                of that schema (a map)
 //   items, minItems, maxItems      minLength, maxLength (characters, as JSON Schema counts
 //                them: code points)
+//   minimum, maximum, exclusiveMinimum, exclusiveMaximum (numbers, or draft 4's booleans):
+//                a bounded number is written without an exponent (number_range.h)
+//   format       date, time, date-time and uuid (string_format.h), which pydantic parses
 //   enum, const  the values as they are written canonically (no spaces, keys as given)
 //   anyOf, oneOf (read as anyOf: alternatives of a union are told apart by the bytes), allOf
 //                with one schema, $ref to "#", "#/$defs/NAME" or "#/definitions/NAME"
 //                (recursion included)
 //   true, {}     any JSON value
-// Annotations are ignored: title, description, default, examples, format (an annotation in
-// 2020-12), $schema, $id, $comment, and any keyword JSON Schema does not define. A keyword
-// that would restrict values in a way this does not enforce (pattern, minimum, multipleOf,
-// uniqueItems, not, if, prefixItems, ...) is refused, not ignored: a reply that ignored it
-// could break the caller's validation.
+// Annotations are ignored: title, description, default, examples, other formats (email, uri,
+// ...: an annotation in 2020-12), $schema, $id, $comment, and any keyword JSON Schema does not
+// define. A keyword that would restrict values in a way this does not enforce (pattern,
+// multipleOf, uniqueItems, not, if, prefixItems, ...) is refused, not ignored: a reply that
+// ignored it could break the caller's validation. The values of an enum or const are kept
+// where the bounds, lengths and format beside them allow them.
 //
 // A schema whose top level can be a number is refused: a number has no last byte, so the
 // reply could not end there. So is one no value satisfies (minItems > maxItems, an empty
@@ -32,10 +36,14 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "generate/number_range.h"
+#include "generate/string_format.h"
 
 namespace pyramid {
 
@@ -74,6 +82,8 @@ struct JsonSchema {
         std::vector<uint32_t> next_required;
         uint32_t child = 0;                         // Map: values; Array: items
         uint32_t min = 0, max = kUnbounded;         // Array: items; String: characters
+        NumberRange range;                          // Number, Integer
+        std::optional<StringFormat> format;         // String
         std::vector<std::string> literals;          // Literal: canonical JSON texts, sorted
         std::vector<uint32_t> alternatives;         // Union: none of them a union, each once
         uint32_t min_depth = 0;  // the fewest containers a value of it needs, itself included

@@ -81,7 +81,7 @@ public:
             case kArray: return array(slot, c);
             case kString: return string(p, c);
             case kNumber: {
-                const int r = number(f, c);
+                const int r = number(p, c);
                 if (r >= 0)
                     return r == 1;
                 break;  // the number ended before `c`
@@ -172,7 +172,8 @@ private:
         case Kind::Array: return c == '[';
         case Kind::String: return c == '"';
         case Kind::Number:
-        case Kind::Integer: return c == '-' || is_digit(c);
+        case Kind::Integer:
+            return (c == '-' || is_digit(c)) && (!n.range.bounded() || n.range.admits_prefix(std::string_view(&c, 1)));
         case Kind::Literal: {
             const auto at = std::lower_bound(n.literals.begin(), n.literals.end(), std::string(1, c));
             return at != n.literals.end() && (*at)[0] == c;
@@ -213,12 +214,15 @@ private:
             if (c != '"')
                 return false;
             push(p, node, kString, kText);
+            p.scalar.clear();
             return true;
         case Kind::Number:
         case Kind::Integer:
-            if (c != '-' && !is_digit(c))
+            if (!can_begin(node, c))
                 return false;
             push(p, node, kNumber, c == '-' ? kMinus : c == '0' ? kZero : kInteger);
+            p.frames.back().count = c == '-' ? 0 : 1;
+            p.scalar.assign(n.range.bounded() ? 1 : 0, c);
             return true;
         case Kind::Literal: {
             push(p, node, kLiteral, 0);
@@ -403,9 +407,30 @@ private:
         }
     }
 
+    // A string of a format: printable ASCII characters, unescaped (string_format.h).
+    bool formatted_string(Path& p, char c, StringFormat format) const
+    {
+        if (c == '"') {
+            if (!format_complete(format, p.scalar))
+                return false;
+            p.scalar.clear();
+            p.frames.pop_back();
+            child_done(p);
+            return true;
+        }
+        const auto byte = static_cast<uint8_t>(c);
+        if (byte < 0x20 || byte > 0x7E || c == '\\')
+            return false;
+        p.scalar.push_back(c);
+        ++p.frames.back().count;
+        return format_admits_prefix(format, p.scalar);
+    }
+
     bool string(Path& p, char c) const
     {
         Frame& f = p.frames.back();
+        if (f.node != kFreeKey && schema_.nodes[f.node].format)
+            return formatted_string(p, c, *schema_.nodes[f.node].format);
         const auto byte = static_cast<uint8_t>(c);
         const uint32_t min = f.node == kFreeKey ? 0 : schema_.nodes[f.node].min;
         const uint32_t max = f.node == kFreeKey ? JsonSchema::kUnbounded : schema_.nodes[f.node].max;
@@ -511,36 +536,63 @@ private:
         }
     }
 
-    // 1: taken; 0: refused; -1: the number ended before `c`.
-    int number(Frame& f, char c) const
+    // 1: taken; 0: refused; -1: the number ended before `c`. A bounded number's text is kept
+    // and checked against its range at each character and at its end.
+    int number(Path& p, char c) const
+    {
+        Frame& f = p.frames.back();
+        const JsonSchema::Node& n = schema_.nodes[f.node];
+        if (!n.range.bounded())
+            return number_syntax(f, c);
+        if (c == 'e' || c == 'E')
+            return 0;
+        const int r = number_syntax(f, c);
+        if (r == -1) {
+            if (!n.range.contains(p.scalar))
+                return 0;
+            p.scalar.clear();
+        }
+        if (r == 1) {
+            p.scalar.push_back(c);
+            if (!n.range.admits_prefix(p.scalar))
+                return 0;
+        }
+        return r;
+    }
+
+    // The same for JSON's grammar alone, with the digits bounded (json_schema_prefix.h);
+    // `count` is the digits of the part being read.
+    int number_syntax(Frame& f, char c) const
     {
         const bool integer = schema_.nodes[f.node].kind == Kind::Integer;
-        const auto to = [&](uint8_t phase) {
+        const auto to = [&](uint8_t phase, uint32_t digits) {
             f.phase = phase;
+            f.count = digits;
             return 1;
         };
+        const auto another = [&](size_t most) { return ++f.count <= most ? 1 : 0; };
         switch (f.phase) {
-        case kMinus: return is_digit(c) ? to(c == '0' ? kZero : kInteger) : 0;
+        case kMinus: return is_digit(c) ? to(c == '0' ? kZero : kInteger, 1) : 0;
         case kZero:
         case kInteger:
             if (f.phase == kInteger && is_digit(c))
-                return 1;
+                return another(NumberRange::kMaxWholeDigits);
             if (!integer && c == '.')
-                return to(kPoint);
+                return to(kPoint, 0);
             if (!integer && (c == 'e' || c == 'E'))
-                return to(kExponent);
+                return to(kExponent, 0);
             return is_digit(c) ? 0 : -1;  // no digit after a leading zero
-        case kPoint: return is_digit(c) ? to(kFraction) : 0;
+        case kPoint: return is_digit(c) ? to(kFraction, 1) : 0;
         case kFraction:
             if (is_digit(c))
-                return 1;
-            return c == 'e' || c == 'E' ? to(kExponent) : -1;
+                return another(NumberRange::kMaxFractionDigits);
+            return c == 'e' || c == 'E' ? to(kExponent, 0) : -1;
         case kExponent:
             if (c == '+' || c == '-')
-                return to(kExponentSign);
+                return to(kExponentSign, 0);
             [[fallthrough]];
-        case kExponentSign: return is_digit(c) ? to(kExponentDigits) : 0;
-        case kExponentDigits: return is_digit(c) ? 1 : -1;
+        case kExponentSign: return is_digit(c) ? to(kExponentDigits, 1) : 0;
+        case kExponentDigits: return is_digit(c) ? another(kMaxExponentDigits) : -1;
         default: return 0;
         }
     }
@@ -627,7 +679,8 @@ std::optional<uint32_t> JsonSchemaPrefix::string_room() const
     uint32_t room = 0;
     for (size_t i = 0; i < live_; ++i) {
         const Frame& f = paths_[i].frames.back();
-        if (f.kind != kString || f.phase != kText || surrogate_of(f.extra) != 0)
+        if (f.kind != kString || f.phase != kText || surrogate_of(f.extra) != 0 ||
+            (f.node != kFreeKey && schema_->nodes[f.node].format))
             return std::nullopt;
         const uint32_t max = f.node == kFreeKey ? JsonSchema::kUnbounded : schema_->nodes[f.node].max;
         room = std::max(room, max == JsonSchema::kUnbounded ? max : max - f.count);

@@ -12,7 +12,10 @@
 //   model otherwise pads with blank lines until max_tokens, or strays into layouts such as a
 //   colon on a line of its own;
 // - strings hold valid UTF-8 (JSON texts are UTF-8), no control characters, and escaped
-//   surrogates only in pairs.
+//   surrogates only in pairs; a string with a format holds its characters unescaped;
+// - a number has at most 16 digits before its point, 16 after it and 3 in its exponent (as
+//   llama.cpp's JSON grammar bounds them; a small model otherwise writes digits until its
+//   tokens run out), and a number with bounds has no exponent (number_range.h).
 //
 // Where a schema allows several things that begin alike (anyOf of two objects; an enum of 1
 // and 10), the reader follows each as a path of its own, up to kMaxPaths at once (the rest
@@ -20,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +37,7 @@ public:
     static constexpr int kMaxLineBreaks = 1;
     static constexpr int kMaxIndent = 20;
     static constexpr size_t kMaxPaths = 16;
+    static constexpr size_t kMaxExponentDigits = 3;
 
     explicit JsonSchemaPrefix(std::shared_ptr<const JsonSchema> schema);
 
@@ -65,7 +70,8 @@ private:
         uint8_t phase = 0;  // what the kind expects next
         uint16_t offset = 0;  // Literal, object key: bytes matched; String: bytes or digits pending
         uint32_t lo = 0, hi = 0;  // Literal, object key: the candidates (sorted) still matching
-        uint32_t count = 0;  // Object: the next property's position; Array: items; String: characters
+        uint32_t count = 0;  // Object: the next property's position; Array: items; String: characters;
+                             // Number: digits of the part being read
         uint32_t extra = 0;  // Object: the key's property; String: a pending surrogate, UTF-8 range
         bool operator==(const Frame&) const = default;
     };
@@ -74,6 +80,9 @@ private:
         uint8_t line_breaks = 0;  // whitespace since the last token: line breaks, then
         uint8_t blanks = 0;       // spaces and tabs
         uint8_t depth = 0;  // containers open
+        // The text so far of a number with bounds or a string with a format, which decide on
+        // all of it (number_range.h, string_format.h); empty otherwise.
+        std::string scalar;
         bool operator==(const Path&) const = default;
     };
     class Stepper;

@@ -20,6 +20,7 @@
 #include "generate/json_constraint.h"
 #include "generate/json_schema.h"
 #include "generate/json_schema_prefix.h"
+#include "format_reference.h"
 #include "json_spacing.h"
 #include "model/model.h"
 #include "shared_data.h"
@@ -62,6 +63,20 @@ const char* const kSchemas[] = {
     "{\"type\": \"boolean\"}]}}",
     // A string of bounded length at the top.
     "{\"type\": \"string\", \"minLength\": 2, \"maxLength\": 5}",
+    // Bounded numbers (2020-12's and draft 4's spellings) and formats, and an enum whose values
+    // the bounds and format beside it thin out.
+    "{\"type\": \"object\", \"properties\": {"
+    "  \"age\": {\"type\": \"integer\", \"minimum\": 0, \"maximum\": 120},"
+    "  \"score\": {\"type\": \"number\", \"exclusiveMinimum\": -1.5, \"maximum\": 2.25},"
+    "  \"count\": {\"type\": [\"integer\", \"null\"], \"exclusiveMaximum\": 10, \"minimum\": -3.5},"
+    "  \"ratio\": {\"type\": \"number\", \"minimum\": 0, \"exclusiveMinimum\": true, \"maximum\": 1},"
+    "  \"born\": {\"type\": \"string\", \"format\": \"date\"},"
+    "  \"at\": {\"type\": \"string\", \"format\": \"date-time\"},"
+    "  \"alarm\": {\"type\": [\"string\", \"null\"], \"format\": \"time\"},"
+    "  \"id\": {\"type\": \"string\", \"format\": \"uuid\"},"
+    "  \"mail\": {\"type\": \"string\", \"format\": \"email\", \"maxLength\": 6},"
+    "  \"level\": {\"enum\": [1, 5, 10, 2.5, \"a\", \"2024-01-01\", \"x\"], \"maximum\": 6, \"format\": \"date\"}},"
+    " \"required\": [\"age\", \"born\"], \"additionalProperties\": false}",
 };
 
 const ordered& resolve(const ordered& root, const ordered& s)
@@ -77,6 +92,34 @@ size_t code_points(const std::string& text)
     for (const char c : text)
         n += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
     return n;
+}
+
+// Bounds on a number as JSON Schema writes them (both drafts), compared as doubles, as Python
+// compares them.
+bool in_bounds(const ordered& s, double x)
+{
+    const auto number = [&](const char* k) { return s.contains(k) && s[k].is_number(); };
+    const auto draft4 = [&](const char* k) { return s.contains(k) && s[k].is_boolean() && s[k].get<bool>(); };
+    if (number("minimum") && (draft4("exclusiveMinimum") ? x <= s["minimum"].get<double>() : x < s["minimum"].get<double>()))
+        return false;
+    if (number("maximum") && (draft4("exclusiveMaximum") ? x >= s["maximum"].get<double>() : x > s["maximum"].get<double>()))
+        return false;
+    if (number("exclusiveMinimum") && x <= s["exclusiveMinimum"].get<double>())
+        return false;
+    return !number("exclusiveMaximum") || x < s["exclusiveMaximum"].get<double>();
+}
+
+// What applies to a number or a string beside its type: bounds, lengths, format.
+bool meets_siblings(const ordered& s, const ordered& v)
+{
+    if (v.is_number())
+        return in_bounds(s, v.get<double>());
+    if (!v.is_string())
+        return true;
+    const std::string text = v.get<std::string>();
+    const size_t n = code_points(text);
+    return n >= s.value("minLength", size_t{0}) && n <= s.value("maxLength", size_t{1000000}) &&
+           test::is_of_format(s.value("format", std::string()), text);
 }
 
 // The reference: whether `v` is a value of `s`. `in_order`: cleared where an object's keys do
@@ -103,7 +146,7 @@ bool valid(const ordered& root, const ordered& schema, const ordered& v, bool& i
         const ordered values = s.contains("enum") ? s["enum"] : ordered::array({s["const"]});
         for (const auto& e : values)
             if (e == v && e.is_number_float() == v.is_number_float())
-                return true;
+                return meets_siblings(s, v);
         return false;
     }
     std::vector<std::string> types;
@@ -152,14 +195,12 @@ bool valid(const ordered& root, const ordered& schema, const ordered& v, bool& i
                 return false;
         return true;
     }
-    if (v.is_string()) {
-        const size_t n = code_points(v.get<std::string>());
-        return allows("string") && n >= s.value("minLength", size_t{0}) && n <= s.value("maxLength", size_t{1000000});
-    }
+    if (v.is_string())
+        return allows("string") && meets_siblings(s, v);
     if (v.is_number_integer())
-        return allows("integer") || allows("number");
+        return (allows("integer") || allows("number")) && meets_siblings(s, v);
     if (v.is_number_float())
-        return allows("number");
+        return allows("number") && meets_siblings(s, v);
     if (v.is_boolean())
         return allows("boolean");
     return allows("null");
@@ -178,8 +219,13 @@ public:
         for (const char* union_word : {"anyOf", "oneOf"})
             if (s.contains(union_word))
                 return value(s[union_word][pick(0, static_cast<int>(s[union_word].size()) - 1)], depth);
-        if (s.contains("enum"))
-            return s["enum"][pick(0, static_cast<int>(s["enum"].size()) - 1)].dump();
+        if (s.contains("enum")) {
+            ordered kept = ordered::array();
+            for (const auto& e : s["enum"])
+                if (meets_siblings(s, e))
+                    kept.push_back(e);
+            return kept[pick(0, static_cast<int>(kept.size()) - 1)].dump();
+        }
         if (s.contains("const"))
             return s["const"].dump();
         std::string type = s.contains("type") ? "" : (s.contains("items") ? "array" : "object");
@@ -198,8 +244,21 @@ public:
                 out += value(s.value("items", ordered(true)), depth + 1) + (n > 1 ? "," + space() : "");
             return out + space() + "]";
         }
+        if (type == "string" && s.contains("format") && s["format"] != "email")
+            return "\"" + test::random_of_format(s["format"], rng_) + "\"";
         if (type == "string")
             return string(s.value("minLength", 0), s.value("maxLength", 8));
+        const bool bounded = s.dump().find("imum") != std::string::npos;
+        if (bounded) {  // a value in range, drawn until one is (without an exponent)
+            for (;;) {
+                const int whole = pick(-130, 130);
+                std::string text = whole == 0 && pick(0, 1) ? "-0" : std::to_string(whole);
+                if (type == "number" && pick(0, 1))
+                    text += "." + std::to_string(pick(0, 9)) + (pick(0, 1) ? std::to_string(pick(0, 9)) : "");
+                if (in_bounds(s, std::stod(text)))
+                    return text;
+            }
+        }
         if (type == "integer")
             return std::to_string(pick(-50, 50000));
         if (type == "number")
@@ -278,6 +337,24 @@ bool read_whole(const std::shared_ptr<const JsonSchema>& schema, const std::stri
     return accepted >= end && prefix.complete();
 }
 
+// Whether a number outside strings in `text` has an exponent.
+bool has_exponent(const std::string& text)
+{
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            in_string = true;
+        } else if ((c == 'e' || c == 'E') && i > 0 && text[i - 1] >= '0' && text[i - 1] <= '9') {
+            return true;
+        }
+    }
+    return false;
+}
+
 // The reference's verdict on `text`: valid, and whether the recognizer's rules allow it (keys
 // in order, none twice, whitespace as allowed). None: not JSON at all.
 struct Verdict {
@@ -304,7 +381,10 @@ Verdict reference(const ordered& schema, std::string text)
     } catch (const Error&) {
         once = false;  // a key twice
     }
-    verdict.readable = verdict.valid && in_order && short_runs && once;
+    // A bounded number is written without an exponent (number_range.h); the schemas that bound
+    // numbers bound them all.
+    const bool bounds = schema.dump().find("imum") != std::string::npos;
+    verdict.readable = verdict.valid && in_order && short_runs && once && !(bounds && has_exponent(text));
     return verdict;
 }
 
@@ -373,7 +453,7 @@ private slots:
     void mutations_read_whole_are_valid_and_valid_ones_are_read()
     {
         std::mt19937 rng(QRandomGenerator::global()->generate());
-        const std::string bytes = "{}[]\":,.-+eE0123456789tfnrulabcdeghikmoswvxyz \\\n\xc3\xa9\x80\xff\x01";
+        const std::string bytes = "{}[]\":,.-+eE0123456789tfnrulabcdeghikmoswvxyzTZ \\\n\xc3\xa9\x80\xff\x01";
         int read = 0, refused = 0;
         for (const char* text : kSchemas) {
             const ordered schema = ordered::parse(text);
@@ -406,7 +486,14 @@ private slots:
     {
         const std::pair<const char*, const char*> cases[] = {
             {"{\"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^x\"}}}", "/properties/a: 'pattern' is not supported"},
-            {"{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"minimum\": 0}}}", "/properties/n: 'minimum'"},
+            {"{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"multipleOf\": 2}}}", "/properties/n: 'multipleOf'"},
+            {"{\"properties\": {\"n\": {\"type\": \"integer\", \"minimum\": 5, \"maximum\": 3}}}", "/properties/n: no value satisfies"},
+            {"{\"properties\": {\"n\": {\"type\": \"integer\", \"minimum\": 0.2, \"maximum\": 0.8}}}", "/properties/n: no value satisfies"},
+            {"{\"properties\": {\"n\": {\"type\": \"number\", \"minimum\": 1, \"exclusiveMaximum\": 1}}}", "/properties/n: no value satisfies"},
+            {"{\"properties\": {\"n\": {\"type\": \"number\", \"minimum\": \"5\"}}}", "/properties/n/minimum: is not a number"},
+            {"{\"properties\": {\"d\": {\"type\": \"string\", \"format\": \"date\", \"maxLength\": 8}}}", "beside 'format' \"date\""},
+            {"{\"properties\": {\"e\": {\"enum\": [10, 20, \"x\"], \"maximum\": 5, \"format\": \"uuid\"}}, \"required\": [\"e\"]}",
+             "/properties/e: no value satisfies"},
             {"{\"type\": \"integer\"}", "top level may be a number"},
             {"{\"anyOf\": [{\"type\": \"object\"}, {\"enum\": [1, 2]}]}", "top level may be a number"},
             {"{}", "top level may be a number"},
@@ -433,9 +520,9 @@ private slots:
                 QVERIFY2(std::string(e.what()).rfind("JSON schema at /", 0) == 0, e.what());
             }
         }
-        // Annotations and formats are read past; uniqueItems false and a boolean schema are fine.
+        // Annotations and other formats are read past; uniqueItems false and a boolean schema are fine.
         compiled("{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"title\": \"T\", \"type\": \"object\","
-                     " \"properties\": {\"d\": {\"type\": \"string\", \"format\": \"date\", \"description\": \"when\"},"
+                     " \"properties\": {\"d\": {\"type\": \"string\", \"format\": \"email\", \"description\": \"who\"},"
                      " \"u\": {\"type\": \"array\", \"uniqueItems\": false}, \"b\": true}, \"x-vendor\": 1}");
     }
 
@@ -528,6 +615,45 @@ private slots:
         JsonSchemaPrefix before(s);
         QVERIFY(!before.accepts("{\"i\": 1, \"s\""));  // the schema's order
         QVERIFY(!before.accepts("{\"x\""));            // no other keys
+
+        // Digits: 16 before the point, 16 after it, 3 in the exponent.
+        JsonSchemaPrefix numbers(compiled("{\"type\": \"array\", \"items\": {\"type\": \"number\"}}"));
+        const std::string sixteen(16, '7');
+        QVERIFY(numbers.feed("[-" + sixteen));
+        QVERIFY(!numbers.accepts("7"));
+        QVERIFY(numbers.feed("." + sixteen));
+        QVERIFY(!numbers.accepts("7"));
+        QVERIFY(numbers.feed("e-123"));
+        QVERIFY(!numbers.accepts("4"));
+        QVERIFY(numbers.feed(", 0." + sixteen + "E+001]"));
+        QVERIFY(numbers.complete());
+    }
+
+    // Bounds and formats refuse at the character that leaves them, and a number in range ends.
+    void bounds_and_formats_as_a_model_writes_them()
+    {
+        // Without a type: bounds make a number, a format a string.
+        const auto s = compiled("{\"type\": \"object\", \"properties\": {\"t\": {\"format\": \"time\"},"
+                                " \"n\": {\"maximum\": 5, \"exclusiveMinimum\": -2}, \"i\": {\"type\": \"integer\", \"minimum\": 10}}}");
+        JsonSchemaPrefix prefix(s);
+        QVERIFY(!prefix.accepts("{\"t\": 5"));
+        QVERIFY(!prefix.accepts("{\"t\": \"24"));
+        QVERIFY(!prefix.accepts("{\"t\": \"12:00:00\""));  // no offset yet
+        QVERIFY(!prefix.accepts("{\"t\": \"12:00\\u003a00Z\""));  // escaped
+        QVERIFY(prefix.feed("{\"t\": \"12:00:00.5+01:00\", \"n\": "));
+        QCOMPARE(prefix.string_room(), std::optional<uint32_t>());
+        QVERIFY(!prefix.accepts("6"));
+        QVERIFY(!prefix.accepts("-3"));
+        QVERIFY(!prefix.accepts("-2,"));
+        QVERIFY(!prefix.accepts("5.1"));
+        QVERIFY(!prefix.accepts("1e0"));  // no exponent in a bounded number
+        QVERIFY(prefix.accepts("-1.99,"));
+        QVERIFY(prefix.accepts("5.0,"));
+        QVERIFY(prefix.feed("-0, \"i\": 1"));
+        QVERIFY(!prefix.accepts("}"));  // 1 < 10
+        QVERIFY(!prefix.accepts(".5"));
+        QVERIFY(prefix.feed("0}"));
+        QVERIFY(prefix.complete());
     }
 
     // The constraint's walk over the vocabulary in byte order allows exactly the tokens that
@@ -551,6 +677,7 @@ private slots:
             {kSchemas[1], "{\"owns\": [{\"kind\": \"car\", \"wheels\": 4}, {\"kind\":\"cat\",\"legs\":4}], \"best\": {\"kind\": \"dog\"}}"},
             {kSchemas[1], "{ \"owns\": [ ], \"best\":\n  null\n}"},
             {bounded.c_str(), "{\"s\": \"a\xC3\xA9\\nb\", \"t\": \"abcd\xC3\xA9x\"}"},
+            {kSchemas[5], "{\"age\": 12, \"score\": -1.25, \"born\": \"2024-02-29\", \"alarm\": \"23:59:59Z\", \"level\": 5}"},
         };
         for (const auto& [schema_text, text] : cases) {
             const auto s = compiled(schema_text);

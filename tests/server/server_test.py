@@ -28,6 +28,7 @@ stories260K in the LLaMA-2-Chat format and an API key, then checks:
   disconnect too.
 Usage: server_test.py PYRAMID_SERVER MODEL
 """
+import datetime
 import http.client
 import json
 import os
@@ -371,7 +372,7 @@ def test_ollama(server, model, text):
     check(json_mode["response"].lstrip().startswith("{"), f"format json: {json_mode}")
     for body, field in [(dict(chat, options={"temperature": "hot"}), "options.temperature"),
                         (dict(chat, options={"num_predict": 0}), "options.num_predict"),
-                        (dict(chat, format={"type": "object", "properties": {"n": {"minimum": 1}}}), "format"),
+                        (dict(chat, format={"type": "object", "properties": {"n": {"multipleOf": 2}}}), "format"),
                         (dict(chat, messages=[{"role": "user", "content": "hi", "images": ["aGk="]}]), "images"),
                         (dict(chat, tools=[{"type": "function"}]), "tools")]:
         status, _, error = server.request("POST", "/api/chat", body)
@@ -529,25 +530,27 @@ def test_default_chat_model(binary):
         person = body["choices"][0]
         check(status == 200 and person["finish_reason"] == "stop" and
               {"name", "age"} <= set(json.loads(person["message"]["content"])), f"SmolLM2 in JSON mode: {person}")
-        # Structured outputs: the schema's keys in its order, its types, its enum (OpenAI's shape
-        # and Ollama's format).
+        # Structured outputs: the schema's keys in its order, its types, its enum, bounds and
+        # formats (OpenAI's shape and Ollama's format).
         schema = {"type": "object", "properties": {
             "city": {"type": "string", "maxLength": 40}, "country": {"type": "string"},
             "continent": {"enum": ["Africa", "America", "Asia", "Europe", "Oceania"]},
-            "population_millions": {"type": "number"}},
-            "required": ["city", "country", "continent", "population_millions"]}
+            "population_millions": {"type": "number", "exclusiveMinimum": 0, "maximum": 40},
+            "founded": {"type": "string", "format": "date"}},
+            "required": ["city", "country", "continent", "population_millions", "founded"]}
         question = [{"role": "user", "content": "Tell me about Paris as JSON."}]
         status, _, body = server.request("POST", "/v1/chat/completions", {
-            "messages": question, "max_tokens": 120, "temperature": 0,
+            "messages": question, "max_tokens": 160, "temperature": 0,
             "response_format": {"type": "json_schema", "json_schema": {"name": "city", "strict": True, "schema": schema}}})
         ollama = server.request("POST", "/api/chat", {"messages": question, "stream": False, "format": schema,
-                                                      "options": {"temperature": 0, "num_predict": 120}})[2]
+                                                      "options": {"temperature": 0, "num_predict": 160}})[2]
         for reply, ended in ((body["choices"][0]["message"]["content"], body["choices"][0]["finish_reason"] == "stop"),
                              (ollama["message"]["content"], ollama["done_reason"] == "stop")):
             city = json.loads(reply)
             check(ended and list(city) == list(schema["properties"]) and len(city["city"]) <= 40 and
                   city["continent"] in schema["properties"]["continent"]["enum"] and
-                  isinstance(city["population_millions"], (int, float)), f"SmolLM2 with a schema: {reply!r}")
+                  isinstance(city["population_millions"], (int, float)) and 0 < city["population_millions"] <= 40 and
+                  datetime.date.fromisoformat(city["founded"]), f"SmolLM2 with a schema: {reply!r}")
         print(f"SmolLM2 with a schema: {reply!r}")
         before = server.metrics()
         asked = 1000

@@ -295,7 +295,7 @@ private slots:
                  std::string("options.num_predict"));
         QCOMPARE(refused("{" + user + R"(, "options": 3})", OllamaRoute::Chat), std::string("options"));
         QCOMPARE(refused("{" + user + R"(, "format": {"type": "integer"}})", OllamaRoute::Chat), std::string("format"));
-        QCOMPARE(refused("{" + user + R"(, "format": {"properties": {"n": {"minimum": 0}}}})", OllamaRoute::Chat),
+        QCOMPARE(refused("{" + user + R"(, "format": {"properties": {"n": {"multipleOf": 2}}}})", OllamaRoute::Chat),
                  std::string("format"));
         QCOMPARE(refused("{" + user + R"(, "format": "yaml"})", OllamaRoute::Chat), std::string("format"));
         QCOMPARE(refused(R"({"prompt": "x", "images": ["aGk="]})", OllamaRoute::Generate), std::string("images"));
@@ -340,12 +340,12 @@ private slots:
                  Expected(400, "json_schema"));
         try {
             parse_completion_request("{" + user + R"(, "response_format": {"type": "json_schema", "json_schema":
-                {"name": "x", "schema": {"properties": {"age": {"type": "integer", "minimum": 0}}}}}})",
+                {"name": "x", "schema": {"properties": {"age": {"type": "integer", "multipleOf": 2}}}}}})",
                                      Endpoint::Chat, {});
-            QFAIL("a schema with minimum was accepted");
+            QFAIL("a schema with multipleOf was accepted");
         } catch (const ApiError& e) {
             QCOMPARE(e.param(), std::string("response_format.json_schema.schema"));
-            QVERIFY2(std::string(e.what()).find("/properties/age: 'minimum' is not supported") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("/properties/age: 'multipleOf' is not supported") != std::string::npos, e.what());
         }
     }
 
