@@ -21,8 +21,7 @@ using Node = JsonSchema::Node;
 // Keywords that restrict values in ways the reply is not held to: refused, not ignored.
 const std::set<std::string> kUnsupported = {
     "pattern", "patternProperties", "propertyNames", "minProperties", "maxProperties", "multipleOf",
-    "contains", "minContains", "maxContains",
-    "prefixItems", "additionalItems", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then", "else",
+    "contains", "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then", "else",
     "dependentRequired", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef",
 };
 
@@ -30,7 +29,7 @@ const std::set<std::string> kUnsupported = {
 const std::set<std::string> kAssertions = {
     "type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
     "minLength", "maxLength", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "uniqueItems",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "prefixItems", "additionalItems",
 };
 
 // The format `s` names that strings are held to, if any.
@@ -91,7 +90,7 @@ public:
             }
         } else if (s.contains("properties") || s.contains("required") || s.contains("additionalProperties")) {
             types = {"object"};
-        } else if (s.contains("items") || s.contains("minItems") || s.contains("maxItems")) {
+        } else if (s.contains("items") || s.contains("prefixItems") || s.contains("minItems") || s.contains("maxItems")) {
             types = {"array"};
         } else if (s.contains("minLength") || s.contains("maxLength") || format_of(s)) {
             types = {"string"};
@@ -145,6 +144,8 @@ public:
         };
         for (Node& n : schema.nodes) {
             n.child = direct(n.child);
+            for (uint32_t& t : n.tuple)
+                t = direct(t);
             for (auto& p : n.properties)
                 p.node = direct(p.node);
         }
@@ -176,8 +177,14 @@ public:
                     break;
                 case Kind::Map: depth = 1; break;
                 case Kind::Array:
-                    if (n.min <= n.max)
-                        depth = n.min == 0 ? 1 : below(n.child);
+                    if (n.min <= n.max) {  // the items it must have
+                        depth = 1;
+                        for (uint32_t i = 0; i < n.min && depth != kNever; ++i) {
+                            depth = std::max(depth, below(JsonSchema::item(n, i)));
+                            if (i >= n.tuple.size())
+                                break;  // the rest are alike
+                        }
+                    }
                     break;
                 case Kind::String: depth = n.min <= n.max ? 0 : kNever; break;
                 case Kind::Number:
@@ -394,12 +401,30 @@ private:
                 n.next_required[p] = n.properties[p].required ? p : n.next_required[p + 1];
         } else if (type == "array") {
             n.kind = Kind::Array;
-            const auto items = s.find("items");
-            if (items != s.end() && items->is_array())
-                fail(where + "/items", "a list of schemas (a tuple) is not supported");
-            n.child = items == s.end() ? any() : compile(*items, where + "/items", nesting + 1);
             n.min = count(s, "minItems", where, 0);
             n.max = count(s, "maxItems", where, JsonSchema::kUnbounded);
+            // A tuple: 2020-12's prefixItems then items, or draft 7's items list then
+            // additionalItems.
+            const auto prefix = s.find("prefixItems");
+            const auto items = s.find("items");
+            const bool draft7 = items != s.end() && items->is_array();
+            if (prefix != s.end() && draft7)
+                fail(where + "/items", "a list of schemas beside 'prefixItems'");
+            const char* first = draft7 ? "items" : "prefixItems";
+            const char* rest = draft7 ? "additionalItems" : "items";
+            if (const auto list = s.find(first); list != s.end()) {
+                if (!list->is_array())
+                    fail(where + "/" + first, "is not a list of schemas");
+                for (size_t i = 0; i < list->size(); ++i)
+                    n.tuple.push_back(compile((*list)[i], where + "/" + first + "/" + std::to_string(i), nesting + 1));
+            }
+            const auto after = s.find(rest);
+            if (after != s.end() && *after == false) {
+                n.max = std::min<uint32_t>(n.max, static_cast<uint32_t>(n.tuple.size()));
+                n.child = any();  // never reached
+            } else {
+                n.child = after == s.end() ? any() : compile(*after, where + "/" + rest, nesting + 1);
+            }
         } else if (type == "string") {
             n.kind = Kind::String;
             n.min = count(s, "minLength", where, 0);

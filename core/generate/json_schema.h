@@ -15,6 +15,8 @@
 //                of that schema (a map)
 //   items, minItems, maxItems      minLength, maxLength (characters, as JSON Schema counts
 //                them: code points)
+//   prefixItems (draft 7: items as a list, additionalItems)   a tuple: its first items' schemas
+//                in order, `items` (false: none) for the items after them
 //   minimum, maximum, exclusiveMinimum, exclusiveMaximum (numbers, or draft 4's booleans):
 //                a bounded number is written without an exponent (number_range.h)
 //   format       date, time, date-time and uuid (string_format.h), which pydantic parses
@@ -26,7 +28,7 @@
 // Annotations are ignored: title, description, default, examples, other formats (email, uri,
 // ...: an annotation in 2020-12), $schema, $id, $comment, and any keyword JSON Schema does not
 // define. A keyword that would restrict values in a way this does not enforce (pattern,
-// multipleOf, uniqueItems, not, if, prefixItems, ...) is refused, not ignored: a reply that
+// multipleOf, uniqueItems, not, if, contains, ...) is refused, not ignored: a reply that
 // ignored it could break the caller's validation. The values of an enum or const are kept
 // where the bounds, lengths and format beside them allow them.
 //
@@ -80,7 +82,8 @@ struct JsonSchema {
         // Object: for each position p (0..size), the first required property at p or later;
         // properties.size() when none. Keys at p up to it may come next.
         std::vector<uint32_t> next_required;
-        uint32_t child = 0;                         // Map: values; Array: items
+        uint32_t child = 0;                         // Map: values; Array: items after `tuple`
+        std::vector<uint32_t> tuple;                // Array: its first items, in order
         uint32_t min = 0, max = kUnbounded;         // Array: items; String: characters
         NumberRange range;                          // Number, Integer
         std::optional<StringFormat> format;         // String
@@ -91,6 +94,12 @@ struct JsonSchema {
 
     std::vector<Node> nodes;
     uint32_t root = 0;
+
+    // The schema of an array's item at `position` (from 0).
+    static uint32_t item(const Node& array, uint32_t position)
+    {
+        return position < array.tuple.size() ? array.tuple[position] : array.child;
+    }
 
     // Throws pyramid::Error naming the place in the schema (a JSON pointer) and the keyword.
     // Ordered: properties are written in the schema's order.

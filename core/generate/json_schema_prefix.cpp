@@ -283,6 +283,18 @@ private:
             f.offset = 1;  // every key begins with its quote
             return true;
         };
+        // A property's value fits in the nesting left (a required one always does: the object
+        // was begun only where they all fit); a key may begin where one of those that may come
+        // next does.
+        const auto fits = [&](uint32_t property) {
+            return p.depth + schema_.nodes[n.properties[property].node].min_depth <= JsonSchema::kMaxDepth;
+        };
+        const auto a_key_fits = [&] {
+            for (uint32_t i = f.count; i < size && i <= n.next_required[f.count]; ++i)
+                if (fits(i))
+                    return true;
+            return false;
+        };
         // After a value, white space only where the object may close (a comma may not follow it).
         if (f.phase != kKey && f.phase != kColon && is_space(c) &&
             (f.phase != kAfter || n.next_required[f.count] == size))
@@ -293,7 +305,7 @@ private:
                 close(p);
                 return true;
             }
-            return c == '"' && size > 0 && start_key();
+            return c == '"' && a_key_fits() && start_key();
         case kComma: return c == '"' && start_key();
         case kKey: {
             const auto key = [&](uint32_t i) -> const std::string& { return n.properties[n.keys_sorted[i]].key; };
@@ -306,7 +318,7 @@ private:
             bool any = false;
             for (uint32_t i = f.lo; i < f.hi; ++i) {
                 const uint32_t property = n.keys_sorted[i];
-                if (property < f.count || property > last)
+                if (property < f.count || property > last || !fits(property))
                     continue;
                 any = true;
                 if (n.properties[property].key.size() == f.offset)
@@ -328,7 +340,7 @@ private:
             return true;
         case kValue: return start_value(slot, n.properties[f.extra].node, c);
         case kAfter:
-            if (c == ',' && f.count < size && !spaced(p)) {
+            if (c == ',' && f.count < size && !spaced(p) && a_key_fits()) {
                 f.phase = kComma;
                 return true;
             }
@@ -391,10 +403,12 @@ private:
                 close(p);
                 return true;
             }
-            return n.max > 0 && start_value(slot, n.child, c);
-        case kValue: return start_value(slot, n.child, c);
+            return n.max > 0 && start_value(slot, JsonSchema::item(n, 0), c);
+        case kValue: return start_value(slot, JsonSchema::item(n, f.count), c);
         case kAfter:
-            if (c == ',' && f.count < n.max && !spaced(p)) {
+            // A comma only where the next item fits in the nesting left (a tuple's items differ).
+            if (c == ',' && f.count < n.max && !spaced(p) &&
+                p.depth + schema_.nodes[JsonSchema::item(n, f.count)].min_depth <= JsonSchema::kMaxDepth) {
                 f.phase = kValue;
                 return true;
             }

@@ -77,6 +77,14 @@ const char* const kSchemas[] = {
     "  \"mail\": {\"type\": \"string\", \"format\": \"email\", \"maxLength\": 6},"
     "  \"level\": {\"enum\": [1, 5, 10, 2.5, \"a\", \"2024-01-01\", \"x\"], \"maximum\": 6, \"format\": \"date\"}},"
     " \"required\": [\"age\", \"born\"], \"additionalProperties\": false}",
+    // Tuples: pydantic's tuple[float, float], a row of a string and an integer then booleans,
+    // draft 7's items list closed by additionalItems, a tuple of containers.
+    "{\"type\": \"object\", \"properties\": {"
+    "  \"point\": {\"type\": \"array\", \"prefixItems\": [{\"type\": \"number\"}, {\"type\": \"number\"}], \"minItems\": 2, \"maxItems\": 2},"
+    "  \"row\": {\"type\": \"array\", \"prefixItems\": [{\"type\": \"string\"}, {\"type\": \"integer\"}], \"items\": {\"type\": \"boolean\"}, \"minItems\": 1},"
+    "  \"old\": {\"type\": \"array\", \"items\": [{\"const\": \"a\"}, {\"type\": \"null\"}], \"additionalItems\": false},"
+    "  \"nest\": {\"prefixItems\": [{\"type\": \"array\", \"items\": {\"type\": \"integer\"}}, {\"type\": \"object\", \"properties\": {\"k\": {\"type\": \"string\"}}}], \"items\": false}},"
+    " \"required\": [\"point\", \"row\"]}",
 };
 
 const ordered& resolve(const ordered& root, const ordered& s)
@@ -190,8 +198,12 @@ bool valid(const ordered& root, const ordered& schema, const ordered& v, bool& i
     if (v.is_array()) {
         if (!allows("array") || v.size() < s.value("minItems", size_t{0}) || v.size() > s.value("maxItems", size_t{1000000}))
             return false;
-        for (const auto& item : v)
-            if (!valid(root, s.value("items", ordered(true)), item, in_order))
+        // 2020-12's prefixItems then items; draft 7's items list then additionalItems.
+        const bool draft7 = s.contains("items") && s["items"].is_array();
+        const ordered first = draft7 ? s["items"] : s.value("prefixItems", ordered::array());
+        const ordered rest = draft7 ? s.value("additionalItems", ordered(true)) : s.value("items", ordered(true));
+        for (size_t i = 0; i < v.size(); ++i)
+            if (!valid(root, i < first.size() ? first[i] : rest, v[i], in_order))
                 return false;
         return true;
     }
@@ -228,20 +240,25 @@ public:
         }
         if (s.contains("const"))
             return s["const"].dump();
-        std::string type = s.contains("type") ? "" : (s.contains("items") ? "array" : "object");
+        std::string type = s.contains("type") ? "" : (s.contains("items") || s.contains("prefixItems") ? "array" : "object");
         if (s.contains("type"))
             type = s["type"].is_array() ? s["type"][pick(0, static_cast<int>(s["type"].size()) - 1)].get<std::string>()
                                         : s["type"].get<std::string>();
         if (type == "object")
             return object(s, depth);
         if (type == "array") {
-            const int lo = s.value("minItems", 0), hi = std::min(s.value("maxItems", 3), depth > 3 ? lo : 3);
+            const bool draft7 = s.contains("items") && s["items"].is_array();
+            const ordered first = draft7 ? s["items"] : s.value("prefixItems", ordered::array());
+            const ordered rest = draft7 ? s.value("additionalItems", ordered(true)) : s.value("items", ordered(true));
+            const int most = rest == false ? static_cast<int>(first.size()) : 3 + static_cast<int>(first.size());
+            const int lo = s.value("minItems", 0), hi = std::min({s.value("maxItems", most), most, depth > 3 ? lo : most});
             const int items = pick(lo, std::max(lo, hi));
             if (items == 0)
                 return "[" + space() + "]";
             std::string out = "[" + space();
-            for (int n = items; n > 0; --n)
-                out += value(s.value("items", ordered(true)), depth + 1) + (n > 1 ? "," + space() : "");
+            for (int i = 0; i < items; ++i)
+                out += value(static_cast<size_t>(i) < first.size() ? first[static_cast<size_t>(i)] : rest, depth + 1) +
+                       (i + 1 < items ? "," + space() : "");
             return out + space() + "]";
         }
         if (type == "string" && s.contains("format") && s["format"] != "email")
@@ -504,7 +521,9 @@ private slots:
             {"{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"#/$defs/missing\"}}}", "names nothing"},
             {"{\"type\": \"object\", \"properties\": {\"a\": {\"$ref\": \"https://example.com/x.json\"}}}", "not a reference within"},
             {"{\"type\": \"object\", \"properties\": {\"a\": {}}, \"additionalProperties\": true}", "additionalProperties"},
-            {"{\"type\": \"array\", \"items\": [{\"type\": \"string\"}]}", "tuple"},
+            {"{\"type\": \"array\", \"prefixItems\": [{\"type\": \"string\"}], \"items\": [{\"type\": \"string\"}]}", "beside 'prefixItems'"},
+            {"{\"type\": \"array\", \"prefixItems\": {\"type\": \"string\"}}", "/prefixItems: is not a list of schemas"},
+            {"{\"type\": \"array\", \"prefixItems\": [{\"type\": \"string\"}, false], \"minItems\": 2}", "/prefixItems/1: is false"},
             {"{\"allOf\": [{\"type\": \"object\"}, {\"required\": [\"a\"]}]}", "allOf"},
             {"{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"date\"}}}", "'date' is not a JSON Schema type"},
             {"{\"type\": \"object\", \"properties\": {\"a\": false}}", "is false"},
@@ -569,6 +588,34 @@ private slots:
         QVERIFY(!far.accepts("["));
         QVERIFY(far.feed(std::string(32, ']')));
         QVERIFY(far.complete());
+        // Where the nesting left holds no value of an optional property, its key is not begun
+        // (else the colon would be a dead end); where it holds no value of a tuple's next item,
+        // no comma comes before it.
+        const std::string needs_three = "{\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"object\", \"properties\": "
+                           "{\"y\": {\"type\": \"object\"}}, \"required\": [\"y\"]}}, \"required\": [\"x\"]}";
+        const auto nested_objects = JsonSchema::compile(ordered::parse(
+            std::string("{\"$ref\": \"#/$defs/o\", \"$defs\": {\"o\": {\"type\": \"object\", \"properties\": {\"a\": ") +
+            "{\"$ref\": \"#/$defs/o\"}, \"deep\": {\"$ref\": \"#/$defs/d\"}}}, \"d\": " + needs_three + "}}"));
+        JsonSchemaPrefix in_objects(nested_objects);
+        std::string outer;
+        for (int i = 0; i < 28; ++i)
+            outer += "{\"a\":";
+        QVERIFY(in_objects.feed(outer + "{"));                               // 29 objects
+        QVERIFY(in_objects.accepts("\"deep\":{\"x\":{\"y\":{}}}"));  // 32 containers
+        QVERIFY(in_objects.feed("\"a\":{"));                               // 30
+        QVERIFY(!in_objects.accepts("\"d"));
+        QVERIFY(in_objects.accepts("}"));
+        const auto tuples = JsonSchema::compile(ordered::parse(
+            std::string("{\"$ref\": \"#/$defs/t\", \"$defs\": {\"t\": {\"type\": \"array\", \"prefixItems\": ") +
+            "[{\"type\": \"integer\"}, {\"$ref\": \"#/$defs/d\"}], \"items\": {\"$ref\": \"#/$defs/t\"}}, \"d\": " + needs_three + "}}"));
+        JsonSchemaPrefix in_tuples(tuples);
+        std::string levels;
+        for (int i = 0; i < 29; ++i)
+            levels += "[1,{\"x\":{\"y\":{}}},";
+        QVERIFY(in_tuples.feed(levels + "[1"));  // 30 arrays: the object after 1 would make 33
+        QVERIFY(!in_tuples.accepts(","));
+        QVERIFY(in_tuples.accepts("]"));
+
         ordered needs = {{"type", "object"}};
         for (int i = 0; i < 32; ++i)
             needs = {{"properties", {{"x", needs}}}, {"required", {"x"}}};
