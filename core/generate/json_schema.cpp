@@ -20,7 +20,7 @@ using Node = JsonSchema::Node;
 
 // Keywords that restrict values in ways the reply is not held to: refused, not ignored.
 const std::set<std::string> kUnsupported = {
-    "pattern", "patternProperties", "propertyNames", "minProperties", "maxProperties", "multipleOf",
+    "patternProperties", "propertyNames", "minProperties", "maxProperties", "multipleOf",
     "contains", "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then", "else",
     "dependentRequired", "dependentSchemas", "dependencies", "$dynamicRef", "$recursiveRef",
 };
@@ -29,7 +29,7 @@ const std::set<std::string> kUnsupported = {
 const std::set<std::string> kAssertions = {
     "type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
     "minLength", "maxLength", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "uniqueItems",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "prefixItems", "additionalItems",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "prefixItems", "additionalItems", "pattern",
 };
 
 // The format `s` names that strings are held to, if any.
@@ -92,7 +92,7 @@ public:
             types = {"object"};
         } else if (s.contains("items") || s.contains("prefixItems") || s.contains("minItems") || s.contains("maxItems")) {
             types = {"array"};
-        } else if (s.contains("minLength") || s.contains("maxLength") || format_of(s)) {
+        } else if (s.contains("minLength") || s.contains("maxLength") || s.contains("pattern") || format_of(s)) {
             types = {"string"};
         } else if (s.contains("minimum") || s.contains("maximum") || s.contains("exclusiveMinimum") ||
                    s.contains("exclusiveMaximum")) {
@@ -435,6 +435,12 @@ private:
             if (n.format && (n.min > format_min_length(*n.format) || n.max < format_max_length(*n.format)))
                 fail(where, "'minLength' or 'maxLength' beside 'format' \"" + s["format"].get<std::string>() +
                                 "\" is not supported");
+            n.pattern = pattern(s, where);
+            // A pattern is matched by PCRE2 alone: bounds or a format beside it could leave a
+            // string that the pattern allows nowhere to go.
+            if (n.pattern && (n.format || n.min > 0 || n.max != JsonSchema::kUnbounded))
+                fail(where, std::string("'") + (n.format ? "format" : n.min > 0 ? "minLength" : "maxLength") +
+                                "' beside 'pattern' is not supported");
         } else if (type == "number" || type == "integer") {
             n.kind = type == "number" ? Kind::Number : Kind::Integer;
             n.range = range(s, where, n.kind == Kind::Integer);
@@ -476,6 +482,20 @@ private:
         }
     }
 
+    static std::shared_ptr<const StringPattern> pattern(const json& s, const std::string& where)
+    {
+        const auto it = s.find("pattern");
+        if (it == s.end())
+            return nullptr;
+        if (!it->is_string())
+            fail(where + "/pattern", "is not a string");
+        try {
+            return std::make_shared<const StringPattern>(it->get<std::string>());
+        } catch (const Error& e) {
+            fail(where, e.what());
+        }
+    }
+
     // Whether `v`, a value of an enum or const, meets the bounds, lengths and format beside it
     // in `s` (each applies to values of its type).
     static bool meets_siblings(const json& s, const json& v, const std::string& where)
@@ -491,7 +511,10 @@ private:
         if (characters < count(s, "minLength", where, 0) || characters > count(s, "maxLength", where, JsonSchema::kUnbounded))
             return false;
         const std::optional<StringFormat> format = format_of(s);
-        return !format || format_complete(*format, text);
+        if (format && !format_complete(*format, text))
+            return false;
+        const auto regex = pattern(s, where);
+        return !regex || regex->matches(text);
     }
 
     // After flatten(): a union's alternatives are no unions.

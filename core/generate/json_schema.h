@@ -20,6 +20,7 @@
 //   minimum, maximum, exclusiveMinimum, exclusiveMaximum (numbers, or draft 4's booleans):
 //                a bounded number is written without an exponent (number_range.h)
 //   format       date, time, date-time and uuid (string_format.h), which pydantic parses
+//   pattern      a regular expression held to what PCRE2 can finish (string_pattern.h)
 //   enum, const  the values as they are written canonically (no spaces, keys as given)
 //   anyOf, oneOf (read as anyOf: alternatives of a union are told apart by the bytes), allOf
 //                with one schema, $ref to "#", "#/$defs/NAME" or "#/definitions/NAME"
@@ -27,8 +28,7 @@
 //   true, {}     any JSON value
 // Annotations are ignored: title, description, default, examples, other formats (email, uri,
 // ...: an annotation in 2020-12), $schema, $id, $comment, and any keyword JSON Schema does not
-// define. A keyword that would restrict values in a way this does not enforce (pattern,
-// multipleOf, uniqueItems, not, if, contains, ...) is refused, not ignored: a reply that
+// define. A keyword that would restrict values in a way this does not enforce (multipleOf, uniqueItems, not, if, contains, ...) is refused, not ignored: a reply that
 // ignored it could break the caller's validation. The values of an enum or const are kept
 // where the bounds, lengths and format beside them allow them.
 //
@@ -46,6 +46,7 @@
 
 #include "generate/number_range.h"
 #include "generate/string_format.h"
+#include "generate/string_pattern.h"
 
 namespace pyramid {
 
@@ -87,6 +88,7 @@ struct JsonSchema {
         uint32_t min = 0, max = kUnbounded;         // Array: items; String: characters
         NumberRange range;                          // Number, Integer
         std::optional<StringFormat> format;         // String
+        std::shared_ptr<const StringPattern> pattern;  // String
         std::vector<std::string> literals;          // Literal: canonical JSON texts, sorted
         std::vector<uint32_t> alternatives;         // Union: none of them a union, each once
         uint32_t min_depth = 0;  // the fewest containers a value of it needs, itself included

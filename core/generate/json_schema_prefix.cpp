@@ -440,11 +440,52 @@ private:
         return format_admits_prefix(format, p.scalar);
     }
 
+    // A string of a pattern: its characters (printable ASCII, the short escapes decoded) in
+    // `scalar`, each taken where the pattern can still match (string_pattern.h).
+    bool patterned_string(Path& p, char c, const StringPattern& pattern) const
+    {
+        Frame& f = p.frames.back();
+        const auto take = [&](char decoded) {
+            p.scalar.push_back(decoded);
+            ++f.count;
+            f.phase = kText;
+            return pattern.admits_prefix(p.scalar);
+        };
+        if (f.phase == kEscape) {
+            static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+            const size_t at = kFrom.find(c);
+            return at != std::string_view::npos && take(kTo[at]);
+        }
+        if (c == '"') {
+            if (!pattern.matches(p.scalar))
+                return false;
+            p.scalar.clear();
+            p.frames.pop_back();
+            child_done(p);
+            return true;
+        }
+        if (c == '\\') {  // some escape must lead on
+            f.phase = kEscape;
+            for (const char decoded : std::string_view("\"\\/\b\f\n\r\t")) {
+                p.scalar.push_back(decoded);
+                const bool on = pattern.admits_prefix(p.scalar);
+                p.scalar.pop_back();
+                if (on)
+                    return true;
+            }
+            return false;
+        }
+        const auto byte = static_cast<uint8_t>(c);
+        return byte >= 0x20 && byte < 0x7F && take(c);
+    }
+
     bool string(Path& p, char c) const
     {
         Frame& f = p.frames.back();
         if (f.node != kFreeKey && schema_.nodes[f.node].format)
             return formatted_string(p, c, *schema_.nodes[f.node].format);
+        if (f.node != kFreeKey && schema_.nodes[f.node].pattern)
+            return patterned_string(p, c, *schema_.nodes[f.node].pattern);
         const auto byte = static_cast<uint8_t>(c);
         const uint32_t min = f.node == kFreeKey ? 0 : schema_.nodes[f.node].min;
         const uint32_t max = f.node == kFreeKey ? JsonSchema::kUnbounded : schema_.nodes[f.node].max;
@@ -694,7 +735,7 @@ std::optional<uint32_t> JsonSchemaPrefix::string_room() const
     for (size_t i = 0; i < live_; ++i) {
         const Frame& f = paths_[i].frames.back();
         if (f.kind != kString || f.phase != kText || surrogate_of(f.extra) != 0 ||
-            (f.node != kFreeKey && schema_->nodes[f.node].format))
+            (f.node != kFreeKey && (schema_->nodes[f.node].format || schema_->nodes[f.node].pattern)))
             return std::nullopt;
         const uint32_t max = f.node == kFreeKey ? JsonSchema::kUnbounded : schema_->nodes[f.node].max;
         room = std::max(room, max == JsonSchema::kUnbounded ? max : max - f.count);

@@ -12,7 +12,8 @@
 //   model otherwise pads with blank lines until max_tokens, or strays into layouts such as a
 //   colon on a line of its own;
 // - strings hold valid UTF-8 (JSON texts are UTF-8), no control characters, and escaped
-//   surrogates only in pairs; a string with a format holds its characters unescaped;
+//   surrogates only in pairs; a string with a format holds its characters unescaped, one with
+//   a pattern printable ASCII and the short escapes (string_pattern.h);
 // - a number has at most 16 digits before its point, 16 after it and 3 in its exponent (as
 //   llama.cpp's JSON grammar bounds them; a small model otherwise writes digits until its
 //   tokens run out), and a number with bounds has no exponent (number_range.h).

@@ -23,7 +23,7 @@ namespace {
 std::optional<bool> reference_object(std::string text)
 {
     text.erase(text.find_last_not_of(" \t\n\r") + 1);
-    if (!test::spacing_as_allowed(text))
+    if (!test::spacing_as_allowed(text) || !test::digits_as_allowed(text))
         return false;
     try {
         return nlohmann::json::parse(text).is_object();

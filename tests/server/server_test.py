@@ -320,7 +320,7 @@ def test_json_mode(server):
     expect_error(server, 400, "/v1/chat/completions",
                  dict(CHAT, response_format={"type": "json_schema", "json_schema": {
                      "name": "x", "schema": {"type": "object", "properties": {"code": {"type": "string",
-                                                                                       "pattern": "^[A-Z]+$"}}}}}),
+                                                                                       "pattern": "^(?=A)[A-Z]+$"}}}}}),
                  param="response_format.json_schema.schema", says=["/properties/code", "pattern"])
     print(f"JSON mode: {whole['text'][:60]!r} ({whole['finish_reason']}); schema: {text[:60]!r}")
 

@@ -1,7 +1,8 @@
 #pragma once
 // White space between JSON tokens as JsonSchemaPrefix allows a model to write it (none, one
 // space, or a line break and up to 20 spaces or tabs; never before a colon or a comma), for
-// the JSON tests: a random run of it, and whether a text's runs outside strings keep to it.
+// the JSON tests: a random run of it, and whether a text's runs outside strings keep to it;
+// and whether its numbers keep to the digits allowed.
 #include <random>
 #include <string>
 #include <string_view>
@@ -50,6 +51,33 @@ inline bool spacing_as_allowed(std::string_view text)
             return false;
         if (i < text.size() && (text[i] == '\n' || text[i] == '\r' || text[i] == ':' || text[i] == ','))
             return false;  // a line break after blanks, a carriage return, before a colon or comma
+    }
+    return true;
+}
+
+// Numbers outside strings keep to the digits JsonSchemaPrefix allows: at most 16 before the
+// point, 16 after it and 3 in the exponent.
+inline bool digits_as_allowed(std::string_view text)
+{
+    bool in_string = false, escaped = false;
+    size_t run = 0, most = 16;
+    for (const char c : text) {
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+            continue;
+        }
+        if (c >= '0' && c <= '9') {
+            if (++run > most)
+                return false;
+            continue;
+        }
+        run = 0;
+        if (c == 'e' || c == 'E')
+            most = 3;
+        else if (c != '.' && c != '+' && c != '-')
+            most = 16;
+        in_string = c == '"';
     }
     return true;
 }
