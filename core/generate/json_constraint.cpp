@@ -18,6 +18,12 @@ JsonVocabulary::ByteOrder byte_order(const std::vector<std::string>& bytes, cons
         return bytes[static_cast<size_t>(a)] < bytes[static_cast<size_t>(b)];
     });
     order.shared.reserve(order.ids.size());
+    order.offsets.reserve(order.ids.size() + 1);
+    order.offsets.push_back(0);
+    for (const int32_t id : order.ids) {
+        order.bytes += bytes[static_cast<size_t>(id)];
+        order.offsets.push_back(static_cast<uint32_t>(order.bytes.size()));
+    }
     for (size_t i = 0; i < order.ids.size(); ++i) {
         size_t n = 0;
         if (i > 0) {
@@ -98,8 +104,7 @@ void JsonConstraint::mask(std::span<float> logits)
         if (refused <= shared)
             continue;
         refused = std::numeric_limits<size_t>::max();
-        const auto id = static_cast<size_t>(order.ids[k]);
-        const std::string& t = v.token_bytes[id];
+        const std::string_view t = order.token(k);
         size_t d = valid;
         for (; d < t.size(); ++d) {
             if (levels_.size() <= d + 1)
@@ -111,7 +116,7 @@ void JsonConstraint::mask(std::span<float> logits)
         }
         valid = d;
         if (d == t.size())
-            allowed_[id] = 1;
+            allowed_[static_cast<size_t>(order.ids[k])] = 1;
     }
     for (size_t id = 0; id < logits.size(); ++id)
         if (id >= allowed_.size() || !allowed_[id])
