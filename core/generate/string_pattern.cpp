@@ -71,18 +71,26 @@ void check(std::string_view p)
     if (p.size() > kMaxPatternBytes)
         refuse("longer than " + std::to_string(kMaxPatternBytes) + " bytes");
     bool in_class = false, negated = false;
+    bool after_quantifier = false;  // the last character ends a quantifier (or a literal '}')
     size_t class_start = 0;
-    for (size_t i = 0; i < p.size(); ++i) {
-        const char c = p[i];
+    // Every byte, an escaped one too (an escaped DEL is a DEL, which no reply writes).
+    const auto check_byte = [](char c) {
         const auto byte = static_cast<uint8_t>(c);
         if (byte >= 0x80)
             refuse("characters beyond ASCII are not supported");
-        if (byte < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        if ((byte < 0x20 || byte == 0x7F) && c != '\t' && c != '\n' && c != '\r')
             refuse("control characters other than tab and line breaks are not supported");
+    };
+    for (size_t i = 0; i < p.size(); ++i) {
+        const char c = p[i];
+        check_byte(c);
+        if (in_class || c == '\\')
+            after_quantifier = false;
         if (c == '\\') {
             if (++i == p.size())
                 refuse("ends in a backslash");
             const char e = p[i];
+            check_byte(e);
             const bool letter_or_digit = (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9');
             if (letter_or_digit && std::string_view("dDwWsStnrf").find(e) == std::string_view::npos)
                 refuse(std::string("'\\") + e + "' is not supported");
@@ -98,6 +106,9 @@ void check(std::string_view p)
             }
             continue;
         }
+        if (c == '+' && after_quantifier)
+            refuse("possessive quantifiers are not supported (not ECMA-262's)");
+        after_quantifier = c == '*' || c == '+' || c == '?' || c == '}';
         if (c == '[') {
             in_class = true;
             class_start = i;

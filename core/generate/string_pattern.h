@@ -8,7 +8,8 @@
 // PCRE2's partial match promises that only for the regular part of its language, so a pattern
 // is held to that part and to what a reply writes in a patterned string (printable ASCII and
 // the short escapes \" \\ \/ \b \f \n \r \t, decoded before matching):
-//   refused: lookaround and other (? groups but (?:...), backreferences, \b \B \A \z \Z \G
+//   refused: lookaround and other (? groups but (?:...), backreferences, possessive
+//   quantifiers (PCRE2's, not ECMA-262's: a*+a never matches), \b \B \A \z \Z \G
 //   and the other assertions and letter escapes but \d \D \w \W \s \S \t \n \r \f, ^ other
 //   than first and $ other than last, characters beyond ASCII and control characters other
 //   than tab and line breaks, and a negated class that holds none of the characters written;
