@@ -9,6 +9,9 @@ namespace pyramid {
 namespace {
 
 constexpr size_t kMaxPatternBytes = 1000;
+// PCRE2's steps for one match (its default is 10 million): a step of a mask stays in
+// microseconds however the pattern backtracks.
+constexpr uint32_t kMatchLimit = 100000;
 
 // The characters a reply writes in a patterned string: printable ASCII, and what the short
 // escapes decode to.
@@ -37,17 +40,30 @@ pcre2_code* compile(std::string_view pattern)
     return code;
 }
 
-// PCRE2's answer for `text`: a match (>= 0), PCRE2_ERROR_PARTIAL, or no match. The match
-// data (where PCRE2 writes the match's place, unread here) is scratch, one block a thread: a
-// mask matches once per step of the vocabulary's walk, tens of thousands of times.
+// PCRE2's answer for `text`: a match (>= 0), PCRE2_ERROR_PARTIAL, or no match (which a
+// match that passes PCRE2's limits counts as: a pattern such as ^(a+)+$ may backtrack
+// without end on a text it does not match). The match data (where PCRE2 writes the match's
+// place, unread here) and the limits are scratch, one block a thread: a mask matches once per
+// step of the vocabulary's walk, tens of thousands of times.
 int match(const pcre2_code* code, std::string_view text, uint32_t options)
 {
     struct Scratch {
         pcre2_match_data* data = pcre2_match_data_create(1, nullptr);
-        ~Scratch() { pcre2_match_data_free(data); }
+        pcre2_match_context* limits = [] {
+            pcre2_match_context* context = pcre2_match_context_create(nullptr);
+            pcre2_set_match_limit(context, kMatchLimit);
+            pcre2_set_depth_limit(context, kMatchLimit);
+            return context;
+        }();
+        ~Scratch()
+        {
+            pcre2_match_data_free(data);
+            pcre2_match_context_free(limits);
+        }
     };
     thread_local Scratch scratch;
-    return pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, options, scratch.data, nullptr);
+    return pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, options, scratch.data,
+                       scratch.limits);
 }
 
 // A negated class matches some character a reply writes (else a pattern needing one of its

@@ -14,7 +14,9 @@
 //   than first and $ other than last, characters beyond ASCII and control characters other
 //   than tab and line breaks, and a negated class that holds none of the characters written;
 //   kept: literals, ., classes, \d \w \s and their negations, groups, alternation, quantifiers.
-// Matched as ECMA-262 does for these: \d and \w are ASCII, $ only at the very end.
+// Matched as ECMA-262 does for these: \d and \w are ASCII, $ only at the very end. A match
+// that needs more than 100,000 of PCRE2's steps (a pattern such as ^(a+)+$ backtracking on a
+// text it does not match) counts as none, so each step stays bounded in time.
 #include <memory>
 #include <string>
 #include <string_view>

@@ -112,6 +112,11 @@ private slots:
                 QVERIFY2(pattern.admits_prefix(t.substr(0, n)), (std::string(p) + " refused '" + t.substr(0, n) + "'").c_str());
             QVERIFY(pattern.matches(t));
         }
+        // Backtracking without end is cut short: a text it does not match is refused at once.
+        const StringPattern nested("^(a+)+$");
+        QVERIFY(nested.admits_prefix(std::string(40, 'a')));
+        QVERIFY(!nested.admits_prefix(std::string(40, 'a') + "!"));
+        QVERIFY(nested.matches(std::string(40, 'a')));
         const StringPattern digits("^\\d{3}-\\d{4}$");
         QVERIFY(!digits.admits_prefix("12a"));
         QVERIFY(!digits.admits_prefix("555-01234"));
