@@ -437,10 +437,14 @@ private:
                                 "\" is not supported");
             n.pattern = pattern(s, where);
             // A pattern is matched by PCRE2 alone: bounds or a format beside it could leave a
-            // string that the pattern allows nowhere to go.
-            if (n.pattern && (n.format || n.min > 0 || n.max != JsonSchema::kUnbounded))
-                fail(where, std::string("'") + (n.format ? "format" : n.min > 0 ? "minLength" : "maxLength") +
-                                "' beside 'pattern' is not supported");
+            // string that the pattern allows nowhere to go. But for minLength 1 (pydantic's
+            // constr(min_length=1, pattern=...)): an empty string is refused at its quote, and
+            // a first character that the pattern can go on from is all that must exist.
+            if (n.pattern && (n.format || n.min > 1 || n.max != JsonSchema::kUnbounded))
+                fail(where, std::string("'") + (n.format ? "format" : n.min > 1 ? "minLength" : "maxLength") +
+                                "' beside 'pattern' is not supported (but minLength 1)");
+            if (n.pattern && n.min == 1 && !n.pattern->admits_a_character())
+                fail(where, "no value satisfies it (the pattern matches no string of a character or more)");
         } else if (type == "number" || type == "integer") {
             n.kind = type == "number" ? Kind::Number : Kind::Integer;
             n.range = range(s, where, n.kind == Kind::Integer);

@@ -457,7 +457,7 @@ private:
             return at != std::string_view::npos && take(kTo[at]);
         }
         if (c == '"') {
-            if (!pattern.matches(p.scalar))
+            if (f.count < schema_.nodes[f.node].min || !pattern.matches(p.scalar))
                 return false;
             p.scalar.clear();
             p.frames.pop_back();

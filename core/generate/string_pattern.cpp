@@ -171,6 +171,14 @@ bool StringPattern::matches(std::string_view text) const
     return match(code_->code, text, 0) >= 0;
 }
 
+bool StringPattern::admits_a_character() const
+{
+    for (int c = 0; c < 0x80; ++c)
+        if (writable(static_cast<char>(c)) && admits_prefix(std::string(1, static_cast<char>(c))))
+            return true;
+    return false;
+}
+
 bool StringPattern::writable(char c)
 {
     return (c >= 0x20 && c < 0x7F) || kEscaped.find(c) != std::string_view::npos;

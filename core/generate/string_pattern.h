@@ -32,6 +32,8 @@ public:
     bool admits_prefix(std::string_view text) const;
     // `text` matches.
     bool matches(std::string_view text) const;
+    // Some string of one or more characters matches: one a reply writes begins it.
+    bool admits_a_character() const;
     // Whether a character a reply can write in a patterned string.
     static bool writable(char c);
 

@@ -528,6 +528,8 @@ private slots:
         const std::pair<const char*, const char*> cases[] = {
             {"{\"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^x(?=y)\"}}}", "/properties/a: 'pattern': '(?' groups"},
             {"{\"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^x\", \"maxLength\": 3}}}", "'maxLength' beside 'pattern'"},
+            {"{\"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^x\", \"minLength\": 2}}}", "'minLength' beside 'pattern'"},
+            {"{\"properties\": {\"a\": {\"type\": \"string\", \"pattern\": \"^$\", \"minLength\": 1}}}", "/properties/a: no value satisfies"},
             {"{\"properties\": {\"a\": {\"pattern\": 5}}}", "/properties/a/pattern: is not a string"},
             {"{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"multipleOf\": 2}}}", "/properties/n: 'multipleOf'"},
             {"{\"properties\": {\"n\": {\"type\": \"integer\", \"minimum\": 5, \"maximum\": 3}}}", "/properties/n: no value satisfies"},
@@ -740,6 +742,11 @@ private slots:
         QVERIFY(!patterned.accepts("\\n3"));
         QVERIFY(patterned.feed("3\"}"));
         QVERIFY(patterned.complete());
+        // minLength 1 beside a pattern: not empty.
+        JsonSchemaPrefix nonempty(compiled("{\"properties\": {\"p\": {\"pattern\": \"^\\\\d*$\", \"minLength\": 1}}}"));
+        QVERIFY(nonempty.feed("{\"p\": \""));
+        QVERIFY(!nonempty.accepts("\""));
+        QVERIFY(nonempty.accepts("7\"}"));
     }
 
     // The constraint's walk over the vocabulary in byte order allows exactly the tokens that
