@@ -530,14 +530,15 @@ def test_default_chat_model(binary):
         person = body["choices"][0]
         check(status == 200 and person["finish_reason"] == "stop" and
               {"name", "age"} <= set(json.loads(person["message"]["content"])), f"SmolLM2 in JSON mode: {person}")
-        # Structured outputs: the schema's keys in its order, its types, its enum, bounds and
-        # formats (OpenAI's shape and Ollama's format).
+        # Structured outputs: the schema's keys in its order, its types, its enum, bounds,
+        # format and pattern (OpenAI's shape and Ollama's format).
         schema = {"type": "object", "properties": {
             "city": {"type": "string", "maxLength": 40}, "country": {"type": "string"},
             "continent": {"enum": ["Africa", "America", "Asia", "Europe", "Oceania"]},
             "population_millions": {"type": "number", "exclusiveMinimum": 0, "maximum": 40},
-            "founded": {"type": "string", "format": "date"}},
-            "required": ["city", "country", "continent", "population_millions", "founded"]}
+            "founded": {"type": "string", "format": "date"},
+            "airport": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+            "required": ["city", "country", "continent", "population_millions", "founded", "airport"]}
         question = [{"role": "user", "content": "Tell me about Paris as JSON."}]
         status, _, body = server.request("POST", "/v1/chat/completions", {
             "messages": question, "max_tokens": 160, "temperature": 0,
@@ -550,7 +551,8 @@ def test_default_chat_model(binary):
             check(ended and list(city) == list(schema["properties"]) and len(city["city"]) <= 40 and
                   city["continent"] in schema["properties"]["continent"]["enum"] and
                   isinstance(city["population_millions"], (int, float)) and 0 < city["population_millions"] <= 40 and
-                  datetime.date.fromisoformat(city["founded"]), f"SmolLM2 with a schema: {reply!r}")
+                  datetime.date.fromisoformat(city["founded"]) and re.fullmatch("[A-Z]{3}", city["airport"]),
+                  f"SmolLM2 with a schema: {reply!r}")
         print(f"SmolLM2 with a schema: {reply!r}")
         before = server.metrics()
         asked = 1000
