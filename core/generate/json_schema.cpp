@@ -304,11 +304,12 @@ private:
         Node n;
         n.kind = Kind::Literal;
         size_t bytes = 0;
+        const Siblings beside = siblings(s, where);
         for (const auto& v : values) {
             // Values of the other types than `type` names cannot be written.
             if (!types.empty() && std::none_of(types.begin(), types.end(), [&](const std::string& t) { return is_a(v, t); }))
                 continue;
-            if (!meets_siblings(s, v, where))
+            if (!beside.allow(v))
                 continue;
             n.literals.push_back(canonical(v));
             bytes += n.literals.back().size();
@@ -500,25 +501,31 @@ private:
         }
     }
 
-    // Whether `v`, a value of an enum or const, meets the bounds, lengths and format beside it
-    // in `s` (each applies to values of its type).
-    static bool meets_siblings(const json& s, const json& v, const std::string& where)
-    {
-        if (v.is_number()) {
-            const NumberRange r = range(s, where, false);
-            return !r.bounded() || r.contains(canonical(v));
+    // What applies beside an enum or const to the values of each type (bounds, lengths,
+    // format, pattern), read once for all its values.
+    struct Siblings {
+        NumberRange range;
+        uint32_t min = 0, max = JsonSchema::kUnbounded;
+        std::optional<StringFormat> format;
+        std::shared_ptr<const StringPattern> pattern;
+
+        bool allow(const json& v) const
+        {
+            if (v.is_number())
+                return !range.bounded() || range.contains(canonical(v));
+            if (!v.is_string())
+                return true;
+            const std::string text = v.get<std::string>();
+            const size_t characters = utf8_code_points(text);
+            return characters >= min && characters <= max && (!format || format_complete(*format, text)) &&
+                   (!pattern || pattern->matches(text));
         }
-        if (!v.is_string())
-            return true;
-        const std::string text = v.get<std::string>();
-        const size_t characters = utf8_code_points(text);
-        if (characters < count(s, "minLength", where, 0) || characters > count(s, "maxLength", where, JsonSchema::kUnbounded))
-            return false;
-        const std::optional<StringFormat> format = format_of(s);
-        if (format && !format_complete(*format, text))
-            return false;
-        const auto regex = pattern(s, where);
-        return !regex || regex->matches(text);
+    };
+
+    static Siblings siblings(const json& s, const std::string& where)
+    {
+        return {range(s, where, false), count(s, "minLength", where, 0), count(s, "maxLength", where, JsonSchema::kUnbounded),
+                format_of(s), pattern(s, where)};
     }
 
     // After flatten(): a union's alternatives are no unions.

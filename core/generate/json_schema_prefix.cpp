@@ -23,6 +23,9 @@ enum : uint8_t { kMinus, kZero, kInteger, kPoint, kFraction, kExponent, kExponen
 
 constexpr uint32_t kFreeKey = 0xFFFFFFFF;  // a String frame's node for a map's key: any string
 
+// JSON's short escapes (after the backslash) and what each stands for.
+constexpr std::string_view kShortEscapes = "\"\\/bfnrt", kShortEscaped = "\"\\/\b\f\n\r\t";
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -452,9 +455,8 @@ private:
             return pattern.admits_prefix(p.scalar);
         };
         if (f.phase == kEscape) {
-            static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
-            const size_t at = kFrom.find(c);
-            return at != std::string_view::npos && take(kTo[at]);
+            const size_t at = kShortEscapes.find(c);
+            return at != std::string_view::npos && take(kShortEscaped[at]);
         }
         if (c == '"') {
             if (f.count < schema_.nodes[f.node].min || !pattern.matches(p.scalar))
@@ -466,7 +468,7 @@ private:
         }
         if (c == '\\') {  // some escape must lead on
             f.phase = kEscape;
-            for (const char decoded : std::string_view("\"\\/\b\f\n\r\t")) {
+            for (const char decoded : kShortEscaped) {
                 p.scalar.push_back(decoded);
                 const bool on = pattern.admits_prefix(p.scalar);
                 p.scalar.pop_back();
